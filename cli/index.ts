@@ -1,0 +1,67 @@
+/** The `tandem` command line. Every failure prints one line on stderr and exits non-zero. */
+import { Command, CommanderError } from "commander";
+import { BUILD, ConfigError } from "../src/config";
+import { BackupError } from "../src/db/backup";
+import { AppError } from "../src/http/errors";
+import { backupCommands } from "./backup";
+import { CliError, print } from "./common";
+import { keygenCommand } from "./keygen";
+import { provisioningCommand } from "./provisioning";
+import { serveCommand } from "./serve";
+import { setupCommand } from "./setup";
+import { usersCommand } from "./users";
+
+function buildProgram(): Command {
+  const program = new Command("tandem")
+    .description("Tandem: a workspace where people and AI staff work side by side")
+    .version(BUILD.version, "-V, --version-number")
+    .exitOverride()
+    .showHelpAfterError(false);
+  serveCommand(program);
+  setupCommand(program);
+  keygenCommand(program);
+  usersCommand(program);
+  provisioningCommand(program);
+  backupCommands(program);
+  program
+    .command("version")
+    .description("print the version and git sha")
+    .option("--json", "print JSON")
+    .action((opts: { json?: boolean }) => {
+      print(
+        opts.json,
+        { version: BUILD.version, git_sha: BUILD.gitSha },
+        `tandem ${BUILD.version}${BUILD.gitSha ? ` (${BUILD.gitSha})` : ""}`,
+      );
+    });
+  for (const command of program.commands) command.exitOverride();
+  for (const group of program.commands) for (const command of group.commands) command.exitOverride();
+  return program;
+}
+
+/** The message of an error the operator can act on; unknown errors keep theirs too, on one line. */
+function reason(error: unknown): string {
+  if (
+    error instanceof AppError ||
+    error instanceof ConfigError ||
+    error instanceof CliError ||
+    error instanceof BackupError
+  ) {
+    return error.message;
+  }
+  return error instanceof Error ? (error.message.split("\n")[0] ?? "failed") : String(error);
+}
+
+/** Runs the CLI with `argv` (as `process.argv`). */
+export async function runCli(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Commander printed its own message (or help/version) already.
+      process.exit(error.exitCode);
+    }
+    process.stderr.write(`tandem: ${reason(error)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,31 @@
+/** `tandem serve`: the service and its web UI. */
+import type { Command } from "commander";
+import { loadConfig } from "../src/config";
+import { createLogger } from "../src/lib/log";
+import { startServer } from "../src/server";
+import { parsePort } from "./parse";
+
+export function serveCommand(program: Command): void {
+  program
+    .command("serve")
+    .description("serve the API and the web UI (default 0.0.0.0:8080, data in ./data)")
+    .option("--port <port>", "port to listen on (env PORT)", parsePort)
+    .option("--host <host>", "address to bind (env HOST)")
+    .option("--data <dir>", "data directory (env TANDEM_DATA_DIR)")
+    .action(async (opts: { port?: number; host?: string; data?: string }) => {
+      const config = loadConfig(opts);
+      const log = createLogger(config.logLevel);
+      const server = await startServer(config, log);
+      let stopping = false;
+      const shutdown = async (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        log.info({ signal }, "shutting down");
+        await server.stop();
+        log.flush();
+        process.exit(0);
+      };
+      process.on("SIGINT", () => void shutdown("SIGINT"));
+      process.on("SIGTERM", () => void shutdown("SIGTERM"));
+    });
+}

@@ -1,0 +1,36 @@
+/** `tandem setup`: non-interactive first-run setup. */
+import type { Command } from "commander";
+import { openServices } from "./common";
+
+interface SetupOptions {
+  orgName: string;
+  adminEmail: string;
+  adminPassword: string;
+  adminName?: string;
+  data?: string;
+}
+
+export function setupCommand(program: Command): void {
+  program
+    .command("setup")
+    .description("create the organization and its owner; prints {organization_id, user_id}")
+    .requiredOption("--org-name <name>", "organization name")
+    .requiredOption("--admin-email <email>", "owner's email")
+    .requiredOption("--admin-password <password>", "owner's password (at least 8 characters)")
+    .option("--admin-name <name>", "owner's display name")
+    .option("--data <dir>", "data directory")
+    .action(async (opts: SetupOptions) => {
+      const { services, close } = openServices(opts);
+      try {
+        const { org, user } = await services.people.setup({
+          orgName: opts.orgName,
+          adminEmail: opts.adminEmail,
+          adminPassword: opts.adminPassword,
+          adminName: opts.adminName,
+        });
+        process.stdout.write(`${JSON.stringify({ organization_id: org.id, user_id: user.id })}\n`);
+      } finally {
+        close();
+      }
+    });
+}

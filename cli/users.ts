@@ -1,0 +1,79 @@
+/** `tandem users add|list|reset-password`: people without the web UI. */
+import type { Command } from "commander";
+import { type CommonOptions, openServices, print } from "./common";
+
+export function usersCommand(program: Command): void {
+  const users = program.command("users").description("manage user accounts");
+
+  users
+    .command("add")
+    .description("add a user as a member of the organization")
+    .requiredOption("--email <email>", "email address")
+    .requiredOption("--password <password>", "password (at least 8 characters)")
+    .option("--name <name>", "display name")
+    .option("--role <name>", "role name (default Member)")
+    .option("--data <dir>", "data directory")
+    .option("--json", "print JSON")
+    .action(async (opts: CommonOptions & { email: string; password: string; name?: string; role?: string }) => {
+      const { services, close } = openServices(opts, { mustExist: true });
+      try {
+        const user = await services.people.addUser({
+          email: opts.email,
+          password: opts.password,
+          name: opts.name,
+          roleName: opts.role,
+        });
+        print(
+          opts.json,
+          { id: user.id, email: user.email, display_name: user.displayName },
+          `added ${user.email} (${user.id})`,
+        );
+      } finally {
+        close();
+      }
+    });
+
+  users
+    .command("list")
+    .description("list user accounts with their roles")
+    .option("--data <dir>", "data directory")
+    .option("--json", "print JSON")
+    .action((opts: CommonOptions) => {
+      const { services, close } = openServices(opts, { mustExist: true });
+      try {
+        const list = services.people.listUsers();
+        const rows = list.map((u) => `${u.email}\t${u.displayName}\t${u.roleNames.join(", ") || "(no role)"}\t${u.id}`);
+        print(
+          opts.json,
+          {
+            users: list.map((u) => ({
+              id: u.id,
+              email: u.email,
+              display_name: u.displayName,
+              role_names: u.roleNames,
+            })),
+          },
+          ["EMAIL\tNAME\tROLES\tID", ...rows].join("\n"),
+        );
+      } finally {
+        close();
+      }
+    });
+
+  users
+    .command("reset-password")
+    .description("set a new password and end the user's sessions")
+    .requiredOption("--email <email>", "email address")
+    .requiredOption("--password <password>", "new password (at least 8 characters)")
+    .option("--data <dir>", "data directory")
+    .option("--json", "print JSON")
+    .action(async (opts: CommonOptions & { email: string; password: string }) => {
+      const { services, close } = openServices(opts, { mustExist: true });
+      try {
+        const user = await services.people.resetPassword(opts.email, opts.password);
+        print(opts.json, { id: user.id, email: user.email }, `password reset for ${user.email}`);
+      } finally {
+        close();
+      }
+    });
+}

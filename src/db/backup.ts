@@ -1,0 +1,75 @@
+/**
+ * Online backup and restore. A backup is `VACUUM INTO` a new file: a consistent snapshot taken inside one read
+ * transaction, safe while the server writes (copying the db and wal files is not). Everything Tandem stores
+ * lives in the database, so the one file is the whole backup; the generated secrets of the data dir are not
+ * in it, by design.
+ */
+import { Database } from "bun:sqlite";
+import { copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { knownMigrations } from "./migrate";
+
+/** A backup or restore that cannot proceed; the message is for the operator. */
+export class BackupError extends Error {}
+
+/** What a backup or restore did. */
+export interface BackupResult {
+  path: string;
+  bytes: number;
+  migrations: number;
+}
+
+function checkDatabase(path: string): number {
+  let db: Database;
+  try {
+    db = new Database(path, { readonly: true });
+  } catch {
+    throw new BackupError(`${path} is not a SQLite database`);
+  }
+  try {
+    const check = db.query("PRAGMA quick_check").all() as { quick_check: string }[];
+    if (check[0]?.quick_check !== "ok") throw new BackupError(`${path} is damaged: ${check[0]?.quick_check ?? "?"}`);
+    const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__migrations'").all();
+    if (hasTable.length === 0) throw new BackupError(`${path} is not a Tandem database`);
+    const tags = (db.query("SELECT tag FROM __migrations").all() as { tag: string }[]).map((r) => r.tag);
+    const known = new Set(knownMigrations());
+    const unknown = tags.filter((t) => !known.has(t));
+    if (unknown.length > 0) throw new BackupError(`${path} comes from a newer Tandem (migration ${unknown[0]})`);
+    return tags.length;
+  } catch (error) {
+    if (error instanceof BackupError) throw error;
+    throw new BackupError(`${path} is not a readable SQLite database`);
+  } finally {
+    db.close();
+  }
+}
+
+/** Writes a consistent copy of the database at `dbPath` to `out`, which must not exist. */
+export function backupDatabase(dbPath: string, out: string): BackupResult {
+  if (!existsSync(dbPath)) throw new BackupError(`no database at ${dbPath}`);
+  if (existsSync(out)) throw new BackupError(`${out} already exists`);
+  if (!existsSync(dirname(out))) throw new BackupError(`directory ${dirname(out)} does not exist`);
+  const db = new Database(dbPath);
+  try {
+    db.exec("PRAGMA busy_timeout = 10000");
+    db.query("VACUUM INTO ?").run(out);
+  } catch (error) {
+    rmSync(out, { force: true });
+    throw new BackupError(`backup failed: ${(error as Error).message}`);
+  } finally {
+    db.close();
+  }
+  const migrations = checkDatabase(out);
+  return { path: out, bytes: statSync(out).size, migrations };
+}
+
+/** Restores a backup into a data dir that has no database yet. */
+export function restoreDatabase(from: string, dbPath: string): BackupResult {
+  if (!existsSync(from)) throw new BackupError(`${from} does not exist`);
+  if (existsSync(dbPath)) throw new BackupError(`${dbPath} already exists: restore needs an empty data dir`);
+  const migrations = checkDatabase(from);
+  const partial = join(dirname(dbPath), `.restore-${process.pid}.db`);
+  copyFileSync(from, partial);
+  renameSync(partial, dbPath);
+  return { path: dbPath, bytes: statSync(dbPath).size, migrations };
+}

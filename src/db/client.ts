@@ -1,0 +1,47 @@
+/** Opens the SQLite database with the pragmas every connection needs, and wraps it in drizzle. */
+import { Database } from "bun:sqlite";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import * as schema from "./schema";
+
+/** The drizzle database every store works on. */
+export type Db = ReturnType<typeof drizzle<typeof schema>>;
+
+/** A drizzle transaction handle, for store functions that take part in a caller's transaction. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/** Either a database or a transaction: stores accept both. */
+export type DbOrTx = Db | Tx;
+
+/** The raw connection beside its drizzle wrapper. */
+export interface Connection {
+  readonly sqlite: Database;
+  readonly db: Db;
+}
+
+/**
+ * bun:sqlite leaves synchronous=FULL and foreign keys off; WAL + NORMAL is durable at each checkpoint and
+ * loses nothing on a process crash. secure_delete zeroes freed pages so deleted secrets leave the file.
+ * journal_size_limit truncates the WAL after checkpoints so it cannot stay at its high-water mark.
+ */
+export function applyPragmas(sqlite: Database): void {
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA secure_delete = ON");
+  sqlite.exec("PRAGMA journal_size_limit = 67108864");
+  sqlite.exec("PRAGMA temp_store = MEMORY");
+  sqlite.exec("PRAGMA cache_size = -16000");
+}
+
+/** Opens (creating when missing) the database file at `path`. */
+export function openDatabase(path: string): Connection {
+  const sqlite = new Database(path, { create: true, strict: true });
+  applyPragmas(sqlite);
+  return { sqlite, db: drizzle({ client: sqlite, schema }) };
+}
+
+/** Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so no upgrade deadlock. */
+export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
+  return db.transaction(fn, { behavior: "immediate" });
+}

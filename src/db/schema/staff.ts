@@ -1,0 +1,30 @@
+/** Service accounts (AI staff): each is backed by a user, and authenticates with an `sa_` token stored hashed. */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { organizations, users } from "./people";
+
+export const serviceAccounts = sqliteTable(
+  "service_accounts",
+  {
+    id: text("id").primaryKey(),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .unique()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    /** `modelrouter` or `agent`. */
+    provider: text("provider").notNull(),
+    modelrouterModel: text("modelrouter_model").notNull(),
+    agentDefaultRepoUrl: text("agent_default_repo_url"),
+    agentDefaultRef: text("agent_default_ref"),
+    tokenHash: text("token_hash").notNull().unique(),
+    /** Null: the token never expires unless the account is deleted. */
+    tokenExpiresAt: integer("token_expires_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("service_accounts_org_idx").on(t.orgId, t.createdAt)],
+);

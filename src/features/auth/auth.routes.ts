@@ -1,0 +1,44 @@
+/** Login, refresh, logout, register and accept-invite (api-spec §4, contract §2). No bearer token needed. */
+import { Elysia } from "elysia";
+import type { AuthMacro } from "../../http/auth";
+import { doc } from "../../http/docs";
+import { tokenPairOut } from "../../http/schemas";
+import { acceptInviteIn, loginIn, refreshIn, registerIn } from "./auth.schemas";
+import type { AuthService } from "./auth.service";
+
+export function authRoutes(auth: AuthMacro, sessions: AuthService) {
+  return new Elysia({ prefix: "/api/v1/auth" })
+    .use(auth)
+    .post("/login", ({ body }) => sessions.login(body.email, body.password), {
+      public: true,
+      body: loginIn,
+      detail: doc("Exchanges email and password for a token pair", { 200: tokenPairOut }),
+    })
+    .post("/refresh", ({ body }) => sessions.refresh(body.refresh_token), {
+      public: true,
+      body: refreshIn,
+      detail: doc("Rotates a refresh token; a reused one revokes its whole session", { 200: tokenPairOut }),
+    })
+    .post(
+      "/logout",
+      ({ body, status }) => {
+        sessions.logout(body.refresh_token);
+        return status(204);
+      },
+      {
+        public: true,
+        body: refreshIn,
+        detail: doc("Revokes the session of a refresh token", { 204: null }),
+      },
+    )
+    .post("/register", async ({ body, status }) => status(201, await sessions.register(body)), {
+      public: true,
+      body: registerIn,
+      detail: doc("Open signup: creates an account that waits for approval", { 201: tokenPairOut }),
+    })
+    .post("/accept-invite", async ({ body, status }) => status(201, await sessions.acceptInvite(body)), {
+      public: true,
+      body: acceptInviteIn,
+      detail: doc("Accepts an invite: creates (or joins) the account as a member", { 201: tokenPairOut }),
+    });
+}

@@ -1,0 +1,218 @@
+/** Sessions: who a token belongs to, and the login, refresh, logout, register and accept-invite flows. */
+import { type Db, writeTx } from "../../db/client";
+import type { OrgActor, Principal } from "../../http/actor";
+import { conflict, forbidden, invalid, missingPermission, notFound, unauthenticated } from "../../http/errors";
+import type { Permission } from "../../http/permissions";
+import type { TokenPair } from "../../http/schemas";
+import { isUuid, newId } from "../../lib/ids";
+import { signAccessToken, verifyAccessToken } from "../../lib/jwt";
+import { hashPassword, verifyPassword } from "../../lib/password";
+import { hashToken, newToken } from "../../lib/tokens";
+import type { PeopleStore, UserRow } from "../people/people.store";
+import type { AuthStore } from "./auth.store";
+
+/** Access tokens live 900 s (api-spec §8). */
+export const ACCESS_TOKEN_TTL_S = 900;
+const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
+
+/** What an organization route needs of its caller: a permission, or only membership. */
+export type Need = Permission | "member";
+
+/** Where an account stands with the organization's signup approval. */
+type SignupState = "none" | "pending" | "denied";
+
+/** Sessions and token checks. */
+export class AuthService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: AuthStore,
+    private readonly people: PeopleStore,
+    private readonly jwtSecret: Uint8Array,
+  ) {}
+
+  /** Resolves an `Authorization` header to a principal, or throws 401 `unauthorized`. */
+  authenticate(authorization: string | null | undefined): Principal {
+    if (!authorization?.startsWith("Bearer ")) throw unauthenticated();
+    return this.authenticateToken(authorization.slice(7).trim());
+  }
+
+  /** Resolves a bare token (JWT access token or `sa_` token), or throws 401 `unauthorized`. */
+  authenticateToken(token: string): Principal {
+    if (token.startsWith("sa_")) {
+      const staff = this.store.staffByTokenHash(hashToken(token));
+      if (!staff || (staff.expiresAt !== null && staff.expiresAt <= Date.now())) throw unauthenticated();
+      return { userId: staff.userId, serviceAccountId: staff.id };
+    }
+    const claims = verifyAccessToken(this.jwtSecret, token);
+    if (!claims) throw unauthenticated();
+    return { userId: claims.sub, serviceAccountId: null };
+  }
+
+  /**
+   * The actor of an organization route: a member of `orgId`, holding the permission unless `need` is `member`.
+   * An org the caller is not in answers exactly like one that does not exist.
+   */
+  authorize(principal: Principal, need: Need, orgId: string | undefined): OrgActor {
+    if (!orgId || !isUuid(orgId)) throw notFound("organization not found");
+    const permissions = this.people.memberPermissions(orgId, principal.userId);
+    if (permissions === null) {
+      if (this.people.hasPendingSignup(orgId, principal.userId)) throw forbidden("signup pending approval");
+      throw notFound("organization not found");
+    }
+    const held = new Set(permissions);
+    if (need !== "member" && !held.has(need)) throw missingPermission(need);
+    return { ...principal, orgId, permissions: held };
+  }
+
+  async login(emailInput: string, password: string): Promise<TokenPair> {
+    const email = emailInput.trim().toLowerCase();
+    const user = this.people.userByEmailAddress(email);
+    const ok = await verifyPassword(password, user?.passwordHash ?? null);
+    if (!user || !ok) throw unauthenticated("invalid credentials");
+    const state = this.signupState(user);
+    if (state === "denied") throw unauthenticated("invalid credentials");
+    return writeTx(this.db, () => this.issue(user.id, newId(), state === "pending"));
+  }
+
+  refresh(token: string): TokenPair {
+    const now = Date.now();
+    const outcome = writeTx(this.db, () => {
+      const row = this.store.refreshByHash(hashToken(token));
+      if (!row) return "invalid" as const;
+      if (row.usedAt !== null || row.revokedAt !== null) {
+        // A used token presented again means it leaked: end the whole session family.
+        this.store.revokeFamily(row.familyId, now);
+        return "reused" as const;
+      }
+      if (row.expiresAt <= now || !this.store.markUsed(row.id, now)) return "invalid" as const;
+      const user = this.people.user(row.userId);
+      if (!user) return "invalid" as const;
+      const state = this.signupState(user);
+      if (state === "denied") return "invalid" as const;
+      return this.issue(user.id, row.familyId, state === "pending");
+    });
+    if (typeof outcome === "string") throw unauthenticated("invalid refresh token");
+    return outcome;
+  }
+
+  /** Revokes the session the token belongs to. Unknown tokens are ignored: logout is idempotent. */
+  logout(token: string): void {
+    const row = this.store.refreshByHash(hashToken(token));
+    if (row) writeTx(this.db, () => this.store.revokeFamily(row.familyId, Date.now()));
+  }
+
+  /** Open signup: the account is created and waits for approval. */
+  async register(input: { email: string; password: string; display_name: string }): Promise<TokenPair> {
+    const org = this.people.onlyOrg();
+    if (!org?.openSignupsEnabled) throw forbidden("signups_disabled");
+    if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");
+    const passwordHash = await hashPassword(input.password);
+    const now = Date.now();
+    return writeTx(this.db, () => {
+      const current = this.people.onlyOrg();
+      if (!current?.openSignupsEnabled) throw forbidden("signups_disabled");
+      if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");
+      const user: UserRow = {
+        id: newId(),
+        email: input.email,
+        displayName: input.display_name,
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
+      };
+      this.people.insertUser(user);
+      this.people.insertSignupRequest({
+        id: newId(),
+        orgId: current.id,
+        userId: user.id,
+        status: "pending",
+        createdAt: now,
+        resolvedAt: null,
+        resolvedBy: null,
+      });
+      return this.issue(user.id, newId(), true);
+    });
+  }
+
+  /**
+   * Accepting an invite creates the account, or, for an email that already has one (a member removed earlier,
+   * a pending signup), joins that account when its password is given.
+   */
+  async acceptInvite(input: {
+    token: string;
+    email: string;
+    password: string;
+    display_name: string;
+  }): Promise<TokenPair> {
+    const invite = this.people.inviteByTokenHash(hashToken(input.token));
+    if (!invite || invite.acceptedAt !== null || invite.expiresAt <= Date.now()) {
+      throw invalid("invalid or expired invite");
+    }
+    if (invite.email !== null && invite.email !== input.email) throw invalid("email does not match invite");
+    const existing = this.people.userByEmailAddress(input.email);
+    if (existing && !(await verifyPassword(input.password, existing.passwordHash))) {
+      throw conflict("email already registered");
+    }
+    const passwordHash = existing ? null : await hashPassword(input.password);
+    const now = Date.now();
+    return writeTx(this.db, () => {
+      let userId = existing?.id;
+      if (!userId) {
+        if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");
+        userId = newId();
+        this.people.insertUser({
+          id: userId,
+          email: input.email,
+          displayName: input.display_name,
+          passwordHash,
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+      if (!this.people.consumeInvite(invite.id, userId, now)) throw invalid("invalid or expired invite");
+      if (!this.people.isMember(invite.orgId, userId)) {
+        const roleIds = (JSON.parse(invite.roleIds) as string[]).filter((id) => this.people.role(invite.orgId, id));
+        this.people.addMember(invite.orgId, userId, roleIds, now);
+      }
+      this.people.approvePendingSignupsOf(invite.orgId, userId, now);
+      return this.issue(userId, newId(), false);
+    });
+  }
+
+  /** A fresh token pair for a user who just proved who they are (setup). */
+  startSession(userId: string): TokenPair {
+    return writeTx(this.db, () => this.issue(userId, newId(), false));
+  }
+
+  /** Issues an access token and a refresh token of `familyId`; call inside a write transaction. */
+  private issue(userId: string, familyId: string, signupPending: boolean): TokenPair {
+    const now = Date.now();
+    const refreshToken = newToken("rt_");
+    this.store.insertRefresh({
+      id: newId(),
+      userId,
+      familyId,
+      tokenHash: hashToken(refreshToken),
+      createdAt: now,
+      expiresAt: now + REFRESH_TOKEN_TTL_MS,
+      usedAt: null,
+      revokedAt: null,
+    });
+    const pair: TokenPair = {
+      access_token: signAccessToken(this.jwtSecret, userId, ACCESS_TOKEN_TTL_S, now),
+      refresh_token: refreshToken,
+      token_type: "Bearer",
+      expires_in: ACCESS_TOKEN_TTL_S,
+    };
+    if (signupPending) pair.signup_pending = true;
+    return pair;
+  }
+
+  /** Members are never pending; otherwise the latest signup request decides. */
+  private signupState(user: UserRow): SignupState {
+    const request = this.people.latestSignupRequestOf(user.id);
+    if (!request || request.status === "approved") return "none";
+    if (this.people.isMember(request.orgId, user.id)) return "none";
+    return request.status === "pending" ? "pending" : "denied";
+  }
+}

@@ -1,0 +1,118 @@
+/** The install itself: health, what the public may know, first-run setup and provisioning settings. */
+import { timingSafeEqual } from "node:crypto";
+import { BUILD, type Config, PROVISIONING_KEYS, type ProvisioningKey } from "../../config";
+import { conflict, forbidden, invalid } from "../../http/errors";
+import type { TokenPair } from "../../http/schemas";
+import { decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
+import type { AuthService } from "../auth/auth.service";
+import type { PeopleService, SetupInput } from "../people/people.service";
+import type { OrgRow, UserRow } from "../people/people.store";
+import type { SettingsStore } from "./instance.store";
+
+const SETTING = (key: ProvisioningKey) => `provisioning.${key}`;
+
+/** One provisioning setting as `tandem provisioning show` prints it; the secret only as a hint. */
+export interface ProvisioningEntry {
+  key: ProvisioningKey;
+  value: string | null;
+  source: "env" | "stored" | "unset";
+}
+
+/** The install's own operations. */
+export class InstanceService {
+  constructor(
+    private readonly config: Config,
+    private readonly settings: SettingsStore,
+    private readonly people: PeopleService,
+    private readonly sessions: AuthService,
+    /** The encryption key, when this process has loaded it (serve and the provisioning commands). */
+    private readonly encryptionKey: Uint8Array | null,
+    /** The one-time token of the setup URL, held only by a serving process that started without an org. */
+    private readonly setupToken: string | null,
+  ) {}
+
+  health() {
+    return { status: "ok", version: BUILD.version, git_sha: BUILD.gitSha };
+  }
+
+  publicInstance() {
+    const values = this.provisioningValues();
+    const enabled = PROVISIONING_KEYS.every((k) => values[k]);
+    return {
+      provisioning_enabled: enabled,
+      provisioning_base_domain: enabled ? hostnameOf(values.base_url ?? "") : "",
+      needs_setup: this.people.needsSetup(),
+    };
+  }
+
+  /** First-run setup from the web page: needs the token of the logged setup URL. */
+  async setupFromWeb(token: string, input: SetupInput): Promise<{ org: OrgRow; user: UserRow; session: TokenPair }> {
+    if (!this.people.needsSetup()) throw conflict("organization already exists");
+    if (!this.setupToken || !sameSecret(token, this.setupToken)) throw forbidden("invalid setup token");
+    const { org, user } = await this.people.setup(input);
+    return { org, user, session: this.sessions.startSession(user.id) };
+  }
+
+  // Provisioning
+
+  /** The effective settings: env first, then stored (the secret decrypted). */
+  private provisioningValues(): Partial<Record<ProvisioningKey, string>> {
+    const values: Partial<Record<ProvisioningKey, string>> = {};
+    for (const key of PROVISIONING_KEYS) {
+      const value = this.config.provisioningEnv[key] ?? this.stored(key);
+      if (value) values[key] = value;
+    }
+    return values;
+  }
+
+  private stored(key: ProvisioningKey): string | undefined {
+    const raw = this.settings.get(SETTING(key));
+    if (raw === undefined) return undefined;
+    // The secret is encrypted at rest; its presence is all that counts when the key is not loaded.
+    if (key !== "install_secret") return raw;
+    return this.encryptionKey ? decryptSecret(this.encryptionKey, raw) : raw;
+  }
+
+  provisioning(): ProvisioningEntry[] {
+    return PROVISIONING_KEYS.map((key) => {
+      const env = this.config.provisioningEnv[key];
+      const value = env ?? this.stored(key) ?? null;
+      const shown = key === "install_secret" && value !== null ? secretHint(value) : value;
+      return { key, value: shown, source: env !== undefined ? "env" : value !== null ? "stored" : "unset" };
+    });
+  }
+
+  setProvisioning(values: Record<ProvisioningKey, string>): void {
+    let url: URL;
+    try {
+      url = new URL(values.base_url);
+    } catch {
+      throw invalid("base-url: must be an http(s) URL");
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("base-url: must be an http(s) URL");
+    if (!values.install_id.trim()) throw invalid("install-id: must not be empty");
+    if (!values.install_secret) throw invalid("install-secret: must not be empty");
+    if (!this.encryptionKey) throw new Error("the encryption key is needed to store the install secret");
+    this.settings.set(SETTING("base_url"), values.base_url);
+    this.settings.set(SETTING("install_id"), values.install_id.trim());
+    this.settings.set(SETTING("install_secret"), encryptSecret(this.encryptionKey, values.install_secret));
+  }
+
+  clearProvisioning(): void {
+    for (const key of PROVISIONING_KEYS) this.settings.delete(SETTING(key));
+  }
+}
+
+function hostnameOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}

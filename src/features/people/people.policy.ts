@@ -1,0 +1,25 @@
+/** Rules about people that depend on rows: who may grant what, and who must stay. */
+import { conflict, invalid, missingPermission } from "../../http/errors";
+import type { RoleRow } from "./people.store";
+
+/**
+ * A caller may only hand out permissions it holds itself: without this, `org.members.manage` alone could
+ * grant the Owner role and climb to `org.manage`.
+ */
+export function assertCanGrant(held: ReadonlySet<string>, roles: readonly Pick<RoleRow, "permissions">[]): void {
+  for (const role of roles) {
+    for (const permission of JSON.parse(role.permissions) as string[]) {
+      if (!held.has(permission)) throw missingPermission(permission);
+    }
+  }
+}
+
+/** Every id must name a role of the organization. */
+export function assertAllRolesFound(ids: readonly string[], found: readonly RoleRow[]): void {
+  if (found.length !== new Set(ids).size) throw invalid("role_ids: unknown role");
+}
+
+/** The organization must keep at least one owner. */
+export function assertKeepsAnOwner(owners: number, losing: boolean): void {
+  if (losing && owners <= 1) throw conflict("cannot remove the last owner");
+}

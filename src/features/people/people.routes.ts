@@ -1,0 +1,203 @@
+/** The caller, the organization, its members, roles, invites and signup requests (contract §2). */
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AuthMacro } from "../../http/auth";
+import { doc } from "../../http/docs";
+import { uuidOut } from "../../http/schemas";
+import {
+  presentInvite,
+  presentMember,
+  presentOrganization,
+  presentRole,
+  presentSignupRequest,
+  presentUser,
+} from "./people.present";
+import type { ApproveSignupIn } from "./people.schemas";
+import {
+  approveSignupIn,
+  createInviteIn,
+  createRoleIn,
+  inviteOut,
+  memberOut,
+  organizationOut,
+  patchMeIn,
+  patchOrgIn,
+  patchRoleIn,
+  putMemberRolesIn,
+  roleOut,
+  signupListQuery,
+  signupRequestOut,
+  userOut,
+} from "./people.schemas";
+import type { PeopleService } from "./people.service";
+
+export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
+  const me = (row: ReturnType<PeopleService["me"]>) => ({ user: presentUser(row.user, row.serviceAccountId) });
+  return new Elysia({ prefix: "/api/v1" })
+    .use(auth)
+    .get("/me", ({ principal }) => me(people.me(principal)), {
+      signedIn: true,
+      detail: doc("The caller's account", { 200: z.object({ user: userOut }) }),
+    })
+    .patch("/me", ({ principal, body }) => me(people.patchMe(principal, body.display_name)), {
+      signedIn: true,
+      body: patchMeIn,
+      detail: doc("Changes the caller's display name", { 200: z.object({ user: userOut }) }),
+    })
+    .get(
+      "/organizations",
+      ({ principal }) => ({ organizations: people.organizationsOf(principal).map(presentOrganization) }),
+      {
+        signedIn: true,
+        detail: doc("Organizations the caller is a member of", {
+          200: z.object({ organizations: z.array(organizationOut) }),
+        }),
+      },
+    )
+    .group("/organizations/:orgId", (org) =>
+      org
+        .get("", ({ actor }) => ({ organization: presentOrganization(people.organization(actor)) }), {
+          permission: "member",
+          detail: doc("The organization", { 200: z.object({ organization: organizationOut }) }),
+        })
+        .patch(
+          "",
+          ({ actor, body }) => ({ organization: presentOrganization(people.patchOrganization(actor, body)) }),
+          {
+            permission: "org.manage",
+            body: patchOrgIn,
+            detail: doc("Renames the organization or switches open signups", {
+              200: z.object({ organization: organizationOut }),
+            }),
+          },
+        )
+        .get("/me/permissions", ({ actor }) => ({ permissions: [...actor.permissions].sort() }), {
+          permission: "member",
+          detail: doc("The caller's permissions here", { 200: z.object({ permissions: z.array(z.string()) }) }),
+        })
+        .get("/members", ({ actor }) => ({ members: people.members(actor).map(presentMember) }), {
+          permission: "member",
+          detail: doc("Members, oldest first", { 200: z.object({ members: z.array(memberOut) }) }),
+        })
+        .delete(
+          "/members/:userId",
+          ({ actor, params, status }) => {
+            people.removeMember(actor, params.userId);
+            return status(204);
+          },
+          {
+            permission: "org.members.manage",
+            detail: doc("Removes a member (not yourself, not the last owner)", { 204: null }),
+          },
+        )
+        .put(
+          "/members/:userId/roles",
+          ({ actor, params, body }) => ({ role_ids: people.putMemberRoles(actor, params.userId, body.role_ids) }),
+          {
+            permission: "org.members.manage",
+            body: putMemberRolesIn,
+            detail: doc("Replaces a member's roles", { 200: z.object({ role_ids: z.array(uuidOut) }) }),
+          },
+        )
+        .get("/roles", ({ actor }) => ({ roles: people.roles(actor).map(presentRole) }), {
+          permission: "org.members.manage",
+          detail: doc("Roles: the four system roles first, then custom roles by creation", {
+            200: z.object({ roles: z.array(roleOut) }),
+          }),
+        })
+        .post(
+          "/roles",
+          ({ actor, body, status }) => status(201, { role: presentRole(people.createRole(actor, body)) }),
+          {
+            permission: "org.members.manage",
+            body: createRoleIn,
+            detail: doc("Creates a custom role", { 201: z.object({ role: roleOut }) }),
+          },
+        )
+        .patch(
+          "/roles/:roleId",
+          ({ actor, params, body }) => ({ role: presentRole(people.patchRole(actor, params.roleId, body)) }),
+          {
+            permission: "org.members.manage",
+            body: patchRoleIn,
+            detail: doc("Renames a custom role or changes its permissions", { 200: z.object({ role: roleOut }) }),
+          },
+        )
+        .delete(
+          "/roles/:roleId",
+          ({ actor, params, status }) => {
+            people.deleteRole(actor, params.roleId);
+            return status(204);
+          },
+          {
+            permission: "org.members.manage",
+            detail: doc("Deletes a custom role", { 204: null }),
+          },
+        )
+        .get("/invites", ({ actor }) => ({ invites: people.invites(actor).map(presentInvite) }), {
+          permission: "org.members.manage",
+          detail: doc("Invites, newest first", { 200: z.object({ invites: z.array(inviteOut) }) }),
+        })
+        .post(
+          "/invites",
+          ({ actor, body, status }) => {
+            const { invite, token } = people.createInvite(actor, body);
+            return status(201, { invite: presentInvite(invite), token });
+          },
+          {
+            permission: "org.members.manage",
+            body: createInviteIn,
+            detail: doc("Creates an invite valid 7 days; the token is shown only here", {
+              201: z.object({ invite: inviteOut, token: z.string() }),
+            }),
+          },
+        )
+        .delete(
+          "/invites/:inviteId",
+          ({ actor, params, status }) => {
+            people.deleteInvite(actor, params.inviteId);
+            return status(204);
+          },
+          {
+            permission: "org.members.manage",
+            detail: doc("Revokes an invite", { 204: null }),
+          },
+        )
+        .get(
+          "/signup-requests",
+          ({ actor, query }) => ({
+            signup_requests: people.signupRequests(actor, query.status).map(presentSignupRequest),
+          }),
+          {
+            permission: "org.members.manage",
+            query: signupListQuery,
+            detail: doc("Signup requests, newest first; `?status=` filters", {
+              200: z.object({ signup_requests: z.array(signupRequestOut) }),
+            }),
+          },
+        )
+        .post(
+          "/signup-requests/:requestId/approve",
+          ({ actor, params, body, status }) => {
+            people.approveSignup(actor, params.requestId, (body as ApproveSignupIn)?.role_ids);
+            return status(204);
+          },
+          {
+            permission: "org.members.manage",
+            body: approveSignupIn,
+            detail: doc("Approves a pending signup; the account joins with `role_ids` (default Member)", { 204: null }),
+          },
+        )
+        .post(
+          "/signup-requests/:requestId/deny",
+          ({ actor, params, status }) => {
+            people.denySignup(actor, params.requestId);
+            return status(204);
+          },
+          {
+            permission: "org.members.manage",
+            detail: doc("Denies a pending signup; the account can no longer log in", { 204: null }),
+          },
+        ),
+    );
+}

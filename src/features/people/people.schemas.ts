@@ -1,0 +1,83 @@
+/** Request and response schemas of the people routes. */
+import { z } from "zod";
+import { emailIn, nameIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+
+export const organizationOut = z.object({
+  id: uuidOut,
+  name: z.string(),
+  slug: z.string(),
+  open_signups_enabled: z.boolean(),
+  created_at: timestampOut,
+});
+
+export const userOut = z.object({
+  id: uuidOut,
+  email: z.string(),
+  display_name: z.string(),
+  created_at: timestampOut,
+  service_account_id: uuidOut.nullable(),
+});
+
+export const memberOut = z.object({
+  user_id: uuidOut,
+  email: z.string(),
+  display_name: z.string(),
+  is_service_account: z.boolean(),
+  role_ids: z.array(uuidOut),
+  joined_at: timestampOut,
+});
+
+export const roleOut = z.object({
+  id: uuidOut,
+  organization_id: uuidOut,
+  name: z.string(),
+  is_system: z.boolean(),
+  permissions: z.array(z.string()),
+  created_at: timestampOut,
+  updated_at: timestampOut,
+});
+
+export const inviteOut = z.object({
+  id: uuidOut,
+  email: z.string().nullable(),
+  role_ids: z.array(uuidOut),
+  expires_at: timestampOut,
+  created_at: timestampOut,
+  created_by: uuidOut.nullable(),
+  accepted_at: timestampOut.nullable(),
+});
+
+export const signupRequestOut = z.object({
+  id: uuidOut,
+  user_id: uuidOut,
+  email: z.string(),
+  display_name: z.string(),
+  status: z.enum(["pending", "approved", "denied"]),
+  created_at: timestampOut,
+  resolved_at: timestampOut.nullable(),
+});
+
+export type OrganizationOut = z.infer<typeof organizationOut>;
+export type UserOut = z.infer<typeof userOut>;
+export type MemberOut = z.infer<typeof memberOut>;
+export type RoleOut = z.infer<typeof roleOut>;
+export type InviteOut = z.infer<typeof inviteOut>;
+export type SignupRequestOut = z.infer<typeof signupRequestOut>;
+
+const roleIdsIn = z.array(uuidIn).max(100);
+
+export const patchMeIn = z.object({ display_name: nameIn() });
+export const patchOrgIn = z.object({ name: nameIn(100).optional(), open_signups_enabled: z.boolean().optional() });
+export const createRoleIn = z.object({ name: nameIn(64), permissions: z.array(z.string()).max(100).default([]) });
+export const patchRoleIn = z.object({
+  name: nameIn(64).optional(),
+  permissions: z.array(z.string()).max(100).optional(),
+});
+export const putMemberRolesIn = z.object({ role_ids: roleIdsIn });
+export const createInviteIn = z.object({ email: emailIn.nullish(), role_ids: roleIdsIn.optional() });
+/** Approve takes no body, `{}`, or `{role_ids}`. */
+export const approveSignupIn = z.object({ role_ids: roleIdsIn.optional() }).nullish();
+export type ApproveSignupIn = z.infer<typeof approveSignupIn>;
+export const signupListQuery = z.object({
+  status: z.enum(["pending", "approved", "denied"], { error: "status must be pending, approved or denied" }).optional(),
+});

@@ -1,0 +1,424 @@
+/** Organizations, members, roles, invites and signup requests: the rules, over the store. */
+import { type Db, writeTx } from "../../db/client";
+import type { OrgActor, Principal } from "../../http/actor";
+import { conflict, forbidden, invalid, notFound } from "../../http/errors";
+import { isPermission, PERMISSIONS, SYSTEM_ROLES } from "../../http/permissions";
+import { isUuid, newId } from "../../lib/ids";
+import { hashPassword, MIN_PASSWORD_LENGTH } from "../../lib/password";
+import { hashToken, newToken } from "../../lib/tokens";
+import type { AuthStore } from "../auth/auth.store";
+import { assertAllRolesFound, assertCanGrant, assertKeepsAnOwner } from "./people.policy";
+import type { InviteRow, OrgRow, PeopleStore, RoleRow, UserRow } from "./people.store";
+
+const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
+
+/** What first-run setup needs. */
+export interface SetupInput {
+  orgName: string;
+  adminEmail: string;
+  adminPassword: string;
+  adminName?: string | undefined;
+}
+
+/** A user to add from the CLI. */
+export interface AddUserInput {
+  email: string;
+  password: string;
+  name?: string | undefined;
+  roleName?: string | undefined;
+}
+
+/** A URL-safe slug of an organization name. */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 48);
+  return slug || "org";
+}
+
+/** The part of an email before `@`, as a default display name. */
+function nameFromEmail(email: string): string {
+  return email.split("@")[0] || email;
+}
+
+function parsePermissions(names: readonly string[]): string[] {
+  const unique = [...new Set(names)];
+  for (const name of unique) if (!isPermission(name)) throw invalid(`permissions: unknown permission "${name}"`);
+  return PERMISSIONS.filter((p) => unique.includes(p));
+}
+
+/** The people feature's operations. Every method takes the actor the permission macro resolved. */
+export class PeopleService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: PeopleStore,
+    private readonly tokens: AuthStore,
+  ) {}
+
+  // Setup and users (also used by the CLI)
+
+  /** True until the organization of this install exists. */
+  needsSetup(): boolean {
+    return this.store.onlyOrg() === undefined;
+  }
+
+  /** Creates the organization, its four system roles and its owner, in one transaction. */
+  async setup(input: SetupInput): Promise<{ org: OrgRow; user: UserRow }> {
+    const orgName = input.orgName.trim();
+    const email = input.adminEmail.trim().toLowerCase();
+    if (!orgName || orgName.length > 100) throw invalid("org_name: must be 1 to 100 characters");
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalid("admin_email: must be an email address");
+    if (input.adminPassword.length < MIN_PASSWORD_LENGTH) {
+      throw invalid(`admin_password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    }
+    const passwordHash = await hashPassword(input.adminPassword);
+    const now = Date.now();
+    return writeTx(this.db, () => {
+      if (this.store.onlyOrg()) throw conflict("organization already exists");
+      if (this.store.userByEmailAddress(email)) throw conflict("email already registered");
+      const org: OrgRow = {
+        id: newId(),
+        name: orgName,
+        slug: slugify(orgName),
+        openSignupsEnabled: false,
+        createdAt: now,
+        updatedAt: now,
+      };
+      this.store.insertOrg(org);
+      const roleIds = new Map<string, string>();
+      for (const role of SYSTEM_ROLES) {
+        const id = newId();
+        roleIds.set(role.key, id);
+        this.store.insertRole({
+          id,
+          orgId: org.id,
+          name: role.name,
+          systemKey: role.key,
+          permissions: JSON.stringify(role.permissions),
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+      const user: UserRow = {
+        id: newId(),
+        email,
+        displayName: input.adminName?.trim() || nameFromEmail(email),
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
+      };
+      this.store.insertUser(user);
+      this.store.addMember(org.id, user.id, [roleIds.get("owner") as string], now);
+      return { org, user };
+    });
+  }
+
+  /** The organization of this install, or an error that says setup is needed. */
+  requireOrg(): OrgRow {
+    const org = this.store.onlyOrg();
+    if (!org) throw conflict("no organization yet: run `tandem setup` first");
+    return org;
+  }
+
+  /** Adds a user with a password as a member with one role (default Member). */
+  async addUser(input: AddUserInput): Promise<UserRow> {
+    const email = input.email.trim().toLowerCase();
+    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalid("email: must be an email address");
+    if (input.password.length < MIN_PASSWORD_LENGTH) {
+      throw invalid(`password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    }
+    const passwordHash = await hashPassword(input.password);
+    const now = Date.now();
+    return writeTx(this.db, () => {
+      const org = this.requireOrg();
+      const role = input.roleName
+        ? this.store.roleByName(org.id, input.roleName)
+        : this.store.systemRole(org.id, "member");
+      if (!role) throw invalid(`role: no role named "${input.roleName}"`);
+      if (this.store.userByEmailAddress(email)) throw conflict("email already registered");
+      const user: UserRow = {
+        id: newId(),
+        email,
+        displayName: input.name?.trim() || nameFromEmail(email),
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
+      };
+      this.store.insertUser(user);
+      this.store.addMember(org.id, user.id, [role.id], now);
+      return user;
+    });
+  }
+
+  /** Every human user with their role names, for `tandem users list`. */
+  listUsers(): { id: string; email: string; displayName: string; roleNames: string[] }[] {
+    const org = this.store.onlyOrg();
+    return org ? this.store.usersWithRoleNames(org.id) : [];
+  }
+
+  /** Sets a new password and ends every session of the user. */
+  async resetPassword(emailInput: string, password: string): Promise<UserRow> {
+    if (password.length < MIN_PASSWORD_LENGTH) {
+      throw invalid(`password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    }
+    const email = emailInput.trim().toLowerCase();
+    const user = this.store.userByEmailAddress(email);
+    if (!user || user.passwordHash === null) throw notFound("user not found");
+    const passwordHash = await hashPassword(password);
+    const now = Date.now();
+    writeTx(this.db, () => {
+      this.store.updateUser(user.id, { passwordHash }, now);
+      this.tokens.revokeUser(user.id, now);
+    });
+    return user;
+  }
+
+  // The caller
+
+  me(principal: Principal): { user: UserRow; serviceAccountId: string | null } {
+    const row = this.store.userWithStaff(principal.userId);
+    if (!row) throw notFound("user not found");
+    return row;
+  }
+
+  patchMe(principal: Principal, displayName: string): { user: UserRow; serviceAccountId: string | null } {
+    this.store.updateUser(principal.userId, { displayName }, Date.now());
+    return this.me(principal);
+  }
+
+  organizationsOf(principal: Principal): OrgRow[] {
+    return this.store.orgsOfUser(principal.userId);
+  }
+
+  // Organization
+
+  organization(actor: OrgActor): OrgRow {
+    const org = this.store.org(actor.orgId);
+    if (!org) throw notFound("organization not found");
+    return org;
+  }
+
+  patchOrganization(
+    actor: OrgActor,
+    patch: { name?: string | undefined; open_signups_enabled?: boolean | undefined },
+  ): OrgRow {
+    const changes: Partial<Pick<OrgRow, "name" | "openSignupsEnabled">> = {};
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.open_signups_enabled !== undefined) changes.openSignupsEnabled = patch.open_signups_enabled;
+    if (Object.keys(changes).length > 0) this.store.updateOrg(actor.orgId, changes, Date.now());
+    return this.organization(actor);
+  }
+
+  // Members
+
+  members(actor: OrgActor) {
+    return this.store.members(actor.orgId);
+  }
+
+  removeMember(actor: OrgActor, userId: string): void {
+    if (userId === actor.userId) throw invalid("cannot remove yourself");
+    writeTx(this.db, () => {
+      if (!isUuid(userId) || !this.store.isMember(actor.orgId, userId)) throw notFound("member not found");
+      if (this.store.userWithStaff(userId)?.serviceAccountId) {
+        throw invalid("service accounts are removed with DELETE /service-accounts/{id}");
+      }
+      const owner = this.ownerRole(actor.orgId);
+      const isOwner = this.store.memberRoleIds(actor.orgId, userId).includes(owner.id);
+      assertKeepsAnOwner(this.store.countMembersWithRole(owner.id), isOwner);
+      this.store.removeMember(actor.orgId, userId);
+    });
+  }
+
+  putMemberRoles(actor: OrgActor, userId: string, roleIds: readonly string[]): string[] {
+    const unique = [...new Set(roleIds)];
+    return writeTx(this.db, () => {
+      if (!isUuid(userId) || !this.store.isMember(actor.orgId, userId)) throw notFound("member not found");
+      const found = this.store.rolesByIds(actor.orgId, unique);
+      assertAllRolesFound(unique, found);
+      const current = this.store.memberRoleIds(actor.orgId, userId);
+      // Only the roles being added need to be within the caller's own permissions.
+      assertCanGrant(
+        actor.permissions,
+        found.filter((r) => !current.includes(r.id)),
+      );
+      const owner = this.ownerRole(actor.orgId);
+      const losing = current.includes(owner.id) && !unique.includes(owner.id);
+      if (losing) assertCanGrant(actor.permissions, [owner]);
+      assertKeepsAnOwner(this.store.countMembersWithRole(owner.id), losing);
+      this.store.setMemberRoles(actor.orgId, userId, unique);
+      return unique.sort();
+    });
+  }
+
+  // Roles
+
+  roles(actor: OrgActor): RoleRow[] {
+    return this.store.roles(actor.orgId);
+  }
+
+  createRole(actor: OrgActor, input: { name: string; permissions: string[] }): RoleRow {
+    const permissions = parsePermissions(input.permissions);
+    const now = Date.now();
+    const role: RoleRow = {
+      id: newId(),
+      orgId: actor.orgId,
+      name: input.name,
+      systemKey: null,
+      permissions: JSON.stringify(permissions),
+      createdAt: now,
+      updatedAt: now,
+    };
+    assertCanGrant(actor.permissions, [role]);
+    return writeTx(this.db, () => {
+      if (this.store.roleByName(actor.orgId, input.name)) throw conflict("role name already exists");
+      this.store.insertRole(role);
+      return role;
+    });
+  }
+
+  patchRole(
+    actor: OrgActor,
+    roleId: string,
+    input: { name?: string | undefined; permissions?: string[] | undefined },
+  ): RoleRow {
+    return writeTx(this.db, () => {
+      const role = this.requireRole(actor.orgId, roleId);
+      const changes: Partial<Pick<RoleRow, "name" | "permissions">> = {};
+      if (input.name !== undefined && input.name !== role.name) {
+        if (role.systemKey !== null) throw invalid("system roles cannot be renamed");
+        const other = this.store.roleByName(actor.orgId, input.name);
+        if (other && other.id !== role.id) throw conflict("role name already exists");
+        changes.name = input.name;
+      }
+      if (input.permissions !== undefined) {
+        const permissions = JSON.stringify(parsePermissions(input.permissions));
+        if (permissions !== role.permissions) {
+          if (role.systemKey === "owner") throw invalid("the Owner role always has every permission");
+          assertCanGrant(actor.permissions, [{ permissions }]);
+          changes.permissions = permissions;
+        }
+      }
+      if (Object.keys(changes).length > 0) this.store.updateRole(role.id, changes, Date.now());
+      return this.requireRole(actor.orgId, roleId);
+    });
+  }
+
+  deleteRole(actor: OrgActor, roleId: string): void {
+    writeTx(this.db, () => {
+      const role = this.requireRole(actor.orgId, roleId);
+      if (role.systemKey !== null) throw invalid("system roles cannot be deleted");
+      assertCanGrant(actor.permissions, [role]);
+      this.store.deleteRole(role.id);
+    });
+  }
+
+  // Invites
+
+  invites(actor: OrgActor): InviteRow[] {
+    return this.store.invites(actor.orgId);
+  }
+
+  createInvite(
+    actor: OrgActor,
+    input: { email?: string | null | undefined; role_ids?: string[] | undefined },
+  ): {
+    invite: InviteRow;
+    token: string;
+  } {
+    const token = newToken("inv_");
+    const now = Date.now();
+    return writeTx(this.db, () => {
+      const roleIds = this.grantableRoleIds(actor, input.role_ids);
+      const invite: InviteRow = {
+        id: newId(),
+        orgId: actor.orgId,
+        email: input.email ?? null,
+        tokenHash: hashToken(token),
+        roleIds: JSON.stringify(roleIds),
+        createdBy: actor.userId,
+        createdAt: now,
+        expiresAt: now + INVITE_TTL_MS,
+        acceptedAt: null,
+        acceptedBy: null,
+      };
+      this.store.insertInvite(invite);
+      return { invite, token };
+    });
+  }
+
+  deleteInvite(actor: OrgActor, inviteId: string): void {
+    const invite = isUuid(inviteId) ? this.store.invite(actor.orgId, inviteId) : undefined;
+    if (!invite) throw notFound("invite not found");
+    this.store.deleteInvite(invite.id);
+  }
+
+  // Signup requests
+
+  signupRequests(actor: OrgActor, status?: string) {
+    return this.store.signupRequests(actor.orgId, status);
+  }
+
+  approveSignup(actor: OrgActor, requestId: string, roleIdsInput?: string[]): void {
+    const now = Date.now();
+    writeTx(this.db, () => {
+      const request = this.requirePendingSignup(actor, requestId);
+      const roleIds = this.grantableRoleIds(actor, roleIdsInput);
+      this.store.resolveSignupRequest(request.id, "approved", actor.userId, now);
+      if (!this.store.isMember(actor.orgId, request.userId)) {
+        this.store.addMember(actor.orgId, request.userId, roleIds, now);
+      }
+    });
+  }
+
+  denySignup(actor: OrgActor, requestId: string): void {
+    const now = Date.now();
+    writeTx(this.db, () => {
+      const request = this.requirePendingSignup(actor, requestId);
+      this.store.resolveSignupRequest(request.id, "denied", actor.userId, now);
+      this.tokens.revokeUser(request.userId, now);
+    });
+  }
+
+  // Helpers
+
+  private requireRole(orgId: string, roleId: string): RoleRow {
+    const role = isUuid(roleId) ? this.store.role(orgId, roleId) : undefined;
+    if (!role) throw notFound("role not found");
+    return role;
+  }
+
+  private ownerRole(orgId: string): RoleRow {
+    const owner = this.store.systemRole(orgId, "owner");
+    if (!owner) throw new Error(`organization ${orgId} has no Owner role`);
+    return owner;
+  }
+
+  /** Role ids to grant: the given ones (checked and within the caller's permissions) or the Member role. */
+  private grantableRoleIds(actor: OrgActor, ids: readonly string[] | undefined): string[] {
+    if (ids === undefined) {
+      const member = this.store.systemRole(actor.orgId, "member");
+      if (!member) throw new Error(`organization ${actor.orgId} has no Member role`);
+      assertCanGrant(actor.permissions, [member]);
+      return [member.id];
+    }
+    const unique = [...new Set(ids)];
+    const found = this.store.rolesByIds(actor.orgId, unique);
+    assertAllRolesFound(unique, found);
+    assertCanGrant(actor.permissions, found);
+    return unique.sort();
+  }
+
+  private requirePendingSignup(actor: OrgActor, requestId: string) {
+    const request = isUuid(requestId) ? this.store.signupRequest(actor.orgId, requestId) : undefined;
+    if (!request) throw notFound("signup request not found");
+    if (request.status !== "pending") throw conflict("signup request is not pending");
+    return request;
+  }
+}
+
+/** Raised for a pending signup calling an organization route. */
+export const signupPending = () => forbidden("signup pending approval");

@@ -1,0 +1,424 @@
+/** Queries of organizations, users, memberships, roles, invites and signup requests. */
+import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import {
+  invites,
+  memberRoles,
+  organizations,
+  orgMembers,
+  roles,
+  serviceAccounts,
+  signupRequests,
+  users,
+} from "../../db/schema";
+
+/** Row types, as drizzle reads them. */
+export type OrgRow = typeof organizations.$inferSelect;
+export type UserRow = typeof users.$inferSelect;
+export type RoleRow = typeof roles.$inferSelect;
+export type InviteRow = typeof invites.$inferSelect;
+export type SignupRequestRow = typeof signupRequests.$inferSelect;
+
+/** A member as listed: the user, whether it is staff, and its role ids. */
+export interface MemberRow {
+  userId: string;
+  email: string;
+  displayName: string;
+  serviceAccountId: string | null;
+  joinedAt: number;
+  roleIds: string[];
+}
+
+/** A signup request with the requesting user's name and email. */
+export type SignupRequestView = SignupRequestRow & { email: string; displayName: string };
+
+/** Parses a JSON array column written by this module. */
+function jsonArray(text: string | null): string[] {
+  return text ? (JSON.parse(text) as string[]) : [];
+}
+
+/** Data access for the people feature; every statement on a request path is prepared once. */
+export class PeopleStore {
+  private readonly permissionRows;
+  private readonly userById;
+  private readonly userByEmail;
+  private readonly orgById;
+  private readonly meRow;
+
+  constructor(private readonly db: Db) {
+    // One query answers both "is a member" (any row) and "with which permissions" (the role rows).
+    this.permissionRows = db
+      .select({ permissions: roles.permissions })
+      .from(orgMembers)
+      .leftJoin(memberRoles, and(eq(memberRoles.orgId, orgMembers.orgId), eq(memberRoles.userId, orgMembers.userId)))
+      .leftJoin(roles, eq(roles.id, memberRoles.roleId))
+      .where(and(eq(orgMembers.orgId, sql.placeholder("orgId")), eq(orgMembers.userId, sql.placeholder("userId"))))
+      .prepare();
+    this.userById = db
+      .select()
+      .from(users)
+      .where(eq(users.id, sql.placeholder("id")))
+      .prepare();
+    this.userByEmail = db
+      .select()
+      .from(users)
+      .where(eq(users.email, sql.placeholder("email")))
+      .prepare();
+    this.orgById = db
+      .select()
+      .from(organizations)
+      .where(eq(organizations.id, sql.placeholder("id")))
+      .prepare();
+    this.meRow = db
+      .select({ user: users, serviceAccountId: serviceAccounts.id })
+      .from(users)
+      .leftJoin(serviceAccounts, eq(serviceAccounts.userId, users.id))
+      .where(eq(users.id, sql.placeholder("id")))
+      .prepare();
+  }
+
+  // Organizations
+
+  /** The organization of this install, if set up. */
+  onlyOrg(): OrgRow | undefined {
+    return this.db.select().from(organizations).orderBy(asc(organizations.createdAt)).limit(1).all()[0];
+  }
+
+  org(id: string): OrgRow | undefined {
+    return this.orgById.all({ id })[0];
+  }
+
+  insertOrg(row: OrgRow): void {
+    this.db.insert(organizations).values(row).run();
+  }
+
+  updateOrg(id: string, patch: Partial<Pick<OrgRow, "name" | "openSignupsEnabled">>, now: number): void {
+    this.db
+      .update(organizations)
+      .set({ ...patch, updatedAt: now })
+      .where(eq(organizations.id, id))
+      .run();
+  }
+
+  orgsOfUser(userId: string): OrgRow[] {
+    return this.db
+      .select({ org: organizations })
+      .from(orgMembers)
+      .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
+      .where(eq(orgMembers.userId, userId))
+      .orderBy(asc(organizations.createdAt))
+      .all()
+      .map((r) => r.org);
+  }
+
+  // Users
+
+  user(id: string): UserRow | undefined {
+    return this.userById.all({ id })[0];
+  }
+
+  userWithStaff(id: string): { user: UserRow; serviceAccountId: string | null } | undefined {
+    return this.meRow.all({ id })[0];
+  }
+
+  userByEmailAddress(email: string): UserRow | undefined {
+    return this.userByEmail.all({ email })[0];
+  }
+
+  insertUser(row: UserRow): void {
+    this.db.insert(users).values(row).run();
+  }
+
+  updateUser(id: string, patch: Partial<Pick<UserRow, "displayName" | "passwordHash">>, now: number): void {
+    this.db
+      .update(users)
+      .set({ ...patch, updatedAt: now })
+      .where(eq(users.id, id))
+      .run();
+  }
+
+  /** Every user with the names of their roles in the org, for `tandem users list`. */
+  usersWithRoleNames(orgId: string): { id: string; email: string; displayName: string; roleNames: string[] }[] {
+    const rows = this.db
+      .select({ id: users.id, email: users.email, displayName: users.displayName, roleName: roles.name })
+      .from(users)
+      .leftJoin(orgMembers, and(eq(orgMembers.userId, users.id), eq(orgMembers.orgId, orgId)))
+      .leftJoin(memberRoles, and(eq(memberRoles.orgId, orgMembers.orgId), eq(memberRoles.userId, users.id)))
+      .leftJoin(roles, eq(roles.id, memberRoles.roleId))
+      .leftJoin(serviceAccounts, eq(serviceAccounts.userId, users.id))
+      .where(isNull(serviceAccounts.id))
+      .orderBy(asc(users.createdAt), asc(roles.name))
+      .all();
+    const byId = new Map<string, { id: string; email: string; displayName: string; roleNames: string[] }>();
+    for (const row of rows) {
+      let user = byId.get(row.id);
+      if (!user) {
+        user = { id: row.id, email: row.email, displayName: row.displayName, roleNames: [] };
+        byId.set(row.id, user);
+      }
+      if (row.roleName) user.roleNames.push(row.roleName);
+    }
+    return [...byId.values()];
+  }
+
+  // Membership and permissions
+
+  /** null when the user is not a member; else the union of their roles' permissions. */
+  memberPermissions(orgId: string, userId: string): string[] | null {
+    const rows = this.permissionRows.all({ orgId, userId });
+    if (rows.length === 0) return null;
+    if (rows.length === 1) return jsonArray(rows[0]?.permissions ?? null);
+    const all = new Set<string>();
+    for (const row of rows) for (const p of jsonArray(row.permissions)) all.add(p);
+    return [...all];
+  }
+
+  isMember(orgId: string, userId: string): boolean {
+    return (
+      this.db
+        .select({ userId: orgMembers.userId })
+        .from(orgMembers)
+        .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)))
+        .all().length > 0
+    );
+  }
+
+  addMember(orgId: string, userId: string, roleIds: readonly string[], now: number): void {
+    this.db.insert(orgMembers).values({ orgId, userId, joinedAt: now }).run();
+    this.setMemberRoles(orgId, userId, roleIds);
+  }
+
+  removeMember(orgId: string, userId: string): void {
+    this.db
+      .delete(orgMembers)
+      .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)))
+      .run();
+  }
+
+  memberRoleIds(orgId: string, userId: string): string[] {
+    return this.db
+      .select({ roleId: memberRoles.roleId })
+      .from(memberRoles)
+      .where(and(eq(memberRoles.orgId, orgId), eq(memberRoles.userId, userId)))
+      .all()
+      .map((r) => r.roleId);
+  }
+
+  setMemberRoles(orgId: string, userId: string, roleIds: readonly string[]): void {
+    this.db
+      .delete(memberRoles)
+      .where(and(eq(memberRoles.orgId, orgId), eq(memberRoles.userId, userId)))
+      .run();
+    if (roleIds.length > 0) {
+      this.db
+        .insert(memberRoles)
+        .values(roleIds.map((roleId) => ({ orgId, userId, roleId })))
+        .run();
+    }
+  }
+
+  /** Members holding the given role. */
+  countMembersWithRole(roleId: string): number {
+    return this.db.select({ n: count() }).from(memberRoles).where(eq(memberRoles.roleId, roleId)).all()[0]?.n ?? 0;
+  }
+
+  members(orgId: string): MemberRow[] {
+    const rows = this.db
+      .select({
+        userId: orgMembers.userId,
+        email: users.email,
+        displayName: users.displayName,
+        serviceAccountId: serviceAccounts.id,
+        joinedAt: orgMembers.joinedAt,
+        roleIds: sql<string | null>`(SELECT json_group_array(${memberRoles.roleId}) FROM ${memberRoles}
+          WHERE ${memberRoles.orgId} = ${orgMembers.orgId} AND ${memberRoles.userId} = ${orgMembers.userId})`,
+      })
+      .from(orgMembers)
+      .innerJoin(users, eq(users.id, orgMembers.userId))
+      .leftJoin(serviceAccounts, eq(serviceAccounts.userId, orgMembers.userId))
+      .where(eq(orgMembers.orgId, orgId))
+      .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.userId))
+      .all();
+    return rows.map((r) => ({ ...r, roleIds: jsonArray(r.roleIds).sort() }));
+  }
+
+  // Roles
+
+  roles(orgId: string): RoleRow[] {
+    return this.db
+      .select()
+      .from(roles)
+      .where(eq(roles.orgId, orgId))
+      .orderBy(sql`${roles.systemKey} IS NULL`, asc(roles.createdAt), asc(roles.id))
+      .all();
+  }
+
+  role(orgId: string, roleId: string): RoleRow | undefined {
+    return this.db
+      .select()
+      .from(roles)
+      .where(and(eq(roles.orgId, orgId), eq(roles.id, roleId)))
+      .all()[0];
+  }
+
+  rolesByIds(orgId: string, ids: readonly string[]): RoleRow[] {
+    if (ids.length === 0) return [];
+    return this.db
+      .select()
+      .from(roles)
+      .where(and(eq(roles.orgId, orgId), inArray(roles.id, [...ids])))
+      .all();
+  }
+
+  systemRole(orgId: string, key: string): RoleRow | undefined {
+    return this.db
+      .select()
+      .from(roles)
+      .where(and(eq(roles.orgId, orgId), eq(roles.systemKey, key)))
+      .all()[0];
+  }
+
+  roleByName(orgId: string, name: string): RoleRow | undefined {
+    return this.db
+      .select()
+      .from(roles)
+      .where(and(eq(roles.orgId, orgId), sql`lower(${roles.name}) = lower(${name})`))
+      .all()[0];
+  }
+
+  insertRole(row: RoleRow): void {
+    this.db.insert(roles).values(row).run();
+  }
+
+  updateRole(id: string, patch: Partial<Pick<RoleRow, "name" | "permissions">>, now: number): void {
+    this.db
+      .update(roles)
+      .set({ ...patch, updatedAt: now })
+      .where(eq(roles.id, id))
+      .run();
+  }
+
+  deleteRole(id: string): void {
+    this.db.delete(roles).where(eq(roles.id, id)).run();
+  }
+
+  // Invites
+
+  invites(orgId: string): InviteRow[] {
+    return this.db
+      .select()
+      .from(invites)
+      .where(eq(invites.orgId, orgId))
+      .orderBy(desc(invites.createdAt), desc(invites.id))
+      .all();
+  }
+
+  invite(orgId: string, id: string): InviteRow | undefined {
+    return this.db
+      .select()
+      .from(invites)
+      .where(and(eq(invites.orgId, orgId), eq(invites.id, id)))
+      .all()[0];
+  }
+
+  inviteByTokenHash(tokenHash: string): InviteRow | undefined {
+    return this.db.select().from(invites).where(eq(invites.tokenHash, tokenHash)).all()[0];
+  }
+
+  insertInvite(row: InviteRow): void {
+    this.db.insert(invites).values(row).run();
+  }
+
+  /** Marks an invite used; false when another request used it first. */
+  consumeInvite(id: string, userId: string, now: number): boolean {
+    return (
+      this.db
+        .update(invites)
+        .set({ acceptedAt: now, acceptedBy: userId })
+        .where(and(eq(invites.id, id), isNull(invites.acceptedAt)))
+        .returning({ id: invites.id })
+        .all().length === 1
+    );
+  }
+
+  deleteInvite(id: string): void {
+    this.db.delete(invites).where(eq(invites.id, id)).run();
+  }
+
+  // Signup requests
+
+  signupRequests(orgId: string, status?: string): SignupRequestView[] {
+    return this.db
+      .select({ request: signupRequests, email: users.email, displayName: users.displayName })
+      .from(signupRequests)
+      .innerJoin(users, eq(users.id, signupRequests.userId))
+      .where(
+        status
+          ? and(eq(signupRequests.orgId, orgId), eq(signupRequests.status, status))
+          : eq(signupRequests.orgId, orgId),
+      )
+      .orderBy(desc(signupRequests.createdAt), desc(signupRequests.id))
+      .all()
+      .map((r) => ({ ...r.request, email: r.email, displayName: r.displayName }));
+  }
+
+  signupRequest(orgId: string, id: string): SignupRequestView | undefined {
+    const row = this.db
+      .select({ request: signupRequests, email: users.email, displayName: users.displayName })
+      .from(signupRequests)
+      .innerJoin(users, eq(users.id, signupRequests.userId))
+      .where(and(eq(signupRequests.orgId, orgId), eq(signupRequests.id, id)))
+      .all()[0];
+    return row && { ...row.request, email: row.email, displayName: row.displayName };
+  }
+
+  /** The most recent signup request of a user in any org (one org per install). */
+  latestSignupRequestOf(userId: string): SignupRequestRow | undefined {
+    return this.db
+      .select()
+      .from(signupRequests)
+      .where(eq(signupRequests.userId, userId))
+      .orderBy(desc(signupRequests.createdAt), desc(signupRequests.id))
+      .limit(1)
+      .all()[0];
+  }
+
+  hasPendingSignup(orgId: string, userId: string): boolean {
+    return (
+      this.db
+        .select({ id: signupRequests.id })
+        .from(signupRequests)
+        .where(
+          and(eq(signupRequests.orgId, orgId), eq(signupRequests.userId, userId), eq(signupRequests.status, "pending")),
+        )
+        .all().length > 0
+    );
+  }
+
+  insertSignupRequest(row: SignupRequestRow): void {
+    this.db.insert(signupRequests).values(row).run();
+  }
+
+  /** Resolves a pending request; false when it was no longer pending. */
+  resolveSignupRequest(id: string, status: "approved" | "denied", by: string | null, now: number): boolean {
+    return (
+      this.db
+        .update(signupRequests)
+        .set({ status, resolvedAt: now, resolvedBy: by })
+        .where(and(eq(signupRequests.id, id), eq(signupRequests.status, "pending")))
+        .returning({ id: signupRequests.id })
+        .all().length === 1
+    );
+  }
+
+  /** Approves whatever pending request the user has (they joined by invite instead). */
+  approvePendingSignupsOf(orgId: string, userId: string, now: number): void {
+    this.db
+      .update(signupRequests)
+      .set({ status: "approved", resolvedAt: now })
+      .where(
+        and(eq(signupRequests.orgId, orgId), eq(signupRequests.userId, userId), eq(signupRequests.status, "pending")),
+      )
+      .run();
+  }
+}

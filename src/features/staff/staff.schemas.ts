@@ -1,0 +1,39 @@
+/** Request and response schemas of the service-account routes. */
+import { z } from "zod";
+import { nameIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+
+const provider = z.enum(["modelrouter", "agent"]);
+const optionalText = z.string().trim().max(500);
+
+export const serviceAccountOut = z.object({
+  id: uuidOut,
+  organization_id: uuidOut,
+  user_id: uuidOut,
+  name: z.string(),
+  created_by: uuidOut.nullable(),
+  created_at: timestampOut,
+  provider,
+  modelrouter_model: z.string(),
+  agent_default_repo_url: z.string().nullable(),
+  agent_default_ref: z.string().nullable(),
+});
+export type ServiceAccountOut = z.infer<typeof serviceAccountOut>;
+
+export const createServiceAccountIn = z.object({
+  name: nameIn(100),
+  provider: provider.default("modelrouter"),
+  modelrouter_model: optionalText.optional(),
+  agent_default_repo_url: optionalText.optional(),
+  agent_default_ref: optionalText.optional(),
+  role_ids: z.array(uuidIn).max(100).optional(),
+});
+export type CreateServiceAccountIn = z.infer<typeof createServiceAccountIn>;
+
+export const patchServiceAccountIn = z.object({
+  name: nameIn(100).optional(),
+  provider: provider.optional(),
+  modelrouter_model: optionalText.optional(),
+  agent_default_repo_url: optionalText.optional(),
+  agent_default_ref: optionalText.optional(),
+});
+export type PatchServiceAccountIn = z.infer<typeof patchServiceAccountIn>;

@@ -1,0 +1,115 @@
+/** AI staff accounts: a backing user, a membership with roles, and an `sa_` token shown once. */
+import { type Db, writeTx } from "../../db/client";
+import type { OrgActor } from "../../http/actor";
+import { conflict, invalid, notFound } from "../../http/errors";
+import { isUuid, newId } from "../../lib/ids";
+import { hashToken, newToken } from "../../lib/tokens";
+import { assertAllRolesFound, assertCanGrant } from "../people/people.policy";
+import type { PeopleStore } from "../people/people.store";
+import type { CreateServiceAccountIn, PatchServiceAccountIn } from "./staff.schemas";
+import type { ServiceAccountRow, StaffStore } from "./staff.store";
+
+/** `""` clears an optional text field. */
+const orNull = (value: string | undefined) => (value ? value : null);
+
+/** Service-account operations. */
+export class StaffService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: StaffStore,
+    private readonly people: PeopleStore,
+    private readonly defaultModel: string,
+  ) {}
+
+  list(actor: OrgActor): ServiceAccountRow[] {
+    return this.store.list(actor.orgId);
+  }
+
+  create(actor: OrgActor, input: CreateServiceAccountIn): { account: ServiceAccountRow; token: string } {
+    const token = newToken("sa_");
+    const now = Date.now();
+    const model =
+      input.provider === "modelrouter" ? input.modelrouter_model || this.defaultModel : (input.modelrouter_model ?? "");
+    return writeTx(this.db, () => {
+      if (this.store.byName(actor.orgId, input.name)) throw conflict("a staff member with that name already exists");
+      const roleIds = this.roleIds(actor, input.role_ids);
+      const userId = newId();
+      const id = newId();
+      this.people.insertUser({
+        id: userId,
+        // Not an address anyone can log in with: the user has no password, and `.invalid` never resolves.
+        email: `staff-${id}@staff.invalid`,
+        displayName: input.name,
+        passwordHash: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      const account: ServiceAccountRow = {
+        id,
+        orgId: actor.orgId,
+        userId,
+        name: input.name,
+        createdBy: actor.userId,
+        provider: input.provider,
+        modelrouterModel: model,
+        agentDefaultRepoUrl: orNull(input.agent_default_repo_url),
+        agentDefaultRef: orNull(input.agent_default_ref),
+        tokenHash: hashToken(token),
+        tokenExpiresAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      this.store.insert(account);
+      this.people.addMember(actor.orgId, userId, roleIds, now);
+      return { account, token };
+    });
+  }
+
+  patch(actor: OrgActor, id: string, input: PatchServiceAccountIn): ServiceAccountRow {
+    const now = Date.now();
+    return writeTx(this.db, () => {
+      const account = this.require(actor, id);
+      const provider = input.provider ?? account.provider;
+      const model = input.modelrouter_model ?? account.modelrouterModel;
+      if (provider === "modelrouter" && !model) {
+        throw invalid("modelrouter_model: required when provider is modelrouter");
+      }
+      const patch: Partial<ServiceAccountRow> = { provider, modelrouterModel: model, updatedAt: now };
+      if (input.agent_default_repo_url !== undefined) patch.agentDefaultRepoUrl = orNull(input.agent_default_repo_url);
+      if (input.agent_default_ref !== undefined) patch.agentDefaultRef = orNull(input.agent_default_ref);
+      if (input.name !== undefined && input.name !== account.name) {
+        const other = this.store.byName(actor.orgId, input.name);
+        if (other && other.id !== account.id) throw conflict("a staff member with that name already exists");
+        patch.name = input.name;
+        this.people.updateUser(account.userId, { displayName: input.name }, now);
+      }
+      this.store.update(account.id, patch);
+      return this.require(actor, id);
+    });
+  }
+
+  delete(actor: OrgActor, id: string): void {
+    writeTx(this.db, () => this.store.deleteWithUser(this.require(actor, id).userId));
+  }
+
+  private require(actor: OrgActor, id: string): ServiceAccountRow {
+    const account = isUuid(id) ? this.store.get(actor.orgId, id) : undefined;
+    if (!account) throw notFound("service account not found");
+    return account;
+  }
+
+  /** The given roles (checked, within the caller's permissions) or the AI Staff system role. */
+  private roleIds(actor: OrgActor, ids: readonly string[] | undefined): string[] {
+    if (ids === undefined) {
+      const role = this.people.systemRole(actor.orgId, "ai_staff");
+      if (!role) throw new Error(`organization ${actor.orgId} has no AI Staff role`);
+      assertCanGrant(actor.permissions, [role]);
+      return [role.id];
+    }
+    const unique = [...new Set(ids)];
+    const found = this.people.rolesByIds(actor.orgId, unique);
+    assertAllRolesFound(unique, found);
+    assertCanGrant(actor.permissions, found);
+    return unique;
+  }
+}

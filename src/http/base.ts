@@ -1,0 +1,95 @@
+/**
+ * What every request goes through: security headers, a request id, the JSON body parser, the one error hook
+ * and one log line. Registered first and globally, so it covers every feature module.
+ */
+import { Elysia } from "elysia";
+import type { Logger } from "../lib/log";
+import { redactUrl } from "../lib/log";
+import { parseJsonBody } from "./body";
+import { AppError, STATUS_OF } from "./errors";
+import { installZodMessages } from "./validation";
+
+/** Headers on every response; API responses are never cached. */
+export const SECURITY_HEADERS: Record<string, string> = {
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "content-security-policy": "frame-ancestors 'none'",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store",
+};
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
+/** An error response in the one shape the API uses. */
+export function errorResponse(status: number, body: Record<string, unknown>): Response {
+  return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
+}
+
+interface RequestMark {
+  id: string;
+  start: number;
+  /** Set by the error hook: a Response returned there does not update `set.status`. */
+  status?: number;
+}
+
+/** The base plugin; `maxJsonBytes` caps JSON bodies (413 beyond). */
+export function httpBase(log: Logger, maxJsonBytes: number) {
+  installZodMessages();
+  const marks = new WeakMap<Request, RequestMark>();
+  const prefix = Math.random().toString(36).slice(2, 8);
+  let seq = 0;
+
+  return new Elysia({ name: "http-base" })
+    .headers(SECURITY_HEADERS)
+    .onRequest(({ request, set }) => {
+      const id = `${prefix}-${(++seq).toString(36)}`;
+      marks.set(request, { id, start: performance.now() });
+      set.headers["x-request-id"] = id;
+    })
+    .onParse({ as: "global" }, async ({ request }) => (await parseJsonBody(request, maxJsonBytes)) ?? null)
+    .onError({ as: "global" }, ({ code, error, request }) => {
+      const mark = marks.get(request);
+      const [status, body] = mapError(code, error, (err) => log.error({ req_id: mark?.id, err }, "unhandled error"));
+      if (mark) mark.status = status;
+      return errorResponse(status, body);
+    })
+    .onAfterResponse({ as: "global" }, ({ request, set }) => {
+      const mark = marks.get(request);
+      const url = request.url;
+      const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+      log.info({
+        req_id: mark?.id,
+        method: request.method,
+        path: redactUrl(path),
+        status: mark?.status ?? (typeof set.status === "number" ? set.status : 200),
+        ms: mark ? Math.round((performance.now() - mark.start) * 10) / 10 : undefined,
+      });
+    });
+}
+
+/**
+ * Maps anything thrown to a status and body. Elysia wraps a throw inside a parse hook in its ParseError, so
+ * the cause is unwrapped first; anything unknown is logged and answered without its message.
+ */
+export function mapError(
+  code: unknown,
+  error: unknown,
+  logUnknown: (error: unknown) => void,
+): [number, Record<string, unknown>] {
+  const cause = code === "PARSE" && error instanceof Error ? error.cause : undefined;
+  const appError = error instanceof AppError ? error : cause instanceof AppError ? cause : undefined;
+  if (appError) return [STATUS_OF[appError.kind], { error: appError.message, ...appError.extra }];
+  switch (code) {
+    case "VALIDATION": {
+      const issue = (error as { valueError?: { message?: string } }).valueError;
+      return [400, { error: issue?.message ?? "invalid input" }];
+    }
+    case "PARSE":
+      return [400, { error: "invalid json" }];
+    case "NOT_FOUND":
+      return [404, { error: "page not found" }];
+    default:
+      logUnknown(error);
+      return [500, { error: "internal error" }];
+  }
+}

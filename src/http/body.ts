@@ -1,0 +1,85 @@
+/**
+ * JSON request bodies: only `application/json`, at most `maxBytes` (read incrementally, so a chunked body
+ * cannot grow past the cap in memory), and no string holding NUL or an unpaired surrogate, which SQLite and
+ * every client downstream would mangle.
+ */
+import { AppError, invalid } from "./errors";
+
+const tooLarge = () => new AppError("too_large", "request body too large");
+
+/** True for `application/json` with or without parameters. */
+export function isJsonContentType(contentType: string | null): boolean {
+  if (!contentType) return false;
+  const semi = contentType.indexOf(";");
+  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
+  return type === "application/json";
+}
+
+/** Reads the raw body, refusing more than `maxBytes`. */
+export async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge();
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const all = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return all;
+}
+
+/** Path of the first string (key or value) that is not safe to store, or null. */
+export function findUnsafeString(value: unknown, path = ""): string | null {
+  if (typeof value === "string") return isSafeString(value) ? null : path || "body";
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findUnsafeString(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === "object") {
+    for (const [key, inner] of Object.entries(value)) {
+      const keyPath = path ? `${path}.${key}` : key;
+      if (!isSafeString(key)) return keyPath;
+      const found = findUnsafeString(inner, keyPath);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/** No NUL and no lone surrogate. */
+export function isSafeString(s: string): boolean {
+  return s.indexOf("\u0000") === -1 && s.isWellFormed();
+}
+
+/**
+ * Parses a JSON body. An empty body is `undefined` whatever its content type (routes without a body accept
+ * it); a non-empty one must be declared JSON and be valid JSON.
+ */
+export async function parseJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const raw = await readCapped(request, maxBytes);
+  if (raw.byteLength === 0) return undefined;
+  if (!isJsonContentType(request.headers.get("content-type"))) {
+    throw invalid("content-type must be application/json");
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
+  } catch {
+    throw invalid("invalid json");
+  }
+  const unsafe = findUnsafeString(value);
+  if (unsafe !== null) throw invalid(`${unsafe}: must not contain NUL or unpaired surrogate characters`);
+  return value;
+}

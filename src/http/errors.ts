@@ -1,0 +1,34 @@
+/** The one error type of the service, and how each kind maps to an HTTP status. */
+
+/** What went wrong, independent of transport. */
+export type ErrorKind = "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "too_large";
+
+/** Status per kind. */
+export const STATUS_OF: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+};
+
+/** An error whose message is safe to show: it becomes `{"error": message}` with the kind's status. */
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    /** Extra top-level fields of the error body (the current task on a version conflict). */
+    readonly extra?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+/** Shorthands, so call sites read as the rule they enforce. */
+export const invalid = (message: string) => new AppError("invalid", message);
+export const unauthenticated = (message = "unauthorized") => new AppError("unauthenticated", message);
+export const forbidden = (message: string) => new AppError("forbidden", message);
+export const notFound = (message: string) => new AppError("not_found", message);
+export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError("conflict", message, extra);
+export const missingPermission = (permission: string) => forbidden(`missing permission: ${permission}`);

@@ -1,0 +1,175 @@
+/**
+ * OpenAPI 3.1 generated from the registered routes: their zod body and query schemas, the permission the
+ * macro recorded, and the responses of `doc()`. Path parameters come from the path itself (they are ids,
+ * deliberately not validated as UUIDs so a malformed one answers the resource's 404).
+ */
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { BUILD } from "../config";
+import type { AuthMacro } from "./auth";
+import type { Responses } from "./docs";
+
+/** The slice of an Elysia route this generator reads. */
+export interface RouteInfo {
+  method: string;
+  path: string;
+  hooks: {
+    body?: unknown;
+    query?: unknown;
+    detail?: Record<string, unknown>;
+  };
+}
+
+type Json = Record<string, unknown>;
+
+function schemaOf(schema: unknown, io: "input" | "output"): Json | undefined {
+  if (!(schema instanceof z.ZodType)) return undefined;
+  const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
+  delete json.$schema;
+  return json;
+}
+
+const ERROR_REF = { $ref: "#/components/schemas/Error" };
+const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ERROR_REF } },
+});
+
+function describeAccess(detail: Json): string {
+  if (detail["x-public"]) return "Public: no token needed.";
+  if (detail["x-signed-in"]) return "Needs any valid token.";
+  const need = detail["x-permission"];
+  return need === "member" ? "Needs membership of the organization." : `Needs the permission \`${String(need)}\`.`;
+}
+
+/** Builds the OpenAPI document of the given routes. */
+export function buildOpenApi(routes: readonly RouteInfo[]): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of routes) {
+    const detail = (route.hooks.detail ?? {}) as Json;
+    if (detail.hide || route.method === "WS" || route.path.includes("*")) continue;
+    const method = route.method.toLowerCase();
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    const isPublic = Boolean(detail["x-public"]);
+    const operation: Json = {
+      summary: detail.summary,
+      description: describeAccess(detail),
+      tags: [tagOf(path)],
+      operationId: `${method}${path.replace(/\{(\w+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? "").toUpperCase())}`,
+    };
+    if (detail["x-permission"]) operation["x-permission"] = detail["x-permission"];
+    if (isPublic) operation.security = [];
+
+    const parameters: Json[] = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string", format: "uuid" },
+    }));
+    const query = schemaOf(route.hooks.query, "input");
+    const queryProps = (query?.properties ?? {}) as Record<string, Json>;
+    const requiredQuery = new Set((query?.required as string[] | undefined) ?? []);
+    for (const [name, schema] of Object.entries(queryProps)) {
+      parameters.push({ name, in: "query", required: requiredQuery.has(name), schema });
+    }
+    if (parameters.length > 0) operation.parameters = parameters;
+
+    const body = schemaOf(route.hooks.body, "input");
+    if (body) operation.requestBody = { required: true, content: { "application/json": { schema: body } } };
+
+    const responses: Json = {};
+    for (const [status, schema] of Object.entries((detail["x-responses"] ?? {}) as Responses)) {
+      const json = schema ? schemaOf(schema, "output") : undefined;
+      responses[status] = json
+        ? { description: "OK", content: { "application/json": { schema: json } } }
+        : { description: "No content" };
+    }
+    if (body || query) responses["400"] = errorResponse("Invalid input: the message names the field");
+    if (!isPublic) responses["401"] = errorResponse("Missing, invalid or expired token: `unauthorized`");
+    if (detail["x-permission"]) {
+      responses["403"] = errorResponse("Missing permission: `missing permission: <name>`");
+      responses["404"] = errorResponse("Not found, or not visible to the caller");
+    }
+    operation.responses = responses;
+    paths[path] ??= {};
+    (paths[path] as Record<string, Json>)[method] = operation;
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "Tandem API", version: BUILD.version },
+    paths,
+    components: {
+      schemas: { Error: { type: "object", properties: { error: { type: "string" } }, required: ["error"] } },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "An access token (JWT) or a staff `sa_` token" },
+      },
+    },
+    security: [{ bearer: [] }],
+  };
+}
+
+function tagOf(path: string): string {
+  const parts = path.split("/").filter((p) => p && !p.startsWith("{"));
+  if (parts[0] !== "api") return "service";
+  const rest = parts.slice(2);
+  if (rest[0] === "organizations" && rest.length > 1)
+    return rest[1] === "me" ? "organizations" : (rest[1] ?? "organizations");
+  return rest[0] ?? "service";
+}
+
+/** A page that renders the document without anything from the internet. */
+export const DOCS_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Tandem API</title>
+<style>
+:root{color-scheme:light dark;--fg:#1b1b1f;--muted:#666;--bg:#fff;--card:#f4f4f6;--line:#ddd}
+@media (prefers-color-scheme:dark){:root{--fg:#e8e8ec;--muted:#9a9aa5;--bg:#151518;--card:#1f1f24;--line:#333}}
+body{font:15px/1.5 system-ui,sans-serif;margin:0 auto;max-width:980px;padding:24px;color:var(--fg);background:var(--bg)}
+h2{margin-top:2em;text-transform:capitalize}details{background:var(--card);border-radius:8px;margin:6px 0;padding:8px 12px}
+summary{cursor:pointer}code,pre{font:13px ui-monospace,monospace}pre{overflow:auto;border-top:1px solid var(--line);padding-top:8px}
+.m{display:inline-block;min-width:64px;font-weight:700}.p{color:var(--muted)}
+</style></head><body><h1>Tandem API</h1>
+<p>Generated from the running server's routes. Raw document: <a href="/api/docs/json">/api/docs/json</a>.</p>
+<main id="ops">Loading…</main>
+<script>
+fetch("/api/docs/json").then(function(r){return r.json()}).then(function(doc){
+  var groups={};
+  Object.keys(doc.paths).forEach(function(path){Object.keys(doc.paths[path]).forEach(function(m){
+    var op=doc.paths[path][m];var tag=(op.tags&&op.tags[0])||"other";(groups[tag]=groups[tag]||[]).push([m,path,op]);});});
+  var main=document.getElementById("ops");main.textContent="";
+  Object.keys(groups).sort().forEach(function(tag){
+    var h=document.createElement("h2");h.textContent=tag;main.appendChild(h);
+    groups[tag].forEach(function(e){
+      var d=document.createElement("details");var s=document.createElement("summary");
+      var m=document.createElement("span");m.className="m";m.textContent=e[0].toUpperCase();
+      var p=document.createElement("code");p.textContent=e[1];
+      var t=document.createElement("span");t.className="p";t.textContent=" "+(e[2].summary||"");
+      s.append(m,p,t);var pre=document.createElement("pre");
+      pre.textContent=JSON.stringify({access:e[2].description,parameters:e[2].parameters,requestBody:e[2].requestBody,responses:e[2].responses},null,2);
+      d.append(s,pre);main.appendChild(d);});});
+}).catch(function(err){document.getElementById("ops").textContent="Could not load the document: "+err;});
+</script></body></html>`;
+
+/** `GET /api/docs` (the page) and `GET /api/docs/json` (the document, built once on first request). */
+export function docsRoutes(auth: AuthMacro, routes: () => readonly RouteInfo[]) {
+  let spec: string | undefined;
+  return new Elysia()
+    .use(auth)
+    .get(
+      "/api/docs",
+      ({ set }) => {
+        set.headers["content-type"] = "text/html; charset=utf-8";
+        return DOCS_PAGE;
+      },
+      { public: true, detail: { hide: true } },
+    )
+    .get(
+      "/api/docs/json",
+      ({ set }) => {
+        set.headers["content-type"] = "application/json; charset=utf-8";
+        spec ??= JSON.stringify(buildOpenApi(routes()));
+        return spec;
+      },
+      { public: true, detail: { hide: true } },
+    );
+}

@@ -1,0 +1,34 @@
+/** Zod building blocks shared by every feature's schemas. */
+import { z } from "zod";
+import { MIN_PASSWORD_LENGTH } from "../lib/password";
+
+/** A UUID in a response (documented, not re-validated). */
+export const uuidOut = z.string().meta({ format: "uuid" });
+
+/** A timestamp in a response: `2026-11-21T09:30:00.123Z`. */
+export const timestampOut = z.string().meta({ format: "date-time" });
+
+/** A UUID in a request body. */
+export const uuidIn = z.uuid();
+
+/** An email address, trimmed and lower-cased. */
+export const emailIn = z.string().trim().toLowerCase().max(254).email();
+
+/** A new password: at least 8 characters everywhere one is set. */
+export const newPasswordIn = z.string().min(MIN_PASSWORD_LENGTH).max(1024);
+
+/** A human-readable name: trimmed, 1 to `max` characters. */
+export const nameIn = (max = 100) => z.string().trim().min(1).max(max);
+
+/** `{error}`, the body of every error response. */
+export const errorOut = z.object({ error: z.string() });
+
+/** The login shape: login, refresh, register and accept-invite all answer it. */
+export const tokenPairOut = z.object({
+  access_token: z.string(),
+  refresh_token: z.string(),
+  token_type: z.literal("Bearer"),
+  expires_in: z.number().int(),
+  signup_pending: z.boolean().optional(),
+});
+export type TokenPair = z.infer<typeof tokenPairOut>;

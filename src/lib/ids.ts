@@ -1,0 +1,23 @@
+/** Identifiers and timestamps as the API shows them. */
+
+/** A new UUID; v7, so ids sort by creation time and index inserts stay local. */
+export function newId(): string {
+  return Bun.randomUUIDv7();
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a syntactically valid UUID (any version). */
+export function isUuid(value: unknown): value is string {
+  return typeof value === "string" && value.length === 36 && UUID_RE.test(value);
+}
+
+/** Epoch milliseconds to `2026-11-21T09:30:00.123Z`: always three fractional digits and `Z`. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Like `iso`, for nullable columns. */
+export function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : iso(ms);
+}

@@ -1,0 +1,12 @@
+/** Opaque tokens: random, shown once, stored only as a SHA-256 hash. */
+import { createHash, randomBytes } from "node:crypto";
+
+/** A random token with a readable prefix (`sa_`, `rt_`, `inv_`). */
+export function newToken(prefix: string): string {
+  return prefix + randomBytes(32).toString("base64url");
+}
+
+/** The stored form of an opaque token. High-entropy tokens need no salt or slow hash. */
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}

@@ -1,0 +1,64 @@
+/** Starts Tandem: secrets, database and migrations, the HTTP server, and the first-run setup URL. */
+import { mkdirSync } from "node:fs";
+import { buildApp } from "./app";
+import { type Config, loadSecrets } from "./config";
+import { openDatabase } from "./db/client";
+import { migrate } from "./db/migrate";
+import { PeopleStore } from "./features/people/people.store";
+import type { Logger } from "./lib/log";
+import { newToken } from "./lib/tokens";
+import { createServices } from "./services";
+
+/** A running server. */
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  /** The setup URL when the install had no organization at start. */
+  readonly setupUrl: string | null;
+  stop(): Promise<void>;
+}
+
+const MAINTENANCE_INTERVAL_MS = 3600 * 1000;
+
+/** Opens everything and listens; throws ConfigError for a bad secret or setting. */
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const secrets = loadSecrets(config);
+  for (const name of secrets.generated) {
+    log.warn({ data_dir: config.dataDir }, `${name} was not set: generated one into the data dir (mode 0600)`);
+  }
+  const conn = openDatabase(config.dbPath);
+  const applied = migrate(conn.sqlite);
+  if (applied.length > 0) log.info({ migrations: applied }, "database migrated");
+
+  const setupToken = new PeopleStore(conn.db).onlyOrg() ? null : newToken("");
+  const services = createServices(conn, config, { secrets, setupToken });
+  const app = buildApp({ config, log, services });
+  app.listen({
+    hostname: config.host,
+    port: config.port,
+    // JSON routes cap themselves at 1 MiB; uploads stream up to their own limit.
+    maxRequestBodySize: config.maxUploadBytes + 1024 * 1024,
+  });
+  const port = app.server?.port ?? config.port;
+  const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
+  const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
+  log.info({ url, data_dir: config.dataDir }, "tandem is listening");
+  const setupUrl = setupToken ? `${url}/setup?token=${setupToken}` : null;
+  // The one log line that carries a token, by design: it is the way in to a fresh install.
+  if (setupUrl) log.info({ setup_url: setupUrl }, "first-run setup: open this URL to create the organization");
+
+  const maintenance = setInterval(() => services.authStore.pruneExpired(Date.now()), MAINTENANCE_INTERVAL_MS);
+  maintenance.unref();
+
+  return {
+    url,
+    port,
+    setupUrl,
+    async stop() {
+      clearInterval(maintenance);
+      await app.stop();
+      conn.sqlite.close();
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** Builds every service over one database connection: the API and the CLI share them. */
+import type { Config, Secrets } from "./config";
+import type { Connection } from "./db/client";
+import { AuthService } from "./features/auth/auth.service";
+import { AuthStore } from "./features/auth/auth.store";
+import { InstanceService } from "./features/instance/instance.service";
+import { SettingsStore } from "./features/instance/instance.store";
+import { PeopleService } from "./features/people/people.service";
+import { PeopleStore } from "./features/people/people.store";
+import { StaffService } from "./features/staff/staff.service";
+import { StaffStore } from "./features/staff/staff.store";
+
+/** Every service of the app. */
+export type Services = ReturnType<typeof createServices>;
+
+/** Options that only a serving process has. */
+export interface ServiceOptions {
+  secrets?: Secrets | null;
+  setupToken?: string | null;
+}
+
+export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
+  const { db } = conn;
+  const peopleStore = new PeopleStore(db);
+  const authStore = new AuthStore(db);
+  const secrets = options.secrets ?? null;
+  // Without loaded secrets (CLI commands that sign nothing) tokens cannot verify; nothing there needs them.
+  const auth = new AuthService(db, authStore, peopleStore, secrets?.jwtSecret ?? new Uint8Array(0));
+  const people = new PeopleService(db, peopleStore, authStore);
+  const instance = new InstanceService(
+    config,
+    new SettingsStore(db),
+    people,
+    auth,
+    secrets?.encryptionKey ?? null,
+    options.setupToken ?? null,
+  );
+  const staff = new StaffService(db, new StaffStore(db), peopleStore, config.modelrouterDefaultModel);
+  return { auth, authStore, people, instance, staff };
+}
