@@ -1,0 +1,174 @@
+/**
+ * Real servers for tests: in-process (`startTestServer`, the source app listening on a random port over a
+ * SQLite file in a temp dir) or as a child process (`spawnServer`, the CLI from source or dist/tandem).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { loadConfig } from "../../src/config";
+import { createLogger } from "../../src/lib/log";
+import { startServer } from "../../src/server";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+export const BUN = process.execPath;
+export const BINARY = join(ROOT, "dist", "tandem");
+
+/** A fresh temp directory, removed by the returned cleanup. */
+export function tempDir(prefix = "tandem-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A running in-process server with its captured log lines. */
+export interface TestServer {
+  url: string;
+  dataDir: string;
+  setupToken: string | null;
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+/** Starts the app from source on 127.0.0.1 and a random port, with a new data dir. */
+export async function startTestServer(options: { dataDir?: string } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? tempDir();
+  const logs: string[] = [];
+  const log = createLogger("debug", { write: (line: string) => void logs.push(line) });
+  const config = loadConfig({ data: dataDir, port: 0, host: "127.0.0.1" });
+  const server = await startServer(config, log);
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    dataDir,
+    setupToken: server.setupUrl ? new URL(server.setupUrl).searchParams.get("token") : null,
+    logs,
+    async stop() {
+      await server.stop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The result of a CLI run. */
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The command line that runs the CLI: from source, or the compiled binary. */
+export function cliCommand(kind: "source" | "binary"): string[] {
+  return kind === "binary" ? [BINARY] : [BUN, join(ROOT, "src", "main.ts")];
+}
+
+/** Runs one CLI command to completion. */
+export async function runCli(
+  args: string[],
+  options: { kind?: "source" | "binary"; env?: Record<string, string | undefined> } = {},
+): Promise<RunResult> {
+  const proc = Bun.spawn([...cliCommand(options.kind ?? "source"), ...args], {
+    env: cleanEnv(options.env),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout, stderr };
+}
+
+/** The environment of a child: ours without anything Tandem reads, plus `extra`. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value === undefined) continue;
+    if (/^(PORT|HOST|TANDEM_|JWT_SECRET|APP_SSH_ENCRYPTION_KEY|PROVISIONING_|MODELROUTER_|AGENT_|LOG_LEVEL)/.test(key))
+      continue;
+    env[key] = value;
+  }
+  for (const [key, value] of Object.entries(extra)) if (value !== undefined) env[key] = value;
+  return env;
+}
+
+/** A server running as a child process. */
+export interface SpawnedServer {
+  url: string;
+  pid: number;
+  setupUrl: string | null;
+  /** Every line the process wrote so far. */
+  output: string[];
+  proc: ReturnType<typeof Bun.spawn>;
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+/** Spawns `tandem serve` and waits until it logs where it listens. */
+export async function spawnServer(options: {
+  kind?: "source" | "binary";
+  dataDir: string;
+  args?: string[];
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+}): Promise<SpawnedServer> {
+  const proc = Bun.spawn(
+    [
+      ...cliCommand(options.kind ?? "source"),
+      "serve",
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      "--data",
+      options.dataDir,
+      ...(options.args ?? []),
+    ],
+    { env: cleanEnv(options.env), stdout: "pipe", stderr: "pipe" },
+  );
+  const output: string[] = [];
+  let url: string | null = null;
+  let setupUrl: string | null = null;
+  const ready = Promise.withResolvers<void>();
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      let nl = buffer.indexOf("\n");
+      while (nl !== -1) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        output.push(line);
+        try {
+          const entry = JSON.parse(line) as { url?: string; setup_url?: string; msg?: string };
+          if (entry.setup_url) setupUrl = entry.setup_url;
+          if (entry.msg === "tandem is listening" && entry.url) url = entry.url;
+        } catch {
+          // Not a log line (stderr of a failed start): kept in output.
+        }
+        if (url) ready.resolve();
+        nl = buffer.indexOf("\n");
+      }
+    }
+  };
+  void pump(proc.stdout as ReadableStream<Uint8Array>);
+  void pump(proc.stderr as ReadableStream<Uint8Array>);
+  const timeout = setTimeout(
+    () => ready.reject(new Error(`server did not start:\n${output.join("\n")}`)),
+    options.timeoutMs ?? 15000,
+  );
+  void proc.exited.then((code) => ready.reject(new Error(`server exited with ${code}:\n${output.join("\n")}`)));
+  await ready.promise.finally(() => clearTimeout(timeout));
+  // The setup line follows the listening line; give it a moment to arrive.
+  await Bun.sleep(20);
+  return {
+    url: (url as string | null)?.replace("localhost", "127.0.0.1") ?? "",
+    pid: proc.pid,
+    get setupUrl() {
+      return setupUrl;
+    },
+    output,
+    proc,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      proc.kill(signal);
+      return proc.exited;
+    },
+  };
+}

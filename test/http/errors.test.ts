@@ -1,0 +1,216 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { type Org, setupOrg } from "../helpers/factories";
+import { request } from "../helpers/http";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+let server: TestServer;
+let org: Org;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  org = await setupOrg(server);
+});
+afterAll(() => server.stop());
+
+const login = (raw: string | Uint8Array, contentType: string | null = "application/json") =>
+  request(server.url, "POST", "/api/v1/auth/login", { raw, contentType });
+
+describe("error responses", () => {
+  it("answers 400 invalid json for malformed JSON", async () => {
+    const res = await login('{"email":');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "invalid json" });
+  });
+
+  it("answers 400 invalid json for an empty body on a route that needs one", async () => {
+    const res = await login("");
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "invalid json" });
+  });
+
+  it("answers 400 invalid json for bytes that are not UTF-8", async () => {
+    const res = await login(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "invalid json" });
+  });
+
+  it("refuses a form-encoded body on a JSON route", async () => {
+    const res = await login("email=a%40b.co&password=x", "application/x-www-form-urlencoded");
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "content-type must be application/json" });
+  });
+
+  it("refuses multipart and text bodies and a body without a content type", async () => {
+    for (const type of ["multipart/form-data; boundary=x", "text/plain", null]) {
+      const res = await login('{"email":"a@b.co","password":"x"}', type);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "content-type must be application/json" });
+    }
+  });
+
+  it("accepts application/json with a charset", async () => {
+    const res = await login(
+      JSON.stringify({ email: "owner@acme.test", password: "owner-password" }),
+      "application/json; charset=utf-8",
+    );
+    expect(res.status).toBe(200);
+  });
+
+  it("answers 413 request body too large beyond 1 MiB, declared or streamed", async () => {
+    const big = JSON.stringify({ email: "a@b.co", password: "x".repeat(1024 * 1024) });
+    const res = await login(big);
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ error: "request body too large" });
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big));
+        controller.close();
+      },
+    });
+    const chunked = await fetch(`${server.url}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: stream,
+    });
+    expect(chunked.status).toBe(413);
+    expect(await chunked.json()).toEqual({ error: "request body too large" });
+  });
+
+  it("answers 400 naming the field for a missing or mistyped field, never 422", async () => {
+    let res = await login(JSON.stringify({ email: "a@b.co" }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "password: required" });
+    res = await login(JSON.stringify({ email: "a@b.co", password: 12345678 }));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "password: must be a string" });
+  });
+
+  it("does not coerce strings into numbers or booleans", async () => {
+    const res = await org.owner.api.patch(`/api/v1/organizations/${org.id}`, { open_signups_enabled: "true" });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "open_signups_enabled: must be a boolean" });
+  });
+
+  it("answers 400 for a JSON body that is not an object", async () => {
+    const res = await login("[1,2]");
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "body must be a JSON object" });
+  });
+
+  it("rejects NUL and lone surrogates in strings with 400, and stores nothing", async () => {
+    for (const raw of ['{"display_name":"a\\u0000b"}', '{"display_name":"\\ud800x"}', '{"display_name":"x\\udc00"}']) {
+      const res = await request(server.url, "PATCH", "/api/v1/me", {
+        token: org.owner.token,
+        raw,
+        contentType: "application/json",
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.error).toBe("display_name: must not contain NUL or unpaired surrogate characters");
+    }
+    const me = await org.owner.api.get("/api/v1/me");
+    expect(me.body.user.display_name).toBe("Olivia Owner");
+  });
+
+  it("accepts astral characters and emoji written as surrogate pairs", async () => {
+    const res = await org.owner.api.patch("/api/v1/me", { display_name: "Olivia 🚀 𝒪" });
+    expect(res.status).toBe(200);
+    expect(res.body.user.display_name).toBe("Olivia 🚀 𝒪");
+    await org.owner.api.patch("/api/v1/me", { display_name: "Olivia Owner" });
+  });
+
+  it("answers 404 page not found for an unknown route, also under /api/v1", async () => {
+    for (const path of ["/api/v1/nothing-here", "/api/v2/organizations", "/nope"]) {
+      const res = await request(server.url, "GET", path);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: "page not found" });
+    }
+  });
+
+  it("answers a malformed UUID in a path with the resource's 404", async () => {
+    let res = await org.owner.api.get("/api/v1/organizations/not-a-uuid");
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "organization not found" });
+    res = await org.owner.api.patch(`/api/v1/organizations/${org.id}/roles/%00abc`, { name: "x" });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "role not found" });
+    res = await org.owner.api.delete(`/api/v1/organizations/${org.id}/invites/${"9".repeat(36)}`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "invite not found" });
+  });
+
+  it("never answers 500 for hostile input", async () => {
+    const bodies = [
+      "null",
+      "true",
+      '"string"',
+      "{}",
+      '{"__proto__":{"x":1}}',
+      '{"email":{"$gt":""},"password":[]}',
+      `{"email":"${"a".repeat(10000)}@b.co","password":"x"}`,
+      "{".repeat(10000),
+      "[".repeat(100000),
+    ];
+    for (const raw of bodies) {
+      const res = await login(raw);
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(typeof res.body.error).toBe("string");
+    }
+  });
+});
+
+describe("headers", () => {
+  it("sets security headers, no-store and a request id on API responses", async () => {
+    const res = await request(server.url, "GET", "/api/v1/public/instance");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    expect(res.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(res.headers.get("x-request-id")).toMatch(/\S+/);
+  });
+
+  it("sets them on errors too, with a JSON content type", async () => {
+    const res = await request(server.url, "GET", "/api/v1/me");
+    expect(res.status).toBe(401);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("serves the web pages with security headers and long-lived hashed assets", async () => {
+    const page = await fetch(`${server.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toContain("text/html");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    const html = await page.text();
+    const asset = html.match(/\/assets\/[^"]+\.js/)?.[0];
+    expect(asset).toBeDefined();
+    const js = await fetch(`${server.url}${asset}`, { headers: { "accept-encoding": "gzip" } });
+    expect(js.status).toBe(200);
+    expect(js.headers.get("cache-control")).toContain("immutable");
+    const again = await fetch(`${server.url}${asset}`, { headers: { "if-none-match": js.headers.get("etag") ?? "" } });
+    expect(again.status).toBe(304);
+  });
+
+  it("serves the setup page at /setup", async () => {
+    const page = await fetch(`${server.url}/setup?token=abc`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("Set up Tandem");
+  });
+});
+
+describe("request log", () => {
+  it("writes one line per request with its id, and redacts tokens in URLs", async () => {
+    const res = await request(server.url, "GET", "/api/v1/nothing?token=supersecret-value&x=1");
+    const id = res.headers.get("x-request-id");
+    await Bun.sleep(20);
+    const lines = server.logs.filter((l) => l.includes(`"req_id":"${id}"`));
+    expect(lines).toHaveLength(1);
+    const entry = JSON.parse(lines[0] as string);
+    expect(entry.status).toBe(404);
+    expect(entry.method).toBe("GET");
+    expect(entry.path).toContain("token=%5Bredacted%5D");
+    expect(server.logs.join("\n")).not.toContain("supersecret-value");
+  });
+});
