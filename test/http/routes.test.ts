@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildApp } from "../../src/app";
+import { loadConfig } from "../../src/config";
+import { openDatabase } from "../../src/db/client";
+import { migrate } from "../../src/db/migrate";
+import { isPermission } from "../../src/http/permissions";
+import { createLogger } from "../../src/lib/log";
+import { createServices } from "../../src/services";
+import { request } from "../helpers/http";
+import { ROOT, startTestServer, type TestServer, tempDir } from "../helpers/server";
+
+type Route = { method: string; path: string; hooks: { detail?: Record<string, unknown> } };
+
+let routes: Route[];
+let server: TestServer;
+
+beforeAll(async () => {
+  const config = loadConfig({ data: tempDir() });
+  const conn = openDatabase(join(config.dataDir, "tandem.db"));
+  migrate(conn.sqlite);
+  const app = buildApp({ config, log: createLogger("silent"), services: createServices(conn, config) });
+  routes = app.routes as unknown as Route[];
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+describe("default deny", () => {
+  it("every registered route declares a permission, signedIn or public", () => {
+    expect(routes.length).toBeGreaterThan(20);
+    const undeclared = routes.filter((r) => {
+      const d = r.hooks.detail ?? {};
+      return !d["x-permission"] && !d["x-signed-in"] && !d["x-public"];
+    });
+    expect(undeclared.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
+
+  it("every declared permission is in the catalogue or is membership", () => {
+    for (const r of routes) {
+      const need = r.hooks.detail?.["x-permission"];
+      if (need !== undefined) expect(need === "member" || isPermission(String(need))).toBe(true);
+    }
+  });
+
+  it("only the documented public routes are public", () => {
+    const open = routes.filter((r) => r.hooks.detail?.["x-public"]).map((r) => `${r.method} ${r.path}`);
+    for (const route of open) {
+      expect(
+        route === "GET /health" ||
+          /^(GET|POST) \/api\/v1\/(public|auth)\//.test(route) ||
+          /^GET \/(setup|assets\/\*|api\/docs(\/json)?)?$/.test(route),
+      ).toBe(true);
+    }
+  });
+});
+
+describe("GET /api/docs", () => {
+  it("serves an OpenAPI document with every route, its permission and schemas", async () => {
+    const res = await request(server.url, "GET", "/api/docs/json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    const documented = routes.filter((r) => !r.hooks.detail?.hide);
+    for (const r of documented) {
+      const path = r.path.replace(/:(\w+)/g, "{$1}");
+      const op = res.body.paths[path]?.[r.method.toLowerCase()];
+      expect(op, `${r.method} ${path}`).toBeDefined();
+      expect(op.summary).toBeTruthy();
+    }
+    const login = res.body.paths["/api/v1/auth/login"].post;
+    expect(login.security).toEqual([]);
+    expect(login.requestBody.content["application/json"].schema.required).toEqual(["email", "password"]);
+    const roles = res.body.paths["/api/v1/organizations/{orgId}/roles"].post;
+    expect(roles["x-permission"]).toBe("org.members.manage");
+    expect(roles.responses["201"]).toBeDefined();
+  });
+
+  it("serves a page that needs nothing from the internet", async () => {
+    const res = await fetch(`${server.url}/api/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const html = await res.text();
+    expect(html).toContain("/api/docs/json");
+    expect(html).not.toMatch(/<script[^>]+src=["']https?:/);
+    expect(html).not.toMatch(/<link[^>]+href=["']https?:/);
+  });
+});
+
+describe("docs/api.md", () => {
+  it("lists every documented route", () => {
+    const doc = readFileSync(join(ROOT, "docs", "api.md"), "utf8");
+    const missing = routes
+      .filter((r) => !r.hooks.detail?.hide)
+      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
+      .filter((line) => {
+        const [method, path] = line.split(" ") as [string, string];
+        const short = path.replace("/api/v1/organizations/{orgId}", "").replace("/api/v1", "") || "/";
+        return (
+          !doc.includes(`${method} \`${path}\``) &&
+          !doc.includes(`${method} \`${short}\``) &&
+          !doc.includes(`${method} \`…${short}\``)
+        );
+      });
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
+import { client, TIMESTAMP, UUID } from "../helpers/http";
+import { startTestServer, type TestServer } from "../helpers/server";
+
+let server: TestServer;
+let org: Org;
+let member: Person;
+let base: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  org = await setupOrg(server);
+  base = `/api/v1/organizations/${org.id}/service-accounts`;
+  member = await addMember(org);
+});
+afterAll(() => server.stop());
+
+describe("POST .../service-accounts", () => {
+  it("creates a modelrouter staff member with the default model and shows its sa_ token once", async () => {
+    const res = await org.owner.api.post(base, { name: "Ada" });
+    expect(res.status).toBe(201);
+    expect(res.body.token).toMatch(/^sa_/);
+    const account = res.body.service_account;
+    expect(Object.keys(account).sort()).toEqual([
+      "agent_default_ref",
+      "agent_default_repo_url",
+      "created_at",
+      "created_by",
+      "id",
+      "modelrouter_model",
+      "name",
+      "organization_id",
+      "provider",
+      "user_id",
+    ]);
+    expect(account).toMatchObject({
+      name: "Ada",
+      organization_id: org.id,
+      created_by: org.owner.id,
+      provider: "modelrouter",
+      modelrouter_model: "meta-llama/llama-3.3-70b-instruct:free",
+      agent_default_repo_url: null,
+      agent_default_ref: null,
+    });
+    expect(account.id).toMatch(UUID);
+    expect(account.created_at).toMatch(TIMESTAMP);
+    const list = await org.owner.api.get(base);
+    expect(JSON.stringify(list.body)).not.toContain(res.body.token);
+  });
+
+  it("gives the staff member the AI Staff role and lists it as a service-account member", async () => {
+    const { account } = await addStaff(org);
+    const members = await org.owner.api.get(`/api/v1/organizations/${org.id}/members`);
+    const row = members.body.members.find((m: { user_id: string }) => m.user_id === account.user_id);
+    expect(row).toMatchObject({
+      is_service_account: true,
+      role_ids: [org.roles["AI Staff"]],
+      display_name: account.name,
+    });
+  });
+
+  it("honours role_ids", async () => {
+    const { api } = await addStaff(org, { role_ids: [org.roles.Viewer] });
+    expect((await api.get(`/api/v1/organizations/${org.id}/me/permissions`)).body).toEqual({
+      permissions: ["files.read"],
+    });
+  });
+
+  it("creates an agent staff member with an empty model and its repo defaults", async () => {
+    const res = await org.owner.api.post(base, {
+      name: "Coder",
+      provider: "agent",
+      agent_default_repo_url: "https://git.example.com/acme/app",
+      agent_default_ref: "main",
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.service_account).toMatchObject({
+      provider: "agent",
+      modelrouter_model: "",
+      agent_default_repo_url: "https://git.example.com/acme/app",
+      agent_default_ref: "main",
+    });
+  });
+
+  it("answers 400 for an unknown provider and a missing name, 409 for a taken name", async () => {
+    const provider = await org.owner.api.post(base, { name: "X", provider: "other" });
+    expect(provider.status).toBe(400);
+    expect(provider.body).toEqual({ error: 'provider: must be one of "modelrouter", "agent"' });
+    const name = await org.owner.api.post(base, {});
+    expect(name.body).toEqual({ error: "name: required" });
+    const taken = await org.owner.api.post(base, { name: "ada" });
+    expect(taken.status).toBe(409);
+  });
+
+  it("needs org.members.manage", async () => {
+    const res = await member.api.post(base, { name: "Sneaky" });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "missing permission: org.members.manage" });
+    expect((await member.api.get(base)).status).toBe(403);
+  });
+});
+
+describe("sa_ tokens", () => {
+  it("authenticate with exactly the staff member's permissions", async () => {
+    const { account, api } = await addStaff(org);
+    const me = await api.get("/api/v1/me");
+    expect(me.status).toBe(200);
+    expect(me.body.user).toMatchObject({
+      id: account.user_id,
+      service_account_id: account.id,
+      display_name: account.name,
+    });
+    expect((await api.get(`/api/v1/organizations/${org.id}/members`)).status).toBe(200);
+    const manage = await api.patch(`/api/v1/organizations/${org.id}`, { name: "Staff org" });
+    expect(manage.status).toBe(403);
+    expect(manage.body).toEqual({ error: "missing permission: org.manage" });
+  });
+
+  it("cannot log in with a password", async () => {
+    const { account } = await addStaff(org);
+    const members = await org.owner.api.get(`/api/v1/organizations/${org.id}/members`);
+    const email = members.body.members.find((m: { user_id: string }) => m.user_id === account.user_id).email;
+    const res = await org.anon.post("/api/v1/auth/login", { email, password: "anything-at-all" });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("PATCH .../service-accounts/{id}", () => {
+  it("switches provider and clears fields with empty strings", async () => {
+    const { account } = await addStaff(org, {
+      agent_default_repo_url: "https://git.example.com/r",
+      agent_default_ref: "dev",
+    });
+    const res = await org.owner.api.patch(`${base}/${account.id}`, {
+      provider: "agent",
+      modelrouter_model: "",
+      agent_default_ref: "",
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.service_account).toMatchObject({
+      provider: "agent",
+      modelrouter_model: "",
+      agent_default_repo_url: "https://git.example.com/r",
+      agent_default_ref: null,
+    });
+  });
+
+  it("refuses clearing the model of a modelrouter staff member", async () => {
+    const { account } = await addStaff(org);
+    const res = await org.owner.api.patch(`${base}/${account.id}`, { modelrouter_model: "" });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "modelrouter_model: required when provider is modelrouter" });
+  });
+
+  it("renames the staff member and its display name", async () => {
+    const { account, api } = await addStaff(org);
+    const res = await org.owner.api.patch(`${base}/${account.id}`, { name: "Grace" });
+    expect(res.body.service_account.name).toBe("Grace");
+    expect((await api.get("/api/v1/me")).body.user.display_name).toBe("Grace");
+  });
+
+  it("answers 404 service account not found", async () => {
+    const res = await org.owner.api.patch(`${base}/01a1fdb9-0000-7000-8000-000000000000`, { name: "x" });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "service account not found" });
+  });
+});
+
+describe("DELETE .../service-accounts/{id}", () => {
+  it("removes account, user and membership; the token stops working at once", async () => {
+    const { account, token } = await addStaff(org);
+    const res = await org.owner.api.delete(`${base}/${account.id}`);
+    expect(res.status).toBe(204);
+    const me = await client(server.url, token).get("/api/v1/me");
+    expect(me.status).toBe(401);
+    expect(me.body).toEqual({ error: "unauthorized" });
+    const members = await org.owner.api.get(`/api/v1/organizations/${org.id}/members`);
+    expect(members.body.members.some((m: { user_id: string }) => m.user_id === account.user_id)).toBe(false);
+    const list = await org.owner.api.get(base);
+    expect(list.body.service_accounts.some((a: { id: string }) => a.id === account.id)).toBe(false);
+    expect((await org.owner.api.delete(`${base}/${account.id}`)).status).toBe(404);
+  });
+
+  it("refuses removing staff through the members route", async () => {
+    const { account } = await addStaff(org);
+    const res = await org.owner.api.delete(`/api/v1/organizations/${org.id}/members/${account.user_id}`);
+    expect(res.status).toBe(400);
+  });
+});
