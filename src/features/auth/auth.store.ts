@@ -1,24 +1,24 @@
 /** Refresh-token rows and the `sa_` token lookup. */
 import { and, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { type Db, prepared } from "../../db/client";
 import { refreshTokens, serviceAccounts } from "../../db/schema";
 
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect;
 
 /** Data access for tokens. */
 export class AuthStore {
-  private readonly staffByHash;
+  constructor(private readonly db: Db) {}
 
-  constructor(private readonly db: Db) {
-    this.staffByHash = db
+  private readonly staffByHash = prepared(() =>
+    this.db
       .select({ id: serviceAccounts.id, userId: serviceAccounts.userId, expiresAt: serviceAccounts.tokenExpiresAt })
       .from(serviceAccounts)
       .where(eq(serviceAccounts.tokenHash, sql.placeholder("hash")))
-      .prepare();
-  }
+      .prepare(),
+  );
 
   staffByTokenHash(hash: string): { id: string; userId: string; expiresAt: number | null } | undefined {
-    return this.staffByHash.all({ hash })[0];
+    return this.staffByHash().all({ hash })[0];
   }
 
   insertRefresh(row: RefreshTokenRow): void {

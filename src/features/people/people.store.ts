@@ -1,6 +1,6 @@
 /** Queries of organizations, users, memberships, roles, invites and signup requests. */
 import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { type Db, prepared } from "../../db/client";
 import {
   invites,
   memberRoles,
@@ -39,43 +39,47 @@ function jsonArray(text: string | null): string[] {
 
 /** Data access for the people feature; every statement on a request path is prepared once. */
 export class PeopleStore {
-  private readonly permissionRows;
-  private readonly userById;
-  private readonly userByEmail;
-  private readonly orgById;
-  private readonly meRow;
+  constructor(private readonly db: Db) {}
 
-  constructor(private readonly db: Db) {
-    // One query answers both "is a member" (any row) and "with which permissions" (the role rows).
-    this.permissionRows = db
+  // One query answers both "is a member" (any row) and "with which permissions" (the role rows).
+  private readonly permissionRows = prepared(() =>
+    this.db
       .select({ permissions: roles.permissions })
       .from(orgMembers)
       .leftJoin(memberRoles, and(eq(memberRoles.orgId, orgMembers.orgId), eq(memberRoles.userId, orgMembers.userId)))
       .leftJoin(roles, eq(roles.id, memberRoles.roleId))
       .where(and(eq(orgMembers.orgId, sql.placeholder("orgId")), eq(orgMembers.userId, sql.placeholder("userId"))))
-      .prepare();
-    this.userById = db
+      .prepare(),
+  );
+  private readonly userById = prepared(() =>
+    this.db
       .select()
       .from(users)
       .where(eq(users.id, sql.placeholder("id")))
-      .prepare();
-    this.userByEmail = db
+      .prepare(),
+  );
+  private readonly userByEmail = prepared(() =>
+    this.db
       .select()
       .from(users)
       .where(eq(users.email, sql.placeholder("email")))
-      .prepare();
-    this.orgById = db
+      .prepare(),
+  );
+  private readonly orgById = prepared(() =>
+    this.db
       .select()
       .from(organizations)
       .where(eq(organizations.id, sql.placeholder("id")))
-      .prepare();
-    this.meRow = db
+      .prepare(),
+  );
+  private readonly meRow = prepared(() =>
+    this.db
       .select({ user: users, serviceAccountId: serviceAccounts.id })
       .from(users)
       .leftJoin(serviceAccounts, eq(serviceAccounts.userId, users.id))
       .where(eq(users.id, sql.placeholder("id")))
-      .prepare();
-  }
+      .prepare(),
+  );
 
   // Organizations
 
@@ -85,7 +89,7 @@ export class PeopleStore {
   }
 
   org(id: string): OrgRow | undefined {
-    return this.orgById.all({ id })[0];
+    return this.orgById().all({ id })[0];
   }
 
   insertOrg(row: OrgRow): void {
@@ -114,15 +118,15 @@ export class PeopleStore {
   // Users
 
   user(id: string): UserRow | undefined {
-    return this.userById.all({ id })[0];
+    return this.userById().all({ id })[0];
   }
 
   userWithStaff(id: string): { user: UserRow; serviceAccountId: string | null } | undefined {
-    return this.meRow.all({ id })[0];
+    return this.meRow().all({ id })[0];
   }
 
   userByEmailAddress(email: string): UserRow | undefined {
-    return this.userByEmail.all({ email })[0];
+    return this.userByEmail().all({ email })[0];
   }
 
   insertUser(row: UserRow): void {
@@ -165,7 +169,7 @@ export class PeopleStore {
 
   /** null when the user is not a member; else the union of their roles' permissions. */
   memberPermissions(orgId: string, userId: string): string[] | null {
-    const rows = this.permissionRows.all({ orgId, userId });
+    const rows = this.permissionRows().all({ orgId, userId });
     if (rows.length === 0) return null;
     if (rows.length === 1) return jsonArray(rows[0]?.permissions ?? null);
     const all = new Set<string>();
