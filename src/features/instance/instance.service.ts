@@ -2,11 +2,10 @@
 import { timingSafeEqual } from "node:crypto";
 import { BUILD, type Config, PROVISIONING_KEYS, type ProvisioningKey } from "../../config";
 import { conflict, forbidden, invalid } from "../../http/errors";
-import type { TokenPair } from "../../http/schemas";
 import { decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
 import type { AuthService } from "../auth/auth.service";
-import type { PeopleService, SetupInput } from "../people/people.service";
-import type { OrgRow, UserRow } from "../people/people.store";
+import type { PeopleService } from "../people/people.service";
+import type { SetupIn, SetupOut } from "./instance.schemas";
 import type { SettingsStore } from "./instance.store";
 
 const SETTING = (key: ProvisioningKey) => `provisioning.${key}`;
@@ -45,12 +44,17 @@ export class InstanceService {
     };
   }
 
-  /** First-run setup from the web page: needs the token of the logged setup URL. */
-  async setupFromWeb(token: string, input: SetupInput): Promise<{ org: OrgRow; user: UserRow; session: TokenPair }> {
+  /** First-run setup from the web page: needs the token of the logged setup URL; signs the owner in. */
+  async setupFromWeb(input: SetupIn): Promise<SetupOut> {
     if (!this.people.needsSetup()) throw conflict("organization already exists");
-    if (!this.setupToken || !sameSecret(token, this.setupToken)) throw forbidden("invalid setup token");
-    const { org, user } = await this.people.setup(input);
-    return { org, user, session: this.sessions.startSession(user.id) };
+    if (!this.setupToken || !sameSecret(input.token, this.setupToken)) throw forbidden("invalid setup token");
+    const { org, user } = await this.people.setup({
+      orgName: input.org_name,
+      adminEmail: input.admin_email,
+      adminPassword: input.admin_password,
+      adminName: input.admin_name,
+    });
+    return { organization_id: org.id, user_id: user.id, ...this.sessions.startSession(user.id) };
   }
 
   // Provisioning

@@ -1,0 +1,23 @@
+/** Schemas of the service and discovery routes. */
+import { z } from "zod";
+import { emailIn, nameIn, newPasswordIn, tokenPairOut, uuidOut } from "../../http/schemas";
+
+export const healthOut = z.object({ status: z.string(), version: z.string(), git_sha: z.string() });
+
+export const instanceOut = z.object({
+  provisioning_enabled: z.boolean(),
+  provisioning_base_domain: z.string(),
+  needs_setup: z.boolean(),
+});
+
+export const setupIn = z.object({
+  token: z.string().max(512),
+  org_name: nameIn(100),
+  admin_email: emailIn,
+  admin_password: newPasswordIn,
+  admin_name: nameIn().optional(),
+});
+export type SetupIn = z.infer<typeof setupIn>;
+
+export const setupOut = tokenPairOut.extend({ organization_id: uuidOut, user_id: uuidOut });
+export type SetupOut = z.infer<typeof setupOut>;
