@@ -27,6 +27,7 @@ function buildProgram(): Command {
     .command("version")
     .description("print the version and git sha")
     .option("--json", "print JSON")
+    .option("--data <dir>", "data directory (not used)")
     .action((opts: { json?: boolean }) => {
       print(
         opts.json,

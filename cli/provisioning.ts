@@ -1,9 +1,14 @@
 /** `tandem provisioning set|show|clear`: the three provisioning settings (env vars of the same meaning win). */
 import type { Command } from "commander";
-import { type CommonOptions, openServices, print } from "./common";
+import { CliError, type CommonOptions, openServices, print } from "./common";
 
 export function provisioningCommand(program: Command): void {
-  const provisioning = program.command("provisioning").description("provisioning settings");
+  const provisioning = program
+    .command("provisioning")
+    .description("provisioning settings")
+    .action(() => {
+      throw new CliError("provisioning needs a subcommand: set, show or clear");
+    });
 
   provisioning
     .command("set")

@@ -1,5 +1,6 @@
 /** `tandem setup`: non-interactive first-run setup. */
 import type { Command } from "commander";
+import { checkSetupInput } from "../src/features/people/people.service";
 import { openServices } from "./common";
 
 interface SetupOptions {
@@ -19,7 +20,14 @@ export function setupCommand(program: Command): void {
     .requiredOption("--admin-password <password>", "owner's password (at least 8 characters)")
     .option("--admin-name <name>", "owner's display name")
     .option("--data <dir>", "data directory")
+    .option("--json", "print JSON (setup always does)")
     .action(async (opts: SetupOptions) => {
+      checkSetupInput({
+        orgName: opts.orgName,
+        adminEmail: opts.adminEmail,
+        adminPassword: opts.adminPassword,
+        adminName: opts.adminName,
+      });
       const { services, close } = openServices(opts);
       try {
         const { org, user } = await services.people.setup({

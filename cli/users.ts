@@ -1,9 +1,14 @@
 /** `tandem users add|list|reset-password`: people without the web UI. */
 import type { Command } from "commander";
-import { type CommonOptions, openServices, print } from "./common";
+import { CliError, type CommonOptions, openServices, print } from "./common";
 
 export function usersCommand(program: Command): void {
-  const users = program.command("users").description("manage user accounts");
+  const users = program
+    .command("users")
+    .description("manage user accounts")
+    .action(() => {
+      throw new CliError("users needs a subcommand: add, list or reset-password");
+    });
 
   users
     .command("add")

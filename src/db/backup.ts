@@ -5,7 +5,7 @@
  * in it, by design.
  */
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { knownMigrations } from "./migrate";
 
@@ -53,6 +53,7 @@ export function backupDatabase(dbPath: string, out: string): BackupResult {
   try {
     db.exec("PRAGMA busy_timeout = 10000");
     db.query("VACUUM INTO ?").run(out);
+    chmodSync(out, 0o600);
   } catch (error) {
     rmSync(out, { force: true });
     throw new BackupError(`backup failed: ${(error as Error).message}`);
@@ -70,6 +71,7 @@ export function restoreDatabase(from: string, dbPath: string): BackupResult {
   const migrations = checkDatabase(from);
   const partial = join(dirname(dbPath), `.restore-${process.pid}.db`);
   copyFileSync(from, partial);
+  chmodSync(partial, 0o600);
   renameSync(partial, dbPath);
   return { path: dbPath, bytes: statSync(dbPath).size, migrations };
 }

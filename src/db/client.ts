@@ -1,5 +1,6 @@
 /** Opens the SQLite database with the pragmas every connection needs, and wraps it in drizzle. */
 import { Database } from "bun:sqlite";
+import { chmodSync, existsSync } from "node:fs";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import * as schema from "./schema";
 
@@ -36,7 +37,10 @@ export function applyPragmas(sqlite: Database): void {
 
 /** Opens (creating when missing) the database file at `path`. */
 export function openDatabase(path: string): Connection {
+  const created = !existsSync(path);
   const sqlite = new Database(path, { create: true, strict: true });
+  // Password hashes and encrypted secrets live here: owner-only, whatever the umask (WAL files follow).
+  if (created) chmodSync(path, 0o600);
   applyPragmas(sqlite);
   return { sqlite, db: drizzle({ client: sqlite, schema }) };
 }

@@ -2,7 +2,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { BUILD, type Config, PROVISIONING_KEYS, type ProvisioningKey } from "../../config";
 import { conflict, forbidden, invalid } from "../../http/errors";
-import { decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
+import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
 import type { AuthService } from "../auth/auth.service";
 import type { PeopleService } from "../people/people.service";
 import type { SetupIn, SetupOut } from "./instance.schemas";
@@ -14,7 +14,8 @@ const SETTING = (key: ProvisioningKey) => `provisioning.${key}`;
 export interface ProvisioningEntry {
   key: ProvisioningKey;
   value: string | null;
-  source: "env" | "stored" | "unset";
+  /** `unreadable`: stored under another encryption key than the one loaded. */
+  source: "env" | "stored" | "unreadable" | "unset";
 }
 
 /** The install's own operations. */
@@ -74,7 +75,14 @@ export class InstanceService {
     if (raw === undefined) return undefined;
     // The secret is encrypted at rest; its presence is all that counts when the key is not loaded.
     if (key !== "install_secret") return raw;
-    return this.encryptionKey ? decryptSecret(this.encryptionKey, raw) : raw;
+    if (!this.encryptionKey) return raw;
+    try {
+      return decryptSecret(this.encryptionKey, raw);
+    } catch (error) {
+      // Stored under another key (a restore without the old key): as good as unset, never a 500.
+      if (error instanceof DecryptError) return undefined;
+      throw error;
+    }
   }
 
   provisioning(): ProvisioningEntry[] {
@@ -82,7 +90,9 @@ export class InstanceService {
       const env = this.config.provisioningEnv[key];
       const value = env ?? this.stored(key) ?? null;
       const shown = key === "install_secret" && value !== null ? secretHint(value) : value;
-      return { key, value: shown, source: env !== undefined ? "env" : value !== null ? "stored" : "unset" };
+      const isStored = this.settings.get(SETTING(key)) !== undefined;
+      const source = env !== undefined ? "env" : value !== null ? "stored" : isStored ? "unreadable" : "unset";
+      return { key, value: shown, source };
     });
   }
 

@@ -40,6 +40,20 @@ export function slugify(name: string): string {
   return slug || "org";
 }
 
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Validates first-run input before anything is written; returns the normalized name and email. */
+export function checkSetupInput(input: SetupInput): { orgName: string; email: string } {
+  const orgName = input.orgName.trim();
+  const email = input.adminEmail.trim().toLowerCase();
+  if (!orgName || orgName.length > 100) throw invalid("org_name: must be 1 to 100 characters");
+  if (!EMAIL.test(email)) throw invalid("admin_email: must be an email address");
+  if (input.adminPassword.length < MIN_PASSWORD_LENGTH) {
+    throw invalid(`admin_password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+  return { orgName, email };
+}
+
 /** The part of an email before `@`, as a default display name. */
 function nameFromEmail(email: string): string {
   return email.split("@")[0] || email;
@@ -68,13 +82,7 @@ export class PeopleService {
 
   /** Creates the organization, its four system roles and its owner, in one transaction. */
   async setup(input: SetupInput): Promise<{ org: OrgRow; user: UserRow }> {
-    const orgName = input.orgName.trim();
-    const email = input.adminEmail.trim().toLowerCase();
-    if (!orgName || orgName.length > 100) throw invalid("org_name: must be 1 to 100 characters");
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalid("admin_email: must be an email address");
-    if (input.adminPassword.length < MIN_PASSWORD_LENGTH) {
-      throw invalid(`admin_password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
-    }
+    const { orgName, email } = checkSetupInput(input);
     const passwordHash = await hashPassword(input.adminPassword);
     const now = Date.now();
     return writeTx(this.db, () => {
@@ -127,7 +135,7 @@ export class PeopleService {
   /** Adds a user with a password as a member with one role (default Member). */
   async addUser(input: AddUserInput): Promise<UserRow> {
     const email = input.email.trim().toLowerCase();
-    if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw invalid("email: must be an email address");
+    if (!EMAIL.test(email)) throw invalid("email: must be an email address");
     if (input.password.length < MIN_PASSWORD_LENGTH) {
       throw invalid(`password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
     }
