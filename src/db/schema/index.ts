@@ -1,5 +1,9 @@
 /** Every table, for drizzle and drizzle-kit. */
 export * from "./auth";
+export * from "./chat";
+export * from "./files";
 export * from "./people";
 export * from "./settings";
+export * from "./spaces";
 export * from "./staff";
+export * from "./tasks";

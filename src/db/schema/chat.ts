@@ -1,0 +1,67 @@
+/** Chat rooms, messages, reactions and attachments. */
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { users } from "./people";
+import { spaces } from "./spaces";
+
+export const chatRooms = sqliteTable(
+  "chat_rooms",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("chat_rooms_space_idx").on(t.spaceId, t.createdAt)],
+);
+
+export const chatMessages = sqliteTable(
+  "chat_messages",
+  {
+    id: text("id").primaryKey(),
+    roomId: text("room_id")
+      .notNull()
+      .references(() => chatRooms.id, { onDelete: "cascade" }),
+    spaceId: text("space_id").notNull(),
+    authorUserId: text("author_user_id").references(() => users.id, { onDelete: "set null" }),
+    content: text("content").notNull(),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    editedAt: integer("edited_at"),
+    deletedAt: integer("deleted_at"),
+  },
+  (t) => [index("chat_messages_room_idx").on(t.roomId, t.createdAt, t.id)],
+);
+
+export const chatReactions = sqliteTable(
+  "chat_reactions",
+  {
+    messageId: text("message_id")
+      .notNull()
+      .references(() => chatMessages.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    emoji: text("emoji").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.userId, t.emoji] })],
+);
+
+export const chatAttachments = sqliteTable(
+  "chat_attachments",
+  {
+    id: text("id").primaryKey(),
+    messageId: text("message_id")
+      .notNull()
+      .references(() => chatMessages.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    mime: text("mime").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    url: text("url").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("chat_attachments_message_idx").on(t.messageId)],
+);

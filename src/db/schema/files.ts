@@ -1,0 +1,86 @@
+/**
+ * The file tree of a space. A text file's content is a Yjs document (`file_docs`: the encoded state and the
+ * text it holds), so collaborative editing takes it over as is; binary content is a blob stored in chunks
+ * (`blob_chunks`), so it streams in and out and a database backup captures it consistently.
+ */
+import { sql } from "drizzle-orm";
+import {
+  type AnySQLiteColumn,
+  blob,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/sqlite-core";
+import { users } from "./people";
+import { spaces } from "./spaces";
+
+export const blobs = sqliteTable("blobs", {
+  id: text("id").primaryKey(),
+  sizeBytes: integer("size_bytes").notNull(),
+  checksumSha256: text("checksum_sha256").notNull(),
+  /** Set once every chunk is written; an unfinished blob (an upload cut off) is removed at start-up. */
+  complete: integer("complete", { mode: "boolean" }).notNull().default(false),
+  createdAt: integer("created_at").notNull(),
+});
+
+export const blobChunks = sqliteTable(
+  "blob_chunks",
+  {
+    blobId: text("blob_id")
+      .notNull()
+      .references(() => blobs.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    data: blob("data", { mode: "buffer" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.blobId, t.seq] })],
+);
+
+export const fileNodes = sqliteTable(
+  "file_nodes",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id, { onDelete: "cascade" }),
+    parentId: text("parent_id").references((): AnySQLiteColumn => fileNodes.id, { onDelete: "cascade" }),
+    /** `file` or `folder`. */
+    kind: text("kind").notNull(),
+    name: text("name").notNull(),
+    /** `text` (a Yjs document in file_docs) or `blob`; null for folders. */
+    storage: text("storage"),
+    blobId: text("blob_id").references(() => blobs.id, { onDelete: "set null" }),
+    mimeType: text("mime_type"),
+    sizeBytes: integer("size_bytes"),
+    checksumSha256: text("checksum_sha256"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+    deletedAt: integer("deleted_at"),
+  },
+  (t) => [
+    // Live siblings have distinct names ignoring case: one index for the space root, one below folders.
+    uniqueIndex("file_nodes_root_name_uq")
+      .on(t.spaceId, sql`lower(${t.name})`)
+      .where(sql`${t.deletedAt} IS NULL AND ${t.parentId} IS NULL`),
+    uniqueIndex("file_nodes_child_name_uq")
+      .on(t.parentId, sql`lower(${t.name})`)
+      .where(sql`${t.deletedAt} IS NULL AND ${t.parentId} IS NOT NULL`),
+    index("file_nodes_space_live_idx").on(t.spaceId).where(sql`${t.deletedAt} IS NULL`),
+    index("file_nodes_parent_idx").on(t.parentId),
+    index("file_nodes_blob_idx").on(t.blobId),
+  ],
+);
+
+export const fileDocs = sqliteTable("file_docs", {
+  nodeId: text("node_id")
+    .primaryKey()
+    .references(() => fileNodes.id, { onDelete: "cascade" }),
+  /** `Y.encodeStateAsUpdate` of the document whose `getText("content")` is the file. */
+  state: blob("state", { mode: "buffer" }).notNull(),
+  /** The document's text, kept beside it so reads need no decoding. */
+  text: text("text").notNull(),
+  updatedAt: integer("updated_at").notNull(),
+});

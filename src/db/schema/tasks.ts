@@ -1,0 +1,70 @@
+/** Tasks, their messages and their deliverable links. */
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { fileNodes } from "./files";
+import { users } from "./people";
+import { boardColumns, boards, spaces } from "./spaces";
+
+export const tasks = sqliteTable(
+  "tasks",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id, { onDelete: "cascade" }),
+    boardId: text("board_id")
+      .notNull()
+      .references(() => boards.id, { onDelete: "cascade" }),
+    columnId: text("column_id")
+      .notNull()
+      .references(() => boardColumns.id, { onDelete: "cascade" }),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    assigneeUserId: text("assignee_user_id").references(() => users.id, { onDelete: "set null" }),
+    dueAt: integer("due_at"),
+    deliverableRequired: integer("deliverable_required", { mode: "boolean" }).notNull().default(false),
+    deliverableInstructions: text("deliverable_instructions").notNull().default(""),
+    /**
+     * Sort key within the column, with gaps: a move writes one row. The API's dense `position` is this
+     * task's index in (rank, id) order, computed when read.
+     */
+    rank: integer("rank").notNull(),
+    version: integer("version").notNull().default(1),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("tasks_column_rank_idx").on(t.columnId, t.rank, t.id),
+    index("tasks_space_idx").on(t.spaceId),
+    index("tasks_assignee_idx").on(t.assigneeUserId, t.updatedAt),
+  ],
+);
+
+export const taskMessages = sqliteTable(
+  "task_messages",
+  {
+    id: text("id").primaryKey(),
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    authorUserId: text("author_user_id").references(() => users.id, { onDelete: "set null" }),
+    content: text("content").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("task_messages_task_idx").on(t.taskId, t.createdAt, t.id)],
+);
+
+export const taskDeliverables = sqliteTable(
+  "task_deliverables",
+  {
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    fileNodeId: text("file_node_id")
+      .notNull()
+      .references(() => fileNodes.id, { onDelete: "cascade" }),
+    addedBy: text("added_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.taskId, t.fileNodeId] }), index("task_deliverables_file_idx").on(t.fileNodeId)],
+);
