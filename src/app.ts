@@ -4,6 +4,7 @@ import type { Config } from "./config";
 import { authRoutes } from "./features/auth/auth.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
 import { peopleRoutes } from "./features/people/people.routes";
+import { spacesRoutes } from "./features/spaces/spaces.routes";
 import { staffRoutes } from "./features/staff/staff.routes";
 import { authMacro } from "./http/auth";
 import { httpBase } from "./http/base";
@@ -20,7 +21,7 @@ export interface AppDeps {
 }
 
 export function buildApp({ config, log, services }: AppDeps) {
-  const auth = authMacro(services.auth);
+  const auth = authMacro(services.auth, services.spaces);
   // The docs describe the finished app, which does not exist yet while it is being built.
   let finished: { routes: unknown[] } | undefined;
   const app = new Elysia()
@@ -29,6 +30,7 @@ export function buildApp({ config, log, services }: AppDeps) {
     .use(authRoutes(auth, services.auth))
     .use(peopleRoutes(auth, services.people))
     .use(staffRoutes(auth, services.staff))
+    .use(spacesRoutes(auth, services.spaces))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));
   finished = app;

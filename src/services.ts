@@ -3,10 +3,13 @@ import type { Config, Secrets } from "./config";
 import type { Connection } from "./db/client";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
+import { ChatStore } from "./features/chat/chat.store";
 import { InstanceService } from "./features/instance/instance.service";
 import { SettingsStore } from "./features/instance/instance.store";
 import { PeopleService } from "./features/people/people.service";
 import { PeopleStore } from "./features/people/people.store";
+import { SpacesService } from "./features/spaces/spaces.service";
+import { SpacesStore } from "./features/spaces/spaces.store";
 import { StaffService } from "./features/staff/staff.service";
 import { StaffStore } from "./features/staff/staff.store";
 
@@ -36,5 +39,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     options.setupToken ?? null,
   );
   const staff = new StaffService(db, new StaffStore(db), peopleStore, config.modelrouterDefaultModel);
-  return { auth, authStore, people, instance, staff };
+  const chatStore = new ChatStore(db);
+  const spaces = new SpacesService(db, new SpacesStore(db), chatStore, peopleStore);
+  return { auth, authStore, people, instance, staff, spaces };
 }

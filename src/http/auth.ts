@@ -5,7 +5,10 @@
  * into the route's OpenAPI `detail`, so the docs show it.
  */
 import { Elysia } from "elysia";
-import type { AuthService, Need } from "../features/auth/auth.service";
+import type { AuthService } from "../features/auth/auth.service";
+import { assertPermission, type SpaceActor } from "../features/spaces/spaces.policy";
+import type { SpacesService } from "../features/spaces/spaces.service";
+import type { Need } from "./permissions";
 
 /** The macro plugin type, for route modules. */
 export type AuthMacro = ReturnType<typeof authMacro>;
@@ -17,7 +20,7 @@ const mark = (meta: Record<string, unknown>) => meta as Record<string, unknown>;
 /** Distinguishes the macro of each app built in one process (Elysia dedupes plugins by name and seed). */
 let instances = 0;
 
-export function authMacro(auth: AuthService) {
+export function authMacro(auth: AuthService, spaces: SpacesService) {
   return new Elysia({ name: "auth-macro", seed: ++instances }).macro({
     /** No token needed. */
     public: (_enabled: true) => ({ detail: mark({ "x-public": true }) }),
@@ -33,6 +36,21 @@ export function authMacro(auth: AuthService) {
         const orgId =
           (params as Record<string, string | undefined>).orgId ?? (query as Record<string, string | undefined>).org_id;
         return { actor: auth.authorize(auth.authenticate(headers.authorization), need, orgId) };
+      },
+    }),
+    /**
+     * A route below `/spaces/:spaceId`: membership of the org, then the space must be visible (404
+     * `space not found` otherwise, before any 403, so a private space never shows through), then `need`.
+     */
+    space: (need: Need) => ({
+      detail: mark({ "x-permission": need, "x-space": true }),
+      resolve: ({ headers, params }) => {
+        const { orgId, spaceId } = params as Record<string, string>;
+        const actor = auth.authorize(auth.authenticate(headers.authorization), "member", orgId);
+        const space = spaces.access(actor, spaceId ?? "");
+        assertPermission(actor, need);
+        const spaceActor: SpaceActor = { ...actor, space };
+        return { actor: spaceActor };
       },
     }),
   });

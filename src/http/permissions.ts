@@ -14,6 +14,9 @@ export const PERMISSIONS = [
 /** One permission name. */
 export type Permission = (typeof PERMISSIONS)[number];
 
+/** What a route needs of a member: a permission, or only membership. */
+export type Need = Permission | "member";
+
 const KNOWN = new Set<string>(PERMISSIONS);
 
 /** True when `name` is in the catalogue. */

@@ -2,7 +2,7 @@
 import { type Db, writeTx } from "../../db/client";
 import type { OrgActor, Principal } from "../../http/actor";
 import { conflict, forbidden, invalid, missingPermission, notFound, unauthenticated } from "../../http/errors";
-import type { Permission } from "../../http/permissions";
+import type { Need } from "../../http/permissions";
 import type { TokenPair } from "../../http/schemas";
 import { isUuid, newId } from "../../lib/ids";
 import { signAccessToken, verifyAccessToken } from "../../lib/jwt";
@@ -14,9 +14,6 @@ import type { AuthStore } from "./auth.store";
 /** Access tokens live 900 s (api-spec §8). */
 export const ACCESS_TOKEN_TTL_S = 900;
 const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
-
-/** What an organization route needs of its caller: a permission, or only membership. */
-export type Need = Permission | "member";
 
 /** Where an account stands with the organization's signup approval. */
 type SignupState = "none" | "pending" | "denied";

@@ -1,0 +1,28 @@
+/** Space rows to JSON. */
+import { iso } from "../../lib/ids";
+import type { BoardOut, ColumnOut, SpaceMemberOut, SpaceOut } from "./spaces.schemas";
+import type { BoardRow, ColumnRow, SpaceMemberRow, SpaceRow } from "./spaces.store";
+
+export function presentSpace(row: SpaceRow): SpaceOut {
+  return {
+    id: row.id,
+    organization_id: row.orgId,
+    name: row.name,
+    description: row.description,
+    private: row.isPrivate,
+    created_by: row.createdBy,
+    created_at: iso(row.createdAt),
+  };
+}
+
+export function presentBoard(row: BoardRow): BoardOut {
+  return { id: row.id, space_id: row.spaceId, name: row.name, created_at: iso(row.createdAt) };
+}
+
+export function presentColumn(row: ColumnRow): ColumnOut {
+  return { id: row.id, board_id: row.boardId, name: row.name, position: row.position };
+}
+
+export function presentSpaceMember(row: SpaceMemberRow): SpaceMemberOut {
+  return { user_id: row.userId, role: row.role as SpaceMemberOut["role"], added_at: iso(row.addedAt) };
+}

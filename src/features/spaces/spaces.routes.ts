@@ -1,0 +1,68 @@
+/** Spaces, the board of a space and its members (api-spec §4 Spaces, contract §3). */
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AuthMacro } from "../../http/auth";
+import { doc } from "../../http/docs";
+import { presentBoard, presentColumn, presentSpace, presentSpaceMember } from "./spaces.present";
+import { addSpaceMemberIn, boardOut, columnOut, createSpaceIn, spaceMemberOut, spaceOut } from "./spaces.schemas";
+import type { SpacesService } from "./spaces.service";
+
+export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
+  return new Elysia({ prefix: "/api/v1/organizations/:orgId/spaces" })
+    .use(auth)
+    .get("", ({ actor }) => ({ spaces: spaces.list(actor).map(presentSpace) }), {
+      permission: "member",
+      detail: doc("Spaces the caller can see, oldest first", { 200: z.object({ spaces: z.array(spaceOut) }) }),
+    })
+    .post("", ({ actor, body, status }) => status(201, presentSpace(spaces.create(actor, body))), {
+      permission: "spaces.create",
+      body: createSpaceIn,
+      detail: doc("Creates a space with its board and `general` room; the caller becomes its owner", { 201: spaceOut }),
+    })
+    .get("/:spaceId", ({ actor }) => presentSpace(spaces.get(actor)), {
+      space: "member",
+      detail: doc("The space", { 200: spaceOut }),
+    })
+    .get(
+      "/:spaceId/board",
+      ({ actor }) => {
+        const { board, columns } = spaces.board(actor);
+        return { board: presentBoard(board), columns: columns.map(presentColumn) };
+      },
+      {
+        space: "member",
+        detail: doc("The space's board and its columns in order", {
+          200: z.object({ board: boardOut, columns: z.array(columnOut) }),
+        }),
+      },
+    )
+    .get("/:spaceId/members", ({ actor }) => ({ members: spaces.members(actor).map(presentSpaceMember) }), {
+      space: "member",
+      detail: doc("Members of the space, by when they were added", {
+        200: z.object({ members: z.array(spaceMemberOut) }),
+      }),
+    })
+    .post(
+      "/:spaceId/members",
+      ({ actor, body, status }) =>
+        status(201, { member: presentSpaceMember(spaces.addMember(actor, body.user_id, body.role)) }),
+      {
+        space: "member",
+        body: addSpaceMemberIn,
+        detail: doc("Adds an organization member to the space (space owner or org.manage)", {
+          201: z.object({ member: spaceMemberOut }),
+        }),
+      },
+    )
+    .delete(
+      "/:spaceId/members/:userId",
+      ({ actor, params, status }) => {
+        spaces.removeMember(actor, params.userId);
+        return status(204);
+      },
+      {
+        space: "member",
+        detail: doc("Removes a member from the space (space owner or org.manage)", { 204: null }),
+      },
+    );
+}

@@ -1,0 +1,29 @@
+/** Request and response schemas of spaces, their board and their members. */
+import { z } from "zod";
+import { nameIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+
+export const spaceOut = z.object({
+  id: uuidOut,
+  organization_id: uuidOut,
+  name: z.string(),
+  description: z.string(),
+  private: z.boolean(),
+  created_by: uuidOut.nullable(),
+  created_at: timestampOut,
+});
+export type SpaceOut = z.infer<typeof spaceOut>;
+
+export const boardOut = z.object({ id: uuidOut, space_id: uuidOut, name: z.string(), created_at: timestampOut });
+export const columnOut = z.object({ id: uuidOut, board_id: uuidOut, name: z.string(), position: z.number().int() });
+export type BoardOut = z.infer<typeof boardOut>;
+export type ColumnOut = z.infer<typeof columnOut>;
+
+export const spaceMemberOut = z.object({ user_id: uuidOut, role: z.enum(["owner", "member"]), added_at: timestampOut });
+export type SpaceMemberOut = z.infer<typeof spaceMemberOut>;
+
+export const createSpaceIn = z.object({
+  name: nameIn(100),
+  description: z.string().trim().max(2000).optional(),
+  private: z.boolean().optional(),
+});
+export const addSpaceMemberIn = z.object({ user_id: uuidIn, role: z.enum(["owner", "member"]).optional() });

@@ -1,0 +1,110 @@
+/** Spaces: creation with their board and `general` room, visibility, and space members. */
+import { type Db, writeTx } from "../../db/client";
+import type { OrgActor } from "../../http/actor";
+import { conflict, invalid, notFound } from "../../http/errors";
+import { isUuid, newId } from "../../lib/ids";
+import type { ChatStore } from "../chat/chat.store";
+import type { PeopleStore } from "../people/people.store";
+import { assertManagesSpace, assertSeesSpace, type SpaceAccess, type SpaceActor } from "./spaces.policy";
+import type { BoardRow, ColumnRow, SpaceMemberRow, SpaceRow, SpacesStore } from "./spaces.store";
+
+/** The columns every new board starts with. */
+export const DEFAULT_COLUMNS = ["To do", "In progress", "Review", "Done"] as const;
+
+/** Space operations. */
+export class SpacesService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: SpacesStore,
+    private readonly chat: ChatStore,
+    private readonly people: PeopleStore,
+  ) {}
+
+  /** The space as the caller may see it, or 404 `space not found`; used by the `space` macro. */
+  access(actor: OrgActor, spaceId: string): SpaceAccess {
+    const space = isUuid(spaceId) ? this.store.spaceWithRole(actor.orgId, spaceId, actor.userId) : undefined;
+    return assertSeesSpace(actor, space);
+  }
+
+  list(actor: OrgActor): SpaceRow[] {
+    return this.store.visibleSpaces(actor.orgId, actor.userId, actor.permissions.has("org.manage"));
+  }
+
+  /** Creates the space, its owner membership, its board with the four columns and its `general` room. */
+  create(
+    actor: OrgActor,
+    input: { name: string; description?: string | undefined; private?: boolean | undefined },
+  ): SpaceRow {
+    const now = Date.now();
+    const space: SpaceRow = {
+      id: newId(),
+      orgId: actor.orgId,
+      name: input.name,
+      description: input.description ?? "",
+      isPrivate: input.private ?? false,
+      createdBy: actor.userId,
+      createdAt: now,
+    };
+    const board: BoardRow = { id: newId(), spaceId: space.id, name: "Board", createdAt: now };
+    const columns: ColumnRow[] = DEFAULT_COLUMNS.map((name, position) => ({
+      id: newId(),
+      boardId: board.id,
+      name,
+      position,
+    }));
+    writeTx(this.db, () => {
+      this.store.insertSpace(space);
+      this.store.insertMember({ spaceId: space.id, userId: actor.userId, role: "owner", addedAt: now });
+      this.store.insertBoard(board, columns);
+      this.chat.insertRoom({
+        id: newId(),
+        spaceId: space.id,
+        name: "general",
+        createdBy: actor.userId,
+        createdAt: now,
+      });
+    });
+    return space;
+  }
+
+  get(actor: SpaceActor): SpaceRow {
+    const space = this.store.spaceWithRole(actor.orgId, actor.space.id, actor.userId);
+    if (!space) throw notFound("space not found");
+    return space;
+  }
+
+  board(actor: SpaceActor): { board: BoardRow; columns: ColumnRow[] } {
+    const board = this.store.board(actor.space.id);
+    if (!board) throw new Error(`space ${actor.space.id} has no board`);
+    return { board, columns: this.store.columns(board.id) };
+  }
+
+  // Members
+
+  members(actor: SpaceActor): SpaceMemberRow[] {
+    return this.store.members(actor.space.id);
+  }
+
+  addMember(actor: SpaceActor, userId: string, role: "owner" | "member" = "member"): SpaceMemberRow {
+    assertManagesSpace(actor);
+    return writeTx(this.db, () => {
+      if (!this.people.isMember(actor.orgId, userId)) throw invalid("user_id: not a member of the organization");
+      if (this.store.member(actor.space.id, userId)) throw conflict("already a member of the space");
+      const row: SpaceMemberRow = { spaceId: actor.space.id, userId, role, addedAt: Date.now() };
+      this.store.insertMember(row);
+      return row;
+    });
+  }
+
+  removeMember(actor: SpaceActor, userId: string): void {
+    assertManagesSpace(actor);
+    writeTx(this.db, () => {
+      const member = isUuid(userId) ? this.store.member(actor.space.id, userId) : undefined;
+      if (!member) throw notFound("space member not found");
+      if (member.role === "owner" && this.store.countOwners(actor.space.id) <= 1) {
+        throw conflict("cannot remove the last owner of the space");
+      }
+      this.store.deleteMember(actor.space.id, userId);
+    });
+  }
+}

@@ -1,0 +1,145 @@
+/** Spaces, space members, boards and columns. */
+import { and, asc, eq, or, sql } from "drizzle-orm";
+import { type Db, prepared } from "../../db/client";
+import { boardColumns, boards, spaceMembers, spaces, users } from "../../db/schema";
+
+export type SpaceRow = typeof spaces.$inferSelect;
+export type BoardRow = typeof boards.$inferSelect;
+export type ColumnRow = typeof boardColumns.$inferSelect;
+export type SpaceMemberRow = typeof spaceMembers.$inferSelect;
+
+/** A space with the caller's role in it (null when not a member). */
+export type SpaceWithRole = SpaceRow & { memberRole: string | null };
+
+/** Data access for spaces. */
+export class SpacesStore {
+  constructor(private readonly db: Db) {}
+
+  private readonly withRole = prepared(() =>
+    this.db
+      .select({ space: spaces, memberRole: spaceMembers.role })
+      .from(spaces)
+      .leftJoin(
+        spaceMembers,
+        and(eq(spaceMembers.spaceId, spaces.id), eq(spaceMembers.userId, sql.placeholder("userId"))),
+      )
+      .where(and(eq(spaces.id, sql.placeholder("spaceId")), eq(spaces.orgId, sql.placeholder("orgId"))))
+      .prepare(),
+  );
+
+  /** The space of the org with the user's role in it. */
+  spaceWithRole(orgId: string, spaceId: string, userId: string): SpaceWithRole | undefined {
+    const row = this.withRole().all({ orgId, spaceId, userId })[0];
+    return row && { ...row.space, memberRole: row.memberRole };
+  }
+
+  /** Spaces of the org the user can see: every public one, and private ones they belong to (or all). */
+  visibleSpaces(orgId: string, userId: string, seesAll: boolean): SpaceRow[] {
+    const member = sql`EXISTS (SELECT 1 FROM ${spaceMembers} WHERE ${spaceMembers.spaceId} = ${spaces.id} AND ${spaceMembers.userId} = ${userId})`;
+    return this.db
+      .select()
+      .from(spaces)
+      .where(and(eq(spaces.orgId, orgId), seesAll ? undefined : or(eq(spaces.isPrivate, false), member)))
+      .orderBy(asc(spaces.createdAt), asc(spaces.id))
+      .all();
+  }
+
+  insertSpace(row: SpaceRow): void {
+    this.db.insert(spaces).values(row).run();
+  }
+
+  // Members
+
+  members(spaceId: string): SpaceMemberRow[] {
+    return this.db
+      .select()
+      .from(spaceMembers)
+      .where(eq(spaceMembers.spaceId, spaceId))
+      .orderBy(asc(spaceMembers.addedAt), asc(spaceMembers.userId))
+      .all();
+  }
+
+  member(spaceId: string, userId: string): SpaceMemberRow | undefined {
+    return this.db
+      .select()
+      .from(spaceMembers)
+      .where(and(eq(spaceMembers.spaceId, spaceId), eq(spaceMembers.userId, userId)))
+      .all()[0];
+  }
+
+  insertMember(row: SpaceMemberRow): void {
+    this.db.insert(spaceMembers).values(row).run();
+  }
+
+  deleteMember(spaceId: string, userId: string): void {
+    this.db
+      .delete(spaceMembers)
+      .where(and(eq(spaceMembers.spaceId, spaceId), eq(spaceMembers.userId, userId)))
+      .run();
+  }
+
+  countOwners(spaceId: string): number {
+    return (
+      this.db
+        .select({ n: sql<number>`count(*)` })
+        .from(spaceMembers)
+        .where(and(eq(spaceMembers.spaceId, spaceId), eq(spaceMembers.role, "owner")))
+        .all()[0]?.n ?? 0
+    );
+  }
+
+  userExists(userId: string): boolean {
+    return this.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).all().length > 0;
+  }
+
+  // Board
+
+  private readonly boardOf = prepared(() =>
+    this.db
+      .select()
+      .from(boards)
+      .where(eq(boards.spaceId, sql.placeholder("spaceId")))
+      .orderBy(asc(boards.createdAt))
+      .limit(1)
+      .prepare(),
+  );
+
+  board(spaceId: string): BoardRow | undefined {
+    return this.boardOf().all({ spaceId })[0];
+  }
+
+  private readonly columnsOf = prepared(() =>
+    this.db
+      .select()
+      .from(boardColumns)
+      .where(eq(boardColumns.boardId, sql.placeholder("boardId")))
+      .orderBy(asc(boardColumns.position))
+      .prepare(),
+  );
+
+  columns(boardId: string): ColumnRow[] {
+    return this.columnsOf().all({ boardId });
+  }
+
+  private readonly columnInSpace = prepared(() =>
+    this.db
+      .select({ column: boardColumns })
+      .from(boardColumns)
+      .innerJoin(boards, eq(boards.id, boardColumns.boardId))
+      .where(and(eq(boardColumns.id, sql.placeholder("columnId")), eq(boards.spaceId, sql.placeholder("spaceId"))))
+      .prepare(),
+  );
+
+  /** The column when it belongs to a board of the space. */
+  column(spaceId: string, columnId: string): ColumnRow | undefined {
+    return this.columnInSpace().all({ spaceId, columnId })[0]?.column;
+  }
+
+  insertBoard(board: BoardRow, columns: readonly ColumnRow[]): void {
+    this.db.insert(boards).values(board).run();
+    this.db
+      .insert(boardColumns)
+      .values([...columns])
+      .run();
+  }
+}
