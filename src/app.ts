@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import type { Config } from "./config";
 import { authRoutes } from "./features/auth/auth.routes";
+import { filesRoutes } from "./features/files/files.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
 import { peopleRoutes } from "./features/people/people.routes";
 import { spacesRoutes } from "./features/spaces/spaces.routes";
@@ -31,6 +32,7 @@ export function buildApp({ config, log, services }: AppDeps) {
     .use(peopleRoutes(auth, services.people))
     .use(staffRoutes(auth, services.staff))
     .use(spacesRoutes(auth, services.spaces))
+    .use(filesRoutes(auth, services.files))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));
   finished = app;

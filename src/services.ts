@@ -4,6 +4,8 @@ import type { Connection } from "./db/client";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
 import { ChatStore } from "./features/chat/chat.store";
+import { FilesService } from "./features/files/files.service";
+import { FilesStore } from "./features/files/files.store";
 import { InstanceService } from "./features/instance/instance.service";
 import { SettingsStore } from "./features/instance/instance.store";
 import { PeopleService } from "./features/people/people.service";
@@ -41,5 +43,6 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const staff = new StaffService(db, new StaffStore(db), peopleStore, config.modelrouterDefaultModel);
   const chatStore = new ChatStore(db);
   const spaces = new SpacesService(db, new SpacesStore(db), chatStore, peopleStore);
-  return { auth, authStore, people, instance, staff, spaces };
+  const files = new FilesService(db, new FilesStore(db), config.maxUploadBytes);
+  return { auth, authStore, people, instance, staff, spaces, files };
 }

@@ -25,6 +25,12 @@ export function errorResponse(status: number, body: Record<string, unknown>): Re
   return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
 }
 
+/**
+ * Routes whose handler streams the request body itself (uploads, raw file content). Elysia's per-route
+ * `parse: "none"` has no effect beside a global parser, so the one global parser leaves these bodies unread.
+ */
+const RAW_BODY_PATH = /\/files\/(upload|[^/]+\/content)$/;
+
 interface RequestMark {
   id: string;
   start: number;
@@ -46,7 +52,9 @@ export function httpBase(log: Logger, maxJsonBytes: number) {
       marks.set(request, { id, start: performance.now() });
       set.headers["x-request-id"] = id;
     })
-    .onParse({ as: "global" }, async ({ request }) => (await parseJsonBody(request, maxJsonBytes)) ?? null)
+    .onParse({ as: "global" }, async ({ request, path }) =>
+      RAW_BODY_PATH.test(path) ? null : ((await parseJsonBody(request, maxJsonBytes)) ?? null),
+    )
     .onError({ as: "global" }, ({ code, error, request }) => {
       const mark = marks.get(request);
       const [status, body] = mapError(code, error, (err) => log.error({ req_id: mark?.id, err }, "unhandled error"));

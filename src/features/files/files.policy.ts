@@ -1,0 +1,97 @@
+/** File-tree rules that depend on names and rows. */
+import { invalid } from "../../http/errors";
+
+/** 1 to 255 characters after trimming, no `/` or NUL, not `.` or `..` (contract §4). */
+export function checkName(raw: string): string {
+  const name = raw.trim();
+  if (name.length === 0 || name.length > 255) throw invalid("name: must be 1 to 255 characters");
+  if (name.includes("/") || name.includes("\u0000")) throw invalid("name: must not contain / or NUL");
+  if (name === "." || name === "..") throw invalid("name: must not be . or ..");
+  return name;
+}
+
+/** A folder cannot move into itself or below itself: `ancestry` runs from the new parent up to the root. */
+export function assertMovable(folderId: string, ancestry: readonly string[]): void {
+  if (ancestry.includes(folderId)) throw invalid("cannot move a folder into itself");
+}
+
+const TEXT_EXTENSIONS: Record<string, string> = {
+  txt: "text/plain",
+  md: "text/markdown",
+  markdown: "text/markdown",
+  csv: "text/csv",
+  tsv: "text/tab-separated-values",
+  json: "application/json",
+  yaml: "application/yaml",
+  yml: "application/yaml",
+  toml: "application/toml",
+  xml: "application/xml",
+  html: "text/html",
+  htm: "text/html",
+  css: "text/css",
+  js: "text/javascript",
+  mjs: "text/javascript",
+  ts: "text/x-typescript",
+  tsx: "text/x-typescript",
+  jsx: "text/javascript",
+  py: "text/x-python",
+  rb: "text/x-ruby",
+  go: "text/x-go",
+  rs: "text/x-rust",
+  java: "text/x-java",
+  c: "text/x-c",
+  h: "text/x-c",
+  cpp: "text/x-c++",
+  sh: "application/x-sh",
+  sql: "application/sql",
+  svg: "image/svg+xml",
+  log: "text/plain",
+  ini: "text/plain",
+  env: "text/plain",
+};
+
+const BINARY_EXTENSIONS: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  pdf: "application/pdf",
+  zip: "application/zip",
+  gz: "application/gzip",
+  mp3: "audio/mpeg",
+  mp4: "video/mp4",
+  wav: "audio/wav",
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  pptx: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+};
+
+function extension(name: string): string {
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
+}
+
+/** True for content a person edits as text: a text MIME type or a known text extension. */
+export function isTextType(name: string, declared: string | null): boolean {
+  const ext = extension(name);
+  if (ext in TEXT_EXTENSIONS) return true;
+  if (ext in BINARY_EXTENSIONS) return false;
+  const type = (declared ?? "").toLowerCase();
+  return type.startsWith("text/") || /^application\/(json|xml|yaml|x-sh|sql|toml)\b/.test(type);
+}
+
+/** The MIME type a file is served with: its extension's, else what the client declared. */
+export function mimeOf(name: string, declared: string | null, text: boolean): string {
+  const ext = extension(name);
+  const known = TEXT_EXTENSIONS[ext] ?? BINARY_EXTENSIONS[ext];
+  if (known) return known;
+  const type = declared?.split(";")[0]?.trim().toLowerCase();
+  if (type && /^[\w.+-]+\/[\w.+-]+$/.test(type)) return type;
+  return text ? "text/plain" : "application/octet-stream";
+}
+
+/** Types a browser could run as a page: served as downloads, never inline. */
+export function isActiveContent(mime: string): boolean {
+  return /^(text\/html|image\/svg\+xml|application\/xml|text\/xml|application\/xhtml\+xml)/i.test(mime);
+}

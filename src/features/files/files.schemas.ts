@@ -1,0 +1,33 @@
+/** Request and response schemas of the file tree. */
+import { z } from "zod";
+import { timestampOut, uuidOut } from "../../http/schemas";
+
+export const nodeOut = z.object({
+  id: uuidOut,
+  space_id: uuidOut,
+  parent_id: uuidOut.nullable(),
+  kind: z.enum(["file", "folder"]),
+  name: z.string(),
+  mime_type: z.string().nullable(),
+  size_bytes: z.number().int().nullable(),
+  checksum_sha256: z.string().nullable(),
+  /** True for text files, which open in the collaborative editor. */
+  editable: z.boolean(),
+  created_by: uuidOut.nullable(),
+  created_at: timestampOut,
+  updated_at: timestampOut,
+  deleted_at: timestampOut.nullable(),
+});
+export type NodeOut = z.infer<typeof nodeOut>;
+
+const parentIn = z.string().max(64).nullish();
+const nameIn = z.string().max(1024);
+
+export const listFilesQuery = z.object({
+  parentId: z.string().max(64).optional(),
+  q: z.string().max(255).optional(),
+  scope: z.string().max(16).optional(),
+});
+export const createFolderIn = z.object({ name: nameIn, parent_id: parentIn });
+export const createTextIn = z.object({ name: nameIn, parent_id: parentIn, content: z.string().optional() });
+export const patchNodeIn = z.object({ name: nameIn.optional(), parent_id: parentIn });

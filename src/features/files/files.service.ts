@@ -1,0 +1,410 @@
+/** The file tree of a space: folders, text files (Yjs documents), uploaded blobs and their content. */
+import { createHash } from "node:crypto";
+import { type Db, writeTx } from "../../db/client";
+import { AppError, conflict, invalid, notFound } from "../../http/errors";
+import { boundaryOf, readMultipart } from "../../http/multipart";
+import { isUuid, newId } from "../../lib/ids";
+import type { SpaceActor } from "../spaces/spaces.policy";
+import { assertMovable, checkName, isTextType, mimeOf } from "./files.policy";
+import type { FilesStore, NodeRow } from "./files.store";
+import { newTextState, replaceTextState } from "./text-doc";
+
+/** Blob chunk size: big enough for few rows, small enough to stream. */
+const CHUNK_BYTES = 256 * 1024;
+/** Uploads of a text type up to this size become editable text files. */
+const MAX_TEXT_BYTES = 5 * 1024 * 1024;
+/** The root folder that deliverable files must live under. */
+export const DELIVERABLES = "Deliverables";
+
+const fileNotFound = () => notFound("file not found");
+const tooLarge = (what: string) => new AppError("too_large", `${what} too large`);
+
+/** What `GET .../content` answers. */
+export interface Content {
+  node: NodeRow;
+  mimeType: string;
+  /** The whole body for text files; a chunk reader for blobs. */
+  body: Uint8Array | ReadableStream<Uint8Array>;
+}
+
+function sha256(bytes: Uint8Array | string): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** Writes a stream of bytes into a new blob, chunk by chunk, hashing as it goes. */
+class BlobWriter {
+  readonly id = newId();
+  private readonly hash = createHash("sha256");
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private seq = 0;
+  size = 0;
+  /** The first bytes, kept while they could still be an editable text file. */
+  head: Buffer[] | null = [];
+
+  constructor(
+    private readonly store: FilesStore,
+    private readonly maxBytes: number,
+    keepHead: boolean,
+  ) {
+    if (!keepHead) this.head = null;
+    store.insertBlob(this.id, Date.now());
+  }
+
+  write(chunk: Uint8Array): void {
+    this.size += chunk.byteLength;
+    if (this.size > this.maxBytes) throw tooLarge("file");
+    const data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.hash.update(data);
+    if (this.head) {
+      if (this.size <= MAX_TEXT_BYTES) this.head.push(Buffer.from(data));
+      else this.head = null;
+    }
+    this.pending.push(Buffer.from(data));
+    this.pendingBytes += data.length;
+    while (this.pendingBytes >= CHUNK_BYTES) this.flush(CHUNK_BYTES);
+  }
+
+  private flush(bytes: number): void {
+    const all = Buffer.concat(this.pending);
+    this.store.appendChunk(this.id, this.seq++, all.subarray(0, bytes));
+    const rest = all.subarray(bytes);
+    this.pending = rest.length > 0 ? [rest] : [];
+    this.pendingBytes = rest.length;
+  }
+
+  /** Writes the last chunk and marks the blob complete; returns its checksum. */
+  finish(): string {
+    if (this.pendingBytes > 0) this.flush(this.pendingBytes);
+    const checksum = this.hash.digest("hex");
+    this.store.completeBlob(this.id, this.size, checksum);
+    return checksum;
+  }
+
+  discard(): void {
+    this.store.deleteBlob(this.id);
+  }
+}
+
+/** File operations, each on a space the macro has already checked. */
+export class FilesService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: FilesStore,
+    private readonly maxUploadBytes: number,
+  ) {}
+
+  // Reading the tree
+
+  /** A live node of the space, or 404 `file not found`. */
+  node(actor: SpaceActor, id: string): NodeRow {
+    const node = isUuid(id) ? this.store.node(actor.space.id, id) : undefined;
+    if (!node || node.deletedAt !== null) throw fileNotFound();
+    return node;
+  }
+
+  list(
+    actor: SpaceActor,
+    query: { parentId?: string | undefined; q?: string | undefined; scope?: string | undefined },
+  ): NodeRow[] {
+    const parentId = query.parentId ? this.folder(actor, query.parentId).id : null;
+    const q = query.q?.trim();
+    if (q) return this.store.search(actor.space.id, parentId, q, query.scope === "space");
+    return this.store.children(actor.space.id, parentId);
+  }
+
+  tree(actor: SpaceActor): NodeRow[] {
+    return this.store.tree(actor.space.id);
+  }
+
+  // Creating
+
+  createFolder(actor: SpaceActor, input: { name: string; parent_id?: string | null | undefined }): NodeRow {
+    const name = checkName(input.name);
+    return writeTx(this.db, () => {
+      const parentId = this.parentFor(actor, input.parent_id);
+      return this.insert(actor, { parentId, name, kind: "folder" });
+    });
+  }
+
+  createText(
+    actor: SpaceActor,
+    input: { name: string; parent_id?: string | null | undefined; content?: string | undefined },
+  ): NodeRow {
+    const name = checkName(input.name);
+    const text = input.content ?? "";
+    const bytes = Buffer.byteLength(text);
+    if (bytes > MAX_TEXT_BYTES) throw tooLarge("text file");
+    const state = newTextState(text);
+    return writeTx(this.db, () => {
+      const parentId = this.parentFor(actor, input.parent_id);
+      const node = this.insert(actor, {
+        parentId,
+        name,
+        kind: "file",
+        storage: "text",
+        mimeType: mimeOf(name, null, true),
+        sizeBytes: bytes,
+        checksumSha256: sha256(text),
+      });
+      this.store.putDoc({ nodeId: node.id, state: Buffer.from(state), text, updatedAt: node.createdAt });
+      return node;
+    });
+  }
+
+  /**
+   * A multipart upload (`file`, `parent_id?`), streamed into a blob as it arrives. A text type small enough
+   * and valid UTF-8 becomes an editable text file instead.
+   */
+  async upload(actor: SpaceActor, request: Request): Promise<NodeRow> {
+    const boundary = boundaryOf(request.headers.get("content-type"));
+    if (!boundary) throw invalid("content-type must be multipart/form-data");
+    let writer: BlobWriter | null = null;
+    let filename = "";
+    let partType: string | null = null;
+    let parentInput: string | undefined;
+    try {
+      await readMultipart(request.body, boundary, {
+        onFile: (field, name, type) => {
+          if (field !== "file" || writer) return { write: () => undefined };
+          filename = name;
+          partType = type;
+          writer = new BlobWriter(this.store, this.maxUploadBytes, isTextType(name, type));
+          return writer;
+        },
+        onField: (field, value) => {
+          if (field === "parent_id") parentInput = value.trim() || undefined;
+        },
+      });
+      const blob = writer as BlobWriter | null;
+      if (!blob) throw invalid("file: required");
+      const name = checkName(filename.split(/[\\/]/).pop() ?? "");
+      const checksum = blob.finish();
+      const text = blob.head ? decodeUtf8(Buffer.concat(blob.head)) : null;
+      return writeTx(this.db, () => {
+        const parentId = this.parentFor(actor, parentInput);
+        if (text !== null) {
+          const node = this.insert(actor, {
+            parentId,
+            name,
+            kind: "file",
+            storage: "text",
+            mimeType: mimeOf(name, partType, true),
+            sizeBytes: blob.size,
+            checksumSha256: checksum,
+          });
+          this.store.putDoc({
+            nodeId: node.id,
+            state: Buffer.from(newTextState(text)),
+            text,
+            updatedAt: node.createdAt,
+          });
+          blob.discard();
+          return node;
+        }
+        return this.insert(actor, {
+          parentId,
+          name,
+          kind: "file",
+          storage: "blob",
+          blobId: blob.id,
+          mimeType: mimeOf(name, partType, false),
+          sizeBytes: blob.size,
+          checksumSha256: checksum,
+        });
+      });
+    } catch (error) {
+      (writer as BlobWriter | null)?.discard();
+      throw error;
+    }
+  }
+
+  // Content
+
+  content(actor: SpaceActor, id: string): Content {
+    const node = this.file(actor, id);
+    if (node.storage === "text") {
+      const doc = this.store.doc(node.id);
+      return { node, mimeType: node.mimeType ?? "text/plain", body: Buffer.from(doc?.text ?? "") };
+    }
+    return { node, mimeType: node.mimeType ?? "application/octet-stream", body: this.blobStream(node.blobId) };
+  }
+
+  /** Replaces a file's content with the raw request body. */
+  async putContent(actor: SpaceActor, id: string, request: Request): Promise<NodeRow> {
+    const node = this.file(actor, id);
+    if (node.storage === "text") {
+      const bytes = await readAll(request.body, MAX_TEXT_BYTES, "text file");
+      const text = decodeUtf8(bytes);
+      if (text === null) throw invalid("content must be UTF-8 text");
+      return this.writeText(node, text);
+    }
+    const writer = new BlobWriter(this.store, this.maxUploadBytes, false);
+    try {
+      if (request.body)
+        for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) writer.write(chunk);
+      const checksum = writer.finish();
+      const type = request.headers.get("content-type");
+      const now = Date.now();
+      return writeTx(this.db, () => {
+        const current = this.file(actor, id);
+        this.store.updateNode(current.id, {
+          blobId: writer.id,
+          sizeBytes: writer.size,
+          checksumSha256: checksum,
+          mimeType: type && !/^application\/octet-stream/i.test(type) ? type : current.mimeType,
+          updatedAt: now,
+        });
+        if (current.blobId) this.store.deleteBlob(current.blobId);
+        return this.file(actor, id);
+      });
+    } catch (error) {
+      writer.discard();
+      throw error;
+    }
+  }
+
+  /** Sets a text file's text (REST writes; later the live document does this too). */
+  writeText(node: NodeRow, text: string): NodeRow {
+    const now = Date.now();
+    return writeTx(this.db, () => {
+      const doc = this.store.doc(node.id);
+      const state = doc ? replaceTextState(doc.state, text) : newTextState(text);
+      this.store.putDoc({ nodeId: node.id, state: Buffer.from(state), text, updatedAt: now });
+      this.store.updateNode(node.id, {
+        sizeBytes: Buffer.byteLength(text),
+        checksumSha256: sha256(text),
+        updatedAt: now,
+      });
+      return { ...node, sizeBytes: Buffer.byteLength(text), checksumSha256: sha256(text), updatedAt: now };
+    });
+  }
+
+  // Changing the tree
+
+  patch(
+    actor: SpaceActor,
+    id: string,
+    input: { name?: string | undefined; parent_id?: string | null | undefined },
+  ): NodeRow {
+    if (input.name === undefined && input.parent_id === undefined) throw invalid("name or parent_id required");
+    const name = input.name === undefined ? undefined : checkName(input.name);
+    return writeTx(this.db, () => {
+      const node = this.node(actor, id);
+      const parentId = input.parent_id === undefined ? node.parentId : this.parentFor(actor, input.parent_id);
+      if (parentId !== node.parentId && node.kind === "folder")
+        assertMovable(node.id, parentId ? this.store.ancestry(parentId) : []);
+      const finalName = name ?? node.name;
+      const clash = this.store.siblingNamed(actor.space.id, parentId, finalName);
+      if (clash && clash.id !== node.id) throw conflict("name already exists");
+      const now = Date.now();
+      this.store.updateNode(node.id, { name: finalName, parentId, updatedAt: now });
+      return { ...node, name: finalName, parentId, updatedAt: now };
+    });
+  }
+
+  delete(actor: SpaceActor, id: string): void {
+    writeTx(this.db, () => this.store.softDeleteSubtree(this.node(actor, id).id, Date.now()));
+  }
+
+  // Deliverables
+
+  /** The live `Deliverables` root folder, created when missing. */
+  ensureDeliverables(actor: SpaceActor): NodeRow {
+    return (
+      this.store.rootFolderNamed(actor.space.id, DELIVERABLES) ??
+      this.insert(actor, { parentId: null, name: DELIVERABLES, kind: "folder" })
+    );
+  }
+
+  /** A live file (not folder) somewhere below the `Deliverables` root folder. */
+  deliverableFile(actor: SpaceActor, id: string): NodeRow {
+    const node = this.node(actor, id);
+    const root = this.store.rootFolderNamed(actor.space.id, DELIVERABLES);
+    const ancestry = this.store.ancestry(node.id);
+    if (node.kind !== "file" || !root || !ancestry.slice(1).includes(root.id)) {
+      throw invalid("file must be under the Deliverables folder");
+    }
+    return node;
+  }
+
+  /** Removes blobs of cut-off uploads and replaced content. */
+  collectGarbage(): number {
+    return this.store.deleteUnreferencedBlobs(Date.now() - 3600 * 1000);
+  }
+
+  // Helpers
+
+  private file(actor: SpaceActor, id: string): NodeRow {
+    const node = this.node(actor, id);
+    if (node.kind !== "file") throw invalid("a folder has no content");
+    return node;
+  }
+
+  private folder(actor: SpaceActor, id: string): NodeRow {
+    const node = this.node(actor, id);
+    if (node.kind !== "folder") throw invalid("parent_id: not a folder");
+    return node;
+  }
+
+  /** A parent given in a body: null for the root, else a live folder of the space (400 otherwise). */
+  private parentFor(actor: SpaceActor, parentId: string | null | undefined): string | null {
+    if (parentId === undefined || parentId === null) return null;
+    const node = isUuid(parentId) ? this.store.node(actor.space.id, parentId) : undefined;
+    if (!node || node.deletedAt !== null) throw invalid("parent_id: folder not found");
+    if (node.kind !== "folder") throw invalid("parent_id: not a folder");
+    return node.id;
+  }
+
+  private insert(actor: SpaceActor, fields: Partial<NodeRow> & Pick<NodeRow, "parentId" | "name" | "kind">): NodeRow {
+    if (this.store.siblingNamed(actor.space.id, fields.parentId, fields.name)) throw conflict("name already exists");
+    const now = Date.now();
+    const node: NodeRow = {
+      id: newId(),
+      spaceId: actor.space.id,
+      storage: null,
+      blobId: null,
+      mimeType: null,
+      sizeBytes: null,
+      checksumSha256: null,
+      createdBy: actor.userId,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+      ...fields,
+    };
+    this.store.insertNode(node);
+    return node;
+  }
+
+  private blobStream(blobId: string | null): ReadableStream<Uint8Array> {
+    let seq = 0;
+    return new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        const chunk = blobId ? this.store.chunk(blobId, seq++) : undefined;
+        if (chunk) controller.enqueue(new Uint8Array(chunk));
+        else controller.close();
+      },
+    });
+  }
+}
+
+function decodeUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+async function readAll(body: ReadableStream<Uint8Array> | null, max: number, what: string): Promise<Uint8Array> {
+  if (!body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > max) throw tooLarge(what);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
