@@ -7,6 +7,7 @@ import { instanceRoutes } from "./features/instance/instance.routes";
 import { peopleRoutes } from "./features/people/people.routes";
 import { spacesRoutes } from "./features/spaces/spaces.routes";
 import { staffRoutes } from "./features/staff/staff.routes";
+import { tasksRoutes } from "./features/tasks/tasks.routes";
 import { authMacro } from "./http/auth";
 import { httpBase } from "./http/base";
 import { docsRoutes, type RouteInfo } from "./http/openapi";
@@ -33,6 +34,7 @@ export function buildApp({ config, log, services }: AppDeps) {
     .use(staffRoutes(auth, services.staff))
     .use(spacesRoutes(auth, services.spaces))
     .use(filesRoutes(auth, services.files))
+    .use(tasksRoutes(auth, services.tasks))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));
   finished = app;

@@ -14,6 +14,8 @@ import { SpacesService } from "./features/spaces/spaces.service";
 import { SpacesStore } from "./features/spaces/spaces.store";
 import { StaffService } from "./features/staff/staff.service";
 import { StaffStore } from "./features/staff/staff.store";
+import { TasksService } from "./features/tasks/tasks.service";
+import { TasksStore } from "./features/tasks/tasks.store";
 
 /** Every service of the app. */
 export type Services = ReturnType<typeof createServices>;
@@ -42,7 +44,9 @@ export function createServices(conn: Connection, config: Config, options: Servic
   );
   const staff = new StaffService(db, new StaffStore(db), peopleStore, config.modelrouterDefaultModel);
   const chatStore = new ChatStore(db);
-  const spaces = new SpacesService(db, new SpacesStore(db), chatStore, peopleStore);
+  const spacesStore = new SpacesStore(db);
+  const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
   const files = new FilesService(db, new FilesStore(db), config.maxUploadBytes);
-  return { auth, authStore, people, instance, staff, spaces, files };
+  const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files);
+  return { auth, authStore, people, instance, staff, spaces, files, tasks };
 }

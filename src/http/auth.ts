@@ -33,8 +33,10 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
     permission: (need: Need) => ({
       detail: mark({ "x-permission": need }),
       resolve: ({ headers, params, query }) => {
+        // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`).
         const orgId =
-          (params as Record<string, string | undefined>).orgId ?? (query as Record<string, string | undefined>).org_id;
+          (params as Record<string, string | undefined> | undefined)?.orgId ??
+          (query as Record<string, string | undefined> | undefined)?.org_id;
         return { actor: auth.authorize(auth.authenticate(headers.authorization), need, orgId) };
       },
     }),

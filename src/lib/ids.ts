@@ -21,3 +21,11 @@ export function iso(ms: number): string {
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : iso(ms);
 }
+
+/**
+ * A creation time strictly after `latest`: messages of one room (or task) never share a timestamp, so
+ * paging with `before = created_at of the oldest message` can neither skip nor repeat one.
+ */
+export function nextStamp(latest: number | undefined, now = Date.now()): number {
+  return latest === undefined || latest < now ? now : latest + 1;
+}

@@ -1,0 +1,123 @@
+/** Tasks, task messages, deliverables (api-spec §4 Tasks) and `GET /me/tasks`. */
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AuthMacro } from "../../http/auth";
+import { doc } from "../../http/docs";
+import { presentDeliverable, presentMyTask, presentTask, presentTaskMessage } from "./tasks.present";
+import {
+  createTaskIn,
+  deliverableOut,
+  linkDeliverableIn,
+  myTaskOut,
+  myTasksQuery,
+  pageQuery,
+  patchTaskIn,
+  postTaskMessageIn,
+  taskMessageOut,
+  taskOut,
+} from "./tasks.schemas";
+import type { TasksService } from "./tasks.service";
+
+export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
+  return new Elysia({ prefix: "/api/v1" })
+    .use(auth)
+    .get("/me/tasks", ({ actor }) => ({ tasks: tasks.mine(actor).map(presentMyTask) }), {
+      permission: "member",
+      query: myTasksQuery,
+      detail: doc(
+        "Tasks assigned to the caller in `org_id`, across the spaces they can see; at most 200, most recently updated first",
+        {
+          200: z.object({ tasks: z.array(myTaskOut) }),
+        },
+      ),
+    })
+    .group("/organizations/:orgId/spaces/:spaceId/tasks", (space) =>
+      space
+        .get("", ({ actor }) => ({ tasks: tasks.list(actor).map(presentTask) }), {
+          space: "member",
+          detail: doc("Tasks of the board, by column then position", { 200: z.object({ tasks: z.array(taskOut) }) }),
+        })
+        .post("", ({ actor, body, status }) => status(201, presentTask(tasks.create(actor, body))), {
+          space: "tasks.write",
+          body: createTaskIn,
+          detail: doc("Creates a task at the bottom of its column", { 201: taskOut }),
+        })
+        .patch("/:taskId", ({ actor, params, body }) => presentTask(tasks.patch(actor, params.taskId, body)), {
+          space: "tasks.write",
+          body: patchTaskIn,
+          detail: doc(
+            "Updates the fields present, moves the task (`column_id`, `position`); 409 with `task` on a stale `version`",
+            {
+              200: taskOut,
+            },
+          ),
+        })
+        .delete(
+          "/:taskId",
+          ({ actor, params, status }) => {
+            tasks.delete(actor, params.taskId);
+            return status(204);
+          },
+          {
+            space: "tasks.write",
+            detail: doc("Deletes the task for good", { 204: null }),
+          },
+        )
+        .get(
+          "/:taskId/messages",
+          ({ actor, params, query }) => ({
+            messages: tasks.messages(actor, params.taskId, query).map(presentTaskMessage),
+          }),
+          {
+            space: "member",
+            query: pageQuery,
+            detail: doc("The newest `limit` (default 50, at most 200) messages before `before`, oldest first", {
+              200: z.object({ messages: z.array(taskMessageOut) }),
+            }),
+          },
+        )
+        .post(
+          "/:taskId/messages",
+          ({ actor, params, body, status }) =>
+            status(201, presentTaskMessage(tasks.postMessage(actor, params.taskId, body.content))),
+          {
+            space: "tasks.write",
+            body: postTaskMessageIn,
+            detail: doc("Comments on the task", { 201: taskMessageOut }),
+          },
+        )
+        .get(
+          "/:taskId/deliverables",
+          ({ actor, params }) => ({ deliverables: tasks.deliverables(actor, params.taskId).map(presentDeliverable) }),
+          {
+            space: "member",
+            detail: doc("Files linked to the task as deliverables, oldest link first", {
+              200: z.object({ deliverables: z.array(deliverableOut) }),
+            }),
+          },
+        )
+        .post(
+          "/:taskId/deliverables",
+          ({ actor, params, body, status }) => {
+            tasks.link(actor, params.taskId, body.file_node_id);
+            return status(204);
+          },
+          {
+            space: "tasks.write",
+            body: linkDeliverableIn,
+            detail: doc("Links a file below the Deliverables folder to the task", { 204: null }),
+          },
+        )
+        .delete(
+          "/:taskId/deliverables/:fileNodeId",
+          ({ actor, params, status }) => {
+            tasks.unlink(actor, params.taskId, params.fileNodeId);
+            return status(204);
+          },
+          {
+            space: "tasks.write",
+            detail: doc("Removes the link; the file stays", { 204: null }),
+          },
+        ),
+    );
+}

@@ -1,0 +1,96 @@
+/** Request and response schemas of tasks, task messages and deliverables. */
+import { z } from "zod";
+import { timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+
+export const taskOut = z.object({
+  id: uuidOut,
+  space_id: uuidOut,
+  board_id: uuidOut,
+  column_id: uuidOut,
+  title: z.string(),
+  description: z.string(),
+  assignee_user_id: uuidOut.nullable(),
+  due_at: timestampOut.nullable(),
+  deliverable_required: z.boolean(),
+  deliverable_instructions: z.string(),
+  position: z.number().int(),
+  version: z.number().int(),
+  created_by: uuidOut.nullable(),
+  created_at: timestampOut,
+  updated_at: timestampOut,
+});
+export type TaskOut = z.infer<typeof taskOut>;
+
+export const myTaskOut = taskOut.extend({ organization_id: uuidOut, space_name: z.string() });
+export type MyTaskOut = z.infer<typeof myTaskOut>;
+
+export const taskMessageOut = z.object({
+  id: uuidOut,
+  task_id: uuidOut,
+  author_user_id: uuidOut.nullable(),
+  content: z.string(),
+  created_at: timestampOut,
+});
+export type TaskMessageOut = z.infer<typeof taskMessageOut>;
+
+export const deliverableOut = z.object({
+  task_id: uuidOut,
+  file_node_id: uuidOut,
+  added_by: uuidOut.nullable(),
+  created_at: timestampOut,
+  file_name: z.string(),
+  mime_type: z.string().nullable(),
+  size_bytes: z.number().int().nullable(),
+});
+export type DeliverableOut = z.infer<typeof deliverableOut>;
+
+const title = z.string().trim().min(1).max(500);
+const description = z.string().max(100_000);
+const instructions = z.string().max(10_000);
+const dueAt = z.iso.datetime({ offset: true, error: "due_at: must be an RFC 3339 timestamp" });
+
+export const createTaskIn = z.object({
+  title,
+  column_id: uuidIn,
+  description: description.optional(),
+  assignee_user_id: uuidIn.nullish(),
+  due_at: dueAt.nullish(),
+  deliverable_required: z.boolean().optional(),
+  deliverable_instructions: instructions.optional(),
+});
+export type CreateTaskIn = z.infer<typeof createTaskIn>;
+
+export const patchTaskIn = z.object({
+  title: title.optional(),
+  description: description.optional(),
+  column_id: uuidIn.optional(),
+  position: z.number().int().min(0).optional(),
+  assignee_user_id: uuidIn.nullable().optional(),
+  due_at: dueAt.nullish(),
+  clear_due_at: z.boolean().optional(),
+  deliverable_required: z.boolean().optional(),
+  deliverable_instructions: instructions.optional(),
+  /** When given, the update applies only if the task is still at this version (409 otherwise). */
+  version: z.number().int().min(1).optional(),
+});
+export type PatchTaskIn = z.infer<typeof patchTaskIn>;
+
+/** `limit` (default 50, above 200 means 200) and `before` of a message listing. */
+export const pageQuery = z.object({
+  limit: z.coerce
+    .number({ error: "invalid limit" })
+    .int({ error: "invalid limit" })
+    .min(1, { error: "invalid limit" })
+    .optional(),
+  before: z.iso.datetime({ offset: true, error: "invalid before" }).optional(),
+});
+export type PageQuery = z.infer<typeof pageQuery>;
+
+export const postTaskMessageIn = z.object({
+  content: z
+    .string()
+    .max(40_000)
+    .refine((s) => s.trim().length > 0, { error: "content: must not be empty" }),
+});
+export const linkDeliverableIn = z.object({ file_node_id: uuidIn });
+export const myTasksQuery = z.object({ org_id: z.string({ error: "org_id: required" }).max(64) });
