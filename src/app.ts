@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import type { Config } from "./config";
 import { authRoutes } from "./features/auth/auth.routes";
+import { chatRoutes } from "./features/chat/chat.routes";
 import { filesRoutes } from "./features/files/files.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
 import { peopleRoutes } from "./features/people/people.routes";
@@ -35,6 +36,7 @@ export function buildApp({ config, log, services }: AppDeps) {
     .use(spacesRoutes(auth, services.spaces))
     .use(filesRoutes(auth, services.files))
     .use(tasksRoutes(auth, services.tasks))
+    .use(chatRoutes(auth, services.chat))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));
   finished = app;

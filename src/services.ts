@@ -3,6 +3,7 @@ import type { Config, Secrets } from "./config";
 import type { Connection } from "./db/client";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
+import { ChatService } from "./features/chat/chat.service";
 import { ChatStore } from "./features/chat/chat.store";
 import { FilesService } from "./features/files/files.service";
 import { FilesStore } from "./features/files/files.store";
@@ -48,5 +49,6 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
   const files = new FilesService(db, new FilesStore(db), config.maxUploadBytes);
   const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files);
-  return { auth, authStore, people, instance, staff, spaces, files, tasks };
+  const chat = new ChatService(db, chatStore);
+  return { auth, authStore, people, instance, staff, spaces, files, tasks, chat };
 }

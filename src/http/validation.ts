@@ -51,6 +51,9 @@ function describe(issue: Issue): string {
       }
     case "invalid_value":
       return `must be one of ${(i.values as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    case "custom":
+      // `.refine(check, { params: { message: "must be an http(s) URL" } })` names what is wrong.
+      return String((i.params as { message?: string } | undefined)?.message ?? "is invalid");
     default:
       return typeof i.message === "string" && i.message ? i.message : "is invalid";
   }

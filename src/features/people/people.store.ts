@@ -9,6 +9,8 @@ import {
   roles,
   serviceAccounts,
   signupRequests,
+  spaceMembers,
+  spaces,
   users,
 } from "../../db/schema";
 
@@ -192,7 +194,17 @@ export class PeopleStore {
     this.setMemberRoles(orgId, userId, roleIds);
   }
 
+  /** Ends a membership, with the user's memberships of the organization's spaces. */
   removeMember(orgId: string, userId: string): void {
+    this.db
+      .delete(spaceMembers)
+      .where(
+        and(
+          eq(spaceMembers.userId, userId),
+          sql`${spaceMembers.spaceId} IN (SELECT ${spaces.id} FROM ${spaces} WHERE ${spaces.orgId} = ${orgId})`,
+        ),
+      )
+      .run();
     this.db
       .delete(orgMembers)
       .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)))

@@ -1,0 +1,41 @@
+/** Chat rules that depend on rows and on what an emoji is. */
+import { forbidden, invalid, missingPermission } from "../../http/errors";
+import type { SpaceActor } from "../spaces/spaces.policy";
+import type { MessageRow } from "./chat.store";
+
+const RGI_EMOJI = /^\p{RGI_Emoji}$/v;
+const PICTOGRAPH = /^\p{Extended_Pictographic}$/u;
+
+/**
+ * Exactly one emoji: any RGI emoji, so a ZWJ family, a flag, a keycap or a skin-tone form counts as one. A
+ * pictograph typed without its emoji presentation selector (`❤`) is stored as its emoji form (`❤️`), so both
+ * spellings are one reaction.
+ */
+export function normalizeEmoji(raw: string | undefined): string {
+  const emoji = (raw ?? "").trim();
+  if (RGI_EMOJI.test(emoji)) return emoji;
+  if (PICTOGRAPH.test(emoji) && RGI_EMOJI.test(`${emoji}\uFE0F`)) return `${emoji}\uFE0F`;
+  throw invalid("emoji must be a single emoji");
+}
+
+/** Only the author edits a message. */
+export function assertCanEdit(actor: SpaceActor, message: MessageRow): void {
+  if (message.authorUserId !== actor.userId) throw forbidden("only the author can edit this message");
+}
+
+/** The author deletes their own message; anyone else needs `chat.write`. */
+export function assertCanDelete(actor: SpaceActor, message: MessageRow): void {
+  if (message.authorUserId !== actor.userId && !actor.permissions.has("chat.write")) {
+    throw missingPermission("chat.write");
+  }
+}
+
+/** An http or https URL: attachments are links the server never fetches. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}

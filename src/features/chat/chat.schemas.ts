@@ -1,0 +1,60 @@
+/** Request and response schemas of chat rooms, messages, reactions and attachments. */
+import { z } from "zod";
+import { timestampOut, uuidOut } from "../../http/schemas";
+import { isHttpUrl } from "./chat.policy";
+
+export const roomOut = z.object({ id: uuidOut, space_id: uuidOut, name: z.string(), created_at: timestampOut });
+export type RoomOut = z.infer<typeof roomOut>;
+
+export const messageOut = z.object({
+  id: uuidOut,
+  chat_room_id: uuidOut,
+  space_id: uuidOut,
+  author_user_id: uuidOut.nullable(),
+  content: z.string(),
+  created_at: timestampOut,
+  updated_at: timestampOut,
+  edited_at: timestampOut.nullable(),
+  deleted_at: timestampOut.nullable(),
+});
+export type MessageOut = z.infer<typeof messageOut>;
+
+export const reactionOut = z.object({
+  message_id: uuidOut,
+  user_id: uuidOut,
+  emoji: z.string(),
+  created_at: timestampOut,
+});
+export type ReactionOut = z.infer<typeof reactionOut>;
+
+export const attachmentOut = z.object({
+  id: uuidOut,
+  message_id: uuidOut,
+  name: z.string(),
+  mime: z.string(),
+  size_bytes: z.number().int(),
+  url: z.string(),
+  created_at: timestampOut,
+});
+export type AttachmentOut = z.infer<typeof attachmentOut>;
+
+export const createRoomIn = z.object({ name: z.string().trim().min(1).max(80) });
+
+export const attachmentIn = z.object({
+  url: z
+    .string()
+    .max(2048)
+    .refine(isHttpUrl, { params: { message: "must be an http(s) URL" } }),
+  name: z.string().trim().max(255).optional(),
+  mime: z.string().trim().max(255).optional(),
+  size_bytes: z.number().int().min(0).optional(),
+});
+export type AttachmentIn = z.infer<typeof attachmentIn>;
+
+export const postMessageIn = z.object({
+  content: z.string().max(40_000).optional(),
+  attachments: z.array(attachmentIn).max(20).optional(),
+});
+export const editMessageIn = z.object({ content: z.string().max(40_000) });
+export const reactIn = z.object({ emoji: z.string().max(64).optional() });
+export const unreactQuery = z.object({ emoji: z.string().max(64).optional() });
