@@ -48,7 +48,14 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // The one log line that carries a token, by design: it is the way in to a fresh install.
   if (setupUrl) log.info({ setup_url: setupUrl }, "first-run setup: open this URL to create the organization");
 
-  const maintenance = setInterval(() => services.authStore.pruneExpired(Date.now()), MAINTENANCE_INTERVAL_MS);
+  const maintain = () => {
+    services.authStore.pruneExpired(Date.now());
+    services.files.collectGarbage();
+  };
+  // Off the start-up path: the first round runs once the server is already answering.
+  const firstRound = setTimeout(maintain, 1000);
+  const maintenance = setInterval(maintain, MAINTENANCE_INTERVAL_MS);
+  firstRound.unref();
   maintenance.unref();
 
   return {
@@ -56,6 +63,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     port,
     setupUrl,
     async stop() {
+      clearTimeout(firstRound);
       clearInterval(maintenance);
       await app.stop();
       conn.sqlite.close();
