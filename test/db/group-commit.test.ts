@@ -1,0 +1,65 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, it } from "bun:test";
+import { join } from "node:path";
+import { GroupCommit } from "../../src/db/group-commit";
+import { tempDir } from "../helpers/server";
+
+function open() {
+  const db = new Database(join(tempDir(), "g.db"));
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)");
+  return db;
+}
+
+describe("GroupCommit", () => {
+  it("commits writes queued in one turn together, and each resolves with its own value", async () => {
+    const db = open();
+    const writes = new GroupCommit(db);
+    const events: string[] = [];
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        writes
+          .run(() => {
+            events.push(db.inTransaction ? "ran in transaction" : "ran outside");
+            db.query("INSERT INTO t (v) VALUES (?)").run(`v${i}`);
+            return i;
+          })
+          .then((value) => {
+            events.push("resolved");
+            return value;
+          }),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    // Every write ran, inside the transaction, before any of them was acknowledged: one commit for all.
+    expect(events.slice(0, 20)).toEqual(Array(20).fill("ran in transaction"));
+    expect(events.slice(20)).toEqual(Array(20).fill("resolved"));
+    expect((db.query("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBe(20);
+  });
+
+  it("rolls back only the write that failed", async () => {
+    const db = open();
+    const writes = new GroupCommit(db);
+    const insert = (v: string) => () => db.query("INSERT INTO t (v) VALUES (?)").run(v);
+    const outcomes = await Promise.allSettled([
+      writes.run(insert("a")),
+      writes.run(() => {
+        db.query("INSERT INTO t (v) VALUES ('b')").run();
+        throw new Error("refused");
+      }),
+      writes.run(insert("a")),
+      writes.run(insert("c")),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+    expect((db.query("SELECT v FROM t ORDER BY v").all() as { v: string }[]).map((r) => r.v)).toEqual(["a", "c"]);
+    expect(db.inTransaction).toBe(false);
+  });
+
+  it("keeps working after a batch, for writes queued later", async () => {
+    const db = open();
+    const writes = new GroupCommit(db);
+    await writes.run(() => db.query("INSERT INTO t (v) VALUES ('x')").run());
+    await writes.run(() => db.query("INSERT INTO t (v) VALUES ('y')").run());
+    expect((db.query("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBe(2);
+  });
+});
