@@ -1,6 +1,7 @@
 /** Builds every service over one database connection: the API and the CLI share them. */
 import type { Config, Secrets } from "./config";
 import type { Connection } from "./db/client";
+import { GroupCommit } from "./db/group-commit";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
 import { ChatService } from "./features/chat/chat.service";
@@ -49,6 +50,6 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
   const files = new FilesService(db, new FilesStore(db), config.maxUploadBytes);
   const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files);
-  const chat = new ChatService(db, chatStore);
+  const chat = new ChatService(db, chatStore, new GroupCommit(conn.sqlite));
   return { auth, authStore, people, instance, staff, spaces, files, tasks, chat };
 }

@@ -67,8 +67,8 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService) {
     })
     .post(
       "/:roomId/messages",
-      ({ actor, params, body, status }) => {
-        const { message, attachments } = chat.post(actor, params.roomId, body);
+      async ({ actor, params, body, status }) => {
+        const { message, attachments } = await chat.post(actor, params.roomId, body);
         return status(201, { message: presentMessage(message), attachments: attachments.map(presentAttachment) });
       },
       {
