@@ -309,12 +309,13 @@ export class FilesService {
 
   // Deliverables
 
-  /** The live `Deliverables` root folder, created when missing. */
-  ensureDeliverables(actor: SpaceActor): NodeRow {
-    return (
-      this.store.rootFolderNamed(actor.space.id, DELIVERABLES) ??
-      this.insert(actor, { parentId: null, name: DELIVERABLES, kind: "folder" })
-    );
+  /**
+   * Creates the `Deliverables` root folder when the space has none. A root *file* of that name keeps it from
+   * being created; the task is saved regardless, and linking waits until the name is free.
+   */
+  ensureDeliverables(actor: SpaceActor): void {
+    if (this.store.siblingNamed(actor.space.id, null, DELIVERABLES)) return;
+    this.insert(actor, { parentId: null, name: DELIVERABLES, kind: "folder" });
   }
 
   /** A live file (not folder) somewhere below the `Deliverables` root folder. */

@@ -93,4 +93,4 @@ export const postTaskMessageIn = z.object({
     .refine((s) => s.trim().length > 0, { error: "content: must not be empty" }),
 });
 export const linkDeliverableIn = z.object({ file_node_id: uuidIn });
-export const myTasksQuery = z.object({ org_id: z.string({ error: "org_id: required" }).max(64) });
+export const myTasksQuery = z.object({ org_id: z.string().max(64) });
