@@ -410,3 +410,17 @@ describe("DELETE .../tasks/{taskId}/deliverables/{fileNodeId}", () => {
     expect((await links(s, t)).body.deliverables).toHaveLength(1);
   });
 });
+
+describe("a root file named Deliverables", () => {
+  it("does not keep a task that requires deliverables from being saved, and linking waits for the folder", async () => {
+    const s = await createSpace("file in the way");
+    const blocker = await textFile(s, "deliverables", null);
+    const res = await member.api.post(s.tasks, { title: "needs output", column_id: s.todo, deliverable_required: true });
+    expect(res.status).toBe(201);
+    expect(res.body.deliverable_required).toBe(true);
+    expect((await deliverableRoots(s)).map((n) => n.kind)).toEqual(["file"]);
+    const attempt = await link(s, res.body.id, blocker.id);
+    expect(attempt.status).toBe(400);
+    expect(attempt.body).toEqual(OUTSIDE);
+  });
+});
