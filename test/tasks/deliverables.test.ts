@@ -418,7 +418,8 @@ describe("a root file named Deliverables", () => {
     const res = await member.api.post(s.tasks, { title: "needs output", column_id: s.todo, deliverable_required: true });
     expect(res.status).toBe(201);
     expect(res.body.deliverable_required).toBe(true);
-    expect((await deliverableRoots(s)).map((n) => n.kind)).toEqual(["file"]);
+    expect(await deliverableRoots(s)).toEqual([]);
+    expect((await tree(s)).map((n) => n.name)).toEqual(["deliverables"]);
     const attempt = await link(s, res.body.id, blocker.id);
     expect(attempt.status).toBe(400);
     expect(attempt.body).toEqual(OUTSIDE);
