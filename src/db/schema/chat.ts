@@ -1,5 +1,5 @@
 /** Chat rooms, messages, reactions and attachments. */
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./people";
 import { spaces } from "./spaces";
 
@@ -11,10 +11,16 @@ export const chatRooms = sqliteTable(
       .notNull()
       .references(() => spaces.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
+    /** `nameKey(name)`: room names are unique in a space, ignoring case. */
+    nameKey: text("name_key").notNull().default(""),
     createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("chat_rooms_space_idx").on(t.spaceId, t.createdAt)],
+  (t) => [
+    index("chat_rooms_space_idx").on(t.spaceId, t.createdAt, t.id),
+    index("chat_rooms_created_by_idx").on(t.createdBy),
+    uniqueIndex("chat_rooms_key_uq").on(t.spaceId, t.nameKey),
+  ],
 );
 
 export const chatMessages = sqliteTable(
@@ -32,7 +38,10 @@ export const chatMessages = sqliteTable(
     editedAt: integer("edited_at"),
     deletedAt: integer("deleted_at"),
   },
-  (t) => [index("chat_messages_room_idx").on(t.roomId, t.createdAt, t.id)],
+  (t) => [
+    index("chat_messages_room_idx").on(t.roomId, t.createdAt, t.id),
+    index("chat_messages_author_idx").on(t.authorUserId),
+  ],
 );
 
 export const chatReactions = sqliteTable(
@@ -47,7 +56,7 @@ export const chatReactions = sqliteTable(
     emoji: text("emoji").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.messageId, t.userId, t.emoji] })],
+  (t) => [primaryKey({ columns: [t.messageId, t.userId, t.emoji] }), index("chat_reactions_user_idx").on(t.userId)],
 );
 
 export const chatAttachments = sqliteTable(

@@ -21,8 +21,6 @@ export const blobs = sqliteTable("blobs", {
   id: text("id").primaryKey(),
   sizeBytes: integer("size_bytes").notNull(),
   checksumSha256: text("checksum_sha256").notNull(),
-  /** Set once every chunk is written; an unfinished blob (an upload cut off) is removed at start-up. */
-  complete: integer("complete", { mode: "boolean" }).notNull().default(false),
   createdAt: integer("created_at").notNull(),
 });
 
@@ -49,6 +47,8 @@ export const fileNodes = sqliteTable(
     /** `file` or `folder`. */
     kind: text("kind").notNull(),
     name: text("name").notNull(),
+    /** `nameKey(name)`: what sibling names are compared and searched by. */
+    nameKey: text("name_key").notNull().default(""),
     /** `text` (a Yjs document in file_docs) or `blob`; null for folders. */
     storage: text("storage"),
     blobId: text("blob_id").references(() => blobs.id, { onDelete: "set null" }),
@@ -62,15 +62,16 @@ export const fileNodes = sqliteTable(
   },
   (t) => [
     // Live siblings have distinct names ignoring case: one index for the space root, one below folders.
-    uniqueIndex("file_nodes_root_name_uq")
-      .on(t.spaceId, sql`lower(${t.name})`)
+    uniqueIndex("file_nodes_root_key_uq")
+      .on(t.spaceId, t.nameKey)
       .where(sql`${t.deletedAt} IS NULL AND ${t.parentId} IS NULL`),
-    uniqueIndex("file_nodes_child_name_uq")
-      .on(t.parentId, sql`lower(${t.name})`)
+    uniqueIndex("file_nodes_child_key_uq")
+      .on(t.parentId, t.nameKey)
       .where(sql`${t.deletedAt} IS NULL AND ${t.parentId} IS NOT NULL`),
     index("file_nodes_space_live_idx").on(t.spaceId).where(sql`${t.deletedAt} IS NULL`),
     index("file_nodes_parent_idx").on(t.parentId),
     index("file_nodes_blob_idx").on(t.blobId),
+    index("file_nodes_created_by_idx").on(t.createdBy),
   ],
 );
 

@@ -1,5 +1,3 @@
-/** Organizations, users, memberships, roles, invites and signup requests. Times are epoch milliseconds. */
-import { sql } from "drizzle-orm";
 import { foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const organizations = sqliteTable("organizations", {
@@ -44,6 +42,8 @@ export const roles = sqliteTable(
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
+    /** `nameKey(name)`: role names are unique in an organization, ignoring case. */
+    nameKey: text("name_key").notNull().default(""),
     /** `owner`, `member`, `viewer` or `ai_staff` for the four system roles; null for custom roles. */
     systemKey: text("system_key"),
     /** JSON array of permission names. */
@@ -52,7 +52,7 @@ export const roles = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
   },
   (t) => [
-    uniqueIndex("roles_org_name_uq").on(t.orgId, sql`lower(${t.name})`),
+    uniqueIndex("roles_org_key_uq").on(t.orgId, t.nameKey),
     uniqueIndex("roles_org_system_uq").on(t.orgId, t.systemKey),
   ],
 );
@@ -93,7 +93,11 @@ export const invites = sqliteTable(
     acceptedAt: integer("accepted_at"),
     acceptedBy: text("accepted_by").references(() => users.id, { onDelete: "set null" }),
   },
-  (t) => [index("invites_org_idx").on(t.orgId, t.createdAt)],
+  (t) => [
+    index("invites_org_idx").on(t.orgId, t.createdAt, t.id),
+    index("invites_created_by_idx").on(t.createdBy),
+    index("invites_accepted_by_idx").on(t.acceptedBy),
+  ],
 );
 
 export const signupRequests = sqliteTable(
@@ -113,7 +117,8 @@ export const signupRequests = sqliteTable(
     resolvedBy: text("resolved_by").references(() => users.id, { onDelete: "set null" }),
   },
   (t) => [
-    index("signup_requests_org_idx").on(t.orgId, t.status, t.createdAt),
+    index("signup_requests_org_idx").on(t.orgId, t.createdAt, t.id),
+    index("signup_requests_resolved_by_idx").on(t.resolvedBy),
     index("signup_requests_user_idx").on(t.userId, t.status),
   ],
 );

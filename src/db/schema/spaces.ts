@@ -16,7 +16,7 @@ export const spaces = sqliteTable(
     createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("spaces_org_idx").on(t.orgId, t.createdAt)],
+  (t) => [index("spaces_org_idx").on(t.orgId, t.createdAt, t.id), index("spaces_created_by_idx").on(t.createdBy)],
 );
 
 export const spaceMembers = sqliteTable(

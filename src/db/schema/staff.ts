@@ -1,5 +1,5 @@
 /** Service accounts (AI staff): each is backed by a user, and authenticates with an `sa_` token stored hashed. */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { organizations, users } from "./people";
 
 export const serviceAccounts = sqliteTable(
@@ -14,6 +14,8 @@ export const serviceAccounts = sqliteTable(
       .unique()
       .references(() => users.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
+    /** `nameKey(name)`: staff names are unique in an organization, so a mention names one. */
+    nameKey: text("name_key").notNull().default(""),
     createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
     /** `modelrouter` or `agent`. */
     provider: text("provider").notNull(),
@@ -26,5 +28,9 @@ export const serviceAccounts = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("service_accounts_org_idx").on(t.orgId, t.createdAt)],
+  (t) => [
+    index("service_accounts_org_idx").on(t.orgId, t.createdAt, t.id),
+    index("service_accounts_created_by_idx").on(t.createdBy),
+    uniqueIndex("service_accounts_key_uq").on(t.orgId, t.nameKey),
+  ],
 );

@@ -36,7 +36,8 @@ export const tasks = sqliteTable(
   (t) => [
     index("tasks_column_rank_idx").on(t.columnId, t.rank, t.id),
     index("tasks_space_idx").on(t.spaceId),
-    index("tasks_assignee_idx").on(t.assigneeUserId, t.updatedAt),
+    index("tasks_created_by_idx").on(t.createdBy),
+    index("tasks_assignee_idx").on(t.assigneeUserId, t.updatedAt, t.id),
   ],
 );
 
@@ -51,7 +52,10 @@ export const taskMessages = sqliteTable(
     content: text("content").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("task_messages_task_idx").on(t.taskId, t.createdAt, t.id)],
+  (t) => [
+    index("task_messages_task_idx").on(t.taskId, t.createdAt, t.id),
+    index("task_messages_author_idx").on(t.authorUserId),
+  ],
 );
 
 export const taskDeliverables = sqliteTable(
@@ -66,5 +70,9 @@ export const taskDeliverables = sqliteTable(
     addedBy: text("added_by").references(() => users.id, { onDelete: "set null" }),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.taskId, t.fileNodeId] }), index("task_deliverables_file_idx").on(t.fileNodeId)],
+  (t) => [
+    primaryKey({ columns: [t.taskId, t.fileNodeId] }),
+    index("task_deliverables_file_idx").on(t.fileNodeId),
+    index("task_deliverables_added_by_idx").on(t.addedBy),
+  ],
 );
