@@ -1,44 +1,55 @@
 /**
  * The permission macro. Every route declares one of: `permission` (a catalogue permission, or `member` for any
- * member of the route's organization), `signedIn: true` (any valid token, no organization), or `public: true`.
- * A test walks the routes and fails on one that declares none (default deny). The declaration is also written
- * into the route's OpenAPI `detail`, so the docs show it.
+ * member of the route's organization), `space` (the same, below `/spaces/:spaceId`), `signedIn: true` (any
+ * valid token, no organization), or `public: true`. A test walks the routes and fails on one that declares
+ * none (default deny). The declaration is also written into the route's OpenAPI `detail`, so the docs show it.
+ *
+ * The checks run in `transform`, before Elysia validates the body and query: a bad token answers 401 and an
+ * invisible space 404 whatever the body holds. `resolve` then hands the result to the handler.
  */
 import { Elysia } from "elysia";
 import type { AuthService } from "../features/auth/auth.service";
 import { assertPermission, type SpaceActor } from "../features/spaces/spaces.policy";
 import type { SpacesService } from "../features/spaces/spaces.service";
+import type { OrgActor, Principal } from "./actor";
+import { invalid } from "./errors";
 import type { Need } from "./permissions";
 
 /** The macro plugin type, for route modules. */
 export type AuthMacro = ReturnType<typeof authMacro>;
 
-/** The macro plugin, bound to the auth service of one app. */
 /** Route metadata for the docs and the default-deny test; Elysia types `detail` as an OpenAPI operation. */
 const mark = (meta: Record<string, unknown>) => meta as Record<string, unknown>;
 
 /** Distinguishes the macro of each app built in one process (Elysia dedupes plugins by name and seed). */
 let instances = 0;
 
+type Raw = Record<string, string | undefined> | undefined;
+
+/** The macro plugin, bound to the services of one app. */
 export function authMacro(auth: AuthService, spaces: SpacesService) {
+  const resolved = new WeakMap<Request, unknown>();
+  const take = <T>(request: Request) => resolved.get(request) as T;
+
   return new Elysia({ name: "auth-macro", seed: ++instances }).macro({
     /** No token needed. */
     public: (_enabled: true) => ({ detail: mark({ "x-public": true }) }),
     /** Any valid token; the route is outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
-      resolve: ({ headers }) => ({ principal: auth.authenticate(headers.authorization) }),
+      transform: ({ headers, request }) => void resolved.set(request, auth.authenticate(headers.authorization)),
+      resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
     /** A member of the route's organization (`:orgId`, or `?org_id=`) holding `need`. */
     permission: (need: Need) => ({
       detail: mark({ "x-permission": need }),
-      resolve: ({ headers, params, query }) => {
+      transform: ({ headers, params, query, request }) => {
         // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`).
-        const orgId =
-          (params as Record<string, string | undefined> | undefined)?.orgId ??
-          (query as Record<string, string | undefined> | undefined)?.org_id;
-        return { actor: auth.authorize(auth.authenticate(headers.authorization), need, orgId) };
+        const orgId = (params as Raw)?.orgId ?? (query as Raw)?.org_id;
+        if (orgId === undefined) throw invalid("org_id: required");
+        resolved.set(request, auth.authorize(auth.authenticate(headers.authorization), need, orgId));
       },
+      resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
     }),
     /**
      * A route below `/spaces/:spaceId`: membership of the org, then the space must be visible (404
@@ -46,14 +57,15 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
      */
     space: (need: Need) => ({
       detail: mark({ "x-permission": need, "x-space": true }),
-      resolve: ({ headers, params }) => {
+      transform: ({ headers, params, request }) => {
         const { orgId, spaceId } = params as Record<string, string>;
         const actor = auth.authorize(auth.authenticate(headers.authorization), "member", orgId);
         const space = spaces.access(actor, spaceId ?? "");
         assertPermission(actor, need);
         const spaceActor: SpaceActor = { ...actor, space };
-        return { actor: spaceActor };
+        resolved.set(request, spaceActor);
       },
+      resolve: ({ request }) => ({ actor: take<SpaceActor>(request) }),
     }),
   });
 }

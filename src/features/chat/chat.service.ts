@@ -3,6 +3,7 @@ import { type Db, writeTx } from "../../db/client";
 import type { GroupCommit } from "../../db/group-commit";
 import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
+import { nameKey } from "../../lib/text";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import type { PageQuery } from "../tasks/tasks.schemas";
 import { pageOf } from "../tasks/tasks.service";
@@ -19,8 +20,13 @@ export interface MessagePage {
 
 /** The display name of an attachment given only by URL: the last path segment. */
 function nameFromUrl(url: string): string {
-  const segment = decodeURIComponent(new URL(url).pathname.split("/").pop() ?? "");
-  return segment || "attachment";
+  const segment = new URL(url).pathname.split("/").pop() ?? "";
+  try {
+    return decodeURIComponent(segment) || "attachment";
+  } catch {
+    // Malformed percent-encoding (`100%ZZ.pdf`): keep the segment as written.
+    return segment || "attachment";
+  }
 }
 
 /** Chat operations, each on a space the macro has already checked. */
@@ -45,6 +51,7 @@ export class ChatService {
         id: newId(),
         spaceId: actor.space.id,
         name,
+        nameKey: nameKey(name),
         createdBy: actor.userId,
         createdAt: Date.now(),
       };

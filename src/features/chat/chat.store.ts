@@ -2,6 +2,7 @@
 import { and, asc, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { chatAttachments, chatMessages, chatReactions, chatRooms } from "../../db/schema";
+import { nameKey } from "../../lib/text";
 
 export type RoomRow = typeof chatRooms.$inferSelect;
 export type MessageRow = typeof chatMessages.$inferSelect;
@@ -39,7 +40,7 @@ export class ChatStore {
     return this.db
       .select()
       .from(chatRooms)
-      .where(and(eq(chatRooms.spaceId, spaceId), sql`lower(${chatRooms.name}) = lower(${name})`))
+      .where(and(eq(chatRooms.spaceId, spaceId), eq(chatRooms.nameKey, nameKey(name))))
       .all()[0];
   }
 

@@ -11,22 +11,28 @@ import type { Content, FilesService } from "./files.service";
 const nodeAnswer = z.object({ node: nodeOut });
 const nodesAnswer = z.object({ nodes: z.array(nodeOut) });
 
-/** The bytes of a file, sandboxed: uploaded content must never run as a page of this origin. */
+/**
+ * The bytes of a file, sandboxed: uploaded content must never run as a page of this origin. Every header goes
+ * on the Response itself and `set.headers` is emptied: Elysia otherwise rebuilds the Response to merge them,
+ * and the rebuilt streamed response loses its Content-Length.
+ */
 function contentResponse(
   { node, mimeType, body }: Content,
   set: { headers: Record<string, string | number> },
 ): Response {
-  const type = /^text\/|json|xml|yaml|javascript/.test(mimeType) ? `${mimeType}; charset=utf-8` : mimeType;
-  const disposition = isActiveContent(mimeType) ? "attachment" : "inline";
-  set.headers["content-security-policy"] = "default-src 'none'; sandbox; frame-ancestors 'none'";
-  return new Response(body as BodyInit, {
-    headers: {
-      "content-type": type,
-      "content-length": String(node.sizeBytes ?? 0),
-      "content-disposition": `${disposition}; filename*=UTF-8''${encodeURIComponent(node.name)}`,
-      etag: `"${node.checksumSha256 ?? ""}"`,
-    },
+  const textual = /^text\/|json|xml|yaml|javascript/.test(mimeType) && !/charset=/i.test(mimeType);
+  const headers = new Headers({
+    "content-type": textual ? `${mimeType}; charset=utf-8` : mimeType,
+    "content-length": String(node.sizeBytes ?? 0),
+    "content-disposition": `${isActiveContent(mimeType) ? "attachment" : "inline"}; filename*=UTF-8''${encodeURIComponent(node.name)}`,
+    "content-security-policy": "default-src 'none'; sandbox; frame-ancestors 'none'",
+    etag: `"${node.checksumSha256 ?? ""}"`,
   });
+  for (const [key, value] of Object.entries(set.headers)) {
+    if (!headers.has(key)) headers.set(key, String(value));
+    delete set.headers[key];
+  }
+  return new Response(body as BodyInit, { headers });
 }
 
 export function filesRoutes(auth: AuthMacro, files: FilesService) {

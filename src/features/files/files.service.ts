@@ -4,6 +4,7 @@ import { type Db, writeTx } from "../../db/client";
 import { AppError, conflict, invalid, notFound } from "../../http/errors";
 import { boundaryOf, readMultipart } from "../../http/multipart";
 import { isUuid, newId } from "../../lib/ids";
+import { nameKey } from "../../lib/text";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import { assertMovable, checkName, isTextType, mimeOf } from "./files.policy";
 import type { FilesStore, NodeRow } from "./files.store";
@@ -13,6 +14,11 @@ import { newTextState, replaceTextState } from "./text-doc";
 const CHUNK_BYTES = 256 * 1024;
 /** Uploads of a text type up to this size become editable text files. */
 const MAX_TEXT_BYTES = 5 * 1024 * 1024;
+/**
+ * Blobs up to this size are answered from memory with their exact Content-Length; larger ones stream in
+ * chunks (Bun cannot yet announce the length of a streamed body: oven-sh/bun#10507).
+ */
+const BUFFERED_DOWNLOAD_BYTES = 8 * 1024 * 1024;
 /** The root folder that deliverable files must live under. */
 export const DELIVERABLES = "Deliverables";
 
@@ -77,7 +83,7 @@ class BlobWriter {
   finish(): string {
     if (this.pendingBytes > 0) this.flush(this.pendingBytes);
     const checksum = this.hash.digest("hex");
-    this.store.completeBlob(this.id, this.size, checksum);
+    this.store.finishBlob(this.id, this.size, checksum);
     return checksum;
   }
 
@@ -227,7 +233,9 @@ export class FilesService {
       const doc = this.store.doc(node.id);
       return { node, mimeType: node.mimeType ?? "text/plain", body: Buffer.from(doc?.text ?? "") };
     }
-    return { node, mimeType: node.mimeType ?? "application/octet-stream", body: this.blobStream(node.blobId) };
+    const mimeType = node.mimeType ?? "application/octet-stream";
+    if ((node.sizeBytes ?? 0) <= BUFFERED_DOWNLOAD_BYTES) return { node, mimeType, body: this.blobBytes(node.blobId) };
+    return { node, mimeType, body: this.blobStream(node.blobId) };
   }
 
   /** Replaces a file's content with the raw request body. */
@@ -298,7 +306,7 @@ export class FilesService {
       const clash = this.store.siblingNamed(actor.space.id, parentId, finalName);
       if (clash && clash.id !== node.id) throw conflict("name already exists");
       const now = Date.now();
-      this.store.updateNode(node.id, { name: finalName, parentId, updatedAt: now });
+      this.store.updateNode(node.id, { name: finalName, nameKey: nameKey(finalName), parentId, updatedAt: now });
       return { ...node, name: finalName, parentId, updatedAt: now };
     });
   }
@@ -357,7 +365,10 @@ export class FilesService {
     return node.id;
   }
 
-  private insert(actor: SpaceActor, fields: Partial<NodeRow> & Pick<NodeRow, "parentId" | "name" | "kind">): NodeRow {
+  private insert(
+    actor: SpaceActor,
+    fields: Partial<Omit<NodeRow, "nameKey">> & Pick<NodeRow, "parentId" | "name" | "kind">,
+  ): NodeRow {
     if (this.store.siblingNamed(actor.space.id, fields.parentId, fields.name)) throw conflict("name already exists");
     const now = Date.now();
     const node: NodeRow = {
@@ -373,9 +384,20 @@ export class FilesService {
       updatedAt: now,
       deletedAt: null,
       ...fields,
+      nameKey: nameKey(fields.name),
     };
     this.store.insertNode(node);
     return node;
+  }
+
+  private blobBytes(blobId: string | null): Uint8Array {
+    const chunks: Buffer[] = [];
+    for (let seq = 0; blobId; seq++) {
+      const chunk = this.store.chunk(blobId, seq);
+      if (!chunk) break;
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
   }
 
   private blobStream(blobId: string | null): ReadableStream<Uint8Array> {
@@ -390,9 +412,10 @@ export class FilesService {
   }
 }
 
+/** Strict UTF-8, keeping a leading byte order mark: the text must give back exactly the bytes it came from. */
 function decodeUtf8(bytes: Uint8Array): string | null {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return null;
   }

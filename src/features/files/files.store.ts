@@ -2,17 +2,13 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { blobChunks, blobs, fileDocs, fileNodes } from "../../db/schema";
+import { nameKey } from "../../lib/text";
 
 export type NodeRow = typeof fileNodes.$inferSelect;
 export type DocRow = typeof fileDocs.$inferSelect;
 
 const folderFirst = sql`CASE ${fileNodes.kind} WHEN 'folder' THEN 0 ELSE 1 END`;
-const byName = sql`lower(${fileNodes.name})`;
-
-/** Escapes `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`. */
-function likeEscape(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
+const byName = fileNodes.nameKey;
 
 /** Data access for files. */
 export class FilesStore {
@@ -50,7 +46,7 @@ export class FilesStore {
 
   /** Live nodes whose name contains `q` (ignoring case): below one folder, or anywhere in the space. */
   search(spaceId: string, parentId: string | null, q: string, wholeSpace: boolean): NodeRow[] {
-    const match = sql`${fileNodes.name} LIKE ${`%${likeEscape(q)}%`} ESCAPE '\\'`;
+    const match = sql`instr(${fileNodes.nameKey}, ${nameKey(q)}) > 0`;
     const scope = wholeSpace
       ? eq(fileNodes.spaceId, spaceId)
       : parentId === null
@@ -88,7 +84,7 @@ export class FilesStore {
             ? and(eq(fileNodes.spaceId, spaceId), isNull(fileNodes.parentId))
             : eq(fileNodes.parentId, parentId),
           isNull(fileNodes.deletedAt),
-          sql`lower(${fileNodes.name}) = lower(${name})`,
+          eq(fileNodes.nameKey, nameKey(name)),
         ),
       )
       .all()[0];
@@ -155,15 +151,15 @@ export class FilesStore {
   // Blobs
 
   insertBlob(id: string, now: number): void {
-    this.db.insert(blobs).values({ id, sizeBytes: 0, checksumSha256: "", complete: false, createdAt: now }).run();
+    this.db.insert(blobs).values({ id, sizeBytes: 0, checksumSha256: "", createdAt: now }).run();
   }
 
   appendChunk(blobId: string, seq: number, data: Buffer): void {
     this.db.insert(blobChunks).values({ blobId, seq, data }).run();
   }
 
-  completeBlob(id: string, sizeBytes: number, checksumSha256: string): void {
-    this.db.update(blobs).set({ sizeBytes, checksumSha256, complete: true }).where(eq(blobs.id, id)).run();
+  finishBlob(id: string, sizeBytes: number, checksumSha256: string): void {
+    this.db.update(blobs).set({ sizeBytes, checksumSha256 }).where(eq(blobs.id, id)).run();
   }
 
   deleteBlob(id: string): void {

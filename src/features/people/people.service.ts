@@ -5,6 +5,7 @@ import { conflict, forbidden, invalid, notFound } from "../../http/errors";
 import { isPermission, PERMISSIONS, SYSTEM_ROLES } from "../../http/permissions";
 import { isUuid, newId } from "../../lib/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "../../lib/password";
+import { nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { AuthStore } from "../auth/auth.store";
 import { assertAllRolesFound, assertCanGrant, assertKeepsAnOwner } from "./people.policy";
@@ -105,6 +106,7 @@ export class PeopleService {
           id,
           orgId: org.id,
           name: role.name,
+          nameKey: nameKey(role.name),
           systemKey: role.key,
           permissions: JSON.stringify(role.permissions),
           createdAt: now,
@@ -275,6 +277,7 @@ export class PeopleService {
       id: newId(),
       orgId: actor.orgId,
       name: input.name,
+      nameKey: nameKey(input.name),
       systemKey: null,
       permissions: JSON.stringify(permissions),
       createdAt: now,

@@ -13,6 +13,7 @@ import {
   spaces,
   users,
 } from "../../db/schema";
+import { nameKey } from "../../lib/text";
 
 /** Row types, as drizzle reads them. */
 export type OrgRow = typeof organizations.$inferSelect;
@@ -298,7 +299,7 @@ export class PeopleStore {
     return this.db
       .select()
       .from(roles)
-      .where(and(eq(roles.orgId, orgId), sql`lower(${roles.name}) = lower(${name})`))
+      .where(and(eq(roles.orgId, orgId), eq(roles.nameKey, nameKey(name))))
       .all()[0];
   }
 
@@ -307,9 +308,10 @@ export class PeopleStore {
   }
 
   updateRole(id: string, patch: Partial<Pick<RoleRow, "name" | "permissions">>, now: number): void {
+    const key = patch.name === undefined ? {} : { nameKey: nameKey(patch.name) };
     this.db
       .update(roles)
-      .set({ ...patch, updatedAt: now })
+      .set({ ...patch, ...key, updatedAt: now })
       .where(eq(roles.id, id))
       .run();
   }

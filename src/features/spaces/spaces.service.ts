@@ -60,6 +60,7 @@ export class SpacesService {
         id: newId(),
         spaceId: space.id,
         name: "general",
+        nameKey: "general",
         createdBy: actor.userId,
         createdAt: now,
       });

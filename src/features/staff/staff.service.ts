@@ -3,6 +3,7 @@ import { type Db, writeTx } from "../../db/client";
 import type { OrgActor } from "../../http/actor";
 import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId } from "../../lib/ids";
+import { nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import { assertAllRolesFound, assertCanGrant } from "../people/people.policy";
 import type { PeopleStore } from "../people/people.store";
@@ -49,6 +50,7 @@ export class StaffService {
         orgId: actor.orgId,
         userId,
         name: input.name,
+        nameKey: nameKey(input.name),
         createdBy: actor.userId,
         provider: input.provider,
         modelrouterModel: model,
@@ -81,6 +83,7 @@ export class StaffService {
         const other = this.store.byName(actor.orgId, input.name);
         if (other && other.id !== account.id) throw conflict("a staff member with that name already exists");
         patch.name = input.name;
+        patch.nameKey = nameKey(input.name);
         this.people.updateUser(account.userId, { displayName: input.name }, now);
       }
       this.store.update(account.id, patch);

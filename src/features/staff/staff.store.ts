@@ -1,7 +1,8 @@
 /** Service-account rows. */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { serviceAccounts, users } from "../../db/schema";
+import { nameKey } from "../../lib/text";
 
 export type ServiceAccountRow = typeof serviceAccounts.$inferSelect;
 
@@ -30,7 +31,7 @@ export class StaffStore {
     return this.db
       .select()
       .from(serviceAccounts)
-      .where(and(eq(serviceAccounts.orgId, orgId), sql`lower(${serviceAccounts.name}) = lower(${name})`))
+      .where(and(eq(serviceAccounts.orgId, orgId), eq(serviceAccounts.nameKey, nameKey(name))))
       .all()[0];
   }
 
