@@ -415,7 +415,11 @@ describe("a root file named Deliverables", () => {
   it("does not keep a task that requires deliverables from being saved, and linking waits for the folder", async () => {
     const s = await createSpace("file in the way");
     const blocker = await textFile(s, "deliverables", null);
-    const res = await member.api.post(s.tasks, { title: "needs output", column_id: s.todo, deliverable_required: true });
+    const res = await member.api.post(s.tasks, {
+      title: "needs output",
+      column_id: s.todo,
+      deliverable_required: true,
+    });
     expect(res.status).toBe(201);
     expect(res.body.deliverable_required).toBe(true);
     expect(await deliverableRoots(s)).toEqual([]);

@@ -1,0 +1,834 @@
+/**
+ * Every query a request path issues reads through an index: no `SCAN <table>` (a full scan of a real table), no
+ * automatic (transient) index. The SQL is not written out by hand: the real stores run against a migrated,
+ * filled and ANALYZEd database through a drizzle connection whose logger captures each statement with its
+ * parameters, so the plan checked is the plan of exactly the SQL the store issues. Statements that write run
+ * inside a savepoint that is rolled back.
+ *
+ * `USE TEMP B-TREE` (a sort the index order does not give) is allowed only where a case says why; the reasons
+ * are listed with the cases below. A failing case prints its SQL and the whole plan; `PRINT_PLANS=1` prints
+ * every plan.
+ */
+import type { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { openDatabase } from "../../src/db/client";
+import { migrate } from "../../src/db/migrate";
+import * as schema from "../../src/db/schema";
+import { AuthStore } from "../../src/features/auth/auth.store";
+import { ChatStore } from "../../src/features/chat/chat.store";
+import { FilesStore } from "../../src/features/files/files.store";
+import { PeopleStore } from "../../src/features/people/people.store";
+import { SpacesStore } from "../../src/features/spaces/spaces.store";
+import { StaffStore } from "../../src/features/staff/staff.store";
+import { TasksStore } from "../../src/features/tasks/tasks.store";
+import { nameKey } from "../../src/lib/text";
+import { tempDir } from "../helpers/server";
+
+/** One statement as drizzle sent it to SQLite. */
+interface Captured {
+  sql: string;
+  params: unknown[];
+}
+
+/** One store call on a request path, with why a temp B-tree is acceptable for it (when it needs one). */
+interface Case {
+  name: string;
+  run: () => unknown;
+  /** Runs inside a savepoint that is rolled back. */
+  writes?: boolean;
+  /** Why sorting in a temp B-tree is acceptable here; without it a temp B-tree fails the case. */
+  tempBTree?: string;
+  /** Tables this case may scan in full, each with why; any other scan fails the case. */
+  scan?: Record<string, string>;
+}
+
+/** Names in plans that are not tables: the recursive CTEs of the file tree queries. */
+const CTE_NAMES = new Set(["up", "sub"]);
+
+let sqlite: Database;
+let captured: Captured[] = [];
+let stores: {
+  spaces: SpacesStore;
+  tasks: TasksStore;
+  chat: ChatStore;
+  files: FilesStore;
+  people: PeopleStore;
+  auth: AuthStore;
+  staff: StaffStore;
+};
+
+/** Realistic ids picked from the seeded rows. */
+const ids = {
+  org: "",
+  user: "",
+  outsider: "",
+  staffUser: "",
+  staffAccount: "",
+  staffTokenHash: "",
+  refreshHash: "",
+  refreshFamily: "",
+  space: "",
+  privateSpace: "",
+  board: "",
+  column: "",
+  otherColumn: "",
+  task: "",
+  room: "",
+  message: "",
+  pageMessageIds: [] as string[],
+  folder: "",
+  deepFolder: "",
+  file: "",
+  blob: "",
+  role: "",
+  roleIds: [] as string[],
+  invite: "",
+  inviteHash: "",
+  signup: "",
+};
+
+const now = Date.UTC(2026, 10, 21, 9, 30);
+let seq = 0;
+const id = () => Bun.randomUUIDv7();
+const pick = <T>(list: readonly T[], i: number): T => list[i % list.length] as T;
+
+/** Fills the database with a few tens of thousands of rows, shaped like a busy install. */
+function seed(db: Database): void {
+  const keyed = new Set(["roles", "service_accounts", "file_nodes", "chat_rooms"]);
+  const ins = (table: string, given: Record<string, unknown>) => {
+    // Names are compared by their folded key, as the stores write it.
+    const row =
+      keyed.has(table) && typeof given.name === "string" ? { ...given, name_key: nameKey(given.name) } : given;
+    const cols = Object.keys(row);
+    db.prepare(`INSERT INTO ${table} (${cols.join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`).run(
+      ...(Object.values(row) as never[]),
+    );
+  };
+  const t = () => now + seq++;
+  db.transaction(() => {
+    const org = id();
+    ids.org = org;
+    ins("organizations", {
+      id: org,
+      name: "Acme",
+      slug: "acme",
+      open_signups_enabled: 1,
+      created_at: t(),
+      updated_at: t(),
+    });
+
+    const roleIds: string[] = [];
+    for (const [name, key] of [
+      ["Owner", "owner"],
+      ["Member", "member"],
+      ["Viewer", "viewer"],
+      ["AI Staff", "ai_staff"],
+      ...Array.from({ length: 30 }, (_, i) => [`Custom ${i}`, null] as const),
+    ] as const) {
+      const r = id();
+      roleIds.push(r);
+      ins("roles", {
+        id: r,
+        org_id: org,
+        name,
+        system_key: key,
+        permissions: JSON.stringify(["tasks.write", "chat.write", "files.read", "files.write"]),
+        created_at: t(),
+        updated_at: t(),
+      });
+    }
+    ids.role = roleIds[1] as string;
+    ids.roleIds = roleIds.slice(0, 3);
+
+    const users: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      const u = id();
+      users.push(u);
+      ins("users", {
+        id: u,
+        email: `user${i}@acme.test`,
+        display_name: `User ${i}`,
+        password_hash: "$argon2id$x",
+        created_at: t(),
+        updated_at: t(),
+      });
+      // Every fifth user is still an applicant (open signups), the rest are members.
+      if (i % 5 === 4) {
+        const s = id();
+        ins("signup_requests", {
+          id: s,
+          org_id: org,
+          user_id: u,
+          status: pick(["pending", "approved", "denied"], i),
+          created_at: t(),
+          resolved_at: null,
+          resolved_by: null,
+        });
+        ids.signup = s;
+        continue;
+      }
+      ins("org_members", { org_id: org, user_id: u, joined_at: t() });
+      ins("member_roles", { org_id: org, user_id: u, role_id: pick(roleIds, i) });
+      if (i % 7 === 0) ins("member_roles", { org_id: org, user_id: u, role_id: pick(roleIds, i + 3) });
+      for (let k = 0; k < 4; k++) {
+        const hash = `rt-${i}-${k}`;
+        const family = `fam-${i}`;
+        ins("refresh_tokens", {
+          id: id(),
+          user_id: u,
+          family_id: family,
+          token_hash: hash,
+          created_at: t(),
+          expires_at: now + 30 * 86400_000,
+          used_at: k < 3 ? t() : null,
+          revoked_at: null,
+        });
+        ids.refreshHash = hash;
+        ids.refreshFamily = family;
+      }
+    }
+    const members = users.filter((_, i) => i % 5 !== 4);
+    ids.user = members[10] as string;
+    ids.outsider = members[11] as string;
+
+    for (let i = 0; i < 12; i++) {
+      const u = id();
+      ins("users", {
+        id: u,
+        email: `staff${i}@staff.invalid`,
+        display_name: `Staff ${i}`,
+        password_hash: null,
+        created_at: t(),
+        updated_at: t(),
+      });
+      ins("org_members", { org_id: org, user_id: u, joined_at: t() });
+      ins("member_roles", { org_id: org, user_id: u, role_id: roleIds[3] });
+      const sa = id();
+      ins("service_accounts", {
+        id: sa,
+        org_id: org,
+        user_id: u,
+        name: `Staff ${i}`,
+        created_by: members[0],
+        provider: "modelrouter",
+        modelrouter_model: "m",
+        agent_default_repo_url: null,
+        agent_default_ref: null,
+        token_hash: `sa-hash-${i}`,
+        token_expires_at: null,
+        created_at: t(),
+        updated_at: t(),
+      });
+      ids.staffUser = u;
+      ids.staffAccount = sa;
+      ids.staffTokenHash = `sa-hash-${i}`;
+    }
+
+    for (let i = 0; i < 150; i++) {
+      const inv = id();
+      ins("invites", {
+        id: inv,
+        org_id: org,
+        email: i % 2 ? `invitee${i}@acme.test` : null,
+        token_hash: `inv-${i}`,
+        role_ids: JSON.stringify([roleIds[1]]),
+        created_by: members[0],
+        created_at: t(),
+        expires_at: now + 7 * 86400_000,
+        accepted_at: i % 3 ? null : t(),
+        accepted_by: null,
+      });
+      ids.invite = inv;
+      ids.inviteHash = `inv-${i}`;
+    }
+
+    // Spaces: a third private, each with ~12 members, a board of four columns, rooms, tasks, files, chat.
+    for (let s = 0; s < 36; s++) {
+      const space = id();
+      const isPrivate = s % 3 === 0 ? 1 : 0;
+      ins("spaces", {
+        id: space,
+        org_id: org,
+        name: `Space ${s}`,
+        description: "",
+        is_private: isPrivate,
+        created_by: pick(members, s),
+        created_at: t(),
+      });
+      const spaceMembers = new Set<string>();
+      for (let m = 0; m < 12; m++) spaceMembers.add(pick(members, s * 7 + m * 13));
+      if (s % 2 === 0) spaceMembers.add(ids.user);
+      let first = true;
+      for (const m of spaceMembers) {
+        ins("space_members", { space_id: space, user_id: m, role: first ? "owner" : "member", added_at: t() });
+        first = false;
+      }
+      const board = id();
+      ins("boards", { id: board, space_id: space, name: "Board", created_at: t() });
+      const columns: string[] = [];
+      for (let c = 0; c < 4; c++) {
+        const col = id();
+        columns.push(col);
+        ins("board_columns", { id: col, board_id: board, name: `Column ${c}`, position: c });
+      }
+
+      // Files: Deliverables and a few folders at the root, subfolders, files; some deleted.
+      const folders: string[] = [];
+      const files: string[] = [];
+      const node = (parent: string | null, name: string, kind: "file" | "folder", deleted = false) => {
+        const n = id();
+        let blob: string | null = null;
+        if (kind === "file" && files.length % 4 === 0) {
+          blob = id();
+          ins("blobs", { id: blob, size_bytes: 600_000, checksum_sha256: "c", created_at: t() });
+          for (let k = 0; k < 3; k++) ins("blob_chunks", { blob_id: blob, seq: k, data: new Uint8Array(16) });
+        }
+        ins("file_nodes", {
+          id: n,
+          space_id: space,
+          parent_id: parent,
+          kind,
+          name,
+          storage: kind === "file" ? (blob ? "blob" : "text") : null,
+          blob_id: blob,
+          mime_type: kind === "file" ? "text/plain" : null,
+          size_bytes: kind === "file" ? 10 : null,
+          checksum_sha256: kind === "file" ? "c" : null,
+          created_by: pick(members, files.length),
+          created_at: t(),
+          updated_at: t(),
+          deleted_at: deleted ? t() : null,
+        });
+        if (kind === "file" && !blob)
+          ins("file_docs", { node_id: n, state: new Uint8Array(8), text: "hello", updated_at: t() });
+        if (kind === "folder") folders.push(n);
+        else files.push(n);
+        if (blob) ids.blob = blob;
+        return n;
+      };
+      const deliverables = node(null, "Deliverables", "folder");
+      for (let f = 0; f < 6; f++) {
+        const top = node(null, `Folder ${f}`, "folder", f === 5);
+        for (let g = 0; g < 3; g++) {
+          const sub = node(top, `Sub ${g}`, "folder");
+          for (let k = 0; k < 6; k++) node(sub, `notes-${k}.md`, "file", k === 5);
+          if (s === 1 && f === 0 && g === 0) ids.deepFolder = sub;
+        }
+        for (let k = 0; k < 5; k++) node(top, `doc-${k}.txt`, "file");
+        if (s === 1 && f === 0) ids.folder = top;
+      }
+      for (let k = 0; k < 8; k++) node(null, `readme-${k}.md`, "file", k === 7);
+      const delivered: string[] = [];
+      for (let k = 0; k < 10; k++) delivered.push(node(deliverables, `report-${k}.pdf`, "file"));
+
+      // Tasks: ~150 per space over four columns; most assigned.
+      const taskIds: string[] = [];
+      for (let k = 0; k < 150; k++) {
+        const task = id();
+        taskIds.push(task);
+        const column = pick(columns, k);
+        ins("tasks", {
+          id: task,
+          space_id: space,
+          board_id: board,
+          column_id: column,
+          title: `Task ${k}`,
+          description: "",
+          assignee_user_id: k % 6 === 0 ? null : pick(members, s + k),
+          due_at: null,
+          deliverable_required: k % 10 === 0 ? 1 : 0,
+          deliverable_instructions: "",
+          rank: (Math.floor(k / 4) + 1) * 65536,
+          version: 1,
+          created_by: pick(members, k),
+          created_at: t(),
+          updated_at: t(),
+        });
+        for (let m = 0; m < 4; m++)
+          ins("task_messages", {
+            id: id(),
+            task_id: task,
+            author_user_id: pick(members, k + m),
+            content: "a comment",
+            created_at: t(),
+          });
+        if (k % 10 === 0)
+          ins("task_deliverables", {
+            task_id: task,
+            file_node_id: pick(delivered, k),
+            added_by: pick(members, k),
+            created_at: t(),
+          });
+      }
+
+      // Chat: three rooms, ~300 messages each, reactions and attachments on some.
+      for (let r = 0; r < 3; r++) {
+        const room = id();
+        ins("chat_rooms", {
+          id: room,
+          space_id: space,
+          name: r === 0 ? "general" : `room-${r}`,
+          created_by: null,
+          created_at: t(),
+        });
+        const pageIds: string[] = [];
+        for (let k = 0; k < 300; k++) {
+          const msg = id();
+          const created = t();
+          ins("chat_messages", {
+            id: msg,
+            room_id: room,
+            space_id: space,
+            author_user_id: pick(members, k),
+            content: `message ${k}`,
+            created_at: created,
+            updated_at: created,
+            edited_at: null,
+            deleted_at: k % 50 === 0 ? created : null,
+          });
+          if (k % 3 === 0)
+            ins("chat_reactions", { message_id: msg, user_id: pick(members, k), emoji: "👍", created_at: t() });
+          if (k % 5 === 0)
+            ins("chat_reactions", { message_id: msg, user_id: pick(members, k + 1), emoji: "🎉", created_at: t() });
+          if (k % 7 === 0)
+            ins("chat_attachments", {
+              id: id(),
+              message_id: msg,
+              name: "a.png",
+              mime: "image/png",
+              size_bytes: 10,
+              url: "https://example.com/a.png",
+              created_at: created,
+            });
+          if (k >= 250) pageIds.push(msg);
+        }
+        if (s === 1 && r === 0) {
+          ids.room = room;
+          ids.pageMessageIds = pageIds;
+          ids.message = pageIds[10] as string;
+        }
+      }
+
+      if (s === 1) {
+        ids.space = space;
+        ids.board = board;
+        ids.column = columns[0] as string;
+        ids.otherColumn = columns[1] as string;
+        ids.task = taskIds[40] as string;
+        ids.file = delivered[3] as string;
+      }
+      if (s === 3) ids.privateSpace = space;
+    }
+  })();
+}
+
+/** Runs one case and returns each statement it issued with its plan. */
+function explain(c: Case): { sql: string; params: unknown[]; plan: string[] }[] {
+  captured = [];
+  if (c.writes) sqlite.exec("SAVEPOINT plan_case");
+  try {
+    c.run();
+  } finally {
+    if (c.writes) {
+      sqlite.exec("ROLLBACK TO plan_case");
+      sqlite.exec("RELEASE plan_case");
+    }
+  }
+  const statements = captured;
+  captured = [];
+  return statements.map(({ sql, params }) => {
+    // Finalized at once: an EXPLAIN of a write left open counts as a write in progress and blocks savepoints.
+    const statement = sqlite.prepare(`EXPLAIN QUERY PLAN ${sql}`);
+    const rows = statement.all(...(params as never[])) as { id: number; parent: number; detail: string }[];
+    statement.finalize();
+    const depth = new Map<number, number>([[0, 0]]);
+    const plan = rows.map((r) => {
+      const d = (depth.get(r.parent) ?? 0) + 1;
+      depth.set(r.id, d);
+      return `${"  ".repeat(d - 1)}${r.detail}`;
+    });
+    return { sql, params, plan };
+  });
+}
+
+/** What is wrong with a plan: full scans, automatic indexes, and sorts the case has not justified. */
+function problemsOf(c: Case, plan: string[]): string[] {
+  const problems: string[] = [];
+  for (const line of plan.map((l) => l.trim())) {
+    const scan = /^SCAN (\S+)/.exec(line);
+    const name = scan?.[1] ?? "";
+    const notATable =
+      CTE_NAMES.has(name) || name.startsWith("(") || /^SCAN (CONSTANT ROW|\d+-ROW VALUES CLAUSE)/.test(line);
+    if (scan && !notATable && !c.scan?.[name]) problems.push(`full scan: ${line}`);
+    if (/AUTOMATIC/.test(line)) problems.push(`automatic index (no usable index exists): ${line}`);
+    if (/USE TEMP B-TREE/.test(line) && !c.tempBTree) problems.push(`unjustified sort: ${line}`);
+  }
+  return problems;
+}
+
+beforeAll(() => {
+  const conn = openDatabase(join(tempDir("tandem-plans-"), "plans.db"));
+  sqlite = conn.sqlite;
+  migrate(sqlite);
+  seed(sqlite);
+  sqlite.exec("ANALYZE");
+  // The stores run on a drizzle connection that logs every statement they send.
+  const db = drizzle({
+    client: sqlite,
+    schema,
+    logger: { logQuery: (sql: string, params: unknown[]) => void captured.push({ sql, params }) },
+  });
+  stores = {
+    spaces: new SpacesStore(db),
+    tasks: new TasksStore(db),
+    chat: new ChatStore(db),
+    files: new FilesStore(db),
+    people: new PeopleStore(db),
+    auth: new AuthStore(db),
+    staff: new StaffStore(db),
+  };
+});
+
+afterAll(() => sqlite?.close());
+
+// The temp B-trees, reported (each case below says why it is acceptable):
+// - "FOR LAST TERM OF ORDER BY" (spaces list, my tasks, chat rooms, invites, pending signup requests, staff
+//   list): the index gives the order up to its last column, and only rows that tie on it (same created_at or
+//   updated_at) are sorted by id, group by group, so LIMIT still stops early. Appending `id` to spaces_org_idx,
+//   tasks_assignee_idx, chat_rooms_space_idx, invites_org_idx, signup_requests_org_idx and
+//   service_accounts_org_idx would remove them; they cost next to nothing, so they are allowed.
+// - "FOR ORDER BY" (space members, file listings and search, deliverables, reactions and attachments of a
+//   page, org members, all signup requests, roles, ancestry): each sorts a set bounded by its filter (one
+//   space, one folder, one task, one page, one node's ancestors) or a listing that returns every row it reads,
+//   and only rows the index already found. Files are ordered by an expression (folders first, then lower(name))
+//   that no index holds. A sort over a whole, growing table would not be allowed.
+const SMALL = (what: string) => `sorts ${what}, a small set already found through the index`;
+
+const cases: Case[] = [
+  // Spaces
+  {
+    name: "spaces: list visible to a member (public or member of)",
+    run: () => stores.spaces.visibleSpaces(ids.org, ids.user, false),
+    tempBTree: SMALL("the spaces of the org (index gives created_at order; id is the tie-break)"),
+  },
+  {
+    name: "spaces: list visible to org.manage",
+    run: () => stores.spaces.visibleSpaces(ids.org, ids.user, true),
+    tempBTree: SMALL("the spaces of the org (index gives created_at order; id is the tie-break)"),
+  },
+  {
+    name: "spaces: space with the caller's role",
+    run: () => stores.spaces.spaceWithRole(ids.org, ids.space, ids.user),
+  },
+  {
+    name: "spaces: members of a space",
+    run: () => stores.spaces.members(ids.space),
+    tempBTree: SMALL("the members of one space by added_at"),
+  },
+  { name: "spaces: one space member", run: () => stores.spaces.member(ids.space, ids.user) },
+  { name: "spaces: count owners", run: () => stores.spaces.countOwners(ids.space) },
+  { name: "spaces: board of a space", run: () => stores.spaces.board(ids.space) },
+  { name: "spaces: columns of a board", run: () => stores.spaces.columns(ids.board) },
+  { name: "spaces: column in space", run: () => stores.spaces.column(ids.space, ids.column) },
+  { name: "spaces: user exists", run: () => stores.spaces.userExists(ids.user) },
+
+  // Tasks
+  { name: "tasks: tasks of a column", run: () => stores.tasks.column(ids.column) },
+  { name: "tasks: task by id with its position", run: () => stores.tasks.task(ids.space, ids.task) },
+  { name: "tasks: last rank of a column", run: () => stores.tasks.lastRank(ids.column) },
+  { name: "tasks: ranks around a position", run: () => stores.tasks.ranksAt(ids.column, ids.task, 10, 2) },
+  { name: "tasks: count in column", run: () => stores.tasks.countInColumn(ids.column) },
+  {
+    name: "tasks: my tasks",
+    run: () => stores.tasks.assignedTo(ids.org, ids.user, false),
+    tempBTree: "RIGHT PART only: the index (assignee, updated_at) gives the order; id breaks ties of equal updated_at",
+  },
+  {
+    name: "tasks: my tasks (org.manage)",
+    run: () => stores.tasks.assignedTo(ids.org, ids.user, true),
+    tempBTree: "RIGHT PART only: the index (assignee, updated_at) gives the order; id breaks ties of equal updated_at",
+  },
+  { name: "tasks: task messages page", run: () => stores.tasks.messages(ids.task, now + 10_000_000, 50) },
+  { name: "tasks: latest task message", run: () => stores.tasks.latestMessageAt(ids.task) },
+  {
+    name: "tasks: deliverables of a task",
+    run: () => stores.tasks.deliverables(ids.task),
+    tempBTree: SMALL("the deliverable links of one task"),
+  },
+  {
+    name: "tasks: respace a column",
+    writes: true,
+    run: () => stores.tasks.respace(ids.column, 65536, ids.task),
+  },
+  {
+    name: "tasks: unlink a deliverable",
+    writes: true,
+    run: () => stores.tasks.unlinkDeliverable(ids.task, ids.file),
+  },
+
+  // Chat
+  {
+    name: "chat: rooms of a space",
+    run: () => stores.chat.rooms(ids.space),
+    tempBTree: SMALL("the rooms of one space (index gives created_at order; id is the tie-break)"),
+  },
+  { name: "chat: room by id", run: () => stores.chat.room(ids.space, ids.room) },
+  { name: "chat: room by name", run: () => stores.chat.roomByName(ids.space, "General") },
+  { name: "chat: messages page", run: () => stores.chat.page(ids.room, now + 10_000_000, 50) },
+  { name: "chat: message by id", run: () => stores.chat.message(ids.room, ids.message) },
+  { name: "chat: latest message time", run: () => stores.chat.latestCreatedAt(ids.room) },
+  {
+    name: "chat: reactions of a page (IN list)",
+    run: () => stores.chat.reactionsOf(ids.pageMessageIds),
+    tempBTree: SMALL("the reactions of one page of messages"),
+  },
+  {
+    name: "chat: attachments of a page (IN list)",
+    run: () => stores.chat.attachmentsOf(ids.pageMessageIds),
+    tempBTree: SMALL("the attachments of one page of messages"),
+  },
+  { name: "chat: one reaction", run: () => stores.chat.reaction(ids.message, ids.user, "👍") },
+  {
+    name: "chat: soft-delete a message with its reactions and attachments",
+    writes: true,
+    run: () => stores.chat.softDeleteMessage(ids.message, now),
+  },
+
+  // Files
+  { name: "files: node by id", run: () => stores.files.node(ids.space, ids.file) },
+  {
+    name: "files: children of the root",
+    run: () => stores.files.children(ids.space, null),
+    tempBTree: SMALL("the live children of one folder (folders first, then by name)"),
+  },
+  {
+    name: "files: children of a folder",
+    run: () => stores.files.children(ids.space, ids.folder),
+    tempBTree: SMALL("the live children of one folder (folders first, then by name)"),
+  },
+  { name: "files: tree of a space", run: () => stores.files.tree(ids.space) },
+  {
+    name: "files: search the whole space",
+    run: () => stores.files.search(ids.space, null, "notes", true),
+    tempBTree: SMALL("the matches in one space (folders first, then by name)"),
+  },
+  {
+    name: "files: search the root",
+    run: () => stores.files.search(ids.space, null, "readme", false),
+    tempBTree: SMALL("the matching children of one folder"),
+  },
+  {
+    name: "files: search a folder",
+    run: () => stores.files.search(ids.space, ids.folder, "doc", false),
+    tempBTree: SMALL("the matching children of one folder"),
+  },
+  { name: "files: sibling name check at the root", run: () => stores.files.siblingNamed(ids.space, null, "Folder 1") },
+  {
+    name: "files: sibling name check in a folder",
+    run: () => stores.files.siblingNamed(ids.space, ids.folder, "doc-1.txt"),
+  },
+  { name: "files: Deliverables root folder", run: () => stores.files.rootFolderNamed(ids.space, "deliverables") },
+  {
+    name: "files: ancestry of a node",
+    run: () => stores.files.ancestry(ids.deepFolder),
+    tempBTree: "sorts the path from one node up to the root by depth: as many rows as the node is deep",
+  },
+  { name: "files: text document of a file", run: () => stores.files.doc(ids.file) },
+  { name: "files: blob chunk", run: () => stores.files.chunk(ids.blob, 1) },
+  {
+    name: "files: soft-delete a subtree",
+    writes: true,
+    run: () => stores.files.softDeleteSubtree(ids.folder, now),
+  },
+
+  // People
+  { name: "people: permission rows of a member", run: () => stores.people.memberPermissions(ids.org, ids.user) },
+  { name: "people: is member", run: () => stores.people.isMember(ids.org, ids.user) },
+  { name: "people: user by id", run: () => stores.people.user(ids.user) },
+  { name: "people: user with staff account (GET /me)", run: () => stores.people.userWithStaff(ids.user) },
+  { name: "people: user by email (login)", run: () => stores.people.userByEmailAddress("user12@acme.test") },
+  { name: "people: organization by id", run: () => stores.people.org(ids.org) },
+  {
+    name: "people: organizations of a user",
+    run: () => stores.people.orgsOfUser(ids.user),
+    scan: { organizations: "one organization per install (contract §1): the table holds one row" },
+    tempBTree: "sorts the caller's organizations: one per install",
+  },
+  {
+    name: "people: the organization of the install",
+    run: () => stores.people.onlyOrg(),
+    scan: { organizations: "one organization per install (contract §1): the table holds one row" },
+    tempBTree: "one row to sort (one organization per install)",
+  },
+  {
+    name: "people: members of the org",
+    run: () => stores.people.members(ids.org),
+    tempBTree:
+      "lists every member of the org by joined_at: the whole filtered set is returned, so sorting it costs no more than reading it",
+  },
+  { name: "people: role ids of a member", run: () => stores.people.memberRoleIds(ids.org, ids.user) },
+  { name: "people: members holding a role", run: () => stores.people.countMembersWithRole(ids.role) },
+  {
+    name: "people: roles of the org",
+    run: () => stores.people.roles(ids.org),
+    // roles_org_name_uq and roles_org_system_uq both start with org_id, but with one organization per install
+    // `org_id = ?` matches every row, so the planner rightly reads the table: the answer is the whole table.
+    scan: { roles: "one organization per install: the org's roles are every row of the table, all returned" },
+    tempBTree: SMALL("the roles of the org (system first, then by creation)"),
+  },
+  { name: "people: role by id", run: () => stores.people.role(ids.org, ids.role) },
+  { name: "people: roles by ids (IN list)", run: () => stores.people.rolesByIds(ids.org, ids.roleIds) },
+  { name: "people: system role", run: () => stores.people.systemRole(ids.org, "member") },
+  { name: "people: role by name", run: () => stores.people.roleByName(ids.org, "member") },
+  {
+    name: "people: invites of the org",
+    run: () => stores.people.invites(ids.org),
+    tempBTree: "RIGHT PART only: the index (org_id, created_at) gives the order; id breaks ties",
+  },
+  { name: "people: invite by id", run: () => stores.people.invite(ids.org, ids.invite) },
+  { name: "people: invite by token hash", run: () => stores.people.inviteByTokenHash(ids.inviteHash) },
+  {
+    name: "people: signup requests of the org",
+    run: () => stores.people.signupRequests(ids.org),
+    tempBTree: "lists every request of the org newest first: the whole filtered set is returned anyway",
+  },
+  {
+    name: "people: pending signup requests",
+    run: () => stores.people.signupRequests(ids.org, "pending"),
+    tempBTree: "RIGHT PART only: the index (org_id, status, created_at) gives the order; id breaks ties",
+  },
+  { name: "people: signup request by id", run: () => stores.people.signupRequest(ids.org, ids.signup) },
+  {
+    name: "people: latest signup request of a user",
+    run: () => stores.people.latestSignupRequestOf(ids.user),
+    tempBTree: SMALL("the signup requests of one user"),
+  },
+  { name: "people: has pending signup", run: () => stores.people.hasPendingSignup(ids.org, ids.user) },
+  {
+    name: "people: remove a member with their space memberships",
+    writes: true,
+    run: () => stores.people.removeMember(ids.org, ids.outsider),
+    // The IN subquery lists the org's spaces; with one organization per install that is every space, so the
+    // planner reads `spaces` (O(spaces), once per member removal) and probes space_members by primary key.
+    // Cheap enough for an admin action; space_members_user_idx would serve it too.
+    scan: { spaces: "one organization per install: `spaces.org_id = ?` is every space; runs on member removal only" },
+  },
+  {
+    name: "people: set a member's roles",
+    writes: true,
+    run: () => stores.people.setMemberRoles(ids.org, ids.outsider, ids.roleIds),
+  },
+
+  // Tokens and staff
+  { name: "auth: refresh token by hash", run: () => stores.auth.refreshByHash(ids.refreshHash) },
+  { name: "auth: service account by token hash", run: () => stores.auth.staffByTokenHash(ids.staffTokenHash) },
+  { name: "auth: revoke a session family", writes: true, run: () => stores.auth.revokeFamily(ids.refreshFamily, now) },
+  { name: "auth: revoke a user's sessions", writes: true, run: () => stores.auth.revokeUser(ids.user, now) },
+  {
+    name: "staff: service accounts of the org",
+    run: () => stores.staff.list(ids.org),
+    tempBTree: "RIGHT PART only: the index (org_id, created_at) gives the order; id breaks ties",
+  },
+  { name: "staff: service account by id", run: () => stores.staff.get(ids.org, ids.staffAccount) },
+  // The staff name check (POST and PATCH /service-accounts) searches service_accounts_key_uq (org_id, name_key).
+  { name: "staff: service account by name", run: () => stores.staff.byName(ids.org, "staff 3") },
+];
+
+/**
+ * Parent tables whose rows a request deletes (directly or by cascade). Deleting a parent row makes SQLite
+ * look up the child rows of every foreign key that points at it (to cascade, set null, or check); without an
+ * index whose leading columns are the child key, each lookup is a full scan of the child table. These lookups
+ * never show in EXPLAIN QUERY PLAN, so the check reads the schema.
+ */
+const DELETED_ON_REQUEST_PATHS: Record<string, string> = {
+  users: "DELETE /service-accounts/{id} deletes the staff member's backing user (StaffStore.deleteWithUser)",
+  org_members: "DELETE /members/{userId}",
+  space_members: "DELETE /spaces/{id}/members/{userId}",
+  roles: "DELETE /roles/{roleId}",
+  invites: "DELETE /invites/{inviteId}",
+  tasks: "DELETE /spaces/{id}/tasks/{taskId}",
+  chat_rooms: "DELETE /spaces/{id}/chat-rooms/{roomId}",
+  chat_messages: "cascade from a room delete",
+  blobs: "PUT /files/{id}/content replaces (and deletes) a file's blob",
+};
+
+describe("foreign keys of deleted rows", () => {
+  // Deleting a user (DELETE /service-accounts/{id}) checks every foreign key to users: each needs an index on
+  // the child side, or the delete reads that whole table (chat_messages, the largest) inside the write lock.
+  it("every foreign key into a table that requests delete from is indexed on the child side", () => {
+    const tables = (
+      sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
+        name: string;
+      }[]
+    ).map((r) => r.name);
+    const unindexed: string[] = [];
+    for (const table of tables) {
+      const keys = sqlite.prepare(`PRAGMA foreign_key_list("${table}")`).all() as {
+        id: number;
+        table: string;
+        from: string;
+        on_delete: string;
+      }[];
+      // Full (not partial) indexes, primary key included, as lists of their leading columns.
+      const indexes = (sqlite.prepare(`PRAGMA index_list("${table}")`).all() as { name: string; partial: number }[])
+        .filter((i) => !i.partial)
+        .map((i) =>
+          (sqlite.prepare(`PRAGMA index_info("${i.name}")`).all() as { name: string | null }[]).map((c) => c.name),
+        );
+      const byKey = new Map<number, typeof keys>();
+      for (const k of keys) byKey.set(k.id, [...(byKey.get(k.id) ?? []), k]);
+      for (const parts of byKey.values()) {
+        const parent = parts[0]?.table ?? "";
+        if (!DELETED_ON_REQUEST_PATHS[parent]) continue;
+        const columns = parts.map((p) => p.from);
+        const indexed = indexes.some((ix) => columns.every((c) => ix.slice(0, columns.length).includes(c)));
+        if (!indexed)
+          unindexed.push(
+            `${table}(${columns.join(", ")}) -> ${parent} ON DELETE ${parts[0]?.on_delete}: deleting a ${parent} row scans ${table} (${DELETED_ON_REQUEST_PATHS[parent]})`,
+          );
+      }
+    }
+    if (unindexed.length > 0) console.error(unindexed.join("\n"));
+    expect(unindexed).toEqual([]);
+  });
+});
+
+describe("query plans", () => {
+  it("the seed is realistic enough for the planner", () => {
+    const count = (table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    expect(count("tasks")).toBeGreaterThan(5000);
+    expect(count("chat_messages")).toBeGreaterThan(30000);
+    expect(count("file_nodes")).toBeGreaterThan(3000);
+    expect(count("sqlite_stat1")).toBeGreaterThan(20);
+    for (const value of Object.values(ids)) expect(value.length).toBeGreaterThan(0);
+  });
+
+  for (const c of cases) {
+    it(c.name, () => {
+      const statements = explain(c);
+      expect(statements.length, `${c.name} issued no statement`).toBeGreaterThan(0);
+      const report: string[] = [];
+      for (const s of statements) {
+        const problems = problemsOf(c, s.plan);
+        if (problems.length > 0)
+          report.push(
+            [
+              `${c.name}:`,
+              ...problems.map((p) => `  ${p}`),
+              `  SQL: ${s.sql.replace(/\s+/g, " ")}`,
+              `  params: ${JSON.stringify(s.params)}`,
+              "  plan:",
+              ...s.plan.map((l) => `    ${l}`),
+            ].join("\n"),
+          );
+      }
+      if (process.env.PRINT_PLANS)
+        for (const s of statements)
+          console.log(`${c.name}\n  ${s.sql.replace(/\s+/g, " ")}\n${s.plan.map((l) => `    ${l}`).join("\n")}`);
+      if (report.length > 0) console.error(report.join("\n\n"));
+      expect(report).toEqual([]);
+    });
+  }
+});
