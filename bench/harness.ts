@@ -1,0 +1,473 @@
+/**
+ * The benchmark harness: servers pinned to one core, wrk pinned to the other, interleaved rounds, medians, and
+ * every throughput as a ratio to a bare `Bun.serve` endpoint measured in the same run. Scenarios are data
+ * (bench/scenarios.ts); this file knows how to start servers, drive wrk and summarise.
+ */
+
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+
+export const ROOT = resolve(import.meta.dir, "..");
+export const MiB = 1024 * 1024;
+
+function int(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const n = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
+  return n;
+}
+
+/** Every knob, from the environment. Durations in seconds. */
+export const opts = {
+  bin: resolve(process.env.BENCH_BIN ?? join(ROOT, "dist/tandem")),
+  rounds: int("BENCH_ROUNDS", 5),
+  duration: int("BENCH_DURATION", 5),
+  warmup: int("BENCH_WARMUP", 2),
+  connections: int("BENCH_CONNECTIONS", 50),
+  threads: int("BENCH_THREADS", 1),
+  walDuration: int("BENCH_WAL_DURATION", 24),
+  startupRuns: int("BENCH_STARTUP_RUNS", 10),
+  serverCpu: process.env.BENCH_SERVER_CPU ?? "0",
+  wrkCpu: process.env.BENCH_WRK_CPU ?? "1",
+  /** Where tandem's stdout (one JSON line per request) goes: a file in its data dir, or /dev/null. */
+  log: (process.env.BENCH_LOG ?? "file") as "file" | "null",
+  /** Runs only scenarios whose name contains this (the bare yardstick always runs). */
+  only: process.env.BENCH_ONLY,
+  keep: process.env.BENCH_KEEP === "1",
+  /** Before each measured run, wait up to this long for other processes to leave the CPUs alone. */
+  quietWait: int("BENCH_QUIET_WAIT", 10),
+  /** How many times a round disturbed by other processes is run again. */
+  retries: int("BENCH_RETRIES", 1),
+};
+
+export const ADMIN = { email: "bench@example.com", password: "bench-password" };
+
+// ---------------------------------------------------------------------------------------------- scenarios
+
+/** What wrk sends: a path, extra headers (-H), and optionally a Lua script that sets method/body/request(). */
+export interface WrkRequest {
+  path: string;
+  headers?: Record<string, string>;
+  lua?: string;
+}
+
+/** A throughput scenario: one server per run, measured in every round right after the bare yardstick. */
+export interface LoadScenario {
+  kind: "load";
+  name: string;
+  /** Starts (and seeds) the server; called once, the server serves every round. Default: a fresh tandem. */
+  start?: () => Promise<Server>;
+  /** Called before each round's wrk run (fetch a token here: `server.token()` logs in again when stale). */
+  request: (server: Server) => Promise<WrkRequest> | WrkRequest;
+  /** Target: requests/s at least this fraction of bare. Without one the row is informational. */
+  minRatio?: number;
+}
+
+/** A measurement that is not a wrk throughput: it runs once and returns its own row. */
+export interface ProbeScenario {
+  kind: "probe";
+  name: string;
+  run: (ctx: ProbeContext) => Promise<Row>;
+}
+
+export type Scenario = LoadScenario | ProbeScenario;
+
+export interface ProbeContext {
+  /** Median requests/s of the bare yardstick in this run's rounds. */
+  bareRps: number;
+}
+
+/** One line of the final table (and of results.json). `pass` null means informational. */
+export interface Row {
+  scenario: string;
+  rps?: number;
+  p50_ms?: number;
+  p99_ms?: number;
+  ratio?: number;
+  measured?: string;
+  /** Largest share of the CPUs other processes used during this row's wrk runs (0 when quiet). */
+  noise?: number;
+  target: string;
+  pass: boolean | null;
+  details?: Record<string, unknown>;
+}
+
+// ---------------------------------------------------------------------------------------------- processes
+
+/** A running server process, pinned to the server core. */
+export interface Server {
+  url: string;
+  pid: number;
+  dir: string;
+  proc: Subprocess;
+  /** A bearer access token of the bench admin, logged in again after 10 minutes (they last 900 s). */
+  token(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const live = new Set<Server>();
+const dirs: string[] = [];
+
+export function tempDir(prefix = "tandem-bench-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Stops every server still running and removes the temp dirs (kept with BENCH_KEEP=1). */
+export async function cleanup(): Promise<void> {
+  await Promise.all([...live].map((s) => s.stop()));
+  if (!opts.keep) for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+}
+
+export function pin(cpu: string, cmd: string[]): string[] {
+  return ["taskset", "-c", cpu, ...cmd];
+}
+
+export async function freePort(): Promise<number> {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+/** A fresh data dir with the organization set up by `tandem setup`. */
+export function setupDataDir(): string {
+  const dir = tempDir();
+  const r = Bun.spawnSync([
+    opts.bin,
+    ...["setup", "--org-name", "B", "--admin-email", ADMIN.email, "--admin-password", ADMIN.password],
+    ...["--data", dir],
+  ]);
+  if (r.exitCode !== 0) throw new Error(`tandem setup failed: ${r.stderr.toString().trim()}`);
+  return dir;
+}
+
+/**
+ * Spawns `cmd` pinned to the server core and waits until it logs "... is listening" with its url, or (when it
+ * logs nowhere, or LOG_LEVEL hides that line) until `healthPath` answers 2xx.
+ */
+async function spawnServer(cmd: string[], port: number, dir: string, logToFile: boolean, healthPath = "/health") {
+  const logPath = join(dir, "serve.log");
+  const proc = Bun.spawn(pin(opts.serverCpu, cmd), {
+    stdout: logToFile ? Bun.file(logPath) : "ignore",
+    stderr: "inherit",
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  const deadline = performance.now() + 15_000;
+  let url: string | undefined;
+  try {
+    while (!url) {
+      if (proc.exitCode !== null) throw new Error(`${cmd.join(" ")} exited with ${proc.exitCode}`);
+      if (performance.now() > deadline) throw new Error(`${cmd.join(" ")} did not start within 15 s`);
+      const line = existsSync(logPath)
+        ? readFileSync(logPath, "utf8")
+            .split("\n")
+            .find((l) => l.includes("is listening"))
+        : undefined;
+      if (line) url = JSON.parse(line).url as string;
+      else if (
+        await fetch(`http://127.0.0.1:${port}${healthPath}`).then(
+          (r) => r.ok,
+          () => false,
+        )
+      ) {
+        url = `http://127.0.0.1:${port}`;
+      } else await Bun.sleep(5);
+    }
+  } catch (err) {
+    proc.kill("SIGKILL");
+    throw err;
+  }
+  let cached: { token: string; at: number } | undefined;
+  const server: Server = {
+    url,
+    pid: proc.pid,
+    dir,
+    proc,
+    async token() {
+      if (!cached || performance.now() - cached.at > 600_000) {
+        cached = { token: await login(url), at: performance.now() };
+      }
+      return cached.token;
+    },
+    async stop() {
+      live.delete(server);
+      proc.kill("SIGTERM");
+      const exited = await Promise.race([proc.exited.then(() => true), Bun.sleep(5000).then(() => false)]);
+      if (!exited) proc.kill("SIGKILL");
+      await proc.exited;
+    },
+  };
+  live.add(server);
+  return server;
+}
+
+/** `dist/tandem serve` on a fresh (or the given, already set-up) data dir. */
+export async function startTandem(dir = setupDataDir()): Promise<Server> {
+  const port = await freePort();
+  const cmd = [opts.bin, "serve", "--port", String(port), "--host", "127.0.0.1", "--data", dir];
+  return spawnServer(cmd, port, dir, opts.log === "file");
+}
+
+/** The bare `Bun.serve` yardstick (bench/bare.ts) run by the bun running this harness. */
+export async function startBare(): Promise<Server> {
+  const port = await freePort();
+  const cmd = [process.execPath, join(import.meta.dir, "bare.ts"), String(port)];
+  return spawnServer(cmd, port, tempDir("tandem-bench-bare-"), true, "/");
+}
+
+export async function login(url: string): Promise<string> {
+  const res = await fetch(`${url}/api/v1/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(ADMIN),
+  });
+  if (!res.ok) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+/** VmRSS (and the peak VmHWM) of a process, in bytes. */
+export function memory(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+  return { rss: kib("VmRSS") * 1024, hwm: kib("VmHWM") * 1024 };
+}
+
+// ---------------------------------------------------------------------------------------------- wrk
+
+export interface WrkResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  /** Socket errors plus responses outside 2xx/3xx. */
+  errors: { connect: number; read: number; write: number; status: number; timeout: number };
+  latency_ms: { p50: number; p90: number; p99: number; mean: number; max: number };
+  /** Share of all cores' time that other processes of the machine used meanwhile (noise; see `cpuSnapshot`). */
+  foreign_cpu: number;
+}
+
+const REPORT_LUA = readFileSync(join(import.meta.dir, "lua/report.lua"), "utf8");
+let scripts = 0;
+
+export function lua(name: string): string {
+  return readFileSync(join(import.meta.dir, "lua", name), "utf8");
+}
+
+/** Runs wrk pinned to the load core for `seconds` against `server.url` + `req.path`. */
+export async function wrk(server: Server, req: WrkRequest, seconds: number): Promise<WrkResult> {
+  const script = join(tempDir("tandem-bench-wrk-"), `s${++scripts}.lua`);
+  writeFileSync(script, `${req.lua ?? ""}\n${REPORT_LUA}`);
+  const headers = Object.entries(req.headers ?? {}).flatMap(([k, v]) => ["-H", `${k}: ${v}`]);
+  const cmd = pin(opts.wrkCpu, [
+    "wrk",
+    `-t${opts.threads}`,
+    `-c${opts.connections}`,
+    `-d${seconds}s`,
+    "--latency",
+    "-s",
+    script,
+    ...headers,
+    `${server.url}${req.path}`,
+  ]);
+  const before = cpuSnapshot(server.pid);
+  const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  const after = cpuSnapshot(server.pid);
+  const wrkCpu = proc.resourceUsage()?.cpuTime;
+  const wrkSeconds = wrkCpu ? Number(wrkCpu.user + wrkCpu.system) / 1e6 : 0;
+  const line = out.split("\n").find((l) => l.startsWith('{"wrk":'));
+  if (code !== 0 || !line) throw new Error(`wrk failed (${code}): ${err.trim() || out.trim()}`);
+  const r = JSON.parse(line);
+  const ms = (us: number) => us / 1000;
+  const seconds_ = r.duration_us / 1e6;
+  return {
+    requests: r.requests,
+    seconds: seconds_,
+    rps: r.requests / seconds_,
+    errors: r.errors,
+    latency_ms: {
+      p50: ms(r.latency_us.p50),
+      p90: ms(r.latency_us.p90),
+      p99: ms(r.latency_us.p99),
+      mean: ms(r.latency_us.mean),
+      max: ms(r.latency_us.max),
+    },
+    foreign_cpu: foreignShare(before, after, wrkSeconds),
+  };
+}
+
+interface CpuSnapshot {
+  at: number;
+  /** user + nice + system seconds of all cores, from /proc/stat (softirq, irq and steal are not counted). */
+  machine: number;
+  server: number;
+  harness: number;
+}
+
+const TICK = 0.01; // USER_HZ is 100 on Linux
+
+/** CPU seconds used so far by the machine, the server under test (if any) and this harness. */
+function cpuSnapshot(serverPid?: number): CpuSnapshot {
+  const cpu = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.split(/\s+/).slice(1).map(Number);
+  // utime and stime are fields 14 and 15 of /proc/PID/stat, counted after the parenthesised command name.
+  const fields = serverPid ? readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1]!.split(" ") : [];
+  const self = process.cpuUsage();
+  return {
+    at: performance.now() / 1000,
+    machine: (cpu[0]! + cpu[1]! + cpu[2]!) * TICK,
+    server: serverPid ? (Number(fields[11]) + Number(fields[12])) * TICK : 0,
+    harness: (self.user + self.system) / 1e6,
+  };
+}
+
+/**
+ * Waits (up to BENCH_QUIET_WAIT seconds) until the machine is idle apart from this harness for half a second:
+ * on a shared machine a test suite running beside the benchmark halves its figures. Returns the seconds waited.
+ */
+export async function waitQuiet(): Promise<number> {
+  const start = performance.now();
+  for (;;) {
+    const a = cpuSnapshot();
+    await Bun.sleep(500);
+    const b = cpuSnapshot();
+    const busy = (b.machine - a.machine - (b.harness - a.harness)) / ((b.at - a.at) * cpus().length);
+    const waited = (performance.now() - start) / 1000;
+    if (busy < 0.05 || waited > opts.quietWait) return waited;
+  }
+}
+
+/** What other processes used, as a share of every core over the interval. */
+function foreignShare(a: CpuSnapshot, b: CpuSnapshot, wrkSeconds: number): number {
+  const ours = b.server - a.server + (b.harness - a.harness) + wrkSeconds;
+  const foreign = b.machine - a.machine - ours;
+  return Math.max(0, foreign) / ((b.at - a.at) * cpus().length);
+}
+
+const noiseOf = (runs: WrkResult[]) => Math.max(...runs.map((r) => r.foreign_cpu));
+
+export function errorCount(r: WrkResult): number {
+  const e = r.errors;
+  return e.connect + e.read + e.write + e.status + e.timeout;
+}
+
+// ---------------------------------------------------------------------------------------------- running
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length === 0 ? Number.NaN : s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+const BARE: LoadScenario = {
+  kind: "load",
+  name: "bare Bun.serve JSON (yardstick)",
+  start: startBare,
+  request: () => ({ path: "/" }),
+};
+
+/**
+ * Runs the load scenarios in interleaved rounds (bare, A, B, ..., bare, A, B, ...) so drift hits all alike.
+ * Each ratio is the median of the per-round ratios to that round's bare figure.
+ */
+export async function runLoad(scenarios: LoadScenario[], say: (s: string) => void) {
+  const all = [BARE, ...scenarios];
+  const servers: Server[] = [];
+  for (const s of all) {
+    const server = await (s.start ?? startTandem)();
+    servers.push(server);
+    if (opts.warmup > 0) await wrk(server, await s.request(server), opts.warmup);
+  }
+  const results: WrkResult[][] = all.map(() => []);
+  for (let round = 1; round <= opts.rounds; round++) {
+    // A round during which other processes took more than 10% of the CPUs is run again (once by default); the
+    // quieter attempt is kept whole, so the interleaving holds.
+    let kept: WrkResult[] | undefined;
+    for (let attempt = 0; attempt <= opts.retries; attempt++) {
+      const runs: WrkResult[] = [];
+      for (const [i, s] of all.entries()) {
+        const req = await s.request(servers[i]!);
+        const waited = await waitQuiet();
+        if (waited > 1) say(`waited ${waited.toFixed(0)} s for other processes to quieten`);
+        const r = await wrk(servers[i]!, req, opts.duration);
+        runs.push(r);
+        say(
+          `round ${round}/${opts.rounds}  ${s.name.padEnd(36)} ${r.rps.toFixed(0).padStart(7)} req/s  ` +
+            `p99 ${r.latency_ms.p99.toFixed(2)} ms  other processes ${pct(r.foreign_cpu)} of the CPUs` +
+            (errorCount(r) ? `  errors ${JSON.stringify(r.errors)}` : ""),
+        );
+      }
+      if (!kept || noiseOf(runs) < noiseOf(kept)) kept = runs;
+      if (noiseOf(kept) <= 0.1) break;
+      if (attempt < opts.retries) say(`round ${round} was noisy: running it again`);
+    }
+    for (const [i, r] of kept!.entries()) results[i]!.push(r);
+  }
+  for (const server of servers) await server.stop();
+
+  const bare = results[0]!;
+  const rows: Row[] = all.map((s, i) => {
+    const rs = results[i]!;
+    const ratio = median(rs.map((r, k) => r.rps / bare[k]!.rps));
+    const errors = rs.reduce((n, r) => n + errorCount(r), 0);
+    const target = s === BARE ? "yardstick" : s.minRatio !== undefined ? `ratio >= ${s.minRatio}` : "info";
+    let pass: boolean | null = s.minRatio !== undefined ? ratio >= s.minRatio : null;
+    if (errors > 0) pass = false;
+    return {
+      scenario: s.name,
+      rps: median(rs.map((r) => r.rps)),
+      p50_ms: median(rs.map((r) => r.latency_ms.p50)),
+      p99_ms: median(rs.map((r) => r.latency_ms.p99)),
+      ratio,
+      measured: errors > 0 ? `${errors} errors/non-2xx` : undefined,
+      noise: noiseOf(rs),
+      target,
+      pass,
+      details: { rounds: rs },
+    };
+  });
+  return { rows, bareRps: rows[0]!.rps! };
+}
+
+// ---------------------------------------------------------------------------------------------- output
+
+export function table(rows: Row[]): string {
+  const head = [
+    "scenario",
+    "req/s (median)",
+    "p50 ms",
+    "p99 ms",
+    "ratio to bare",
+    "measured",
+    "other procs",
+    "target",
+    "result",
+  ];
+  const cells = rows.map((r) => [
+    r.scenario,
+    r.rps === undefined ? "" : r.rps.toFixed(0),
+    r.p50_ms === undefined ? "" : r.p50_ms.toFixed(2),
+    r.p99_ms === undefined ? "" : r.p99_ms.toFixed(2),
+    r.ratio === undefined ? "" : r.ratio.toFixed(2),
+    r.measured ?? "",
+    r.noise === undefined ? "" : pct(r.noise),
+    r.target,
+    r.pass === null ? "info" : r.pass ? "PASS" : "FAIL",
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const right = new Set([1, 2, 3, 4, 6]);
+  const fmt = (c: string[]) =>
+    `| ${c.map((v, i) => (right.has(i) ? v.padStart(widths[i]!) : v.padEnd(widths[i]!))).join(" | ")} |`;
+  const rule = `|${widths.map((w, i) => (right.has(i) ? `${"-".repeat(w + 1)}:` : "-".repeat(w + 2))).join("|")}|`;
+  return [fmt(head), rule, ...cells.map(fmt)].join("\n");
+}
+
+export const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+
+export const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
