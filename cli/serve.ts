@@ -1,6 +1,7 @@
 /** `tandem serve`: the service and its web UI. */
 import type { Command } from "commander";
 import { loadConfig } from "../src/config";
+import { createAccessLog } from "../src/lib/access-log";
 import { createLogger } from "../src/lib/log";
 import { startServer } from "../src/server";
 import { parsePort } from "./parse";
@@ -15,7 +16,7 @@ export function serveCommand(program: Command): void {
     .action(async (opts: { port?: number; host?: string; data?: string }) => {
       const config = loadConfig(opts);
       const log = createLogger(config.logLevel);
-      const server = await startServer(config, log);
+      const server = await startServer(config, log, createAccessLog(config.logLevel));
       let stopping = false;
       const shutdown = async (signal: string) => {
         if (stopping) return;

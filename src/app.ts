@@ -13,6 +13,7 @@ import { authMacro } from "./http/auth";
 import { httpBase } from "./http/base";
 import { docsRoutes, type RouteInfo } from "./http/openapi";
 import { webRoutes } from "./http/web";
+import type { AccessEntry } from "./lib/access-log";
 import type { Logger } from "./lib/log";
 import type { Services } from "./services";
 
@@ -20,15 +21,17 @@ import type { Services } from "./services";
 export interface AppDeps {
   config: Config;
   log: Logger;
+  /** Writes the one line per request. */
+  access: (entry: AccessEntry) => void;
   services: Services;
 }
 
-export function buildApp({ config, log, services }: AppDeps) {
+export function buildApp({ config, log, access, services }: AppDeps) {
   const auth = authMacro(services.auth, services.spaces);
   // The docs describe the finished app, which does not exist yet while it is being built.
   let finished: { routes: unknown[] } | undefined;
   const app = new Elysia()
-    .use(httpBase(log, config.maxJsonBytes))
+    .use(httpBase(log, access, config.maxJsonBytes))
     .use(instanceRoutes(auth, services.instance))
     .use(authRoutes(auth, services.auth))
     .use(peopleRoutes(auth, services.people))

@@ -5,6 +5,7 @@ import { type Config, loadSecrets } from "./config";
 import { openDatabase } from "./db/client";
 import { migrate } from "./db/migrate";
 import { PeopleStore } from "./features/people/people.store";
+import type { AccessEntry } from "./lib/access-log";
 import type { Logger } from "./lib/log";
 import { newToken } from "./lib/tokens";
 import { createServices } from "./services";
@@ -21,7 +22,11 @@ export interface RunningServer {
 const MAINTENANCE_INTERVAL_MS = 3600 * 1000;
 
 /** Opens everything and listens; throws ConfigError for a bad secret or setting. */
-export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  log: Logger,
+  access: (entry: AccessEntry) => void,
+): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secrets = loadSecrets(config);
   for (const name of secrets.generated) {
@@ -33,7 +38,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 
   const setupToken = new PeopleStore(conn.db).onlyOrg() ? null : newToken("");
   const services = createServices(conn, config, { secrets, setupToken });
-  const app = buildApp({ config, log, services });
+  const app = buildApp({ config, log, access, services });
   app.listen({
     hostname: config.host,
     port: config.port,

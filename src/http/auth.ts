@@ -37,17 +37,17 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
     /** Any valid token; the route is outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
-      transform: ({ headers, request }) => void resolved.set(request, auth.authenticate(headers.authorization)),
+      transform: ({ request }) => void resolved.set(request, auth.authenticate(request.headers.get("authorization"))),
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
     /** A member of the route's organization (`:orgId`, or `?org_id=`) holding `need`. */
     permission: (need: Need) => ({
       detail: mark({ "x-permission": need }),
-      transform: ({ headers, params, query, request }) => {
+      transform: ({ params, query, request }) => {
         // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`).
         const orgId = (params as Raw)?.orgId ?? (query as Raw)?.org_id;
         if (orgId === undefined) throw invalid("org_id: required");
-        resolved.set(request, auth.authorize(auth.authenticate(headers.authorization), need, orgId));
+        resolved.set(request, auth.authorize(auth.authenticate(request.headers.get("authorization")), need, orgId));
       },
       resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
     }),
@@ -57,9 +57,9 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
      */
     space: (need: Need) => ({
       detail: mark({ "x-permission": need, "x-space": true }),
-      transform: ({ headers, params, request }) => {
+      transform: ({ params, request }) => {
         const { orgId, spaceId } = params as Record<string, string>;
-        const actor = auth.authorize(auth.authenticate(headers.authorization), "member", orgId);
+        const actor = auth.authorize(auth.authenticate(request.headers.get("authorization")), "member", orgId);
         const space = spaces.access(actor, spaceId ?? "");
         assertPermission(actor, need);
         const spaceActor: SpaceActor = { ...actor, space };

@@ -3,6 +3,7 @@
  * and one log line. Registered first and globally, so it covers every feature module.
  */
 import { Elysia } from "elysia";
+import type { AccessEntry } from "../lib/access-log";
 import type { Logger } from "../lib/log";
 import { redactUrl } from "../lib/log";
 import { parseJsonBody } from "./body";
@@ -39,7 +40,7 @@ interface RequestMark {
 }
 
 /** The base plugin; `maxJsonBytes` caps JSON bodies (413 beyond). */
-export function httpBase(log: Logger, maxJsonBytes: number) {
+export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJsonBytes: number) {
   installZodMessages();
   const marks = new WeakMap<Request, RequestMark>();
   const prefix = Math.random().toString(36).slice(2, 8);
@@ -65,12 +66,12 @@ export function httpBase(log: Logger, maxJsonBytes: number) {
       const mark = marks.get(request);
       const url = request.url;
       const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
-      log.info({
-        req_id: mark?.id,
+      access({
+        req_id: mark?.id ?? "",
         method: request.method,
         path: redactUrl(path),
         status: mark?.status ?? (typeof set.status === "number" ? set.status : 200),
-        ms: mark ? Math.round((performance.now() - mark.start) * 10) / 10 : undefined,
+        ms: mark ? Math.round((performance.now() - mark.start) * 10) / 10 : 0,
       });
     });
 }

@@ -490,7 +490,12 @@ beforeAll(async () => {
   const config = loadConfig({ data: tempDir() });
   const conn = openDatabase(join(config.dataDir, "tandem.db"));
   migrate(conn.sqlite);
-  const app = buildApp({ config, log: createLogger("silent"), services: createServices(conn, config) });
+  const app = buildApp({
+    config,
+    log: createLogger("silent"),
+    access: () => undefined,
+    services: createServices(conn, config),
+  });
   routes = (app.routes as unknown as Route[])
     .filter((r) => r.path === SPACE_ROUTE || r.path.startsWith(`${SPACE_ROUTE}/`))
     .map((r) => {

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadConfig } from "../../src/config";
+import { createAccessLog } from "../../src/lib/access-log";
 import { createLogger } from "../../src/lib/log";
 import { startServer } from "../../src/server";
 
@@ -31,9 +32,9 @@ export interface TestServer {
 export async function startTestServer(options: { dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   const logs: string[] = [];
-  const log = createLogger("debug", { write: (line: string) => void logs.push(line) });
+  const sink = { write: (line: string) => void logs.push(line) };
   const config = loadConfig({ data: dataDir, port: 0, host: "127.0.0.1" });
-  const server = await startServer(config, log);
+  const server = await startServer(config, createLogger("debug", sink), createAccessLog("debug", sink));
   return {
     url: `http://127.0.0.1:${server.port}`,
     dataDir,

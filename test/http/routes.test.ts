@@ -20,7 +20,12 @@ beforeAll(async () => {
   const config = loadConfig({ data: tempDir() });
   const conn = openDatabase(join(config.dataDir, "tandem.db"));
   migrate(conn.sqlite);
-  const app = buildApp({ config, log: createLogger("silent"), services: createServices(conn, config) });
+  const app = buildApp({
+    config,
+    log: createLogger("silent"),
+    access: () => undefined,
+    services: createServices(conn, config),
+  });
   routes = app.routes as unknown as Route[];
   server = await startTestServer();
 });

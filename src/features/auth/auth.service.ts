@@ -18,8 +18,17 @@ const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 /** Where an account stands with the organization's signup approval. */
 type SignupState = "none" | "pending" | "denied";
 
+/** How many verified access tokens are remembered (a few per active user). */
+const VERIFIED_MEMO = 10_000;
+
 /** Sessions and token checks. */
 export class AuthService {
+  /**
+   * Verified access tokens by their exact text: verifying costs an HMAC and two decodes on every request, a
+   * lookup costs nothing. Expiry is still checked on every use; a tampered token is a different string.
+   */
+  private readonly verified = new Map<string, { sub: string; exp: number }>();
+
   constructor(
     private readonly db: Db,
     private readonly store: AuthStore,
@@ -40,8 +49,17 @@ export class AuthService {
       if (!staff || (staff.expiresAt !== null && staff.expiresAt <= Date.now())) throw unauthenticated();
       return { userId: staff.userId, serviceAccountId: staff.id };
     }
-    const claims = verifyAccessToken(this.jwtSecret, token);
+    const now = Date.now();
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp * 1000 > now) return { userId: known.sub, serviceAccountId: null };
+      this.verified.delete(token);
+      throw unauthenticated();
+    }
+    const claims = verifyAccessToken(this.jwtSecret, token, now);
     if (!claims) throw unauthenticated();
+    if (this.verified.size >= VERIFIED_MEMO) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, { sub: claims.sub, exp: claims.exp });
     return { userId: claims.sub, serviceAccountId: null };
   }
 

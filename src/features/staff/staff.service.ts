@@ -92,7 +92,12 @@ export class StaffService {
   }
 
   delete(actor: OrgActor, id: string): void {
-    writeTx(this.db, () => this.store.deleteWithUser(this.require(actor, id).userId));
+    const { userId } = writeTx(this.db, () => {
+      const account = this.require(actor, id);
+      this.store.deleteWithUser(account.userId);
+      return account;
+    });
+    this.people.forgetUser(userId);
   }
 
   private require(actor: OrgActor, id: string): ServiceAccountRow {
