@@ -117,8 +117,9 @@ export class ChatService {
       assertCanEdit(actor, message);
       if (message.deletedAt !== null) throw conflict("message has been deleted");
       const now = Date.now();
-      this.store.editMessage(message.id, content, now);
-      return { ...message, content, editedAt: now, updatedAt: now };
+      const edited = { ...message, content, editedAt: now, updatedAt: now };
+      this.store.saveMessage(edited);
+      return edited;
     });
   }
 
@@ -128,7 +129,7 @@ export class ChatService {
       assertCanDelete(actor, message);
       if (message.deletedAt !== null) return message;
       const now = Date.now();
-      this.store.softDeleteMessage(message.id, now);
+      this.store.softDeleteMessage(message, now);
       return { ...message, content: "", deletedAt: now, updatedAt: now };
     });
   }

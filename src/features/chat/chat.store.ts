@@ -1,6 +1,7 @@
-/** Chat rooms, messages, reactions and attachments. */
-import { and, asc, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+/** Chat rooms, messages, reactions and attachments. Every statement is prepared once. */
+import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
+import { inJsonList, insertRow, updateRow } from "../../db/prepared";
 import { chatAttachments, chatMessages, chatReactions, chatRooms } from "../../db/schema";
 import { nameKey } from "../../lib/text";
 
@@ -9,26 +10,32 @@ export type MessageRow = typeof chatMessages.$inferSelect;
 export type ReactionRow = typeof chatReactions.$inferSelect;
 export type AttachmentRow = typeof chatAttachments.$inferSelect;
 
+const p = sql.placeholder;
+
 /** Data access for chat. */
 export class ChatStore {
   constructor(private readonly db: Db) {}
 
   // Rooms
 
-  rooms(spaceId: string): RoomRow[] {
-    return this.db
+  private readonly roomsOf = prepared(() =>
+    this.db
       .select()
       .from(chatRooms)
-      .where(eq(chatRooms.spaceId, spaceId))
+      .where(eq(chatRooms.spaceId, p("spaceId")))
       .orderBy(asc(chatRooms.createdAt), asc(chatRooms.id))
-      .all();
+      .prepare(),
+  );
+
+  rooms(spaceId: string): RoomRow[] {
+    return this.roomsOf().all({ spaceId });
   }
 
   private readonly roomById = prepared(() =>
     this.db
       .select()
       .from(chatRooms)
-      .where(and(eq(chatRooms.id, sql.placeholder("roomId")), eq(chatRooms.spaceId, sql.placeholder("spaceId"))))
+      .where(and(eq(chatRooms.id, p("roomId")), eq(chatRooms.spaceId, p("spaceId"))))
       .prepare(),
   );
 
@@ -36,21 +43,34 @@ export class ChatStore {
     return this.roomById().all({ spaceId, roomId })[0];
   }
 
-  roomByName(spaceId: string, name: string): RoomRow | undefined {
-    return this.db
+  private readonly roomByKey = prepared(() =>
+    this.db
       .select()
       .from(chatRooms)
-      .where(and(eq(chatRooms.spaceId, spaceId), eq(chatRooms.nameKey, nameKey(name))))
-      .all()[0];
+      .where(and(eq(chatRooms.spaceId, p("spaceId")), eq(chatRooms.nameKey, p("key"))))
+      .prepare(),
+  );
+
+  roomByName(spaceId: string, name: string): RoomRow | undefined {
+    return this.roomByKey().all({ spaceId, key: nameKey(name) })[0];
   }
 
+  private readonly insertRoomRow = prepared(() => insertRow(this.db, chatRooms));
+
   insertRoom(row: RoomRow): void {
-    this.db.insert(chatRooms).values(row).run();
+    this.insertRoomRow().run(row);
   }
+
+  private readonly deleteRoomRow = prepared(() =>
+    this.db
+      .delete(chatRooms)
+      .where(eq(chatRooms.id, p("roomId")))
+      .prepare(),
+  );
 
   /** Deleting a room cascades to its messages, and from them to reactions and attachments. */
   deleteRoom(roomId: string): void {
-    this.db.delete(chatRooms).where(eq(chatRooms.id, roomId)).run();
+    this.deleteRoomRow().run({ roomId });
   }
 
   // Messages
@@ -59,11 +79,9 @@ export class ChatStore {
     this.db
       .select()
       .from(chatMessages)
-      .where(
-        and(eq(chatMessages.roomId, sql.placeholder("roomId")), lt(chatMessages.createdAt, sql.placeholder("before"))),
-      )
+      .where(and(eq(chatMessages.roomId, p("roomId")), lt(chatMessages.createdAt, p("before"))))
       .orderBy(desc(chatMessages.createdAt), desc(chatMessages.id))
-      .limit(sql.placeholder("limit"))
+      .limit(p("limit"))
       .prepare(),
   );
 
@@ -76,7 +94,7 @@ export class ChatStore {
     this.db
       .select()
       .from(chatMessages)
-      .where(and(eq(chatMessages.id, sql.placeholder("id")), eq(chatMessages.roomId, sql.placeholder("roomId"))))
+      .where(and(eq(chatMessages.id, p("id")), eq(chatMessages.roomId, p("roomId"))))
       .prepare(),
   );
 
@@ -88,7 +106,7 @@ export class ChatStore {
     this.db
       .select({ createdAt: chatMessages.createdAt })
       .from(chatMessages)
-      .where(eq(chatMessages.roomId, sql.placeholder("roomId")))
+      .where(eq(chatMessages.roomId, p("roomId")))
       .orderBy(desc(chatMessages.createdAt))
       .limit(1)
       .prepare(),
@@ -99,75 +117,107 @@ export class ChatStore {
     return this.lastCreatedAt().all({ roomId })[0]?.createdAt;
   }
 
+  private readonly insertMessageRow = prepared(() => insertRow(this.db, chatMessages));
+  private readonly insertAttachmentRow = prepared(() => insertRow(this.db, chatAttachments));
+  private readonly saveMessageRow = prepared(() => updateRow(this.db, chatMessages, chatMessages.id));
+
   insertMessage(row: MessageRow, attachments: readonly AttachmentRow[]): void {
-    this.db.insert(chatMessages).values(row).run();
-    if (attachments.length > 0)
-      this.db
-        .insert(chatAttachments)
-        .values([...attachments])
-        .run();
+    this.insertMessageRow().run(row);
+    for (const attachment of attachments) this.insertAttachmentRow().run(attachment);
   }
 
-  editMessage(id: string, content: string, now: number): void {
-    this.db.update(chatMessages).set({ content, editedAt: now, updatedAt: now }).where(eq(chatMessages.id, id)).run();
+  /** Writes every field of the message. */
+  saveMessage(row: MessageRow): void {
+    this.saveMessageRow().run(row);
   }
+
+  private readonly dropReactions = prepared(() =>
+    this.db
+      .delete(chatReactions)
+      .where(eq(chatReactions.messageId, p("id")))
+      .prepare(),
+  );
+  private readonly dropAttachments = prepared(() =>
+    this.db
+      .delete(chatAttachments)
+      .where(eq(chatAttachments.messageId, p("id")))
+      .prepare(),
+  );
 
   /** Soft delete: the text is erased for good (secure_delete zeroes it), reactions and attachments go. */
-  softDeleteMessage(id: string, now: number): void {
-    this.db
-      .update(chatMessages)
-      .set({ content: "", deletedAt: now, updatedAt: now })
-      .where(and(eq(chatMessages.id, id), isNull(chatMessages.deletedAt)))
-      .run();
-    this.db.delete(chatReactions).where(eq(chatReactions.messageId, id)).run();
-    this.db.delete(chatAttachments).where(eq(chatAttachments.messageId, id)).run();
+  softDeleteMessage(row: MessageRow, now: number): void {
+    this.saveMessage({ ...row, content: "", deletedAt: now, updatedAt: now });
+    this.dropReactions().run({ id: row.id });
+    this.dropAttachments().run({ id: row.id });
   }
 
   // Reactions and attachments of a batch
 
-  reactionsOf(messageIds: readonly string[]): ReactionRow[] {
-    if (messageIds.length === 0) return [];
-    return this.db
+  private readonly reactionsIn = prepared(() =>
+    this.db
       .select()
       .from(chatReactions)
-      .where(inArray(chatReactions.messageId, [...messageIds]))
+      .where(inJsonList(chatReactions.messageId, "ids"))
       .orderBy(asc(chatReactions.createdAt), asc(chatReactions.messageId), asc(chatReactions.userId))
-      .all();
+      .prepare(),
+  );
+
+  reactionsOf(messageIds: readonly string[]): ReactionRow[] {
+    return messageIds.length === 0 ? [] : this.reactionsIn().all({ ids: JSON.stringify(messageIds) });
   }
 
-  attachmentsOf(messageIds: readonly string[]): AttachmentRow[] {
-    if (messageIds.length === 0) return [];
-    return this.db
+  private readonly attachmentsIn = prepared(() =>
+    this.db
       .select()
       .from(chatAttachments)
-      .where(inArray(chatAttachments.messageId, [...messageIds]))
+      .where(inJsonList(chatAttachments.messageId, "ids"))
       .orderBy(asc(chatAttachments.createdAt), asc(chatAttachments.id))
-      .all();
+      .prepare(),
+  );
+
+  attachmentsOf(messageIds: readonly string[]): AttachmentRow[] {
+    return messageIds.length === 0 ? [] : this.attachmentsIn().all({ ids: JSON.stringify(messageIds) });
   }
 
-  reaction(messageId: string, userId: string, emoji: string): ReactionRow | undefined {
-    return this.db
+  private readonly reactionByKey = prepared(() =>
+    this.db
       .select()
       .from(chatReactions)
       .where(
-        and(eq(chatReactions.messageId, messageId), eq(chatReactions.userId, userId), eq(chatReactions.emoji, emoji)),
+        and(
+          eq(chatReactions.messageId, p("messageId")),
+          eq(chatReactions.userId, p("userId")),
+          eq(chatReactions.emoji, p("emoji")),
+        ),
       )
-      .all()[0];
+      .prepare(),
+  );
+
+  reaction(messageId: string, userId: string, emoji: string): ReactionRow | undefined {
+    return this.reactionByKey().all({ messageId, userId, emoji })[0];
   }
+
+  private readonly insertReactionRow = prepared(() => insertRow(this.db, chatReactions));
 
   insertReaction(row: ReactionRow): void {
-    this.db.insert(chatReactions).values(row).onConflictDoNothing().run();
+    this.insertReactionRow().run(row);
   }
 
+  private readonly deleteReactionRow = prepared(() =>
+    this.db
+      .delete(chatReactions)
+      .where(
+        and(
+          eq(chatReactions.messageId, p("messageId")),
+          eq(chatReactions.userId, p("userId")),
+          eq(chatReactions.emoji, p("emoji")),
+        ),
+      )
+      .returning({ emoji: chatReactions.emoji })
+      .prepare(),
+  );
+
   deleteReaction(messageId: string, userId: string, emoji: string): boolean {
-    return (
-      this.db
-        .delete(chatReactions)
-        .where(
-          and(eq(chatReactions.messageId, messageId), eq(chatReactions.userId, userId), eq(chatReactions.emoji, emoji)),
-        )
-        .returning({ emoji: chatReactions.emoji })
-        .all().length > 0
-    );
+    return this.deleteReactionRow().all({ messageId, userId, emoji }).length > 0;
   }
 }

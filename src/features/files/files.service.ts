@@ -40,6 +40,7 @@ function sha256(bytes: Uint8Array | string): string {
 /** Writes a stream of bytes into a new blob, chunk by chunk, hashing as it goes. */
 class BlobWriter {
   readonly id = newId();
+  private readonly createdAt = Date.now();
   private readonly hash = createHash("sha256");
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -54,7 +55,7 @@ class BlobWriter {
     keepHead: boolean,
   ) {
     if (!keepHead) this.head = null;
-    store.insertBlob(this.id, Date.now());
+    store.insertBlob(this.id, this.createdAt);
   }
 
   write(chunk: Uint8Array): void {
@@ -83,7 +84,7 @@ class BlobWriter {
   finish(): string {
     if (this.pendingBytes > 0) this.flush(this.pendingBytes);
     const checksum = this.hash.digest("hex");
-    this.store.finishBlob(this.id, this.size, checksum);
+    this.store.finishBlob(this.id, this.size, checksum, this.createdAt);
     return checksum;
   }
 
@@ -256,15 +257,17 @@ export class FilesService {
       const now = Date.now();
       return writeTx(this.db, () => {
         const current = this.file(actor, id);
-        this.store.updateNode(current.id, {
+        const updated: NodeRow = {
+          ...current,
           blobId: writer.id,
           sizeBytes: writer.size,
           checksumSha256: checksum,
           mimeType: type && !/^application\/octet-stream/i.test(type) ? type : current.mimeType,
           updatedAt: now,
-        });
+        };
+        this.store.saveNode(updated);
         if (current.blobId) this.store.deleteBlob(current.blobId);
-        return this.file(actor, id);
+        return updated;
       });
     } catch (error) {
       writer.discard();
@@ -279,12 +282,14 @@ export class FilesService {
       const doc = this.store.doc(node.id);
       const state = doc ? replaceTextState(doc.state, text) : newTextState(text);
       this.store.putDoc({ nodeId: node.id, state: Buffer.from(state), text, updatedAt: now });
-      this.store.updateNode(node.id, {
+      const updated: NodeRow = {
+        ...node,
         sizeBytes: Buffer.byteLength(text),
         checksumSha256: sha256(text),
         updatedAt: now,
-      });
-      return { ...node, sizeBytes: Buffer.byteLength(text), checksumSha256: sha256(text), updatedAt: now };
+      };
+      this.store.saveNode(updated);
+      return updated;
     });
   }
 
@@ -306,8 +311,9 @@ export class FilesService {
       const clash = this.store.siblingNamed(actor.space.id, parentId, finalName);
       if (clash && clash.id !== node.id) throw conflict("name already exists");
       const now = Date.now();
-      this.store.updateNode(node.id, { name: finalName, nameKey: nameKey(finalName), parentId, updatedAt: now });
-      return { ...node, name: finalName, parentId, updatedAt: now };
+      const updated: NodeRow = { ...node, name: finalName, nameKey: nameKey(finalName), parentId, updatedAt: now };
+      this.store.saveNode(updated);
+      return updated;
     });
   }
 

@@ -1,14 +1,37 @@
-/** The file tree, text documents and chunked blobs. */
+/** The file tree, text documents and chunked blobs. Every statement on a request path is prepared once. */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
+import { insertRow, updateRow } from "../../db/prepared";
 import { blobChunks, blobs, fileDocs, fileNodes } from "../../db/schema";
 import { nameKey } from "../../lib/text";
 
 export type NodeRow = typeof fileNodes.$inferSelect;
 export type DocRow = typeof fileDocs.$inferSelect;
 
+const p = sql.placeholder;
 const folderFirst = sql`CASE ${fileNodes.kind} WHEN 'folder' THEN 0 ELSE 1 END`;
-const byName = fileNodes.nameKey;
+const live = isNull(fileNodes.deletedAt);
+const atRoot = and(eq(fileNodes.spaceId, p("spaceId")), isNull(fileNodes.parentId));
+const inFolder = eq(fileNodes.parentId, p("parentId"));
+const nameHas = sql`instr(${fileNodes.nameKey}, ${p("q")}) > 0`;
+
+/** The ids from `$id` up to the root, `$id` first (recursive: drizzle's builder cannot prepare it). */
+export const ANCESTRY_SQL = `
+  WITH RECURSIVE up(id, parent_id, depth) AS (
+    SELECT id, parent_id, 0 FROM file_nodes WHERE id = $id
+    UNION ALL
+    SELECT n.id, n.parent_id, up.depth + 1 FROM file_nodes n JOIN up ON n.id = up.parent_id WHERE up.depth < 10000
+  )
+  SELECT id FROM up ORDER BY depth`;
+
+/** Soft-deletes `$id` and every live node below it at `$now`. */
+export const SUBTREE_DELETE_SQL = `
+  WITH RECURSIVE sub(id) AS (
+    SELECT id FROM file_nodes WHERE id = $id
+    UNION ALL
+    SELECT n.id FROM file_nodes n JOIN sub ON n.parent_id = sub.id
+  )
+  UPDATE file_nodes SET deleted_at = $now, updated_at = $now WHERE id IN (SELECT id FROM sub) AND deleted_at IS NULL`;
 
 /** Data access for files. */
 export class FilesStore {
@@ -18,7 +41,7 @@ export class FilesStore {
     this.db
       .select()
       .from(fileNodes)
-      .where(and(eq(fileNodes.id, sql.placeholder("id")), eq(fileNodes.spaceId, sql.placeholder("spaceId"))))
+      .where(and(eq(fileNodes.id, p("id")), eq(fileNodes.spaceId, p("spaceId"))))
       .prepare(),
   );
 
@@ -27,44 +50,43 @@ export class FilesStore {
     return this.nodeById().all({ spaceId, id })[0];
   }
 
-  /** Live children of a folder (or of the root), folders first, then by name ignoring case. */
+  /** Live nodes matching `where`, folders first, then by name ignoring case. */
+  private listing(where: ReturnType<typeof and>) {
+    return prepared(() =>
+      this.db
+        .select()
+        .from(fileNodes)
+        .where(and(where, live))
+        .orderBy(folderFirst, fileNodes.nameKey, asc(fileNodes.id))
+        .prepare(),
+    );
+  }
+
+  private readonly rootChildren = this.listing(atRoot);
+  private readonly folderChildren = this.listing(inFolder);
+  private readonly rootSearch = this.listing(and(atRoot, nameHas));
+  private readonly folderSearch = this.listing(and(inFolder, nameHas));
+  private readonly spaceSearch = this.listing(and(eq(fileNodes.spaceId, p("spaceId")), nameHas));
+
+  /** Live children of a folder (or of the root). */
   children(spaceId: string, parentId: string | null): NodeRow[] {
-    return this.db
-      .select()
-      .from(fileNodes)
-      .where(
-        and(
-          parentId === null
-            ? and(eq(fileNodes.spaceId, spaceId), isNull(fileNodes.parentId))
-            : eq(fileNodes.parentId, parentId),
-          isNull(fileNodes.deletedAt),
-        ),
-      )
-      .orderBy(folderFirst, byName, asc(fileNodes.id))
-      .all();
+    return parentId === null ? this.rootChildren().all({ spaceId }) : this.folderChildren().all({ parentId });
   }
 
   /** Live nodes whose name contains `q` (ignoring case): below one folder, or anywhere in the space. */
   search(spaceId: string, parentId: string | null, q: string, wholeSpace: boolean): NodeRow[] {
-    const match = sql`instr(${fileNodes.nameKey}, ${nameKey(q)}) > 0`;
-    const scope = wholeSpace
-      ? eq(fileNodes.spaceId, spaceId)
-      : parentId === null
-        ? and(eq(fileNodes.spaceId, spaceId), isNull(fileNodes.parentId))
-        : eq(fileNodes.parentId, parentId);
-    return this.db
-      .select()
-      .from(fileNodes)
-      .where(and(scope, isNull(fileNodes.deletedAt), match))
-      .orderBy(folderFirst, byName, asc(fileNodes.id))
-      .all();
+    const key = nameKey(q);
+    if (wholeSpace) return this.spaceSearch().all({ spaceId, q: key });
+    return parentId === null
+      ? this.rootSearch().all({ spaceId, q: key })
+      : this.folderSearch().all({ parentId, q: key });
   }
 
   private readonly treeQuery = prepared(() =>
     this.db
       .select()
       .from(fileNodes)
-      .where(and(eq(fileNodes.spaceId, sql.placeholder("spaceId")), isNull(fileNodes.deletedAt)))
+      .where(and(eq(fileNodes.spaceId, p("spaceId")), live))
       .prepare(),
   );
 
@@ -73,54 +95,59 @@ export class FilesStore {
     return this.treeQuery().all({ spaceId });
   }
 
-  /** The live sibling named `name` (ignoring case), if any. */
-  siblingNamed(spaceId: string, parentId: string | null, name: string): NodeRow | undefined {
-    return this.db
+  private readonly rootNamed = prepared(() =>
+    this.db
       .select()
       .from(fileNodes)
-      .where(
-        and(
-          parentId === null
-            ? and(eq(fileNodes.spaceId, spaceId), isNull(fileNodes.parentId))
-            : eq(fileNodes.parentId, parentId),
-          isNull(fileNodes.deletedAt),
-          eq(fileNodes.nameKey, nameKey(name)),
-        ),
-      )
-      .all()[0];
+      .where(and(atRoot, live, eq(fileNodes.nameKey, p("key"))))
+      .prepare(),
+  );
+  private readonly childNamed = prepared(() =>
+    this.db
+      .select()
+      .from(fileNodes)
+      .where(and(inFolder, live, eq(fileNodes.nameKey, p("key"))))
+      .prepare(),
+  );
+
+  /** The live sibling named `name` (ignoring case), if any. */
+  siblingNamed(spaceId: string, parentId: string | null, name: string): NodeRow | undefined {
+    const key = nameKey(name);
+    return (parentId === null ? this.rootNamed().all({ spaceId, key }) : this.childNamed().all({ parentId, key }))[0];
   }
+
+  /** The live root folder named `name` (ignoring case). */
+  rootFolderNamed(spaceId: string, name: string): NodeRow | undefined {
+    const node = this.siblingNamed(spaceId, null, name);
+    return node?.kind === "folder" ? node : undefined;
+  }
+
+  private readonly up = prepared(() => this.db.$client.query<{ id: string }, { id: string }>(ANCESTRY_SQL));
 
   /** Ids from `id` up to the root, `id` first. */
   ancestry(id: string): string[] {
-    const rows = this.db.all<{ id: string }>(sql`
-      WITH RECURSIVE up(id, parent_id, depth) AS (
-        SELECT id, parent_id, 0 FROM ${fileNodes} WHERE id = ${id}
-        UNION ALL
-        SELECT n.id, n.parent_id, up.depth + 1 FROM ${fileNodes} n JOIN up ON n.id = up.parent_id
-        WHERE up.depth < 10000
-      )
-      SELECT id FROM up ORDER BY depth`);
-    return rows.map((r) => r.id);
+    return this.up()
+      .all({ id })
+      .map((r) => r.id);
   }
+
+  private readonly insertNodeRow = prepared(() => insertRow(this.db, fileNodes));
+  private readonly saveNodeRow = prepared(() => updateRow(this.db, fileNodes, fileNodes.id));
 
   insertNode(row: NodeRow): void {
-    this.db.insert(fileNodes).values(row).run();
+    this.insertNodeRow().run(row);
   }
 
-  updateNode(id: string, patch: Partial<NodeRow>): void {
-    this.db.update(fileNodes).set(patch).where(eq(fileNodes.id, id)).run();
+  /** Writes every field of the node. */
+  saveNode(row: NodeRow): void {
+    this.saveNodeRow().run(row);
   }
+
+  private readonly deleteSubtree = prepared(() => this.db.$client.query(SUBTREE_DELETE_SQL));
 
   /** Soft-deletes a node and every live node below it. */
   softDeleteSubtree(id: string, now: number): void {
-    this.db.run(sql`
-      WITH RECURSIVE sub(id) AS (
-        SELECT id FROM ${fileNodes} WHERE id = ${id}
-        UNION ALL
-        SELECT n.id FROM ${fileNodes} n JOIN sub ON n.parent_id = sub.id
-      )
-      UPDATE ${fileNodes} SET deleted_at = ${now}, updated_at = ${now}
-      WHERE id IN (SELECT id FROM sub) AND deleted_at IS NULL`);
+    this.deleteSubtree().run({ id, now });
   }
 
   // Text documents
@@ -129,7 +156,7 @@ export class FilesStore {
     this.db
       .select()
       .from(fileDocs)
-      .where(eq(fileDocs.nodeId, sql.placeholder("nodeId")))
+      .where(eq(fileDocs.nodeId, p("nodeId")))
       .prepare(),
   );
 
@@ -137,40 +164,59 @@ export class FilesStore {
     return this.docById().all({ nodeId })[0];
   }
 
-  putDoc(row: DocRow): void {
+  private readonly upsertDoc = prepared(() =>
     this.db
       .insert(fileDocs)
-      .values(row)
+      .values({
+        nodeId: p("nodeId") as unknown as string,
+        state: p("state") as unknown as Buffer,
+        text: p("text") as unknown as string,
+        updatedAt: p("updatedAt") as unknown as number,
+      })
       .onConflictDoUpdate({
         target: fileDocs.nodeId,
-        set: { state: row.state, text: row.text, updatedAt: row.updatedAt },
+        set: { state: sql`excluded.state`, text: sql`excluded.text`, updatedAt: sql`excluded.updated_at` },
       })
-      .run();
+      .prepare(),
+  );
+
+  putDoc(row: DocRow): void {
+    this.upsertDoc().run(row);
   }
 
   // Blobs
 
+  private readonly insertBlobRow = prepared(() => insertRow(this.db, blobs));
+  private readonly insertChunkRow = prepared(() => insertRow(this.db, blobChunks));
+  private readonly saveBlobRow = prepared(() => updateRow(this.db, blobs, blobs.id));
+  private readonly deleteBlobRow = prepared(() =>
+    this.db
+      .delete(blobs)
+      .where(eq(blobs.id, p("id")))
+      .prepare(),
+  );
+
   insertBlob(id: string, now: number): void {
-    this.db.insert(blobs).values({ id, sizeBytes: 0, checksumSha256: "", createdAt: now }).run();
+    this.insertBlobRow().run({ id, sizeBytes: 0, checksumSha256: "", createdAt: now });
   }
 
   appendChunk(blobId: string, seq: number, data: Buffer): void {
-    this.db.insert(blobChunks).values({ blobId, seq, data }).run();
+    this.insertChunkRow().run({ blobId, seq, data });
   }
 
-  finishBlob(id: string, sizeBytes: number, checksumSha256: string): void {
-    this.db.update(blobs).set({ sizeBytes, checksumSha256 }).where(eq(blobs.id, id)).run();
+  finishBlob(id: string, sizeBytes: number, checksumSha256: string, createdAt: number): void {
+    this.saveBlobRow().run({ id, sizeBytes, checksumSha256, createdAt });
   }
 
   deleteBlob(id: string): void {
-    this.db.delete(blobs).where(eq(blobs.id, id)).run();
+    this.deleteBlobRow().run({ id });
   }
 
   private readonly chunkAt = prepared(() =>
     this.db
       .select({ data: blobChunks.data })
       .from(blobChunks)
-      .where(and(eq(blobChunks.blobId, sql.placeholder("blobId")), eq(blobChunks.seq, sql.placeholder("seq"))))
+      .where(and(eq(blobChunks.blobId, p("blobId")), eq(blobChunks.seq, p("seq"))))
       .prepare(),
   );
 
@@ -186,11 +232,5 @@ export class FilesStore {
       AND NOT EXISTS (SELECT 1 FROM ${fileNodes} WHERE ${fileNodes.blobId} = ${blobs.id})
       RETURNING ${blobs.id} AS id`);
     return rows.length;
-  }
-
-  /** The live root folder named `name` (ignoring case). */
-  rootFolderNamed(spaceId: string, name: string): NodeRow | undefined {
-    const node = this.siblingNamed(spaceId, null, name);
-    return node?.kind === "folder" ? node : undefined;
   }
 }

@@ -118,8 +118,13 @@ export class PeopleStore {
   // Organizations
 
   /** The organization of this install, if set up. */
+  private readonly firstOrg = prepared(() =>
+    this.db.select().from(organizations).orderBy(asc(organizations.createdAt)).limit(1).prepare(),
+  );
+
+  /** The organization of this install, if set up. */
   onlyOrg(): OrgRow | undefined {
-    return this.db.select().from(organizations).orderBy(asc(organizations.createdAt)).limit(1).all()[0];
+    return this.firstOrg().all()[0];
   }
 
   org(id: string): OrgRow | undefined {
@@ -138,14 +143,19 @@ export class PeopleStore {
       .run();
   }
 
-  orgsOfUser(userId: string): OrgRow[] {
-    return this.db
+  private readonly orgsOf = prepared(() =>
+    this.db
       .select({ org: organizations })
       .from(orgMembers)
       .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
-      .where(eq(orgMembers.userId, userId))
+      .where(eq(orgMembers.userId, sql.placeholder("userId")))
       .orderBy(asc(organizations.createdAt))
-      .all()
+      .prepare(),
+  );
+
+  orgsOfUser(userId: string): OrgRow[] {
+    return this.orgsOf()
+      .all({ userId })
       .map((r) => r.org);
   }
 
@@ -226,14 +236,16 @@ export class PeopleStore {
     return row.permissions ? (JSON.parse(`[${row.permissions}]`) as string[][]).flat() : [];
   }
 
+  private readonly membership = prepared(() =>
+    this.db
+      .select({ userId: orgMembers.userId })
+      .from(orgMembers)
+      .where(and(eq(orgMembers.orgId, sql.placeholder("orgId")), eq(orgMembers.userId, sql.placeholder("userId"))))
+      .prepare(),
+  );
+
   isMember(orgId: string, userId: string): boolean {
-    return (
-      this.db
-        .select({ userId: orgMembers.userId })
-        .from(orgMembers)
-        .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)))
-        .all().length > 0
-    );
+    return this.membership().all({ orgId, userId }).length > 0;
   }
 
   addMember(orgId: string, userId: string, roleIds: readonly string[], now: number): void {
@@ -285,8 +297,8 @@ export class PeopleStore {
     return this.db.select({ n: count() }).from(memberRoles).where(eq(memberRoles.roleId, roleId)).all()[0]?.n ?? 0;
   }
 
-  members(orgId: string): MemberRow[] {
-    const rows = this.db
+  private readonly membersOf = prepared(() =>
+    this.db
       .select({
         userId: orgMembers.userId,
         email: users.email,
@@ -299,10 +311,15 @@ export class PeopleStore {
       .from(orgMembers)
       .innerJoin(users, eq(users.id, orgMembers.userId))
       .leftJoin(serviceAccounts, eq(serviceAccounts.userId, orgMembers.userId))
-      .where(eq(orgMembers.orgId, orgId))
+      .where(eq(orgMembers.orgId, sql.placeholder("orgId")))
       .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.userId))
-      .all();
-    return rows.map((r) => ({ ...r, roleIds: jsonArray(r.roleIds).sort() }));
+      .prepare(),
+  );
+
+  members(orgId: string): MemberRow[] {
+    return this.membersOf()
+      .all({ orgId })
+      .map((r) => ({ ...r, roleIds: jsonArray(r.roleIds).sort() }));
   }
 
   // Roles

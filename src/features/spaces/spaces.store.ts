@@ -1,6 +1,7 @@
 /** Spaces, space members, boards and columns. */
-import { and, asc, eq, or, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
+import { insertRow } from "../../db/prepared";
 import { boardColumns, boards, spaceMembers, spaces, users } from "../../db/schema";
 
 export type SpaceRow = typeof spaces.$inferSelect;
@@ -15,14 +16,15 @@ export type SpaceWithRole = SpaceRow & { memberRole: string | null };
 export class SpacesStore {
   constructor(private readonly db: Db) {}
 
+  /** The caller's role as a scalar subquery: a LEFT JOIN costs SQLite several times more, on every request. */
   private readonly withRole = prepared(() =>
     this.db
-      .select({ space: spaces, memberRole: spaceMembers.role })
+      .select({
+        space: spaces,
+        memberRole: sql<string | null>`(SELECT sm.role FROM space_members sm
+          WHERE sm.space_id = spaces.id AND sm.user_id = ${sql.placeholder("userId")})`,
+      })
       .from(spaces)
-      .leftJoin(
-        spaceMembers,
-        and(eq(spaceMembers.spaceId, spaces.id), eq(spaceMembers.userId, sql.placeholder("userId"))),
-      )
       .where(and(eq(spaces.id, sql.placeholder("spaceId")), eq(spaces.orgId, sql.placeholder("orgId"))))
       .prepare(),
   );
@@ -33,30 +35,45 @@ export class SpacesStore {
     return row && { ...row.space, memberRole: row.memberRole };
   }
 
-  /** Spaces of the org the user can see: every public one, and private ones they belong to (or all). */
-  visibleSpaces(orgId: string, userId: string, seesAll: boolean): SpaceRow[] {
-    const member = sql`EXISTS (SELECT 1 FROM ${spaceMembers} WHERE ${spaceMembers.spaceId} = ${spaces.id} AND ${spaceMembers.userId} = ${userId})`;
-    return this.db
+  private readonly visible = prepared(() =>
+    this.db
       .select()
       .from(spaces)
-      .where(and(eq(spaces.orgId, orgId), seesAll ? undefined : or(eq(spaces.isPrivate, false), member)))
+      .where(
+        and(
+          eq(spaces.orgId, sql.placeholder("orgId")),
+          sql`(${sql.placeholder("seesAll")} = 1 OR ${spaces.isPrivate} = 0 OR EXISTS (SELECT 1 FROM ${spaceMembers}
+            WHERE ${spaceMembers.spaceId} = ${spaces.id} AND ${spaceMembers.userId} = ${sql.placeholder("userId")}))`,
+        ),
+      )
       .orderBy(asc(spaces.createdAt), asc(spaces.id))
-      .all();
+      .prepare(),
+  );
+
+  /** Spaces of the org the user can see: every public one, and private ones they belong to (or all). */
+  visibleSpaces(orgId: string, userId: string, seesAll: boolean): SpaceRow[] {
+    return this.visible().all({ orgId, userId, seesAll: seesAll ? 1 : 0 });
   }
 
+  private readonly insertSpaceRow = prepared(() => insertRow(this.db, spaces));
+
   insertSpace(row: SpaceRow): void {
-    this.db.insert(spaces).values(row).run();
+    this.insertSpaceRow().run(row);
   }
 
   // Members
 
-  members(spaceId: string): SpaceMemberRow[] {
-    return this.db
+  private readonly membersOf = prepared(() =>
+    this.db
       .select()
       .from(spaceMembers)
-      .where(eq(spaceMembers.spaceId, spaceId))
+      .where(eq(spaceMembers.spaceId, sql.placeholder("spaceId")))
       .orderBy(asc(spaceMembers.addedAt), asc(spaceMembers.userId))
-      .all();
+      .prepare(),
+  );
+
+  members(spaceId: string): SpaceMemberRow[] {
+    return this.membersOf().all({ spaceId });
   }
 
   member(spaceId: string, userId: string): SpaceMemberRow | undefined {

@@ -125,7 +125,8 @@ export class TasksService {
           changes.rank = this.rankFor(task, columnId, input.position);
         }
       }
-      this.store.update(task.id, changes);
+      const { position: _position, ...row } = task;
+      this.store.save({ ...row, ...changes });
       return this.require(actor, task.id);
     });
   }

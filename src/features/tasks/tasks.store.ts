@@ -1,6 +1,7 @@
-/** Tasks, task messages and deliverable links. */
+/** Tasks, task messages and deliverable links. Every statement is prepared once. */
 import { and, asc, desc, eq, isNull, lt, ne, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
+import { insertRow, updateRow } from "../../db/prepared";
 import { fileNodes, spaceMembers, spaces, taskDeliverables, taskMessages, tasks } from "../../db/schema";
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -23,6 +24,8 @@ export interface DeliverableView {
   sizeBytes: number | null;
 }
 
+const p = sql.placeholder;
+
 /**
  * The dense position of a task: how many tasks of its column come before it in (rank, id) order. Written
  * out in full because drizzle renders the outer columns unqualified, which would bind them to `t2`.
@@ -38,7 +41,7 @@ export class TasksStore {
     this.db
       .select()
       .from(tasks)
-      .where(eq(tasks.columnId, sql.placeholder("columnId")))
+      .where(eq(tasks.columnId, p("columnId")))
       .orderBy(asc(tasks.rank), asc(tasks.id))
       .prepare(),
   );
@@ -52,7 +55,7 @@ export class TasksStore {
     this.db
       .select({ task: tasks, position: positionOf })
       .from(tasks)
-      .where(and(eq(tasks.id, sql.placeholder("id")), eq(tasks.spaceId, sql.placeholder("spaceId"))))
+      .where(and(eq(tasks.id, p("id")), eq(tasks.spaceId, p("spaceId"))))
       .prepare(),
   );
 
@@ -65,7 +68,7 @@ export class TasksStore {
     this.db
       .select({ rank: sql<number | null>`max(${tasks.rank})` })
       .from(tasks)
-      .where(eq(tasks.columnId, sql.placeholder("columnId")))
+      .where(eq(tasks.columnId, p("columnId")))
       .prepare(),
   );
 
@@ -78,10 +81,10 @@ export class TasksStore {
     this.db
       .select({ id: tasks.id, rank: tasks.rank })
       .from(tasks)
-      .where(and(eq(tasks.columnId, sql.placeholder("columnId")), ne(tasks.id, sql.placeholder("exceptId"))))
+      .where(and(eq(tasks.columnId, p("columnId")), ne(tasks.id, p("exceptId"))))
       .orderBy(asc(tasks.rank), asc(tasks.id))
-      .limit(sql.placeholder("limit"))
-      .offset(sql.placeholder("offset"))
+      .limit(p("limit"))
+      .offset(p("offset"))
       .prepare(),
   );
 
@@ -90,39 +93,54 @@ export class TasksStore {
     return this.window().all({ columnId, exceptId, offset, limit });
   }
 
+  private readonly countColumn = prepared(() =>
+    this.db
+      .select({ n: sql<number>`count(*)` })
+      .from(tasks)
+      .where(eq(tasks.columnId, p("columnId")))
+      .prepare(),
+  );
+
   countInColumn(columnId: string): number {
-    return (
-      this.db.select({ n: sql<number>`count(*)` }).from(tasks).where(eq(tasks.columnId, columnId)).all()[0]?.n ?? 0
-    );
+    return this.countColumn().all({ columnId })[0]?.n ?? 0;
   }
 
-  /** Spreads a column's ranks out again, keeping its order. */
+  private readonly setRank = prepared(() =>
+    this.db
+      .update(tasks)
+      .set({ rank: p("rank") as unknown as number })
+      .where(eq(tasks.id, p("id")))
+      .prepare(),
+  );
+
+  /** Spreads a column's ranks out again, keeping its order (rare: after many moves into one gap). */
   respace(columnId: string, step: number, exceptId: string): void {
-    const ids = this.db
-      .select({ id: tasks.id })
-      .from(tasks)
-      .where(and(eq(tasks.columnId, columnId), ne(tasks.id, exceptId)))
-      .orderBy(asc(tasks.rank), asc(tasks.id))
-      .all();
+    const ids = this.ranksAt(columnId, exceptId, 0, -1);
     ids.forEach((row, i) => {
-      this.db
-        .update(tasks)
-        .set({ rank: (i + 1) * step })
-        .where(eq(tasks.id, row.id))
-        .run();
+      this.setRank().run({ id: row.id, rank: (i + 1) * step });
     });
   }
 
+  private readonly insertTaskRow = prepared(() => insertRow(this.db, tasks));
+  private readonly saveTaskRow = prepared(() => updateRow(this.db, tasks, tasks.id));
+  private readonly deleteTaskRow = prepared(() =>
+    this.db
+      .delete(tasks)
+      .where(eq(tasks.id, p("id")))
+      .prepare(),
+  );
+
   insert(row: TaskRow): void {
-    this.db.insert(tasks).values(row).run();
+    this.insertTaskRow().run(row);
   }
 
-  update(id: string, patch: Partial<TaskRow>): void {
-    this.db.update(tasks).set(patch).where(eq(tasks.id, id)).run();
+  /** Writes every field of the task. */
+  save(row: TaskRow): void {
+    this.saveTaskRow().run(row);
   }
 
   delete(id: string): void {
-    this.db.delete(tasks).where(eq(tasks.id, id)).run();
+    this.deleteTaskRow().run({ id });
   }
 
   private readonly mine = prepared(() =>
@@ -132,11 +150,11 @@ export class TasksStore {
       .innerJoin(spaces, eq(spaces.id, tasks.spaceId))
       .where(
         and(
-          eq(tasks.assigneeUserId, sql.placeholder("userId")),
-          eq(spaces.orgId, sql.placeholder("orgId")),
-          sql`(${spaces.isPrivate} = 0 OR ${sql.placeholder("seesAll")} = 1 OR EXISTS (
+          eq(tasks.assigneeUserId, p("userId")),
+          eq(spaces.orgId, p("orgId")),
+          sql`(${spaces.isPrivate} = 0 OR ${p("seesAll")} = 1 OR EXISTS (
             SELECT 1 FROM ${spaceMembers} WHERE ${spaceMembers.spaceId} = ${spaces.id}
-            AND ${spaceMembers.userId} = ${sql.placeholder("userId")}))`,
+            AND ${spaceMembers.userId} = ${p("userId")}))`,
         ),
       )
       .orderBy(desc(tasks.updatedAt), desc(tasks.id))
@@ -157,11 +175,9 @@ export class TasksStore {
     this.db
       .select()
       .from(taskMessages)
-      .where(
-        and(eq(taskMessages.taskId, sql.placeholder("taskId")), lt(taskMessages.createdAt, sql.placeholder("before"))),
-      )
+      .where(and(eq(taskMessages.taskId, p("taskId")), lt(taskMessages.createdAt, p("before"))))
       .orderBy(desc(taskMessages.createdAt), desc(taskMessages.id))
-      .limit(sql.placeholder("limit"))
+      .limit(p("limit"))
       .prepare(),
   );
 
@@ -170,24 +186,30 @@ export class TasksStore {
     return this.messagePage().all({ taskId, before, limit }).reverse();
   }
 
-  latestMessageAt(taskId: string): number | undefined {
-    return this.db
+  private readonly lastMessage = prepared(() =>
+    this.db
       .select({ createdAt: taskMessages.createdAt })
       .from(taskMessages)
-      .where(eq(taskMessages.taskId, taskId))
+      .where(eq(taskMessages.taskId, p("taskId")))
       .orderBy(desc(taskMessages.createdAt))
       .limit(1)
-      .all()[0]?.createdAt;
+      .prepare(),
+  );
+
+  latestMessageAt(taskId: string): number | undefined {
+    return this.lastMessage().all({ taskId })[0]?.createdAt;
   }
 
+  private readonly insertMessageRow = prepared(() => insertRow(this.db, taskMessages));
+
   insertMessage(row: TaskMessageRow): void {
-    this.db.insert(taskMessages).values(row).run();
+    this.insertMessageRow().run(row);
   }
 
   // Deliverables
 
-  deliverables(taskId: string): DeliverableView[] {
-    return this.db
+  private readonly deliverablesOf = prepared(() =>
+    this.db
       .select({
         taskId: taskDeliverables.taskId,
         fileNodeId: taskDeliverables.fileNodeId,
@@ -199,26 +221,41 @@ export class TasksStore {
       })
       .from(taskDeliverables)
       .innerJoin(fileNodes, eq(fileNodes.id, taskDeliverables.fileNodeId))
-      .where(and(eq(taskDeliverables.taskId, taskId), isNull(fileNodes.deletedAt)))
+      .where(and(eq(taskDeliverables.taskId, p("taskId")), isNull(fileNodes.deletedAt)))
       .orderBy(asc(taskDeliverables.createdAt), asc(taskDeliverables.fileNodeId))
-      .all();
+      .prepare(),
+  );
+
+  deliverables(taskId: string): DeliverableView[] {
+    return this.deliverablesOf().all({ taskId });
   }
 
-  linkDeliverable(taskId: string, fileNodeId: string, addedBy: string, now: number): void {
+  private readonly link = prepared(() =>
     this.db
       .insert(taskDeliverables)
-      .values({ taskId, fileNodeId, addedBy, createdAt: now })
+      .values({
+        taskId: p("taskId") as unknown as string,
+        fileNodeId: p("fileNodeId") as unknown as string,
+        addedBy: p("addedBy") as unknown as string,
+        createdAt: p("createdAt") as unknown as number,
+      })
       .onConflictDoNothing()
-      .run();
+      .prepare(),
+  );
+
+  linkDeliverable(taskId: string, fileNodeId: string, addedBy: string, now: number): void {
+    this.link().run({ taskId, fileNodeId, addedBy, createdAt: now });
   }
 
+  private readonly unlink = prepared(() =>
+    this.db
+      .delete(taskDeliverables)
+      .where(and(eq(taskDeliverables.taskId, p("taskId")), eq(taskDeliverables.fileNodeId, p("fileNodeId"))))
+      .returning({ id: taskDeliverables.fileNodeId })
+      .prepare(),
+  );
+
   unlinkDeliverable(taskId: string, fileNodeId: string): boolean {
-    return (
-      this.db
-        .delete(taskDeliverables)
-        .where(and(eq(taskDeliverables.taskId, taskId), eq(taskDeliverables.fileNodeId, fileNodeId)))
-        .returning({ id: taskDeliverables.fileNodeId })
-        .all().length > 0
-    );
+    return this.unlink().all({ taskId, fileNodeId }).length > 0;
   }
 }
