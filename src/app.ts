@@ -39,7 +39,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(spacesRoutes(auth, services.spaces))
     .use(filesRoutes(auth, services.files))
     .use(tasksRoutes(auth, services.tasks))
-    .use(chatRoutes(auth, services.chat))
+    .use(chatRoutes(auth, services.chat, services.events))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));
   finished = app;

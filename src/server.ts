@@ -37,7 +37,11 @@ export async function startServer(
   if (applied.length > 0) log.info({ migrations: applied }, "database migrated");
 
   const setupToken = new PeopleStore(conn.db).onlyOrg() ? null : newToken("");
-  const services = createServices(conn, config, { secrets, setupToken });
+  const services = createServices(conn, config, {
+    secrets,
+    setupToken,
+    onEventError: (err) => log.error({ err }, "an event subscriber failed"),
+  });
   const app = buildApp({ config, log, access, services });
   app.listen({
     hostname: config.host,

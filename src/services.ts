@@ -6,6 +6,7 @@ import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
 import { ChatService } from "./features/chat/chat.service";
 import { ChatStore } from "./features/chat/chat.store";
+import { EventBus } from "./features/events/events.bus";
 import { FilesService } from "./features/files/files.service";
 import { FilesStore } from "./features/files/files.store";
 import { InstanceService } from "./features/instance/instance.service";
@@ -26,10 +27,13 @@ export type Services = ReturnType<typeof createServices>;
 export interface ServiceOptions {
   secrets?: Secrets | null;
   setupToken?: string | null;
+  /** Where a failing event subscriber is reported. */
+  onEventError?: (error: unknown) => void;
 }
 
 export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
   const { db } = conn;
+  const events = new EventBus(options.onEventError);
   const peopleStore = new PeopleStore(db);
   const authStore = new AuthStore(db);
   const secrets = options.secrets ?? null;
@@ -48,8 +52,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const chatStore = new ChatStore(db);
   const spacesStore = new SpacesStore(db);
   const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
-  const files = new FilesService(db, new FilesStore(db), config.maxUploadBytes);
-  const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files);
-  const chat = new ChatService(db, chatStore, new GroupCommit(conn.sqlite));
-  return { auth, authStore, people, instance, staff, spaces, files, tasks, chat };
+  const files = new FilesService(db, new FilesStore(db), config.maxUploadBytes, events);
+  const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events);
+  const chat = new ChatService(db, chatStore, new GroupCommit(conn.sqlite), events);
+  return { auth, authStore, people, instance, staff, spaces, files, tasks, chat, events };
 }

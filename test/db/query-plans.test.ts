@@ -549,10 +549,8 @@ const cases: Case[] = [
 
   // Tasks
   { name: "tasks: tasks of a column", run: () => stores.tasks.column(ids.column) },
-  { name: "tasks: task by id with its position", run: () => stores.tasks.task(ids.space, ids.task) },
-  { name: "tasks: last rank of a column", run: () => stores.tasks.lastRank(ids.column) },
-  { name: "tasks: ranks around a position", run: () => stores.tasks.ranksAt(ids.column, ids.task, 10, 2) },
-  { name: "tasks: count in column", run: () => stores.tasks.countInColumn(ids.column) },
+  { name: "tasks: task by id", run: () => stores.tasks.task(ids.space, ids.task) },
+  { name: "tasks: order of a column (ids and ranks)", run: () => stores.tasks.ranksAt(ids.column, "", 0, -1) },
   {
     name: "tasks: my tasks",
     run: () => stores.tasks.assignedTo(ids.org, ids.user, false),
@@ -573,7 +571,7 @@ const cases: Case[] = [
   {
     name: "tasks: respace a column",
     writes: true,
-    run: () => stores.tasks.respace(ids.column, 65536, ids.task),
+    run: () => stores.tasks.respace(ids.column, 65536, ids.task, 3),
   },
   {
     name: "tasks: unlink a deliverable",
@@ -593,13 +591,13 @@ const cases: Case[] = [
   { name: "chat: message by id", run: () => stores.chat.message(ids.room, ids.message) },
   { name: "chat: latest message time", run: () => stores.chat.latestCreatedAt(ids.room) },
   {
-    name: "chat: reactions of a page (IN list)",
-    run: () => stores.chat.reactionsOf(ids.pageMessageIds),
+    name: "chat: reactions of a page (its span of the timeline)",
+    run: () => stores.chat.reactionsBetween(ids.room, now - 10_000_000, now + 10_000_000),
     tempBTree: SMALL("the reactions of one page of messages"),
   },
   {
-    name: "chat: attachments of a page (IN list)",
-    run: () => stores.chat.attachmentsOf(ids.pageMessageIds),
+    name: "chat: attachments of a page (its span of the timeline)",
+    run: () => stores.chat.attachmentsBetween(ids.room, now - 10_000_000, now + 10_000_000),
     tempBTree: SMALL("the attachments of one page of messages"),
   },
   { name: "chat: one reaction", run: () => stores.chat.reaction(ids.message, ids.user, "👍") },

@@ -3,7 +3,10 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import type { EventBus } from "../events/events.bus";
 import { pageQuery } from "../tasks/tasks.schemas";
+import { pageOf } from "../tasks/tasks.service";
+import { LatestPages } from "./chat.cache";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
 import {
   attachmentOut,
@@ -32,7 +35,13 @@ function presentPage(page: MessagePage) {
   };
 }
 
-export function chatRoutes(auth: AuthMacro, chat: ChatService) {
+/** An answer whose JSON is already serialized. */
+function jsonResponse(json: string): Response {
+  return new Response(json, { headers: { "content-type": "application/json;charset=utf-8" } });
+}
+
+export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus) {
+  const pages = new LatestPages(events);
   return new Elysia({ prefix: "/api/v1/organizations/:orgId/spaces/:spaceId/chat-rooms" })
     .use(auth)
     .get("", ({ actor }) => ({ chat_rooms: chat.rooms(actor).map(presentRoom) }), {
@@ -55,16 +64,25 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService) {
         detail: doc("Deletes the room with its messages, reactions and attachments, for good", { 204: null }),
       },
     )
-    .get("/:roomId/messages", ({ actor, params, query }) => presentPage(chat.messages(actor, params.roomId, query)), {
-      space: "member",
-      query: pageQuery,
-      detail: doc(
-        "The newest `limit` (default 50, at most 200) messages before `before`, oldest first, with their reactions and attachments",
-        {
-          200: pageOut,
-        },
-      ),
-    })
+    .get(
+      "/:roomId/messages",
+      ({ actor, params, query }) =>
+        jsonResponse(
+          pages.json(actor.space.id, params.roomId, pageOf(query).limit, query.before, () =>
+            presentPage(chat.messages(actor, params.roomId, query)),
+          ),
+        ),
+      {
+        space: "member",
+        query: pageQuery,
+        detail: doc(
+          "The newest `limit` (default 50, at most 200) messages before `before`, oldest first, with their reactions and attachments",
+          {
+            200: pageOut,
+          },
+        ),
+      },
+    )
     .post(
       "/:roomId/messages",
       async ({ actor, params, body, status }) => {

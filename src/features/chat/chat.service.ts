@@ -4,10 +4,12 @@ import type { GroupCommit } from "../../db/group-commit";
 import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
+import type { EventBus, EventType } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import type { PageQuery } from "../tasks/tasks.schemas";
 import { pageOf } from "../tasks/tasks.service";
 import { assertCanDelete, assertCanEdit, normalizeEmoji } from "./chat.policy";
+import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
 import type { AttachmentIn } from "./chat.schemas";
 import type { AttachmentRow, ChatStore, MessageRow, ReactionRow, RoomRow } from "./chat.store";
 
@@ -29,13 +31,14 @@ function nameFromUrl(url: string): string {
   }
 }
 
-/** Chat operations, each on a space the macro has already checked. */
+/** Chat operations, each on a space the macro has already checked. Every change is published once committed. */
 export class ChatService {
   constructor(
     private readonly db: Db,
     private readonly store: ChatStore,
     /** Posting is the hottest write: it commits in groups. */
     private readonly writes: GroupCommit,
+    private readonly events: EventBus,
   ) {}
 
   // Rooms
@@ -45,7 +48,7 @@ export class ChatService {
   }
 
   createRoom(actor: SpaceActor, name: string): RoomRow {
-    return writeTx(this.db, () => {
+    const room = writeTx(this.db, () => {
       if (this.store.roomByName(actor.space.id, name)) throw conflict("room name already exists");
       const row: RoomRow = {
         id: newId(),
@@ -58,10 +61,17 @@ export class ChatService {
       this.store.insertRoom(row);
       return row;
     });
+    this.publish(actor, "chat.room.created", presentRoom(room));
+    return room;
   }
 
   deleteRoom(actor: SpaceActor, roomId: string): void {
-    writeTx(this.db, () => this.store.deleteRoom(this.room(actor, roomId).id));
+    const room = writeTx(this.db, () => {
+      const found = this.room(actor, roomId);
+      this.store.deleteRoom(found.id);
+      return found;
+    });
+    this.publish(actor, "chat.room.deleted", { id: room.id });
   }
 
   // Messages
@@ -70,11 +80,17 @@ export class ChatService {
     const room = this.room(actor, roomId);
     const { limit, before } = pageOf(query);
     const messages = this.store.page(room.id, before, limit);
-    const ids = messages.filter((m) => m.deletedAt === null).map((m) => m.id);
-    return { messages, reactions: this.store.reactionsOf(ids), attachments: this.store.attachmentsOf(ids) };
+    const oldest = messages[0];
+    if (!oldest) return { messages, reactions: [], attachments: [] };
+    // The page is one span of the room's timeline: its reactions and attachments are read by that span.
+    return {
+      messages,
+      reactions: this.store.reactionsBetween(room.id, oldest.createdAt, before),
+      attachments: this.store.attachmentsBetween(room.id, oldest.createdAt, before),
+    };
   }
 
-  post(
+  async post(
     actor: SpaceActor,
     roomId: string,
     input: { content?: string | undefined; attachments?: AttachmentIn[] | undefined },
@@ -82,7 +98,7 @@ export class ChatService {
     const content = input.content ?? "";
     const given = input.attachments ?? [];
     if (content.trim() === "" && given.length === 0) throw invalid("content: required");
-    return this.writes.run(() => {
+    const posted = await this.writes.run(() => {
       const room = this.room(actor, roomId);
       const now = nextStamp(this.store.latestCreatedAt(room.id));
       const message: MessageRow = {
@@ -108,59 +124,77 @@ export class ChatService {
       this.store.insertMessage(message, attachments);
       return { message, attachments };
     });
+    this.publish(actor, "chat.message.created", {
+      message: presentMessage(posted.message),
+      attachments: posted.attachments.map(presentAttachment),
+    });
+    return posted;
   }
 
   edit(actor: SpaceActor, roomId: string, messageId: string, content: string): MessageRow {
     if (content.trim() === "") throw invalid("content: must not be empty");
-    return writeTx(this.db, () => {
+    const edited = writeTx(this.db, () => {
       const message = this.message(actor, roomId, messageId);
       assertCanEdit(actor, message);
       if (message.deletedAt !== null) throw conflict("message has been deleted");
       const now = Date.now();
-      const edited = { ...message, content, editedAt: now, updatedAt: now };
-      this.store.saveMessage(edited);
-      return edited;
+      const row = { ...message, content, editedAt: now, updatedAt: now };
+      this.store.saveMessage(message, row);
+      return row;
     });
+    this.publish(actor, "chat.message.updated", presentMessage(edited));
+    return edited;
   }
 
   delete(actor: SpaceActor, roomId: string, messageId: string): MessageRow {
-    return writeTx(this.db, () => {
+    const { row, changed } = writeTx(this.db, () => {
       const message = this.message(actor, roomId, messageId);
       assertCanDelete(actor, message);
-      if (message.deletedAt !== null) return message;
+      if (message.deletedAt !== null) return { row: message, changed: false };
       const now = Date.now();
       this.store.softDeleteMessage(message, now);
-      return { ...message, content: "", deletedAt: now, updatedAt: now };
+      return { row: { ...message, content: "", deletedAt: now, updatedAt: now }, changed: true };
     });
+    // The event carries no content: presentMessage shows a deleted message's content as "".
+    if (changed) this.publish(actor, "chat.message.deleted", presentMessage(row));
+    return row;
   }
 
   // Reactions
 
   react(actor: SpaceActor, roomId: string, messageId: string, emojiInput: string | undefined): ReactionRow {
     const emoji = normalizeEmoji(emojiInput);
-    return writeTx(this.db, () => {
+    const { row, added } = writeTx(this.db, () => {
       const message = this.message(actor, roomId, messageId);
       if (message.deletedAt !== null) throw conflict("message has been deleted");
       const existing = this.store.reaction(message.id, actor.userId, emoji);
-      if (existing) return existing;
-      const row: ReactionRow = { messageId: message.id, userId: actor.userId, emoji, createdAt: Date.now() };
-      this.store.insertReaction(row);
-      return row;
+      if (existing) return { row: existing, added: false };
+      const reaction: ReactionRow = { messageId: message.id, userId: actor.userId, emoji, createdAt: Date.now() };
+      this.store.insertReaction(reaction);
+      return { row: reaction, added: true };
     });
+    if (added) this.publish(actor, "chat.reaction.added", presentReaction(row));
+    return row;
   }
 
   unreact(actor: SpaceActor, roomId: string, messageId: string, emojiInput: string | undefined): ReactionRow {
     const emoji = normalizeEmoji(emojiInput);
-    return writeTx(this.db, () => {
+    const removed = writeTx(this.db, () => {
       const message = this.message(actor, roomId, messageId);
       const existing = this.store.reaction(message.id, actor.userId, emoji);
       if (!existing || !this.store.deleteReaction(message.id, actor.userId, emoji))
         throw notFound("reaction not found");
       return existing;
     });
+    this.publish(actor, "chat.reaction.removed", presentReaction(removed));
+    return removed;
   }
 
   // Helpers
+
+  private publish(actor: SpaceActor, type: EventType, payload: unknown): void {
+    this.events.publish({ type, organization_id: actor.orgId, space_id: actor.space.id, payload });
+  }
 
   private room(actor: SpaceActor, roomId: string): RoomRow {
     const room = isUuid(roomId) ? this.store.room(actor.space.id, roomId) : undefined;

@@ -1,7 +1,7 @@
 /** Chat rooms, messages, reactions and attachments. Every statement is prepared once. */
-import { and, asc, desc, eq, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
-import { inJsonList, insertRow, updateRow } from "../../db/prepared";
+import { changedColumnsUpdater, insertRow } from "../../db/prepared";
 import { chatAttachments, chatMessages, chatReactions, chatRooms } from "../../db/schema";
 import { nameKey } from "../../lib/text";
 
@@ -119,16 +119,16 @@ export class ChatStore {
 
   private readonly insertMessageRow = prepared(() => insertRow(this.db, chatMessages));
   private readonly insertAttachmentRow = prepared(() => insertRow(this.db, chatAttachments));
-  private readonly saveMessageRow = prepared(() => updateRow(this.db, chatMessages, chatMessages.id));
+  private readonly saveMessageRow = changedColumnsUpdater<MessageRow>(() => this.db, chatMessages, chatMessages.id);
 
   insertMessage(row: MessageRow, attachments: readonly AttachmentRow[]): void {
     this.insertMessageRow().run(row);
     for (const attachment of attachments) this.insertAttachmentRow().run(attachment);
   }
 
-  /** Writes every field of the message. */
-  saveMessage(row: MessageRow): void {
-    this.saveMessageRow().run(row);
+  /** Writes the fields of `after` that differ from `before`. */
+  saveMessage(before: MessageRow, after: MessageRow): void {
+    this.saveMessageRow(before, after);
   }
 
   private readonly dropReactions = prepared(() =>
@@ -146,37 +146,57 @@ export class ChatStore {
 
   /** Soft delete: the text is erased for good (secure_delete zeroes it), reactions and attachments go. */
   softDeleteMessage(row: MessageRow, now: number): void {
-    this.saveMessage({ ...row, content: "", deletedAt: now, updatedAt: now });
+    this.saveMessage(row, { ...row, content: "", deletedAt: now, updatedAt: now });
     this.dropReactions().run({ id: row.id });
     this.dropAttachments().run({ id: row.id });
   }
 
-  // Reactions and attachments of a batch
+  // Reactions and attachments of a page: a page is one span of the room's timeline (times are unique per room).
 
   private readonly reactionsIn = prepared(() =>
     this.db
-      .select()
+      .select({ reaction: chatReactions })
       .from(chatReactions)
-      .where(inJsonList(chatReactions.messageId, "ids"))
+      .innerJoin(chatMessages, eq(chatMessages.id, chatReactions.messageId))
+      .where(
+        and(
+          eq(chatMessages.roomId, p("roomId")),
+          gte(chatMessages.createdAt, p("from")),
+          lt(chatMessages.createdAt, p("before")),
+        ),
+      )
       .orderBy(asc(chatReactions.createdAt), asc(chatReactions.messageId), asc(chatReactions.userId))
       .prepare(),
   );
 
-  reactionsOf(messageIds: readonly string[]): ReactionRow[] {
-    return messageIds.length === 0 ? [] : this.reactionsIn().all({ ids: JSON.stringify(messageIds) });
+  /** Reactions to the room's messages created in [from, before). */
+  reactionsBetween(roomId: string, from: number, before: number): ReactionRow[] {
+    return this.reactionsIn()
+      .all({ roomId, from, before })
+      .map((r) => r.reaction);
   }
 
   private readonly attachmentsIn = prepared(() =>
     this.db
-      .select()
+      .select({ attachment: chatAttachments })
       .from(chatAttachments)
-      .where(inJsonList(chatAttachments.messageId, "ids"))
+      .innerJoin(chatMessages, eq(chatMessages.id, chatAttachments.messageId))
+      .where(
+        and(
+          eq(chatMessages.roomId, p("roomId")),
+          gte(chatMessages.createdAt, p("from")),
+          lt(chatMessages.createdAt, p("before")),
+        ),
+      )
       .orderBy(asc(chatAttachments.createdAt), asc(chatAttachments.id))
       .prepare(),
   );
 
-  attachmentsOf(messageIds: readonly string[]): AttachmentRow[] {
-    return messageIds.length === 0 ? [] : this.attachmentsIn().all({ ids: JSON.stringify(messageIds) });
+  /** Attachments of the room's messages created in [from, before). */
+  attachmentsBetween(roomId: string, from: number, before: number): AttachmentRow[] {
+    return this.attachmentsIn()
+      .all({ roomId, from, before })
+      .map((r) => r.attachment);
   }
 
   private readonly reactionByKey = prepared(() =>

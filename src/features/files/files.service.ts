@@ -5,8 +5,10 @@ import { AppError, conflict, invalid, notFound } from "../../http/errors";
 import { boundaryOf, readMultipart } from "../../http/multipart";
 import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
+import type { EventBus, EventType } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import { assertMovable, checkName, isTextType, mimeOf } from "./files.policy";
+import { presentNode } from "./files.present";
 import type { FilesStore, NodeRow } from "./files.store";
 import { newTextState, replaceTextState } from "./text-doc";
 
@@ -99,6 +101,7 @@ export class FilesService {
     private readonly db: Db,
     private readonly store: FilesStore,
     private readonly maxUploadBytes: number,
+    private readonly events: EventBus,
   ) {}
 
   // Reading the tree
@@ -128,10 +131,15 @@ export class FilesService {
 
   createFolder(actor: SpaceActor, input: { name: string; parent_id?: string | null | undefined }): NodeRow {
     const name = checkName(input.name);
-    return writeTx(this.db, () => {
-      const parentId = this.parentFor(actor, input.parent_id);
-      return this.insert(actor, { parentId, name, kind: "folder" });
-    });
+    return this.announce(
+      actor,
+      "file.created",
+      presentNode,
+      writeTx(this.db, () => {
+        const parentId = this.parentFor(actor, input.parent_id);
+        return this.insert(actor, { parentId, name, kind: "folder" });
+      }),
+    );
   }
 
   createText(
@@ -143,20 +151,25 @@ export class FilesService {
     const bytes = Buffer.byteLength(text);
     if (bytes > MAX_TEXT_BYTES) throw tooLarge("text file");
     const state = newTextState(text);
-    return writeTx(this.db, () => {
-      const parentId = this.parentFor(actor, input.parent_id);
-      const node = this.insert(actor, {
-        parentId,
-        name,
-        kind: "file",
-        storage: "text",
-        mimeType: mimeOf(name, null, true),
-        sizeBytes: bytes,
-        checksumSha256: sha256(text),
-      });
-      this.store.putDoc({ nodeId: node.id, state: Buffer.from(state), text, updatedAt: node.createdAt });
-      return node;
-    });
+    return this.announce(
+      actor,
+      "file.created",
+      presentNode,
+      writeTx(this.db, () => {
+        const parentId = this.parentFor(actor, input.parent_id);
+        const node = this.insert(actor, {
+          parentId,
+          name,
+          kind: "file",
+          storage: "text",
+          mimeType: mimeOf(name, null, true),
+          sizeBytes: bytes,
+          checksumSha256: sha256(text),
+        });
+        this.store.putDoc({ nodeId: node.id, state: Buffer.from(state), text, updatedAt: node.createdAt });
+        return node;
+      }),
+    );
   }
 
   /**
@@ -188,38 +201,43 @@ export class FilesService {
       const name = checkName(filename.split(/[\\/]/).pop() ?? "");
       const checksum = blob.finish();
       const text = blob.head ? decodeUtf8(Buffer.concat(blob.head)) : null;
-      return writeTx(this.db, () => {
-        const parentId = this.parentFor(actor, parentInput);
-        if (text !== null) {
-          const node = this.insert(actor, {
+      return this.announce(
+        actor,
+        "file.created",
+        presentNode,
+        writeTx(this.db, () => {
+          const parentId = this.parentFor(actor, parentInput);
+          if (text !== null) {
+            const node = this.insert(actor, {
+              parentId,
+              name,
+              kind: "file",
+              storage: "text",
+              mimeType: mimeOf(name, partType, true),
+              sizeBytes: blob.size,
+              checksumSha256: checksum,
+            });
+            this.store.putDoc({
+              nodeId: node.id,
+              state: Buffer.from(newTextState(text)),
+              text,
+              updatedAt: node.createdAt,
+            });
+            blob.discard();
+            return node;
+          }
+          return this.insert(actor, {
             parentId,
             name,
             kind: "file",
-            storage: "text",
-            mimeType: mimeOf(name, partType, true),
+            storage: "blob",
+            blobId: blob.id,
+            mimeType: mimeOf(name, partType, false),
             sizeBytes: blob.size,
             checksumSha256: checksum,
           });
-          this.store.putDoc({
-            nodeId: node.id,
-            state: Buffer.from(newTextState(text)),
-            text,
-            updatedAt: node.createdAt,
-          });
-          blob.discard();
-          return node;
-        }
-        return this.insert(actor, {
-          parentId,
-          name,
-          kind: "file",
-          storage: "blob",
-          blobId: blob.id,
-          mimeType: mimeOf(name, partType, false),
-          sizeBytes: blob.size,
-          checksumSha256: checksum,
-        });
-      });
+        }),
+      );
     } catch (error) {
       (writer as BlobWriter | null)?.discard();
       throw error;
@@ -246,7 +264,7 @@ export class FilesService {
       const bytes = await readAll(request.body, MAX_TEXT_BYTES, "text file");
       const text = decodeUtf8(bytes);
       if (text === null) throw invalid("content must be UTF-8 text");
-      return this.writeText(node, text);
+      return this.writeText(actor, node, text);
     }
     const writer = new BlobWriter(this.store, this.maxUploadBytes, false);
     try {
@@ -255,20 +273,25 @@ export class FilesService {
       const checksum = writer.finish();
       const type = request.headers.get("content-type");
       const now = Date.now();
-      return writeTx(this.db, () => {
-        const current = this.file(actor, id);
-        const updated: NodeRow = {
-          ...current,
-          blobId: writer.id,
-          sizeBytes: writer.size,
-          checksumSha256: checksum,
-          mimeType: type && !/^application\/octet-stream/i.test(type) ? type : current.mimeType,
-          updatedAt: now,
-        };
-        this.store.saveNode(updated);
-        if (current.blobId) this.store.deleteBlob(current.blobId);
-        return updated;
-      });
+      return this.announce(
+        actor,
+        "file.updated",
+        presentNode,
+        writeTx(this.db, () => {
+          const current = this.file(actor, id);
+          const updated: NodeRow = {
+            ...current,
+            blobId: writer.id,
+            sizeBytes: writer.size,
+            checksumSha256: checksum,
+            mimeType: type && !/^application\/octet-stream/i.test(type) ? type : current.mimeType,
+            updatedAt: now,
+          };
+          this.store.saveNode(current, updated);
+          if (current.blobId) this.store.deleteBlob(current.blobId);
+          return updated;
+        }),
+      );
     } catch (error) {
       writer.discard();
       throw error;
@@ -276,21 +299,26 @@ export class FilesService {
   }
 
   /** Sets a text file's text (REST writes; later the live document does this too). */
-  writeText(node: NodeRow, text: string): NodeRow {
+  writeText(actor: SpaceActor, node: NodeRow, text: string): NodeRow {
     const now = Date.now();
-    return writeTx(this.db, () => {
-      const doc = this.store.doc(node.id);
-      const state = doc ? replaceTextState(doc.state, text) : newTextState(text);
-      this.store.putDoc({ nodeId: node.id, state: Buffer.from(state), text, updatedAt: now });
-      const updated: NodeRow = {
-        ...node,
-        sizeBytes: Buffer.byteLength(text),
-        checksumSha256: sha256(text),
-        updatedAt: now,
-      };
-      this.store.saveNode(updated);
-      return updated;
-    });
+    return this.announce(
+      actor,
+      "file.updated",
+      presentNode,
+      writeTx(this.db, () => {
+        const doc = this.store.doc(node.id);
+        const state = doc ? replaceTextState(doc.state, text) : newTextState(text);
+        this.store.putDoc({ nodeId: node.id, state: Buffer.from(state), text, updatedAt: now });
+        const updated: NodeRow = {
+          ...node,
+          sizeBytes: Buffer.byteLength(text),
+          checksumSha256: sha256(text),
+          updatedAt: now,
+        };
+        this.store.saveNode(node, updated);
+        return updated;
+      }),
+    );
   }
 
   // Changing the tree
@@ -302,23 +330,35 @@ export class FilesService {
   ): NodeRow {
     if (input.name === undefined && input.parent_id === undefined) throw invalid("name or parent_id required");
     const name = input.name === undefined ? undefined : checkName(input.name);
-    return writeTx(this.db, () => {
-      const node = this.node(actor, id);
-      const parentId = input.parent_id === undefined ? node.parentId : this.parentFor(actor, input.parent_id);
-      if (parentId !== node.parentId && node.kind === "folder")
-        assertMovable(node.id, parentId ? this.store.ancestry(parentId) : []);
-      const finalName = name ?? node.name;
-      const clash = this.store.siblingNamed(actor.space.id, parentId, finalName);
-      if (clash && clash.id !== node.id) throw conflict("name already exists");
-      const now = Date.now();
-      const updated: NodeRow = { ...node, name: finalName, nameKey: nameKey(finalName), parentId, updatedAt: now };
-      this.store.saveNode(updated);
-      return updated;
-    });
+    return this.announce(
+      actor,
+      "file.updated",
+      presentNode,
+      writeTx(this.db, () => {
+        const node = this.node(actor, id);
+        const parentId = input.parent_id === undefined ? node.parentId : this.parentFor(actor, input.parent_id);
+        if (parentId !== node.parentId && node.kind === "folder")
+          assertMovable(node.id, parentId ? this.store.ancestry(parentId) : []);
+        const finalName = name ?? node.name;
+        const clash = this.store.siblingNamed(actor.space.id, parentId, finalName);
+        if (clash && clash.id !== node.id) throw conflict("name already exists");
+        const now = Date.now();
+        const updated: NodeRow = { ...node, name: finalName, nameKey: nameKey(finalName), parentId, updatedAt: now };
+        this.store.saveNode(node, updated);
+        return updated;
+      }),
+    );
   }
 
   delete(actor: SpaceActor, id: string): void {
-    writeTx(this.db, () => this.store.softDeleteSubtree(this.node(actor, id).id, Date.now()));
+    const now = Date.now();
+    const node = writeTx(this.db, () => {
+      const found = this.node(actor, id);
+      this.store.softDeleteSubtree(found.id, now);
+      return found;
+    });
+    // One event for the node deleted; everything below it went with it.
+    this.publish(actor, "file.deleted", presentNode({ ...node, deletedAt: now, updatedAt: now }));
   }
 
   // Deliverables
@@ -349,6 +389,16 @@ export class FilesService {
   }
 
   // Helpers
+
+  private publish(actor: SpaceActor, type: EventType, payload: unknown): void {
+    this.events.publish({ type, organization_id: actor.orgId, space_id: actor.space.id, payload });
+  }
+
+  /** Publishes `node`, once its transaction has committed; returns it. */
+  private announce(actor: SpaceActor, type: EventType, present: (node: NodeRow) => unknown, node: NodeRow): NodeRow {
+    this.publish(actor, type, present(node));
+    return node;
+  }
 
   private file(actor: SpaceActor, id: string): NodeRow {
     const node = this.node(actor, id);

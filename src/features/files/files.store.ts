@@ -1,7 +1,7 @@
 /** The file tree, text documents and chunked blobs. Every statement on a request path is prepared once. */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
-import { insertRow, updateRow } from "../../db/prepared";
+import { changedColumnsUpdater, insertRow, updateRow } from "../../db/prepared";
 import { blobChunks, blobs, fileDocs, fileNodes } from "../../db/schema";
 import { nameKey } from "../../lib/text";
 
@@ -132,15 +132,15 @@ export class FilesStore {
   }
 
   private readonly insertNodeRow = prepared(() => insertRow(this.db, fileNodes));
-  private readonly saveNodeRow = prepared(() => updateRow(this.db, fileNodes, fileNodes.id));
+  private readonly saveNodeRow = changedColumnsUpdater<NodeRow>(() => this.db, fileNodes, fileNodes.id);
 
   insertNode(row: NodeRow): void {
     this.insertNodeRow().run(row);
   }
 
-  /** Writes every field of the node. */
-  saveNode(row: NodeRow): void {
-    this.saveNodeRow().run(row);
+  /** Writes the fields of `after` that differ from `before`. */
+  saveNode(before: NodeRow, after: NodeRow): void {
+    this.saveNodeRow(before, after);
   }
 
   private readonly deleteSubtree = prepared(() => this.db.$client.query(SUBTREE_DELETE_SQL));

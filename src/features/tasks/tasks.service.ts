@@ -3,11 +3,13 @@ import { type Db, writeTx } from "../../db/client";
 import type { OrgActor } from "../../http/actor";
 import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
+import type { EventBus, EventType } from "../events/events.bus";
 import type { FilesService } from "../files/files.service";
 import type { PeopleStore } from "../people/people.store";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import type { SpacesStore } from "../spaces/spaces.store";
-import { presentTask } from "./tasks.present";
+import { ColumnOrders } from "./tasks.order";
+import { presentTask, presentTaskMessage } from "./tasks.present";
 import type { CreateTaskIn, PageQuery, PatchTaskIn } from "./tasks.schemas";
 import type { DeliverableView, MyTaskView, TaskMessageRow, TaskRow, TasksStore, TaskView } from "./tasks.store";
 
@@ -36,15 +38,29 @@ function exclusiveMillis(timestamp: string): number {
   return /[1-9]/.test(fraction.slice(3)) ? ms + 1 : ms;
 }
 
-/** Task operations, each on a space the macro has already checked. */
+/** Where a move puts a task, decided inside its transaction and applied to the column orders after it. */
+interface Placement {
+  from: string;
+  to: string;
+  rank: number;
+  /** Ranks of the target column were rewritten to make room. */
+  respaced: boolean;
+}
+
+/** Task operations, each on a space the macro has already checked. Every change is published once committed. */
 export class TasksService {
+  private readonly orders: ColumnOrders;
+
   constructor(
     private readonly db: Db,
     private readonly store: TasksStore,
     private readonly spaces: SpacesStore,
     private readonly people: PeopleStore,
     private readonly files: FilesService,
-  ) {}
+    private readonly events: EventBus,
+  ) {
+    this.orders = new ColumnOrders((columnId) => store.ranksAt(columnId, "", 0, -1));
+  }
 
   /** Every task of the space, by column then position. */
   list(actor: SpaceActor): TaskView[] {
@@ -58,13 +74,13 @@ export class TasksService {
   /** Appends a task at the bottom of its column. */
   create(actor: SpaceActor, input: CreateTaskIn): TaskView {
     const now = Date.now();
-    return writeTx(this.db, () => {
+    const row = writeTx(this.db, () => {
       const column = this.spaces.column(actor.space.id, input.column_id);
       if (!column) throw invalid("invalid column");
       this.checkAssignee(actor, input.assignee_user_id);
       if (input.deliverable_required) this.files.ensureDeliverables(actor);
-      const last = this.store.lastRank(column.id);
-      const row: TaskRow = {
+      const last = this.orders.last(column.id);
+      const task: TaskRow = {
         id: newId(),
         spaceId: actor.space.id,
         boardId: column.boardId,
@@ -75,15 +91,17 @@ export class TasksService {
         dueAt: input.due_at ? Date.parse(input.due_at) : null,
         deliverableRequired: input.deliverable_required ?? false,
         deliverableInstructions: input.deliverable_instructions ?? "",
-        rank: last === null ? RANK_STEP : last + RANK_STEP,
+        rank: last === undefined ? RANK_STEP : last + RANK_STEP,
         version: 1,
         createdBy: actor.userId,
         createdAt: now,
         updatedAt: now,
       };
-      this.store.insert(row);
-      return this.require(actor, row.id);
+      this.store.insert(task);
+      return task;
     });
+    this.orders.place(row.columnId, row.id, row.rank);
+    return this.announce(actor, "task.created", this.view(row));
   }
 
   /**
@@ -91,48 +109,57 @@ export class TasksService {
    * its new neighbours; `position` past the end means last. `version` +1 on every update.
    */
   patch(actor: SpaceActor, id: string, input: PatchTaskIn): TaskView {
-    return writeTx(this.db, () => {
+    const { row, placement } = writeTx(this.db, () => {
       const task = this.require(actor, id);
       if (input.version !== undefined && input.version !== task.version) {
-        throw conflict("version conflict", { task: presentTask(task) });
+        throw conflict("version conflict", { task: presentTask(this.view(task)) });
       }
-      const changes: Partial<TaskRow> = {
-        version: task.version + 1,
-        updatedAt: Math.max(Date.now(), task.updatedAt + 1),
-      };
-      if (input.title !== undefined) changes.title = input.title;
-      if (input.description !== undefined) changes.description = input.description;
-      if (input.deliverable_instructions !== undefined)
-        changes.deliverableInstructions = input.deliverable_instructions;
+      const next: TaskRow = { ...task, version: task.version + 1, updatedAt: Math.max(Date.now(), task.updatedAt + 1) };
+      if (input.title !== undefined) next.title = input.title;
+      if (input.description !== undefined) next.description = input.description;
+      if (input.deliverable_instructions !== undefined) next.deliverableInstructions = input.deliverable_instructions;
       if (input.deliverable_required !== undefined) {
-        changes.deliverableRequired = input.deliverable_required;
+        next.deliverableRequired = input.deliverable_required;
         if (input.deliverable_required) this.files.ensureDeliverables(actor);
       }
       if (input.assignee_user_id !== undefined) {
         this.checkAssignee(actor, input.assignee_user_id);
-        changes.assigneeUserId = input.assignee_user_id;
+        next.assigneeUserId = input.assignee_user_id;
       }
-      if (input.clear_due_at) changes.dueAt = null;
-      else if (input.due_at !== undefined) changes.dueAt = input.due_at === null ? null : Date.parse(input.due_at);
+      if (input.clear_due_at) next.dueAt = null;
+      else if (input.due_at !== undefined) next.dueAt = input.due_at === null ? null : Date.parse(input.due_at);
 
+      let placement: Placement | undefined;
       if (input.column_id !== undefined || input.position !== undefined) {
         const columnId = input.column_id ?? task.columnId;
         if (columnId !== task.columnId && !this.spaces.column(actor.space.id, columnId))
           throw invalid("invalid column");
-        const moved = columnId !== task.columnId;
-        if (moved || (input.position !== undefined && input.position !== task.position)) {
-          changes.columnId = columnId;
-          changes.rank = this.rankFor(task, columnId, input.position);
+        const current = this.orders.position(task.columnId, task.id);
+        if (columnId !== task.columnId || (input.position !== undefined && input.position !== current)) {
+          placement = this.place(task, columnId, input.position);
+          next.columnId = columnId;
+          next.rank = placement.rank;
         }
       }
-      const { position: _position, ...row } = task;
-      this.store.save({ ...row, ...changes });
-      return this.require(actor, task.id);
+      this.store.save(task, next);
+      return { row: next, placement };
     });
+    if (placement) {
+      this.orders.remove(placement.from, row.id);
+      if (placement.respaced) this.orders.forget(placement.to);
+      else this.orders.place(placement.to, row.id, placement.rank);
+    }
+    return this.announce(actor, "task.updated", this.view(row));
   }
 
   delete(actor: SpaceActor, id: string): void {
-    writeTx(this.db, () => this.store.delete(this.require(actor, id).id));
+    const task = writeTx(this.db, () => {
+      const found = this.require(actor, id);
+      this.store.delete(found.id);
+      return found;
+    });
+    this.orders.remove(task.columnId, task.id);
+    this.publish(actor, "task.deleted", { id: task.id });
   }
 
   /** Tasks assigned to the caller across the spaces they can see. */
@@ -149,18 +176,20 @@ export class TasksService {
   }
 
   postMessage(actor: SpaceActor, taskId: string, content: string): TaskMessageRow {
-    return writeTx(this.db, () => {
+    const row = writeTx(this.db, () => {
       const task = this.require(actor, taskId);
-      const row: TaskMessageRow = {
+      const message: TaskMessageRow = {
         id: newId(),
         taskId: task.id,
         authorUserId: actor.userId,
         content,
         createdAt: nextStamp(this.store.latestMessageAt(task.id)),
       };
-      this.store.insertMessage(row);
-      return row;
+      this.store.insertMessage(message);
+      return message;
     });
+    this.publish(actor, "task.message.created", presentTaskMessage(row));
+    return row;
   }
 
   // Deliverables
@@ -186,7 +215,22 @@ export class TasksService {
 
   // Helpers
 
-  private require(actor: SpaceActor, id: string): TaskView {
+  private publish(actor: SpaceActor, type: EventType, payload: unknown): void {
+    this.events.publish({ type, organization_id: actor.orgId, space_id: actor.space.id, payload });
+  }
+
+  /** Publishes the task, once its transaction has committed; returns it. */
+  private announce(actor: SpaceActor, type: EventType, task: TaskView): TaskView {
+    this.publish(actor, type, presentTask(task));
+    return task;
+  }
+
+  /** The task with its position in its column. */
+  private view(task: TaskRow): TaskView {
+    return { ...task, position: this.orders.position(task.columnId, task.id) };
+  }
+
+  private require(actor: SpaceActor, id: string): TaskRow {
     const task = isUuid(id) ? this.store.task(actor.space.id, id) : undefined;
     if (!task) throw taskNotFound();
     return task;
@@ -196,21 +240,18 @@ export class TasksService {
     if (userId && !this.people.isMember(actor.orgId, userId)) throw invalid("invalid assignee");
   }
 
-  /** A rank that puts the task at `position` of the column (the end when omitted or past it). */
-  private rankFor(task: TaskRow, columnId: string, position: number | undefined): number {
-    const others = this.store.countInColumn(columnId) - (task.columnId === columnId ? 1 : 0);
+  /** The rank that puts the task at `position` of the column (the end when omitted or past it). */
+  private place(task: TaskRow, columnId: string, position: number | undefined): Placement {
+    const others = this.orders.size(columnId, task.id);
     const target = position === undefined ? others : Math.min(position, others);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const around = this.store.ranksAt(columnId, task.id, Math.max(target - 1, 0), target === 0 ? 1 : 2);
-      const before = target === 0 ? undefined : around[0];
-      const after = target === 0 ? around[0] : around[1];
-      if (!before && !after) return RANK_STEP;
-      if (!before) return (after as { rank: number }).rank - RANK_STEP;
-      if (!after) return before.rank + RANK_STEP;
-      if (after.rank - before.rank >= 2) return Math.floor((before.rank + after.rank) / 2);
-      // No room left between the two neighbours: spread the column out and look again.
-      this.store.respace(columnId, RANK_STEP, task.id);
-    }
-    throw new Error(`could not place task ${task.id} in column ${columnId}`);
+    const { before, after } = this.orders.around(columnId, task.id, target);
+    const placement = { from: task.columnId, to: columnId, respaced: false };
+    if (before === undefined && after === undefined) return { ...placement, rank: RANK_STEP };
+    if (before === undefined) return { ...placement, rank: (after as number) - RANK_STEP };
+    if (after === undefined) return { ...placement, rank: before + RANK_STEP };
+    if (after - before >= 2) return { ...placement, rank: Math.floor((before + after) / 2) };
+    // No room between the two neighbours: spread the column out; the task takes the gap left at `target`.
+    this.store.respace(columnId, RANK_STEP, task.id, target);
+    return { ...placement, rank: (target + 1) * RANK_STEP, respaced: true };
   }
 }

@@ -1,7 +1,7 @@
 /** Tasks, task messages and deliverable links. Every statement is prepared once. */
 import { and, asc, desc, eq, isNull, lt, ne, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
-import { insertRow, updateRow } from "../../db/prepared";
+import { changedColumnsUpdater, insertRow } from "../../db/prepared";
 import { fileNodes, spaceMembers, spaces, taskDeliverables, taskMessages, tasks } from "../../db/schema";
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -53,28 +53,14 @@ export class TasksStore {
 
   private readonly byId = prepared(() =>
     this.db
-      .select({ task: tasks, position: positionOf })
+      .select()
       .from(tasks)
       .where(and(eq(tasks.id, p("id")), eq(tasks.spaceId, p("spaceId"))))
       .prepare(),
   );
 
-  task(spaceId: string, id: string): TaskView | undefined {
-    const row = this.byId().all({ spaceId, id })[0];
-    return row && { ...row.task, position: row.position };
-  }
-
-  private readonly maxRank = prepared(() =>
-    this.db
-      .select({ rank: sql<number | null>`max(${tasks.rank})` })
-      .from(tasks)
-      .where(eq(tasks.columnId, p("columnId")))
-      .prepare(),
-  );
-
-  /** The highest rank of a column, or null when it is empty. */
-  lastRank(columnId: string): number | null {
-    return this.maxRank().all({ columnId })[0]?.rank ?? null;
+  task(spaceId: string, id: string): TaskRow | undefined {
+    return this.byId().all({ spaceId, id })[0];
   }
 
   private readonly window = prepared(() =>
@@ -88,21 +74,9 @@ export class TasksStore {
       .prepare(),
   );
 
-  /** Ranks of the tasks at `offset` (and the one after), leaving out `exceptId`. */
+  /** Ids and ranks of the column in order from `offset` (`limit` -1: all), leaving out `exceptId`. */
   ranksAt(columnId: string, exceptId: string, offset: number, limit: number): { id: string; rank: number }[] {
     return this.window().all({ columnId, exceptId, offset, limit });
-  }
-
-  private readonly countColumn = prepared(() =>
-    this.db
-      .select({ n: sql<number>`count(*)` })
-      .from(tasks)
-      .where(eq(tasks.columnId, p("columnId")))
-      .prepare(),
-  );
-
-  countInColumn(columnId: string): number {
-    return this.countColumn().all({ columnId })[0]?.n ?? 0;
   }
 
   private readonly setRank = prepared(() =>
@@ -113,16 +87,19 @@ export class TasksStore {
       .prepare(),
   );
 
-  /** Spreads a column's ranks out again, keeping its order (rare: after many moves into one gap). */
-  respace(columnId: string, step: number, exceptId: string): void {
-    const ids = this.ranksAt(columnId, exceptId, 0, -1);
-    ids.forEach((row, i) => {
-      this.setRank().run({ id: row.id, rank: (i + 1) * step });
+  /**
+   * Spreads a column's ranks out again, keeping its order and leaving the rank of index `gapAt` free for the
+   * task being moved there (rare: only after many moves into the same gap).
+   */
+  respace(columnId: string, step: number, exceptId: string, gapAt: number): void {
+    const rows = this.ranksAt(columnId, exceptId, 0, -1);
+    rows.forEach((row, i) => {
+      this.setRank().run({ id: row.id, rank: (i < gapAt ? i + 1 : i + 2) * step });
     });
   }
 
   private readonly insertTaskRow = prepared(() => insertRow(this.db, tasks));
-  private readonly saveTaskRow = prepared(() => updateRow(this.db, tasks, tasks.id));
+  private readonly saveTaskRow = changedColumnsUpdater<TaskRow>(() => this.db, tasks, tasks.id);
   private readonly deleteTaskRow = prepared(() =>
     this.db
       .delete(tasks)
@@ -134,9 +111,9 @@ export class TasksStore {
     this.insertTaskRow().run(row);
   }
 
-  /** Writes every field of the task. */
-  save(row: TaskRow): void {
-    this.saveTaskRow().run(row);
+  /** Writes the fields of `after` that differ from `before`. */
+  save(before: TaskRow, after: TaskRow): void {
+    this.saveTaskRow(before, after);
   }
 
   delete(id: string): void {

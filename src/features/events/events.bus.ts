@@ -1,0 +1,59 @@
+/**
+ * Live events: what changed, for whom. Services publish after their write commits; subscribers (the live-events
+ * sockets, caches of read models) receive every event. Small on purpose: a multi-instance deployment would put
+ * a broker behind `publish` and feed `subscribe` from it.
+ */
+
+/** Every event type a client can receive (contract §5). */
+export type EventType =
+  | "task.created"
+  | "task.updated"
+  | "task.deleted"
+  | "task.message.created"
+  | "chat.room.created"
+  | "chat.room.deleted"
+  | "chat.message.created"
+  | "chat.message.updated"
+  | "chat.message.deleted"
+  | "chat.reaction.added"
+  | "chat.reaction.removed"
+  | "file.created"
+  | "file.updated"
+  | "file.deleted"
+  | "automation.updated"
+  | "ai.reply.started"
+  | "ai.reply.finished"
+  | "ai.reply.failed";
+
+/** The envelope of contract §5; the payload is what the REST route answers for the same thing. */
+export interface TandemEvent {
+  type: EventType;
+  organization_id: string;
+  space_id: string;
+  payload: unknown;
+}
+
+/** Delivers published events to every subscriber, in order. */
+export class EventBus {
+  private readonly subscribers = new Set<(event: TandemEvent) => void>();
+
+  /** `onError` hears of a subscriber that threw (the server logs it). */
+  constructor(private readonly onError: (error: unknown, event: TandemEvent) => void = () => undefined) {}
+
+  /** Hands `event` to every subscriber; one failing subscriber does not keep it from the others. */
+  publish(event: TandemEvent): void {
+    for (const subscriber of this.subscribers) {
+      try {
+        subscriber(event);
+      } catch (error) {
+        this.onError(error, event);
+      }
+    }
+  }
+
+  /** Receives every event from now on; returns the unsubscribe function. */
+  subscribe(subscriber: (event: TandemEvent) => void): () => void {
+    this.subscribers.add(subscriber);
+    return () => this.subscribers.delete(subscriber);
+  }
+}
