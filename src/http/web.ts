@@ -20,27 +20,31 @@ const ASSETS = new Map<string, Asset>(
   ]),
 );
 
-/** Answers one embedded file, gzip when the client takes it, 304 when it already has it. */
-function serve(request: Request, path: string, cacheControl: string): Response {
+/** One embedded file as a Blob (gzip when the client takes it), 304 when the client already has it. */
+function serve(
+  request: Request,
+  set: { status?: number | string; headers: Record<string, string | number> },
+  path: string,
+  cacheControl: string,
+): Blob | string | null {
   const asset = ASSETS.get(path);
   if (!asset) {
-    return new Response(JSON.stringify({ error: "page not found" }), {
-      status: 404,
-      headers: { "content-type": "application/json; charset=utf-8" },
-    });
+    set.status = 404;
+    set.headers["content-type"] = "application/json; charset=utf-8";
+    return JSON.stringify({ error: "page not found" });
   }
-  const headers: Record<string, string> = {
-    "content-type": asset.type,
-    etag: asset.etag,
-    "cache-control": cacheControl,
-    vary: "accept-encoding",
-  };
-  if (request.headers.get("if-none-match") === asset.etag) return new Response(null, { status: 304, headers });
+  set.headers.etag = asset.etag;
+  set.headers["cache-control"] = cacheControl;
+  set.headers.vary = "accept-encoding";
+  if (request.headers.get("if-none-match") === asset.etag) {
+    set.status = 304;
+    return null;
+  }
   if ((request.headers.get("accept-encoding") ?? "").includes("gzip")) {
-    headers["content-encoding"] = "gzip";
-    return new Response(asset.gzip as unknown as BodyInit, { headers });
+    set.headers["content-encoding"] = "gzip";
+    return new Blob([asset.gzip as Uint8Array<ArrayBuffer>], { type: asset.type });
   }
-  return new Response(asset.body as unknown as BodyInit, { headers });
+  return new Blob([asset.body as Uint8Array<ArrayBuffer>], { type: asset.type });
 }
 
 const PAGE_CACHE = "no-cache";
@@ -49,28 +53,16 @@ const ASSET_CACHE = "public, max-age=31536000, immutable";
 export function webRoutes(auth: AuthMacro) {
   return new Elysia()
     .use(auth)
-    .get(
-      "/",
-      ({ request, set }) => {
-        set.headers["cache-control"] = PAGE_CACHE;
-        return serve(request, "/index.html", PAGE_CACHE);
-      },
-      { public: true, detail: { hide: true } },
-    )
-    .get(
-      "/setup",
-      ({ request, set }) => {
-        set.headers["cache-control"] = PAGE_CACHE;
-        return serve(request, "/setup.html", PAGE_CACHE);
-      },
-      { public: true, detail: { hide: true } },
-    )
-    .get(
-      "/assets/*",
-      ({ request, params, set }) => {
-        set.headers["cache-control"] = ASSET_CACHE;
-        return serve(request, `/assets/${params["*"]}`, ASSET_CACHE);
-      },
-      { public: true, detail: { hide: true } },
-    );
+    .get("/", ({ request, set }) => serve(request, set, "/index.html", PAGE_CACHE), {
+      public: true,
+      detail: { hide: true },
+    })
+    .get("/setup", ({ request, set }) => serve(request, set, "/setup.html", PAGE_CACHE), {
+      public: true,
+      detail: { hide: true },
+    })
+    .get("/assets/*", ({ request, params, set }) => serve(request, set, `/assets/${params["*"]}`, ASSET_CACHE), {
+      public: true,
+      detail: { hide: true },
+    });
 }

@@ -35,9 +35,13 @@ function presentPage(page: MessagePage) {
   };
 }
 
-/** An answer whose JSON is already serialized. */
-function jsonResponse(json: string): Response {
-  return new Response(json, { headers: { "content-type": "application/json;charset=utf-8" } });
+/**
+ * An answer whose JSON is already serialized: returned as a string with its content type, which Elysia sends
+ * as is (a Response would be rebuilt, body and all, to merge the response headers).
+ */
+function json(set: { headers: Record<string, string | number> }, body: string): string {
+  set.headers["content-type"] = "application/json;charset=utf-8";
+  return body;
 }
 
 export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus) {
@@ -66,8 +70,9 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
     )
     .get(
       "/:roomId/messages",
-      ({ actor, params, query }) =>
-        jsonResponse(
+      ({ actor, params, query, set }) =>
+        json(
+          set,
           pages.json(actor.space.id, params.roomId, pageOf(query).limit, query.before, () =>
             presentPage(chat.messages(actor, params.roomId, query)),
           ),

@@ -12,27 +12,27 @@ const nodeAnswer = z.object({ node: nodeOut });
 const nodesAnswer = z.object({ nodes: z.array(nodeOut) });
 
 /**
- * The bytes of a file, sandboxed: uploaded content must never run as a page of this origin. Every header goes
- * on the Response itself and `set.headers` is emptied: Elysia otherwise rebuilds the Response to merge them,
- * and the rebuilt streamed response loses its Content-Length.
+ * The bytes of a file, sandboxed: uploaded content must never run as a page of this origin. Bytes in memory go
+ * out as a Blob (Elysia sets its length and serves Range requests); a large blob streams as a Response holding
+ * every header itself, with `set.headers` emptied, since Elysia would otherwise rebuild it and drop its length.
  */
 function contentResponse(
   { node, mimeType, body }: Content,
   set: { headers: Record<string, string | number> },
-): Response {
+): Blob | Response {
   const textual = /^text\/|json|xml|yaml|javascript/.test(mimeType) && !/charset=/i.test(mimeType);
-  const headers = new Headers({
-    "content-type": textual ? `${mimeType}; charset=utf-8` : mimeType,
-    "content-length": String(node.sizeBytes ?? 0),
-    "content-disposition": `${isActiveContent(mimeType) ? "attachment" : "inline"}; filename*=UTF-8''${encodeURIComponent(node.name)}`,
-    "content-security-policy": "default-src 'none'; sandbox; frame-ancestors 'none'",
-    etag: `"${node.checksumSha256 ?? ""}"`,
-  });
+  const type = textual ? `${mimeType}; charset=utf-8` : mimeType;
+  set.headers["content-disposition"] =
+    `${isActiveContent(mimeType) ? "attachment" : "inline"}; filename*=UTF-8''${encodeURIComponent(node.name)}`;
+  set.headers["content-security-policy"] = "default-src 'none'; sandbox; frame-ancestors 'none'";
+  set.headers.etag = `"${node.checksumSha256 ?? ""}"`;
+  if (body instanceof Uint8Array) return new Blob([body as Uint8Array<ArrayBuffer>], { type });
+  const headers = new Headers({ "content-type": type, "content-length": String(node.sizeBytes ?? 0) });
   for (const [key, value] of Object.entries(set.headers)) {
-    if (!headers.has(key)) headers.set(key, String(value));
+    headers.set(key, String(value));
     delete set.headers[key];
   }
-  return new Response(body as BodyInit, { headers });
+  return new Response(body, { headers });
 }
 
 export function filesRoutes(auth: AuthMacro, files: FilesService) {
