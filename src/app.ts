@@ -37,7 +37,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(peopleRoutes(auth, services.people))
     .use(staffRoutes(auth, services.staff))
     .use(spacesRoutes(auth, services.spaces))
-    .use(filesRoutes(auth, services.files))
+    .use(filesRoutes(auth, services.files, services.events))
     .use(tasksRoutes(auth, services.tasks))
     .use(chatRoutes(auth, services.chat, services.events))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))

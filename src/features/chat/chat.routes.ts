@@ -4,9 +4,10 @@ import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import type { EventBus } from "../events/events.bus";
-import { pageQuery } from "../tasks/tasks.schemas";
+import { SpaceJsonCache, sendJson } from "../events/space-cache";
+import type { SpaceActor } from "../spaces/spaces.policy";
+import { type PageQuery, pageQuery } from "../tasks/tasks.schemas";
 import { pageOf } from "../tasks/tasks.service";
-import { LatestPages } from "./chat.cache";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
 import {
   attachmentOut,
@@ -35,17 +36,14 @@ function presentPage(page: MessagePage) {
   };
 }
 
-/**
- * An answer whose JSON is already serialized: returned as a string with its content type, which Elysia sends
- * as is (a Response would be rebuilt, body and all, to merge the response headers).
- */
-function json(set: { headers: Record<string, string | number> }, body: string): string {
-  set.headers["content-type"] = "application/json;charset=utf-8";
-  return body;
-}
-
 export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus) {
-  const pages = new LatestPages(events);
+  // The newest page of a room, what opening it asks for, is kept serialized; older pages are made each time.
+  const pages = new SpaceJsonCache(events, "chat.");
+  const page = (actor: SpaceActor, roomId: string, query: PageQuery) => {
+    const make = () => presentPage(chat.messages(actor, roomId, query));
+    if (query.before !== undefined) return JSON.stringify(make());
+    return pages.json(actor.space.id, `${roomId}:${pageOf(query).limit}`, make);
+  };
   return new Elysia({ prefix: "/api/v1/organizations/:orgId/spaces/:spaceId/chat-rooms" })
     .use(auth)
     .get("", ({ actor }) => ({ chat_rooms: chat.rooms(actor).map(presentRoom) }), {
@@ -68,26 +66,16 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
         detail: doc("Deletes the room with its messages, reactions and attachments, for good", { 204: null }),
       },
     )
-    .get(
-      "/:roomId/messages",
-      ({ actor, params, query, set }) =>
-        json(
-          set,
-          pages.json(actor.space.id, params.roomId, pageOf(query).limit, query.before, () =>
-            presentPage(chat.messages(actor, params.roomId, query)),
-          ),
-        ),
-      {
-        space: "member",
-        query: pageQuery,
-        detail: doc(
-          "The newest `limit` (default 50, at most 200) messages before `before`, oldest first, with their reactions and attachments",
-          {
-            200: pageOut,
-          },
-        ),
-      },
-    )
+    .get("/:roomId/messages", ({ actor, params, query, set }) => sendJson(set, page(actor, params.roomId, query)), {
+      space: "member",
+      query: pageQuery,
+      detail: doc(
+        "The newest `limit` (default 50, at most 200) messages before `before`, oldest first, with their reactions and attachments",
+        {
+          200: pageOut,
+        },
+      ),
+    })
     .post(
       "/:roomId/messages",
       async ({ actor, params, body, status }) => {

@@ -3,6 +3,8 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import type { EventBus } from "../events/events.bus";
+import { SpaceJsonCache, sendJson } from "../events/space-cache";
 import { isActiveContent } from "./files.policy";
 import { presentNode } from "./files.present";
 import { createFolderIn, createTextIn, listFilesQuery, nodeOut, patchNodeIn } from "./files.schemas";
@@ -35,7 +37,9 @@ function contentResponse(
   return new Response(body, { headers });
 }
 
-export function filesRoutes(auth: AuthMacro, files: FilesService) {
+export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventBus) {
+  // A space's whole tree is kept serialized until a file of the space changes.
+  const trees = new SpaceJsonCache(events, "file.");
   return new Elysia({ prefix: "/api/v1/organizations/:orgId/spaces/:spaceId/files" })
     .use(auth)
     .get("", ({ actor, query }) => ({ nodes: files.list(actor, query).map(presentNode) }), {
@@ -46,10 +50,18 @@ export function filesRoutes(auth: AuthMacro, files: FilesService) {
         { 200: nodesAnswer },
       ),
     })
-    .get("/tree", ({ actor }) => ({ nodes: files.tree(actor).map(presentNode) }), {
-      space: "files.read",
-      detail: doc("Every live node of the space, flat", { 200: nodesAnswer }),
-    })
+    .get(
+      "/tree",
+      ({ actor, set }) =>
+        sendJson(
+          set,
+          trees.json(actor.space.id, "tree", () => ({ nodes: files.tree(actor).map(presentNode) })),
+        ),
+      {
+        space: "files.read",
+        detail: doc("Every live node of the space, flat", { 200: nodesAnswer }),
+      },
+    )
     .post(
       "/folders",
       ({ actor, body, status }) => status(201, { node: presentNode(files.createFolder(actor, body)) }),

@@ -364,12 +364,18 @@ export class FilesService {
   // Deliverables
 
   /**
-   * Creates the `Deliverables` root folder when the space has none. A root *file* of that name keeps it from
-   * being created; the task is saved regardless, and linking waits until the name is free.
+   * Creates the `Deliverables` root folder when the space has none, inside the caller's transaction, and
+   * returns it for the caller to announce once committed. A root *file* of that name keeps it from being
+   * created; the task is saved regardless, and linking waits until the name is free.
    */
-  ensureDeliverables(actor: SpaceActor): void {
-    if (this.store.siblingNamed(actor.space.id, null, DELIVERABLES)) return;
-    this.insert(actor, { parentId: null, name: DELIVERABLES, kind: "folder" });
+  ensureDeliverables(actor: SpaceActor): NodeRow | undefined {
+    if (this.store.siblingNamed(actor.space.id, null, DELIVERABLES)) return undefined;
+    return this.insert(actor, { parentId: null, name: DELIVERABLES, kind: "folder" });
+  }
+
+  /** Publishes a node created inside another feature's transaction, once that has committed. */
+  announceCreated(actor: SpaceActor, node: NodeRow | undefined): void {
+    if (node) this.publish(actor, "file.created", presentNode(node));
   }
 
   /** A live file (not folder) somewhere below the `Deliverables` root folder. */

@@ -5,6 +5,7 @@ import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
 import type { EventBus, EventType } from "../events/events.bus";
 import type { FilesService } from "../files/files.service";
+import type { NodeRow } from "../files/files.store";
 import type { PeopleStore } from "../people/people.store";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import type { SpacesStore } from "../spaces/spaces.store";
@@ -74,11 +75,12 @@ export class TasksService {
   /** Appends a task at the bottom of its column. */
   create(actor: SpaceActor, input: CreateTaskIn): TaskView {
     const now = Date.now();
+    let folder: NodeRow | undefined;
     const row = writeTx(this.db, () => {
       const column = this.spaces.column(actor.space.id, input.column_id);
       if (!column) throw invalid("invalid column");
       this.checkAssignee(actor, input.assignee_user_id);
-      if (input.deliverable_required) this.files.ensureDeliverables(actor);
+      if (input.deliverable_required) folder = this.files.ensureDeliverables(actor);
       const last = this.orders.last(column.id);
       const task: TaskRow = {
         id: newId(),
@@ -101,6 +103,7 @@ export class TasksService {
       return task;
     });
     this.orders.place(row.columnId, row.id, row.rank);
+    this.files.announceCreated(actor, folder);
     return this.announce(actor, "task.created", this.view(row));
   }
 
@@ -109,6 +112,7 @@ export class TasksService {
    * its new neighbours; `position` past the end means last. `version` +1 on every update.
    */
   patch(actor: SpaceActor, id: string, input: PatchTaskIn): TaskView {
+    let folder: NodeRow | undefined;
     const { row, placement } = writeTx(this.db, () => {
       const task = this.require(actor, id);
       if (input.version !== undefined && input.version !== task.version) {
@@ -120,7 +124,7 @@ export class TasksService {
       if (input.deliverable_instructions !== undefined) next.deliverableInstructions = input.deliverable_instructions;
       if (input.deliverable_required !== undefined) {
         next.deliverableRequired = input.deliverable_required;
-        if (input.deliverable_required) this.files.ensureDeliverables(actor);
+        if (input.deliverable_required) folder = this.files.ensureDeliverables(actor);
       }
       if (input.assignee_user_id !== undefined) {
         this.checkAssignee(actor, input.assignee_user_id);
@@ -149,6 +153,7 @@ export class TasksService {
       if (placement.respaced) this.orders.forget(placement.to);
       else this.orders.place(placement.to, row.id, placement.rank);
     }
+    this.files.announceCreated(actor, folder);
     return this.announce(actor, "task.updated", this.view(row));
   }
 
@@ -164,7 +169,9 @@ export class TasksService {
 
   /** Tasks assigned to the caller across the spaces they can see. */
   mine(actor: OrgActor): MyTaskView[] {
-    return this.store.assignedTo(actor.orgId, actor.userId, actor.permissions.has("org.manage"));
+    return this.store
+      .assignedTo(actor.orgId, actor.userId, actor.permissions.has("org.manage"))
+      .map((task) => ({ ...task, position: this.orders.position(task.columnId, task.id) }));
   }
 
   // Messages

@@ -26,13 +26,6 @@ export interface DeliverableView {
 
 const p = sql.placeholder;
 
-/**
- * The dense position of a task: how many tasks of its column come before it in (rank, id) order. Written
- * out in full because drizzle renders the outer columns unqualified, which would bind them to `t2`.
- */
-const positionOf = sql<number>`(SELECT count(*) FROM tasks AS t2 WHERE t2.column_id = tasks.column_id
-  AND (t2.rank < tasks.rank OR (t2.rank = tasks.rank AND t2.id < tasks.id)))`;
-
 /** Data access for tasks. */
 export class TasksStore {
   constructor(private readonly db: Db) {}
@@ -122,7 +115,7 @@ export class TasksStore {
 
   private readonly mine = prepared(() =>
     this.db
-      .select({ task: tasks, position: positionOf, spaceName: spaces.name, orgId: spaces.orgId })
+      .select({ task: tasks, spaceName: spaces.name, orgId: spaces.orgId })
       .from(tasks)
       .innerJoin(spaces, eq(spaces.id, tasks.spaceId))
       .where(
@@ -140,10 +133,10 @@ export class TasksStore {
   );
 
   /** Tasks assigned to the user in spaces they can see, most recently updated first, at most 200. */
-  assignedTo(orgId: string, userId: string, seesAll: boolean): MyTaskView[] {
+  assignedTo(orgId: string, userId: string, seesAll: boolean): (TaskRow & { spaceName: string; orgId: string })[] {
     return this.mine()
       .all({ orgId, userId, seesAll: seesAll ? 1 : 0 })
-      .map((r) => ({ ...r.task, position: r.position, spaceName: r.spaceName, orgId: r.orgId }));
+      .map((r) => ({ ...r.task, spaceName: r.spaceName, orgId: r.orgId }));
   }
 
   // Messages

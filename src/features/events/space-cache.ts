@@ -1,0 +1,43 @@
+/**
+ * Serialized answers of heavy reads (the newest page of a chat room, a space's file tree), kept until an event
+ * of their kind happens in their space. Serializing those answers costs more than everything else their
+ * request does. Every write publishes its event once committed, and a read and its caching happen in one
+ * synchronous step, so a stale answer can never be stored after a change.
+ */
+import type { EventBus } from "./events.bus";
+
+/** JSON strings by space and key, dropped by the space's events whose type starts with `prefix`. */
+export class SpaceJsonCache {
+  private readonly entries = new Map<string, { spaceId: string; json: string }>();
+
+  constructor(
+    events: EventBus,
+    prefix: string,
+    private readonly maxEntries = 2000,
+  ) {
+    events.subscribe((event) => {
+      if (event.type.startsWith(prefix)) this.forgetSpace(event.space_id);
+    });
+  }
+
+  /** The answer as JSON: kept, or made by `make` and kept. */
+  json(spaceId: string, key: string, make: () => unknown): string {
+    const id = `${spaceId}:${key}`;
+    const hit = this.entries.get(id);
+    if (hit) return hit.json;
+    const json = JSON.stringify(make());
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(id, { spaceId, json });
+    return json;
+  }
+
+  private forgetSpace(spaceId: string): void {
+    for (const [id, entry] of this.entries) if (entry.spaceId === spaceId) this.entries.delete(id);
+  }
+}
+
+/** Sends already serialized JSON: a string with its content type, which Elysia answers as is. */
+export function sendJson(set: { headers: Record<string, string | number> }, json: string): string {
+  set.headers["content-type"] = "application/json;charset=utf-8";
+  return json;
+}
