@@ -4,6 +4,7 @@ import { buildApp } from "./app";
 import { type Config, loadSecrets } from "./config";
 import { openDatabase } from "./db/client";
 import { migrate } from "./db/migrate";
+import { AccessMemo } from "./features/people/access.memo";
 import { PeopleStore } from "./features/people/people.store";
 import type { AccessEntry } from "./lib/access-log";
 import type { Logger } from "./lib/log";
@@ -36,7 +37,7 @@ export async function startServer(
   const applied = migrate(conn.sqlite);
   if (applied.length > 0) log.info({ migrations: applied }, "database migrated");
 
-  const setupToken = new PeopleStore(conn.db).onlyOrg() ? null : newToken("");
+  const setupToken = new PeopleStore(conn.db, new AccessMemo()).onlyOrg() ? null : newToken("");
   const services = createServices(conn, config, {
     secrets,
     setupToken,

@@ -11,6 +11,7 @@ import { FilesService } from "./features/files/files.service";
 import { FilesStore } from "./features/files/files.store";
 import { InstanceService } from "./features/instance/instance.service";
 import { SettingsStore } from "./features/instance/instance.store";
+import { AccessMemo } from "./features/people/access.memo";
 import { PeopleService } from "./features/people/people.service";
 import { PeopleStore } from "./features/people/people.store";
 import { SpacesService } from "./features/spaces/spaces.service";
@@ -34,7 +35,8 @@ export interface ServiceOptions {
 export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
   const { db } = conn;
   const events = new EventBus(options.onEventError);
-  const peopleStore = new PeopleStore(db);
+  const access = new AccessMemo();
+  const peopleStore = new PeopleStore(db, access);
   const authStore = new AuthStore(db);
   const secrets = options.secrets ?? null;
   // Without loaded secrets (CLI commands that sign nothing) tokens cannot verify; nothing there needs them.
@@ -50,7 +52,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
   );
   const staff = new StaffService(db, new StaffStore(db), peopleStore, config.modelrouterDefaultModel);
   const chatStore = new ChatStore(db);
-  const spacesStore = new SpacesStore(db);
+  const spacesStore = new SpacesStore(db, access);
   const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
   const files = new FilesService(db, new FilesStore(db), config.maxUploadBytes, events);
   const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events);

@@ -19,6 +19,7 @@ import * as schema from "../../src/db/schema";
 import { AuthStore } from "../../src/features/auth/auth.store";
 import { ChatStore } from "../../src/features/chat/chat.store";
 import { ANCESTRY_SQL, FilesStore, SUBTREE_DELETE_SQL } from "../../src/features/files/files.store";
+import { AccessMemo } from "../../src/features/people/access.memo";
 import { PeopleStore } from "../../src/features/people/people.store";
 import { SpacesStore } from "../../src/features/spaces/spaces.store";
 import { StaffStore } from "../../src/features/staff/staff.store";
@@ -494,11 +495,11 @@ beforeAll(() => {
     logger: { logQuery: (sql: string, params: unknown[]) => void captured.push({ sql, params }) },
   });
   stores = {
-    spaces: new SpacesStore(db),
+    spaces: new SpacesStore(db, new AccessMemo()),
     tasks: new TasksStore(db),
     chat: new ChatStore(db),
     files: new FilesStore(db),
-    people: new PeopleStore(db),
+    people: new PeopleStore(db, new AccessMemo()),
     auth: new AuthStore(db),
     staff: new StaffStore(db),
   };

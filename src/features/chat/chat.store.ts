@@ -11,6 +11,13 @@ export type ReactionRow = typeof chatReactions.$inferSelect;
 export type AttachmentRow = typeof chatAttachments.$inferSelect;
 
 const p = sql.placeholder;
+const REMEMBERED_ROOMS = 10_000;
+
+/** Sets `key` in a map that keeps at most REMEMBERED_ROOMS entries (the oldest go first). */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (!map.has(key) && map.size >= REMEMBERED_ROOMS) map.delete(map.keys().next().value as string);
+  map.set(key, value);
+}
 
 /** Data access for chat. */
 export class ChatStore {
@@ -39,8 +46,15 @@ export class ChatStore {
       .prepare(),
   );
 
+  /** Rooms never change but by being deleted (below): each is read once. */
+  private readonly knownRooms = new Map<string, RoomRow>();
+
   room(spaceId: string, roomId: string): RoomRow | undefined {
-    return this.roomById().all({ spaceId, roomId })[0];
+    const known = this.knownRooms.get(roomId);
+    if (known) return known.spaceId === spaceId ? known : undefined;
+    const row = this.roomById().all({ spaceId, roomId })[0];
+    if (row) remember(this.knownRooms, roomId, row);
+    return row;
   }
 
   private readonly roomByKey = prepared(() =>
@@ -70,6 +84,8 @@ export class ChatStore {
 
   /** Deleting a room cascades to its messages, and from them to reactions and attachments. */
   deleteRoom(roomId: string): void {
+    this.knownRooms.delete(roomId);
+    this.latest.delete(roomId);
     this.deleteRoomRow().run({ roomId });
   }
 
@@ -112,9 +128,16 @@ export class ChatStore {
       .prepare(),
   );
 
+  /** The newest `created_at` of each room used so far; inserts keep it current. */
+  private readonly latest = new Map<string, number>();
+
   /** The newest `created_at` of the room, so the next message can be stamped strictly after it. */
   latestCreatedAt(roomId: string): number | undefined {
-    return this.lastCreatedAt().all({ roomId })[0]?.createdAt;
+    const known = this.latest.get(roomId);
+    if (known !== undefined) return known;
+    const stored = this.lastCreatedAt().all({ roomId })[0]?.createdAt;
+    if (stored !== undefined) remember(this.latest, roomId, stored);
+    return stored;
   }
 
   private readonly insertMessageRow = prepared(() => insertRow(this.db, chatMessages));
@@ -123,6 +146,8 @@ export class ChatStore {
 
   insertMessage(row: MessageRow, attachments: readonly AttachmentRow[]): void {
     this.insertMessageRow().run(row);
+    // Should the transaction roll back, the next stamp is only a millisecond later than it needed to be.
+    remember(this.latest, row.roomId, row.createdAt);
     for (const attachment of attachments) this.insertAttachmentRow().run(attachment);
   }
 

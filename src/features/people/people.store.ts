@@ -14,6 +14,7 @@ import {
   users,
 } from "../../db/schema";
 import { nameKey } from "../../lib/text";
+import type { AccessMemo } from "./access.memo";
 
 /** Row types, as drizzle reads them. */
 export type OrgRow = typeof organizations.$inferSelect;
@@ -45,7 +46,11 @@ function jsonArray(text: string | null): string[] {
 
 /** Data access for the people feature; every statement on a request path is prepared once. */
 export class PeopleStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Shared with the spaces store: every membership and role write below drops what it may change. */
+    private readonly access: AccessMemo,
+  ) {}
 
   /**
    * One row when the user is a member, holding their roles' permission arrays joined with commas. A scalar
@@ -180,6 +185,7 @@ export class PeopleStore {
   /** Drops a user from the `/me` memo (after any change to the user or its staff account). */
   forgetUser(id: string): void {
     this.recentUsers.delete(id);
+    this.access.forgetUser(id);
   }
 
   userByEmailAddress(email: string): UserRow | undefined {
@@ -230,10 +236,14 @@ export class PeopleStore {
 
   /** null when the user is not a member; else the union of their roles' permissions. */
   memberPermissions(orgId: string, userId: string): string[] | null {
-    const row = this.permissionRows().all({ orgId, userId })[0];
-    if (!row) return null;
-    // `["a","b"],["c"]` (or null without roles): one JSON array of the roles' arrays.
-    return row.permissions ? (JSON.parse(`[${row.permissions}]`) as string[][]).flat() : [];
+    return (
+      this.access.get(`perm:${orgId}:${userId}`, userId, () => {
+        const row = this.permissionRows().all({ orgId, userId })[0];
+        if (!row) return null;
+        // `["a","b"],["c"]` (or null without roles): one JSON array of the roles' arrays.
+        return row.permissions ? (JSON.parse(`[${row.permissions}]`) as string[][]).flat() : [];
+      }) ?? null
+    );
   }
 
   private readonly membership = prepared(() =>
@@ -249,12 +259,14 @@ export class PeopleStore {
   }
 
   addMember(orgId: string, userId: string, roleIds: readonly string[], now: number): void {
+    this.access.forgetUser(userId);
     this.db.insert(orgMembers).values({ orgId, userId, joinedAt: now }).run();
     this.setMemberRoles(orgId, userId, roleIds);
   }
 
   /** Ends a membership, with the user's memberships of the organization's spaces. */
   removeMember(orgId: string, userId: string): void {
+    this.access.forgetUser(userId);
     this.db
       .delete(spaceMembers)
       .where(
@@ -280,6 +292,7 @@ export class PeopleStore {
   }
 
   setMemberRoles(orgId: string, userId: string, roleIds: readonly string[]): void {
+    this.access.forgetUser(userId);
     this.db
       .delete(memberRoles)
       .where(and(eq(memberRoles.orgId, orgId), eq(memberRoles.userId, userId)))
@@ -371,6 +384,7 @@ export class PeopleStore {
   }
 
   updateRole(id: string, patch: Partial<Pick<RoleRow, "name" | "permissions">>, now: number): void {
+    this.access.clear();
     const key = patch.name === undefined ? {} : { nameKey: nameKey(patch.name) };
     this.db
       .update(roles)
@@ -380,6 +394,7 @@ export class PeopleStore {
   }
 
   deleteRole(id: string): void {
+    this.access.clear();
     this.db.delete(roles).where(eq(roles.id, id)).run();
   }
 

@@ -3,6 +3,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { insertRow } from "../../db/prepared";
 import { boardColumns, boards, spaceMembers, spaces, users } from "../../db/schema";
+import type { AccessMemo } from "../people/access.memo";
 
 export type SpaceRow = typeof spaces.$inferSelect;
 export type BoardRow = typeof boards.$inferSelect;
@@ -14,7 +15,11 @@ export type SpaceWithRole = SpaceRow & { memberRole: string | null };
 
 /** Data access for spaces. */
 export class SpacesStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    /** Shared with the people store: every space-member write below drops what it may change. */
+    private readonly access: AccessMemo,
+  ) {}
 
   /** The caller's role as a scalar subquery: a LEFT JOIN costs SQLite several times more, on every request. */
   private readonly withRole = prepared(() =>
@@ -31,8 +36,12 @@ export class SpacesStore {
 
   /** The space of the org with the user's role in it. */
   spaceWithRole(orgId: string, spaceId: string, userId: string): SpaceWithRole | undefined {
-    const row = this.withRole().all({ orgId, spaceId, userId })[0];
-    return row && { ...row.space, memberRole: row.memberRole };
+    return (
+      this.access.get(`space:${orgId}:${spaceId}:${userId}`, userId, () => {
+        const row = this.withRole().all({ orgId, spaceId, userId })[0];
+        return row && { ...row.space, memberRole: row.memberRole };
+      }) ?? undefined
+    );
   }
 
   private readonly visible = prepared(() =>
@@ -85,10 +94,12 @@ export class SpacesStore {
   }
 
   insertMember(row: SpaceMemberRow): void {
+    this.access.forgetUser(row.userId);
     this.db.insert(spaceMembers).values(row).run();
   }
 
   deleteMember(spaceId: string, userId: string): void {
+    this.access.forgetUser(userId);
     this.db
       .delete(spaceMembers)
       .where(and(eq(spaceMembers.spaceId, spaceId), eq(spaceMembers.userId, userId)))

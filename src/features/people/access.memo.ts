@@ -1,0 +1,47 @@
+/**
+ * What every request asks before anything else (the caller's permissions in the organization, the space and
+ * the caller's role in it), remembered. Each answer costs a few SQLite statements; remembered, nothing.
+ *
+ * Correct by construction: the store methods that write memberships, roles and space members are the only
+ * writers (all in this process), and each one drops what it may change, in the same step. Only positive
+ * answers are kept, so a user added from the CLI (another process) is seen at once; entries also expire.
+ */
+
+const TTL_MS = 30_000;
+const MAX_ENTRIES = 20_000;
+
+interface Entry<T> {
+  value: T;
+  at: number;
+  userId: string;
+}
+
+/** Remembered permissions and space roles. */
+export class AccessMemo {
+  private readonly entries = new Map<string, Entry<unknown>>();
+
+  /** The remembered value of `key`, or what `load` answers (kept when not null). */
+  get<T>(key: string, userId: string, load: () => T | null | undefined): T | null | undefined {
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && now - hit.at < TTL_MS) return hit.value as T;
+    const value = load();
+    if (value === null || value === undefined) {
+      this.entries.delete(key);
+      return value;
+    }
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { value, at: now, userId });
+    return value;
+  }
+
+  /** Drops everything remembered about a user (their memberships or roles changed). */
+  forgetUser(userId: string): void {
+    for (const [key, entry] of this.entries) if (entry.userId === userId) this.entries.delete(key);
+  }
+
+  /** Drops everything (a role's permissions changed, which may touch anyone). */
+  clear(): void {
+    this.entries.clear();
+  }
+}
