@@ -18,8 +18,16 @@ interface Job {
 export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
+  /** Prepared once: `exec` would compile each of these anew for every write. */
+  private readonly savepoint;
+  private readonly release;
+  private readonly rollbackTo;
 
-  constructor(private readonly sqlite: Database) {}
+  constructor(private readonly sqlite: Database) {
+    this.savepoint = sqlite.prepare("SAVEPOINT job");
+    this.release = sqlite.prepare("RELEASE job");
+    this.rollbackTo = sqlite.prepare("ROLLBACK TO job");
+  }
 
   /** Runs `fn` in the next shared transaction; resolves once that transaction has committed. */
   run<T>(fn: () => T): Promise<T> {
@@ -45,14 +53,14 @@ export class GroupCommit {
     }
     try {
       for (const job of jobs) {
-        this.sqlite.exec("SAVEPOINT job");
+        this.savepoint.run();
         try {
           const value = job.fn();
-          this.sqlite.exec("RELEASE job");
+          this.release.run();
           outcomes.push({ ok: true, value });
         } catch (error) {
-          this.sqlite.exec("ROLLBACK TO job");
-          this.sqlite.exec("RELEASE job");
+          this.rollbackTo.run();
+          this.release.run();
           outcomes.push({ ok: false, value: error });
         }
       }

@@ -22,9 +22,17 @@ export interface AccessEntry {
 export function createAccessLog(level: string, sink?: LineSink): (entry: AccessEntry) => void {
   if (!["trace", "debug", "info"].includes(level)) return () => undefined;
   const out = sink ?? bufferedStdout();
+  // Many lines share a millisecond under load: its timestamp is formatted once.
+  let lastMs = 0;
+  let lastTime = "";
   return (entry) => {
+    const now = Date.now();
+    if (now !== lastMs) {
+      lastMs = now;
+      lastTime = new Date(now).toISOString();
+    }
     out.write(
-      `{"level":"info","time":"${new Date().toISOString()}","req_id":"${entry.req_id}","method":"${entry.method}","path":${JSON.stringify(entry.path)},"status":${entry.status},"ms":${entry.ms}}\n`,
+      `{"level":"info","time":"${lastTime}","req_id":"${entry.req_id}","method":"${entry.method}","path":${JSON.stringify(entry.path)},"status":${entry.status},"ms":${entry.ms}}\n`,
     );
   };
 }

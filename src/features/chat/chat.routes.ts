@@ -78,10 +78,7 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
     })
     .post(
       "/:roomId/messages",
-      async ({ actor, params, body, status }) => {
-        const { message, attachments } = await chat.post(actor, params.roomId, body);
-        return status(201, { message: presentMessage(message), attachments: attachments.map(presentAttachment) });
-      },
+      async ({ actor, params, body, status }) => status(201, await chat.post(actor, params.roomId, body)),
       {
         space: "chat.write",
         body: postMessageIn,

@@ -10,7 +10,7 @@ import type { PageQuery } from "../tasks/tasks.schemas";
 import { pageOf } from "../tasks/tasks.service";
 import { assertCanDelete, assertCanEdit, normalizeEmoji } from "./chat.policy";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
-import type { AttachmentIn } from "./chat.schemas";
+import type { AttachmentIn, AttachmentOut, MessageOut } from "./chat.schemas";
 import type { AttachmentRow, ChatStore, MessageRow, ReactionRow, RoomRow } from "./chat.store";
 
 /** A page of a room: messages oldest first, with the reactions and attachments of exactly those messages. */
@@ -19,6 +19,9 @@ export interface MessagePage {
   reactions: ReactionRow[];
   attachments: AttachmentRow[];
 }
+
+/** A posted message as the API answers it (and as its event carries it). */
+export type PostedMessage = { message: MessageOut; attachments: AttachmentOut[] };
 
 /** The display name of an attachment given only by URL: the last path segment. */
 function nameFromUrl(url: string): string {
@@ -94,7 +97,7 @@ export class ChatService {
     actor: SpaceActor,
     roomId: string,
     input: { content?: string | undefined; attachments?: AttachmentIn[] | undefined },
-  ): Promise<{ message: MessageRow; attachments: AttachmentRow[] }> {
+  ): Promise<PostedMessage> {
     const content = input.content ?? "";
     const given = input.attachments ?? [];
     if (content.trim() === "" && given.length === 0) throw invalid("content: required");
@@ -124,11 +127,13 @@ export class ChatService {
       this.store.insertMessage(message, attachments);
       return { message, attachments };
     });
-    this.publish(actor, "chat.message.created", {
+    // The event and the answer are the same JSON: presented once.
+    const presented = {
       message: presentMessage(posted.message),
       attachments: posted.attachments.map(presentAttachment),
-    });
-    return posted;
+    };
+    this.publish(actor, "chat.message.created", presented);
+    return presented;
   }
 
   edit(actor: SpaceActor, roomId: string, messageId: string, content: string): MessageRow {
