@@ -2,7 +2,7 @@
  * Prepared statements for whole rows. An un-prepared drizzle query costs 45-90 µs to build; a prepared one
  * 3-4 µs to run: every statement on a request path is prepared once, on first use.
  */
-import { eq, getTableColumns, sql } from "drizzle-orm";
+import { eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "./client";
 
@@ -18,13 +18,17 @@ function placeholders(
   );
 }
 
-/** `INSERT` of a whole row: `.run(row)`. Wrap it in `prepared()` so it is built on first use. */
-export function insertRow(db: Db, table: SQLiteTable) {
-  // biome-ignore lint/suspicious/noExplicitAny: placeholders stand in for every column's value type.
-  return db
-    .insert(table)
-    .values(placeholders(table) as any)
-    .prepare();
+/**
+ * `INSERT` of a whole row: `.run(row)`. A plain bun:sqlite statement with a named parameter per column,
+ * bound straight from the row object: drizzle's placeholder filling costs more than the insert's own work on
+ * the hottest writes. Wrap it in `prepared()` so it is built on first use.
+ */
+export function insertRow(db: Db, table: SQLiteTable): { run(row: object): void } {
+  const columns = Object.entries(getTableColumns(table));
+  const names = columns.map(([, column]) => `"${column.name}"`).join(", ");
+  const values = columns.map(([key]) => `$${key}`).join(", ");
+  const statement = db.$client.prepare(`INSERT INTO "${getTableName(table)}" (${names}) VALUES (${values})`);
+  return { run: (row) => void statement.run(row as never) };
 }
 
 /** `UPDATE` of every column of a row by its key column: `.run(row)`. Wrap it in `prepared()`. */

@@ -12,9 +12,17 @@ export function isUuid(value: unknown): value is string {
   return typeof value === "string" && value.length === 36 && UUID_RE.test(value);
 }
 
+let lastMs = Number.NaN;
+let lastIso = "";
+
 /** Epoch milliseconds to `2026-11-21T09:30:00.123Z`: always three fractional digits and `Z`. */
 export function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  // The same instant is often formatted twice in a row (created_at = updated_at): formatted once.
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 /** Like `iso`, for nullable columns. */

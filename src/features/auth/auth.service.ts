@@ -74,9 +74,8 @@ export class AuthService {
       if (this.people.hasPendingSignup(orgId, principal.userId)) throw forbidden("signup pending approval");
       throw notFound("organization not found");
     }
-    const held = new Set(permissions);
-    if (need !== "member" && !held.has(need)) throw missingPermission(need);
-    return { ...principal, orgId, permissions: held };
+    if (need !== "member" && !permissions.has(need)) throw missingPermission(need);
+    return { ...principal, orgId, permissions };
   }
 
   async login(emailInput: string, password: string): Promise<TokenPair> {

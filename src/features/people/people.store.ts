@@ -235,13 +235,13 @@ export class PeopleStore {
   // Membership and permissions
 
   /** null when the user is not a member; else the union of their roles' permissions. */
-  memberPermissions(orgId: string, userId: string): string[] | null {
+  memberPermissions(orgId: string, userId: string): ReadonlySet<string> | null {
     return (
       this.access.get(`perm:${orgId}:${userId}`, userId, () => {
         const row = this.permissionRows().all({ orgId, userId })[0];
         if (!row) return null;
         // `["a","b"],["c"]` (or null without roles): one JSON array of the roles' arrays.
-        return row.permissions ? (JSON.parse(`[${row.permissions}]`) as string[][]).flat() : [];
+        return new Set(row.permissions ? (JSON.parse(`[${row.permissions}]`) as string[][]).flat() : []);
       }) ?? null
     );
   }
