@@ -24,7 +24,10 @@ export function presentTask(row: TaskView): TaskOut {
 }
 
 export function presentMyTask(row: MyTaskView): MyTaskOut {
-  return { ...presentTask(row), organization_id: row.orgId, space_name: row.spaceName };
+  const task = presentTask(row) as MyTaskOut;
+  task.organization_id = row.orgId;
+  task.space_name = row.spaceName;
+  return task;
 }
 
 export function presentTaskMessage(row: TaskMessageRow): TaskMessageOut {

@@ -169,9 +169,9 @@ export class TasksService {
 
   /** Tasks assigned to the caller across the spaces they can see. */
   mine(actor: OrgActor): MyTaskView[] {
-    return this.store
-      .assignedTo(actor.orgId, actor.userId, actor.permissions.has("org.manage"))
-      .map((task) => ({ ...task, position: this.orders.position(task.columnId, task.id) }));
+    const tasks = this.store.assignedTo(actor.orgId, actor.userId, actor.permissions.has("org.manage"));
+    for (const task of tasks) task.position = this.orders.position(task.columnId, task.id);
+    return tasks;
   }
 
   // Messages

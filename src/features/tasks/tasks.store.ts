@@ -1,5 +1,5 @@
 /** Tasks, task messages and deliverable links. Every statement is prepared once. */
-import { and, asc, desc, eq, isNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, isNull, lt, ne, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { changedColumnsUpdater, insertRow } from "../../db/prepared";
 import { fileNodes, spaceMembers, spaces, taskDeliverables, taskMessages, tasks } from "../../db/schema";
@@ -115,7 +115,8 @@ export class TasksStore {
 
   private readonly mine = prepared(() =>
     this.db
-      .select({ task: tasks, spaceName: spaces.name, orgId: spaces.orgId })
+      // Flat (no nested `task` object): this answers up to 200 rows on every refresh of "my tasks".
+      .select({ ...getTableColumns(tasks), spaceName: spaces.name, orgId: spaces.orgId, position: sql<number>`0` })
       .from(tasks)
       .innerJoin(spaces, eq(spaces.id, tasks.spaceId))
       .where(
@@ -132,11 +133,12 @@ export class TasksStore {
       .prepare(),
   );
 
-  /** Tasks assigned to the user in spaces they can see, most recently updated first, at most 200. */
-  assignedTo(orgId: string, userId: string, seesAll: boolean): (TaskRow & { spaceName: string; orgId: string })[] {
-    return this.mine()
-      .all({ orgId, userId, seesAll: seesAll ? 1 : 0 })
-      .map((r) => ({ ...r.task, spaceName: r.spaceName, orgId: r.orgId }));
+  /**
+   * Tasks assigned to the user in spaces they can see, most recently updated first, at most 200. `position`
+   * is left at 0 for the caller to set from the column orders.
+   */
+  assignedTo(orgId: string, userId: string, seesAll: boolean): MyTaskView[] {
+    return this.mine().all({ orgId, userId, seesAll: seesAll ? 1 : 0 });
   }
 
   // Messages
