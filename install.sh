@@ -9,10 +9,12 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   exit 1
 fi
 
-# Dependencies, Bun included (a pinned dev dependency, so every machine builds with the same Bun).
-# Reinstalled only when the lockfile changed since the last install.
+# Dependencies, Bun included (a pinned dev dependency, so every machine builds with the same Bun), at the
+# versions of package-lock.json. `npm install` rather than `npm ci`: a registry that lacks some platforms'
+# optional packages leaves them out of the lockfile, and `npm ci` then refuses it. Run again only when the
+# lockfile changed since the last install.
 if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  npm install --no-audit --no-fund
 fi
 
 BUN=node_modules/.bin/bun
