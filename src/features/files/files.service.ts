@@ -134,7 +134,6 @@ export class FilesService {
     return this.announce(
       actor,
       "file.created",
-      presentNode,
       writeTx(this.db, () => {
         const parentId = this.parentFor(actor, input.parent_id);
         return this.insert(actor, { parentId, name, kind: "folder" });
@@ -148,27 +147,11 @@ export class FilesService {
   ): NodeRow {
     const name = checkName(input.name);
     const text = input.content ?? "";
-    const bytes = Buffer.byteLength(text);
-    if (bytes > MAX_TEXT_BYTES) throw tooLarge("text file");
-    const state = newTextState(text);
+    if (Buffer.byteLength(text) > MAX_TEXT_BYTES) throw tooLarge("text file");
     return this.announce(
       actor,
       "file.created",
-      presentNode,
-      writeTx(this.db, () => {
-        const parentId = this.parentFor(actor, input.parent_id);
-        const node = this.insert(actor, {
-          parentId,
-          name,
-          kind: "file",
-          storage: "text",
-          mimeType: mimeOf(name, null, true),
-          sizeBytes: bytes,
-          checksumSha256: sha256(text),
-        });
-        this.store.putDoc({ nodeId: node.id, state: Buffer.from(state), text, updatedAt: node.createdAt });
-        return node;
-      }),
+      writeTx(this.db, () => this.insertText(actor, this.parentFor(actor, input.parent_id), name, text, null)),
     );
   }
 
@@ -204,27 +187,11 @@ export class FilesService {
       return this.announce(
         actor,
         "file.created",
-        presentNode,
         writeTx(this.db, () => {
           const parentId = this.parentFor(actor, parentInput);
           if (text !== null) {
-            const node = this.insert(actor, {
-              parentId,
-              name,
-              kind: "file",
-              storage: "text",
-              mimeType: mimeOf(name, partType, true),
-              sizeBytes: blob.size,
-              checksumSha256: checksum,
-            });
-            this.store.putDoc({
-              nodeId: node.id,
-              state: Buffer.from(newTextState(text)),
-              text,
-              updatedAt: node.createdAt,
-            });
             blob.discard();
-            return node;
+            return this.insertText(actor, parentId, name, text, partType);
           }
           return this.insert(actor, {
             parentId,
@@ -276,7 +243,6 @@ export class FilesService {
       return this.announce(
         actor,
         "file.updated",
-        presentNode,
         writeTx(this.db, () => {
           const current = this.file(actor, id);
           const updated: NodeRow = {
@@ -304,7 +270,6 @@ export class FilesService {
     return this.announce(
       actor,
       "file.updated",
-      presentNode,
       writeTx(this.db, () => {
         const doc = this.store.doc(node.id);
         const state = doc ? replaceTextState(doc.state, text) : newTextState(text);
@@ -333,7 +298,6 @@ export class FilesService {
     return this.announce(
       actor,
       "file.updated",
-      presentNode,
       writeTx(this.db, () => {
         const node = this.node(actor, id);
         const parentId = input.parent_id === undefined ? node.parentId : this.parentFor(actor, input.parent_id);
@@ -401,8 +365,8 @@ export class FilesService {
   }
 
   /** Publishes `node`, once its transaction has committed; returns it. */
-  private announce(actor: SpaceActor, type: EventType, present: (node: NodeRow) => unknown, node: NodeRow): NodeRow {
-    this.publish(actor, type, present(node));
+  private announce(actor: SpaceActor, type: EventType, node: NodeRow): NodeRow {
+    this.publish(actor, type, presentNode(node));
     return node;
   }
 
@@ -425,6 +389,27 @@ export class FilesService {
     if (!node || node.deletedAt !== null) throw invalid("parent_id: folder not found");
     if (node.kind !== "folder") throw invalid("parent_id: not a folder");
     return node.id;
+  }
+
+  /** A text file: its node and its document. Size and checksum are the text's UTF-8 bytes. */
+  private insertText(
+    actor: SpaceActor,
+    parentId: string | null,
+    name: string,
+    text: string,
+    declaredType: string | null,
+  ): NodeRow {
+    const node = this.insert(actor, {
+      parentId,
+      name,
+      kind: "file",
+      storage: "text",
+      mimeType: mimeOf(name, declaredType, true),
+      sizeBytes: Buffer.byteLength(text),
+      checksumSha256: sha256(text),
+    });
+    this.store.putDoc({ nodeId: node.id, state: Buffer.from(newTextState(text)), text, updatedAt: node.createdAt });
+    return node;
   }
 
   private insert(
