@@ -61,8 +61,14 @@ export interface LoadScenario {
   start?: () => Promise<Server>;
   /** Called before each round's wrk run (fetch a token here: `server.token()` logs in again when stale). */
   request: (server: Server) => Promise<WrkRequest> | WrkRequest;
-  /** Target: requests/s at least this fraction of bare. Without one the row is informational. */
+  /** Target: requests/s at least this fraction of bare (or of `relativeTo`). Without one the row is informational. */
   minRatio?: number;
+  /** The ratio is taken to this other scenario's figure of the same round instead of bare's. */
+  relativeTo?: string;
+  /** Target: p99 latency at most this many milliseconds. */
+  maxP99Ms?: number;
+  /** wrk connections for this scenario (default BENCH_CONNECTIONS): fewer, to read latency as service time. */
+  connections?: number;
 }
 
 /** A measurement that is not a wrk throughput: it runs once and returns its own row. */
@@ -257,14 +263,19 @@ export function lua(name: string): string {
 }
 
 /** Runs wrk pinned to the load core for `seconds` against `server.url` + `req.path`. */
-export async function wrk(server: Server, req: WrkRequest, seconds: number): Promise<WrkResult> {
+export async function wrk(
+  server: Server,
+  req: WrkRequest,
+  seconds: number,
+  connections = opts.connections,
+): Promise<WrkResult> {
   const script = join(tempDir("tandem-bench-wrk-"), `s${++scripts}.lua`);
   writeFileSync(script, `${req.lua ?? ""}\n${REPORT_LUA}`);
   const headers = Object.entries(req.headers ?? {}).flatMap(([k, v]) => ["-H", `${k}: ${v}`]);
   const cmd = pin(opts.wrkCpu, [
     "wrk",
-    `-t${opts.threads}`,
-    `-c${opts.connections}`,
+    `-t${Math.min(opts.threads, connections)}`,
+    `-c${connections}`,
     `-d${seconds}s`,
     "--latency",
     "-s",
@@ -382,7 +393,7 @@ export async function runLoad(scenarios: LoadScenario[], say: (s: string) => voi
   for (const s of all) {
     const server = await (s.start ?? startTandem)();
     servers.push(server);
-    if (opts.warmup > 0) await wrk(server, await s.request(server), opts.warmup);
+    if (opts.warmup > 0) await wrk(server, await s.request(server), opts.warmup, s.connections);
   }
   const results: WrkResult[][] = all.map(() => []);
   for (let round = 1; round <= opts.rounds; round++) {
@@ -395,7 +406,7 @@ export async function runLoad(scenarios: LoadScenario[], say: (s: string) => voi
         const req = await s.request(servers[i]!);
         const waited = await waitQuiet();
         if (waited > 1) say(`waited ${waited.toFixed(0)} s for other processes to quieten`);
-        const r = await wrk(servers[i]!, req, opts.duration);
+        const r = await wrk(servers[i]!, req, opts.duration, s.connections);
         runs.push(r);
         say(
           `round ${round}/${opts.rounds}  ${s.name.padEnd(36)} ${r.rps.toFixed(0).padStart(7)} req/s  ` +
@@ -411,19 +422,30 @@ export async function runLoad(scenarios: LoadScenario[], say: (s: string) => voi
   }
   for (const server of servers) await server.stop();
 
-  const bare = results[0]!;
   const rows: Row[] = all.map((s, i) => {
     const rs = results[i]!;
-    const ratio = median(rs.map((r, k) => r.rps / bare[k]!.rps));
+    const base = s.relativeTo ? all.findIndex((o) => o.name === s.relativeTo) : 0;
+    if (base < 0) throw new Error(`${s.name}: no scenario named ${s.relativeTo} to compare with`);
+    const ratio = median(rs.map((r, k) => r.rps / results[base]![k]!.rps));
+    const p99 = median(rs.map((r) => r.latency_ms.p99));
     const errors = rs.reduce((n, r) => n + errorCount(r), 0);
-    const target = s === BARE ? "yardstick" : s.minRatio !== undefined ? `ratio >= ${s.minRatio}` : "info";
-    let pass: boolean | null = s.minRatio !== undefined ? ratio >= s.minRatio : null;
+    const targets: string[] = [];
+    let pass: boolean | null = null;
+    if (s.minRatio !== undefined) {
+      targets.push(s.relativeTo ? `ratio to "${s.relativeTo}" >= ${s.minRatio}` : `ratio >= ${s.minRatio}`);
+      pass = ratio >= s.minRatio;
+    }
+    if (s.maxP99Ms !== undefined) {
+      targets.push(`p99 < ${s.maxP99Ms} ms`);
+      pass = (pass ?? true) && p99 < s.maxP99Ms;
+    }
+    const target = s === BARE ? "yardstick" : targets.length ? targets.join(", ") : "info";
     if (errors > 0) pass = false;
     return {
       scenario: s.name,
       rps: median(rs.map((r) => r.rps)),
       p50_ms: median(rs.map((r) => r.latency_ms.p50)),
-      p99_ms: median(rs.map((r) => r.latency_ms.p99)),
+      p99_ms: p99,
       ratio,
       measured: errors > 0 ? `${errors} errors/non-2xx` : undefined,
       noise: noiseOf(rs),

@@ -24,7 +24,17 @@ import {
   wrk,
 } from "./harness";
 
+import { api, space, times } from "./seed";
+
 const bearer = async (server: Server) => ({ Authorization: `Bearer ${await server.token()}` });
+
+/** A wrk script with the scenario's constants defined before it. */
+const script = (name: string, constants: Record<string, string | number | string[]>) =>
+  Object.entries(constants)
+    .map(
+      ([k, v]) => `${k} = ${Array.isArray(v) ? `{${v.map((x) => JSON.stringify(x)).join(",")}}` : JSON.stringify(v)}`,
+    )
+    .join("\n") + `\n${lua(name)}`;
 
 const health: LoadScenario = {
   kind: "load",
@@ -170,4 +180,155 @@ const wal: ProbeScenario = {
   },
 };
 
-export const scenarios: Scenario[] = [health, me, write, startup, rss, wal];
+// Workspace: chat, tasks, files. Sizes are stated in each name.
+
+let chatRoom = "";
+const chatPost: LoadScenario = {
+  kind: "load",
+  name: "POST chat message",
+  async start() {
+    const server = await startTandem();
+    const s = await space(server, "chat post");
+    chatRoom = `${s.base}/chat-rooms/${s.room}/messages`;
+    return server;
+  },
+  request: async (server) => ({
+    path: chatRoom,
+    headers: await bearer(server),
+    lua: script("post-json.lua", { BODY: '{"content":"hello from the bench, message %d"}' }),
+  }),
+  minRatio: 0.2,
+};
+
+let bigRoom = "";
+const chatList: LoadScenario = {
+  kind: "load",
+  name: "GET 50 chat messages with reactions (room of 100k)",
+  async start() {
+    const server = await startTandem();
+    const s = await space(server, "chat list");
+    bigRoom = `${s.base}/chat-rooms/${s.room}/messages`;
+    const ids: string[] = [];
+    await times(100_000, 64, async (i) => {
+      const { message } = await api(server, "POST", bigRoom, { content: `message ${i} of a long conversation` });
+      if (i >= 100_000 - 400) ids.push(message.id);
+    });
+    await times(ids.length * 3, 32, (i) =>
+      api(server, "POST", `${bigRoom}/${ids[i % ids.length]}/reactions`, {
+        emoji: ["👍", "🎉", "👀"][Math.floor(i / ids.length)],
+      }),
+    );
+    return server;
+  },
+  request: async (server) => ({ path: `${bigRoom}?limit=50`, headers: await bearer(server) }),
+  minRatio: 0.1,
+  maxP99Ms: 10,
+  connections: 10,
+};
+
+let messagesPath = "";
+const singleInsert: LoadScenario = {
+  kind: "load",
+  name: "POST task message (a single-INSERT route)",
+  async start() {
+    const server = await startTandem();
+    const s = await space(server, "single insert");
+    const task = await api(server, "POST", `${s.base}/tasks`, { title: "talk", column_id: s.columns[0] });
+    messagesPath = `${s.base}/tasks/${task.id}/messages`;
+    return server;
+  },
+  request: async (server) => ({
+    path: messagesPath,
+    headers: await bearer(server),
+    lua: script("post-json.lua", { BODY: '{"content":"comment %d"}' }),
+  }),
+};
+
+let move: { prefix: string; ids: string[] } = { prefix: "", ids: [] };
+const taskMove: LoadScenario = {
+  kind: "load",
+  name: "PATCH task move (column of 1,000)",
+  async start() {
+    const server = await startTandem();
+    const s = await space(server, "task move");
+    const ids: string[] = [];
+    await times(1000, 16, async (i) => {
+      ids.push((await api(server, "POST", `${s.base}/tasks`, { title: `task ${i}`, column_id: s.columns[0] })).id);
+    });
+    move = { prefix: `${s.base}/tasks/`, ids };
+    return server;
+  },
+  request: async (server) => ({
+    path: move.prefix,
+    headers: await bearer(server),
+    lua: script("move-task.lua", { PREFIX: move.prefix, IDS: move.ids, COLUMN_SIZE: 1000 }),
+  }),
+  relativeTo: "POST task message (a single-INSERT route)",
+  minRatio: 0.8,
+};
+
+let myTasksPath = "";
+const myTasks: LoadScenario = {
+  kind: "load",
+  name: "GET /me/tasks (10k tasks over 50 spaces), one client",
+  async start() {
+    const server = await startTandem();
+    const me = await api(server, "GET", "/api/v1/me");
+    for (let n = 0; n < 50; n++) {
+      const s = await space(server, `my tasks ${n}`);
+      myTasksPath = `/api/v1/me/tasks?org_id=${s.org}`;
+      await times(200, 16, (i) =>
+        api(server, "POST", `${s.base}/tasks`, {
+          title: `task ${n}-${i}`,
+          column_id: s.columns[i % 4],
+          assignee_user_id: me.user.id,
+        }),
+      );
+    }
+    return server;
+  },
+  request: async (server) => ({ path: myTasksPath, headers: await bearer(server) }),
+  maxP99Ms: 5,
+  connections: 1,
+};
+
+let treePath = "";
+const tree: LoadScenario = {
+  kind: "load",
+  name: "GET files/tree (10k nodes), one client",
+  async start() {
+    const server = await startTandem();
+    const s = await space(server, "tree");
+    treePath = `${s.base}/files/tree`;
+    const folders: string[] = [];
+    await times(100, 16, async (i) => {
+      folders.push((await api(server, "POST", `${s.base}/files/folders`, { name: `folder ${i}` })).node.id);
+    });
+    await times(9900, 32, (i) =>
+      api(server, "POST", `${s.base}/files/text`, {
+        name: `note ${i}.md`,
+        parent_id: folders[i % folders.length],
+        content: `# Note ${i}\n`,
+      }),
+    );
+    return server;
+  },
+  request: async (server) => ({ path: treePath, headers: await bearer(server) }),
+  maxP99Ms: 30,
+  connections: 1,
+};
+
+export const scenarios: Scenario[] = [
+  health,
+  me,
+  write,
+  chatPost,
+  chatList,
+  singleInsert,
+  taskMove,
+  myTasks,
+  tree,
+  startup,
+  rss,
+  wal,
+];
