@@ -1,8 +1,12 @@
 /** buildApp: the HTTP app of Tandem. It never listens, so tests can also call `app.handle()`. */
 import { Elysia } from "elysia";
+import { collabRoutes } from "./collab/collab.routes";
+import { CollabSockets } from "./collab/collab.sockets";
 import type { Config } from "./config";
 import { authRoutes } from "./features/auth/auth.routes";
 import { chatRoutes } from "./features/chat/chat.routes";
+import { LiveEvents } from "./features/events/events.live";
+import { eventsRoutes } from "./features/events/events.routes";
 import { filesRoutes } from "./features/files/files.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
 import { peopleRoutes } from "./features/people/people.routes";
@@ -26,20 +30,30 @@ export interface AppDeps {
   services: Services;
 }
 
+/** The WebSocket frame limit: a text file's whole document must fit in one sync message. */
+const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
+
 export function buildApp({ config, log, access, services }: AppDeps) {
   const auth = authMacro(services.auth, services.spaces);
+  const { events, docs, files, spaces } = services;
+  const collab = new CollabSockets(docs, services.auth, spaces, files, services.access, events, log);
+  const live = new LiveEvents(events, services.access, services.auth, spaces);
   // The docs describe the finished app, which does not exist yet while it is being built.
   let finished: { routes: unknown[] } | undefined;
-  const app = new Elysia()
+  const app = new Elysia({
+    websocket: { maxPayloadLength: MAX_SOCKET_MESSAGE_BYTES, closeOnBackpressureLimit: true },
+  })
     .use(httpBase(log, access, config.maxJsonBytes))
     .use(instanceRoutes(auth, services.instance))
     .use(authRoutes(auth, services.auth))
     .use(peopleRoutes(auth, services.people))
     .use(staffRoutes(auth, services.staff))
     .use(spacesRoutes(auth, services.spaces))
-    .use(filesRoutes(auth, services.files, services.events))
+    .use(collabRoutes(auth, collab))
+    .use(filesRoutes(auth, files, events))
     .use(tasksRoutes(auth, services.tasks))
-    .use(chatRoutes(auth, services.chat, services.events))
+    .use(chatRoutes(auth, services.chat, events))
+    .use(eventsRoutes(auth, live))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));
   finished = app;

@@ -6,10 +6,11 @@ import { openDatabase } from "./db/client";
 import { migrate } from "./db/migrate";
 import { AccessMemo } from "./features/people/access.memo";
 import { PeopleStore } from "./features/people/people.store";
+import { CLOSE } from "./http/sockets";
 import type { AccessEntry } from "./lib/access-log";
 import type { Logger } from "./lib/log";
 import { newToken } from "./lib/tokens";
-import { createServices } from "./services";
+import { createServices, type ServiceOptions } from "./services";
 
 /** A running server. */
 export interface RunningServer {
@@ -27,6 +28,8 @@ export async function startServer(
   config: Config,
   log: Logger,
   access: (entry: AccessEntry) => void,
+  /** Tuning a test may shorten (how long an unused document stays in memory). */
+  tuning: Pick<ServiceOptions, "docs"> = {},
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secrets = loadSecrets(config);
@@ -42,6 +45,8 @@ export async function startServer(
     secrets,
     setupToken,
     onEventError: (err) => log.error({ err }, "an event subscriber failed"),
+    onDocError: (err, nodeId) => log.error({ err, file_id: nodeId }, "a document could not be stored or loaded"),
+    ...tuning,
   });
   const app = buildApp({ config, log, access, services });
   app.listen({
@@ -75,6 +80,8 @@ export async function startServer(
     async stop() {
       clearTimeout(firstRound);
       clearInterval(maintenance);
+      // Documents in memory fold their logs into snapshots; editors reconnect to the next server.
+      await services.docs.closeAll(CLOSE.goingAway, "server stopping");
       await app.stop();
       conn.sqlite.close();
     },

@@ -1,4 +1,7 @@
 /** Builds every service over one database connection: the API and the CLI share them. */
+
+import { SqliteDocPersistence } from "./collab/persistence";
+import { DocRegistry, type RegistryOptions } from "./collab/registry";
 import type { Config, Secrets } from "./config";
 import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
@@ -30,6 +33,10 @@ export interface ServiceOptions {
   setupToken?: string | null;
   /** Where a failing event subscriber is reported. */
   onEventError?: (error: unknown) => void;
+  /** Where a document that could not be stored or loaded is reported. */
+  onDocError?: (error: unknown, nodeId: string) => void;
+  /** Document memory settings (tests shorten the idle time). */
+  docs?: RegistryOptions;
 }
 
 export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
@@ -54,8 +61,20 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const chatStore = new ChatStore(db);
   const spacesStore = new SpacesStore(db, access);
   const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
-  const files = new FilesService(db, new FilesStore(db), config.maxUploadBytes, events);
+  // One group commit per connection: chat posts and document updates of a turn share its transaction.
+  const commits = new GroupCommit(conn.sqlite);
+  const docs = new DocRegistry(
+    db,
+    new SqliteDocPersistence(db),
+    commits,
+    {
+      stored: (nodeId, scope) => files.announceStored(nodeId, scope),
+      failed: (error, nodeId) => options.onDocError?.(error, nodeId),
+    },
+    options.docs,
+  );
+  const files: FilesService = new FilesService(db, new FilesStore(db), config.maxUploadBytes, events, docs);
   const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events);
-  const chat = new ChatService(db, chatStore, new GroupCommit(conn.sqlite), events);
-  return { auth, authStore, people, instance, staff, spaces, files, tasks, chat, events };
+  const chat = new ChatService(db, chatStore, commits, events);
+  return { auth, authStore, people, instance, staff, spaces, files, tasks, chat, events, docs, access };
 }

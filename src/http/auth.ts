@@ -26,6 +26,17 @@ let instances = 0;
 
 type Raw = Record<string, string | undefined> | undefined;
 
+/**
+ * The `Authorization` header, or on a WebSocket upgrade (browsers cannot set headers there) the `?token=` of
+ * the URL as a bearer token. Elsewhere a token in the URL is ignored: URLs end up in logs and histories.
+ */
+function credential(request: Request): string | null {
+  const header = request.headers.get("authorization");
+  if (header !== null || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return header;
+  const token = new URL(request.url).searchParams.get("token");
+  return token ? `Bearer ${token}` : null;
+}
+
 /** The macro plugin, bound to the services of one app. */
 export function authMacro(auth: AuthService, spaces: SpacesService) {
   const resolved = new WeakMap<Request, unknown>();
@@ -37,7 +48,7 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
     /** Any valid token; the route is outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
-      transform: ({ request }) => void resolved.set(request, auth.authenticate(request.headers.get("authorization"))),
+      transform: ({ request }) => void resolved.set(request, auth.authenticate(credential(request))),
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
     /** A member of the route's organization (`:orgId`, or `?org_id=`) holding `need`. */
@@ -47,7 +58,7 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
         // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`).
         const orgId = (params as Raw)?.orgId ?? (query as Raw)?.org_id;
         if (orgId === undefined) throw invalid("org_id: required");
-        resolved.set(request, auth.authorize(auth.authenticate(request.headers.get("authorization")), need, orgId));
+        resolved.set(request, auth.authorize(auth.authenticate(credential(request)), need, orgId));
       },
       resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
     }),
@@ -59,7 +70,7 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
       detail: mark({ "x-permission": need, "x-space": true }),
       transform: ({ params, request }) => {
         const { orgId, spaceId } = params as Record<string, string>;
-        const actor = auth.authorize(auth.authenticate(request.headers.get("authorization")), "member", orgId);
+        const actor = auth.authorize(auth.authenticate(credential(request)), "member", orgId);
         const space = spaces.access(actor, spaceId ?? "");
         assertPermission(actor, need);
         const spaceActor: SpaceActor = { ...actor, space };

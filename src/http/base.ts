@@ -81,7 +81,15 @@ export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJ
       // costs a fifth of a small request's throughput. A failed request is logged by the error hook instead.
       .onAfterHandle({ as: "global" }, ({ request, set, response }) => {
         const code = (response as { code?: unknown } | undefined)?.code;
-        line(request, markOf(set), typeof code === "number" ? code : typeof set.status === "number" ? set.status : 200);
+        const status =
+          typeof code === "number"
+            ? code
+            : response === undefined && request.headers.get("upgrade") !== null
+              ? 101 // a WebSocket route answers nothing once upgraded
+              : typeof set.status === "number"
+                ? set.status
+                : 200;
+        line(request, markOf(set), status);
       })
   );
 }

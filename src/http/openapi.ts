@@ -47,8 +47,10 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of routes) {
     const detail = (route.hooks.detail ?? {}) as Json;
-    if (detail.hide || route.method === "WS" || route.path.includes("*")) continue;
-    const method = route.method.toLowerCase();
+    if (detail.hide || route.path.includes("*")) continue;
+    // A WebSocket is a GET that upgrades; its token may ride in the URL, which a browser can set.
+    const socket = route.method === "WS";
+    const method = socket ? "get" : route.method.toLowerCase();
     const path = route.path.replace(/:(\w+)/g, "{$1}");
     const isPublic = Boolean(detail["x-public"]);
     const operation: Json = {
@@ -66,6 +68,15 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
       required: true,
       schema: { type: "string", format: "uuid" },
     }));
+    if (socket) {
+      parameters.push({
+        name: "token",
+        in: "query",
+        required: false,
+        description: "The access or `sa_` token, where the client cannot send an Authorization header",
+        schema: { type: "string" },
+      });
+    }
     const query = schemaOf(route.hooks.query, "input");
     const queryProps = (query?.properties ?? {}) as Record<string, Json>;
     const requiredQuery = new Set((query?.required as string[] | undefined) ?? []);
@@ -77,7 +88,7 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     const body = schemaOf(route.hooks.body, "input");
     if (body) operation.requestBody = { required: true, content: { "application/json": { schema: body } } };
 
-    const responses: Json = {};
+    const responses: Json = socket ? { "101": { description: "Switching Protocols: the WebSocket is open" } } : {};
     for (const [status, schema] of Object.entries((detail["x-responses"] ?? {}) as Responses)) {
       const json = schema ? schemaOf(schema, "output") : undefined;
       responses[status] = json

@@ -1,5 +1,6 @@
 /** Opaque tokens: random, shown once, stored only as a SHA-256 hash. */
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "./hash";
 
 /** A random token with a readable prefix (`sa_`, `rt_`, `inv_`). */
 export function newToken(prefix: string): string {
@@ -8,5 +9,5 @@ export function newToken(prefix: string): string {
 
 /** The stored form of an opaque token. High-entropy tokens need no salt or slow hash. */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }

@@ -260,7 +260,13 @@ const authorFor = (ctx: Ctx) => (ctx.caller.permissions.has("chat.write") ? ctx.
  * Plans by `METHOD suffix`. A route without one is called with the default ids (and `{}` as a body); a write
  * route without one fails for callers who get through, asking for a plan, since its body is unknown.
  */
+/** The plain-GET twins of the collab socket answer 400 to whoever gets through. */
+const upgradeRequired: Plan = { expect: () => ({ status: 400, error: "websocket upgrade required" }) };
+
 const PLANS: Record<string, Plan> = {
+  "WS /files/collab/ws": { build: ({ rows }) => ({ query: `?file_id=${rows.textFile}` }) },
+  "GET /files/collab/ws": { ...upgradeRequired, build: ({ rows }) => ({ query: `?file_id=${rows.textFile}` }) },
+  "GET /files/collab/ws/:fileId": upgradeRequired,
   "GET /files": {
     build: ({ rows }) => [
       {},
@@ -398,12 +404,14 @@ function defaultParams(rows: SpaceRows): Record<string, string> {
     roomId: rows.room,
     messageId: rows.message,
     nodeId: rows.textFile,
+    fileId: rows.textFile,
     fileNodeId: rows.deliverableFile,
     userId: spare.userId,
   };
 }
 
-const isWrite = (method: string) => method !== "GET";
+/** A WebSocket upgrade reads nothing and writes nothing by itself. */
+const isWrite = (method: string) => method !== "GET" && method !== "WS";
 
 /** The requests of one route for one caller; an error names what the test is missing for a new route. */
 async function requestsFor(route: SpaceRoute, ctx: Ctx): Promise<{ path: string; req: Req }[]> {
@@ -428,7 +436,15 @@ async function requestsFor(route: SpaceRoute, ctx: Ctx): Promise<{ path: string;
   });
 }
 
-function send(caller: Caller, method: string, path: string, req: Req): Promise<Reply> {
+/** Sends one call; a WebSocket route gets an upgrade request (101 when accepted). */
+async function send(caller: Caller, method: string, path: string, req: Req): Promise<Reply> {
+  if (method === "WS") {
+    const headers = { ...UPGRADE, authorization: `Bearer ${caller.token}` };
+    const res = await fetch(server.url + path + (req.query ?? ""), { headers });
+    // An accepted upgrade has no body to read; the socket it opened goes when the server stops.
+    const text = res.status === 101 ? "" : await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
+  }
   return request(server.url, method, path + (req.query ?? ""), {
     token: caller.token,
     body: req.body,
@@ -436,6 +452,13 @@ function send(caller: Caller, method: string, path: string, req: Req): Promise<R
     contentType: req.contentType,
   });
 }
+
+const UPGRADE = {
+  connection: "Upgrade",
+  upgrade: "websocket",
+  "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+  "sec-websocket-version": "13",
+};
 
 const seesS = (c: Caller) => c.inS || c.permissions.has("org.manage");
 
@@ -449,7 +472,7 @@ function expectedOnS(caller: Caller, route: SpaceRoute): Expected {
 
 /** Why `res` is not `want`, or null when it is. */
 function mismatch(want: Expected, res: Reply): string | null {
-  if (want.status === "2xx") return res.status >= 200 && res.status < 300 ? null : `want 2xx`;
+  if (want.status === "2xx") return (res.status >= 200 && res.status < 300) || res.status === 101 ? null : `want 2xx`;
   if (res.status === want.status && Bun.deepEquals(res.body, { error: want.error })) return null;
   return `want ${want.status} ${JSON.stringify({ error: want.error })}`;
 }
@@ -728,7 +751,7 @@ describe("listings never carry S's rows to those who cannot see it", () => {
         const want: Expected =
           route.need !== "member" && !caller.permissions.has(route.need)
             ? { status: 403, error: `missing permission: ${route.need}` }
-            : { status: "2xx" };
+            : (PLANS[route.key]?.expect?.(caller) ?? { status: "2xx" });
         for (const { path, req } of await requestsFor(route, { caller, rows: P, live: false })) {
           const res = await send(caller, "GET", path, req);
           const why = mismatch(want, res);
@@ -747,6 +770,7 @@ describe("listings never carry S's rows to those who cannot see it", () => {
       roomId: S.room,
       messageId: S.message,
       nodeId: S.textFile,
+      fileId: S.textFile,
       fileNodeId: S.deliverableFile,
     };
     const wrong: string[] = [];

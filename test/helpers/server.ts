@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { RegistryOptions } from "../../src/collab/registry";
 import { loadConfig } from "../../src/config";
 import { createAccessLog } from "../../src/lib/access-log";
 import { createLogger } from "../../src/lib/log";
@@ -29,12 +30,14 @@ export interface TestServer {
 }
 
 /** Starts the app from source on 127.0.0.1 and a random port, with a new data dir. */
-export async function startTestServer(options: { dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(options: { dataDir?: string; docs?: RegistryOptions } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   const logs: string[] = [];
   const sink = { write: (line: string) => void logs.push(line) };
   const config = loadConfig({ data: dataDir, port: 0, host: "127.0.0.1" });
-  const server = await startServer(config, createLogger("debug", sink), createAccessLog("debug", sink));
+  const server = await startServer(config, createLogger("debug", sink), createAccessLog("debug", sink), {
+    docs: options.docs,
+  });
   return {
     url: `http://127.0.0.1:${server.port}`,
     dataDir,

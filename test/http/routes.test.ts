@@ -68,7 +68,7 @@ describe("GET /api/docs", () => {
     const documented = routes.filter((r) => !r.hooks.detail?.hide);
     for (const r of documented) {
       const path = r.path.replace(/:(\w+)/g, "{$1}");
-      const op = res.body.paths[path]?.[r.method.toLowerCase()];
+      const op = res.body.paths[path]?.[r.method === "WS" ? "get" : r.method.toLowerCase()];
       expect(op, `${r.method} ${path}`).toBeDefined();
       expect(op.summary).toBeTruthy();
     }
@@ -96,7 +96,7 @@ describe("docs/api.md", () => {
     const doc = readFileSync(join(ROOT, "docs", "api.md"), "utf8");
     const missing = routes
       .filter((r) => !r.hooks.detail?.hide)
-      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
+      .map((r) => `${r.method === "WS" ? "GET" : r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
       .filter((line) => {
         const [method, path] = line.split(" ") as [string, string];
         const short = path.replace("/api/v1/organizations/{orgId}", "").replace("/api/v1", "") || "/";

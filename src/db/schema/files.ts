@@ -85,3 +85,21 @@ export const fileDocs = sqliteTable("file_docs", {
   text: text("text").notNull(),
   updatedAt: integer("updated_at").notNull(),
 });
+
+/**
+ * The update log of a text file's document: every update a collaborator or the server applied since the
+ * snapshot in `file_docs.state`, in order. The live document appends here before it relays an update, and folds
+ * the log into the snapshot from time to time (see `src/collab/`).
+ */
+export const fileDocUpdates = sqliteTable(
+  "file_doc_updates",
+  {
+    seq: integer("seq").primaryKey(),
+    nodeId: text("node_id")
+      .notNull()
+      .references(() => fileNodes.id, { onDelete: "cascade" }),
+    data: blob("data", { mode: "buffer" }).notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("file_doc_updates_node_idx").on(t.nodeId, t.seq)],
+);

@@ -31,6 +31,11 @@ export interface TandemEvent {
   organization_id: string;
   space_id: string;
   payload: unknown;
+  /**
+   * Not sent. Events with the same key may reach the live-event sockets coalesced: the first at once, then at
+   * most the latest one per interval (a document being typed into changes its file many times a second).
+   */
+  coalesce?: string;
 }
 
 /** Delivers published events to every subscriber, in order. */

@@ -1,4 +1,5 @@
 /** File-tree rules that depend on names and rows. */
+import type { OrgActor } from "../../http/actor";
 import { invalid } from "../../http/errors";
 
 /** 1 to 255 characters after trimming, no `/` or NUL, not `.` or `..` (contract §4). */
@@ -8,6 +9,14 @@ export function checkName(raw: string): string {
   if (name.includes("/") || name.includes("\u0000")) throw invalid("name: must not contain / or NUL");
   if (name === "." || name === "..") throw invalid("name: must not be . or ..");
   return name;
+}
+
+/**
+ * Who may change a document over the collaborative-editing socket: people with `files.write`. Service accounts
+ * never do (they propose patches a person accepts); everyone else who can read the file joins read-only.
+ */
+export function canEditTogether(actor: OrgActor): boolean {
+  return actor.serviceAccountId === null && actor.permissions.has("files.write");
 }
 
 /** A folder cannot move into itself or below itself: `ancestry` runs from the new parent up to the root. */

@@ -1,8 +1,10 @@
 /** The file tree of a space: folders, text files (Yjs documents), uploaded blobs and their content. */
 import { createHash } from "node:crypto";
+import type { DocRegistry, DocScope } from "../../collab/registry";
 import { type Db, writeTx } from "../../db/client";
 import { AppError, conflict, invalid, notFound } from "../../http/errors";
 import { boundaryOf, readMultipart } from "../../http/multipart";
+import { sha256Hex } from "../../lib/hash";
 import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import type { EventBus, EventType } from "../events/events.bus";
@@ -10,7 +12,7 @@ import type { SpaceActor } from "../spaces/spaces.policy";
 import { assertMovable, checkName, isTextType, mimeOf } from "./files.policy";
 import { presentNode } from "./files.present";
 import type { FilesStore, NodeRow } from "./files.store";
-import { newTextState, replaceTextState } from "./text-doc";
+import { newTextState, replaceText } from "./text-doc";
 
 /** Blob chunk size: big enough for few rows, small enough to stream. */
 const CHUNK_BYTES = 256 * 1024;
@@ -27,16 +29,15 @@ export const DELIVERABLES = "Deliverables";
 const fileNotFound = () => notFound("file not found");
 const tooLarge = (what: string) => new AppError("too_large", `${what} too large`);
 
+/** The organization and space of an actor's documents. */
+const scopeOf = (actor: SpaceActor): DocScope => ({ orgId: actor.orgId, spaceId: actor.space.id });
+
 /** What `GET .../content` answers. */
 export interface Content {
   node: NodeRow;
   mimeType: string;
   /** The whole body for text files; a chunk reader for blobs. */
   body: Uint8Array | ReadableStream<Uint8Array>;
-}
-
-function sha256(bytes: Uint8Array | string): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /** Writes a stream of bytes into a new blob, chunk by chunk, hashing as it goes. */
@@ -102,6 +103,7 @@ export class FilesService {
     private readonly store: FilesStore,
     private readonly maxUploadBytes: number,
     private readonly events: EventBus,
+    private readonly docs: DocRegistry,
   ) {}
 
   // Reading the tree
@@ -264,26 +266,40 @@ export class FilesService {
     }
   }
 
-  /** Sets a text file's text (REST writes; later the live document does this too). */
-  writeText(actor: SpaceActor, node: NodeRow, text: string): NodeRow {
-    const now = Date.now();
-    return this.announce(
-      actor,
-      "file.updated",
-      writeTx(this.db, () => {
-        const doc = this.store.doc(node.id);
-        const state = doc ? replaceTextState(doc.state, text) : newTextState(text);
-        this.store.putDoc({ nodeId: node.id, state: Buffer.from(state), text, updatedAt: now });
-        const updated: NodeRow = {
-          ...node,
-          sizeBytes: Buffer.byteLength(text),
-          checksumSha256: sha256(text),
-          updatedAt: now,
-        };
-        this.store.saveNode(node, updated);
-        return updated;
-      }),
-    );
+  /**
+   * Sets a text file's text through its live document, so collaborators see the change at once; the document
+   * stores it (text, size, checksum) and announces `file.updated`.
+   */
+  async writeText(actor: SpaceActor, node: NodeRow, text: string): Promise<NodeRow> {
+    const found = await this.docs.edit(node.id, scopeOf(actor), (doc) => replaceText(doc, text));
+    if (!found) throw new Error(`text file ${node.id} has no document`);
+    return this.node(actor, node.id);
+  }
+
+  /** A live text file: what the collaborative editor opens. */
+  textFile(actor: SpaceActor, id: string): NodeRow {
+    const node = this.file(actor, id);
+    if (node.storage !== "text") throw invalid("not a text file");
+    return node;
+  }
+
+  /** Whether a node is still live (a document's file may be deleted while open). */
+  isLive(spaceId: string, id: string): boolean {
+    const node = this.store.node(spaceId, id);
+    return node !== undefined && node.deletedAt === null;
+  }
+
+  /** Announces a text file whose document stored a change; coalesced for the live-event sockets. */
+  announceStored(nodeId: string, scope: DocScope): void {
+    const node = this.store.node(scope.spaceId, nodeId);
+    if (!node || node.deletedAt !== null) return;
+    this.events.publish({
+      type: "file.updated",
+      organization_id: scope.orgId,
+      space_id: scope.spaceId,
+      payload: presentNode(node),
+      coalesce: `file:${node.id}`,
+    });
   }
 
   // Changing the tree
@@ -406,7 +422,7 @@ export class FilesService {
       storage: "text",
       mimeType: mimeOf(name, declaredType, true),
       sizeBytes: Buffer.byteLength(text),
-      checksumSha256: sha256(text),
+      checksumSha256: sha256Hex(text),
     });
     this.store.putDoc({ nodeId: node.id, state: Buffer.from(newTextState(text)), text, updatedAt: node.createdAt });
     return node;

@@ -39,15 +39,5 @@ export function replaceText(doc: Y.Doc, next: string): void {
   });
 }
 
-/** The state after replacing the text of the document encoded in `state`. */
-export function replaceTextState(state: Uint8Array, next: string): Uint8Array {
-  const doc = new Y.Doc();
-  Y.applyUpdate(doc, state);
-  replaceText(doc, next);
-  const updated = Y.encodeStateAsUpdate(doc);
-  doc.destroy();
-  return updated;
-}
-
 const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 const isLowSurrogate = (c: number) => c >= 0xdc00 && c <= 0xdfff;

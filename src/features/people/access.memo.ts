@@ -5,6 +5,9 @@
  * Correct by construction: the store methods that write memberships, roles and space members are the only
  * writers (all in this process), and each one drops what it may change, in the same step. Only positive
  * answers are kept, so a user added from the CLI (another process) is seen at once; entries also expire.
+ *
+ * Being the one place every access change passes through, it also tells listeners (the open sockets) whose
+ * access changed, once the write that changed it is done.
  */
 
 const TTL_MS = 30_000;
@@ -19,6 +22,9 @@ interface Entry<T> {
 /** Remembered permissions and space roles. */
 export class AccessMemo {
   private readonly entries = new Map<string, Entry<unknown>>();
+  private readonly listeners = new Set<(userId: string | null) => void>();
+  /** Users whose access changed in the current step; null in it means everyone's may have. */
+  private changed: Set<string | null> | null = null;
 
   /** The remembered value of `key`, or what `load` answers (kept when not null). */
   get<T>(key: string, userId: string, load: () => T | null | undefined): T | null | undefined {
@@ -38,10 +44,36 @@ export class AccessMemo {
   /** Drops everything remembered about a user (their memberships or roles changed). */
   forgetUser(userId: string): void {
     for (const [key, entry] of this.entries) if (entry.userId === userId) this.entries.delete(key);
+    this.announce(userId);
   }
 
   /** Drops everything (a role's permissions changed, which may touch anyone). */
   clear(): void {
     this.entries.clear();
+    this.announce(null);
+  }
+
+  /**
+   * Hears whose access changed (null: anyone's may have), after the current step: the store methods above
+   * run inside a transaction, and a listener must see what it committed. Returns the unsubscribe function.
+   */
+  onChange(listener: (userId: string | null) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private announce(userId: string | null): void {
+    if (this.listeners.size === 0) return;
+    if (this.changed) {
+      this.changed.add(userId);
+      return;
+    }
+    this.changed = new Set([userId]);
+    setImmediate(() => {
+      const changed = this.changed ?? new Set();
+      this.changed = null;
+      const targets = changed.has(null) ? [null] : [...changed];
+      for (const listener of this.listeners) for (const target of targets) listener(target);
+    });
   }
 }

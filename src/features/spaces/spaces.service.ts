@@ -5,7 +5,7 @@ import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId } from "../../lib/ids";
 import type { ChatStore } from "../chat/chat.store";
 import type { PeopleStore } from "../people/people.store";
-import { assertManagesSpace, assertSeesSpace, type SpaceAccess, type SpaceActor } from "./spaces.policy";
+import { assertManagesSpace, assertSeesSpace, canSeeSpace, type SpaceAccess, type SpaceActor } from "./spaces.policy";
 import type { BoardRow, ColumnRow, SpaceMemberRow, SpaceRow, SpacesStore } from "./spaces.store";
 
 /** The columns every new board starts with. */
@@ -24,6 +24,12 @@ export class SpacesService {
   access(actor: OrgActor, spaceId: string): SpaceAccess {
     const space = isUuid(spaceId) ? this.store.spaceWithRole(actor.orgId, spaceId, actor.userId) : undefined;
     return assertSeesSpace(actor, space);
+  }
+
+  /** Whether the actor sees the space: `access` without the 404, for the live-event fan-out. */
+  sees(actor: OrgActor, spaceId: string): boolean {
+    const space = isUuid(spaceId) ? this.store.spaceWithRole(actor.orgId, spaceId, actor.userId) : undefined;
+    return space !== undefined && canSeeSpace(actor, space);
   }
 
   list(actor: OrgActor): SpaceRow[] {

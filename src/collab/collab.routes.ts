@@ -1,0 +1,86 @@
+/**
+ * The collaborative-editing endpoint (contract §5): the y-websocket protocol on a text file's document, at
+ * `.../files/collab/ws/{fileId}` (where the stock client puts the room name) and `.../files/collab/ws?file_id=`.
+ */
+import type { ServerWebSocket } from "bun";
+import { Elysia } from "elysia";
+import type { SpaceActor } from "../features/spaces/spaces.policy";
+import type { AuthMacro } from "../http/auth";
+import { doc } from "../http/docs";
+import { upgradeRequired } from "../http/sockets";
+import type { CollabSockets } from "./collab.sockets";
+
+/** What an upgraded socket carries from its upgrade request. */
+interface SocketData {
+  actor: SpaceActor;
+  fileId: string;
+}
+
+/**
+ * The upgrade request's context. The file is checked in `beforeHandle`, the first hook that runs after the
+ * permission macro has resolved the actor; Elysia runs it twice on a WebSocket route, hence the guard.
+ */
+interface Upgrade {
+  actor: SpaceActor;
+  request: Request;
+  fileId?: string;
+}
+
+const fileIdOf = (request: Request) => new URL(request.url).searchParams.get("file_id") ?? undefined;
+
+const admit = (collab: CollabSockets, context: Upgrade, fileId: string | undefined): void => {
+  if (context.fileId !== undefined) return;
+  context.fileId = collab.target(context.actor, fileId);
+};
+
+const data = (ws: { data: unknown }) => ws.data as SocketData;
+const raw = (ws: { raw: unknown }) => ws.raw as ServerWebSocket<unknown>;
+
+export function collabRoutes(auth: AuthMacro, collab: CollabSockets) {
+  const socket = {
+    space: "files.read" as const,
+    open: (ws: { data: unknown; raw: unknown }) => collab.open(raw(ws), data(ws).actor, data(ws).fileId),
+    message: (ws: { raw: unknown }, message: unknown) => collab.message(raw(ws), message),
+    close: (ws: { raw: unknown }) => collab.closed(raw(ws)),
+  };
+  const summary =
+    'Edits a text file together: the y-websocket protocol on the document whose `getText("content")` is the file; read-only without `files.write` or for a service account';
+  return (
+    new Elysia({ prefix: "/api/v1/organizations/:orgId/spaces/:spaceId/files/collab/ws" })
+      .use(auth)
+      .ws("/:fileId", {
+        ...socket,
+        beforeHandle: (context: Upgrade & { params: { fileId: string } }) =>
+          admit(collab, context, context.params.fileId),
+        detail: doc(summary, {}),
+      })
+      .ws("", {
+        ...socket,
+        beforeHandle: (context: Upgrade) => admit(collab, context, fileIdOf(context.request)),
+        detail: doc(`${summary}; the file is \`?file_id=\``, {}),
+      })
+      // Without an upgrade: the same checks, then 400.
+      .get(
+        "/:fileId",
+        (context) => {
+          admit(collab, context, context.params.fileId);
+          return upgradeRequired();
+        },
+        {
+          space: "files.read",
+          detail: { hide: true },
+        },
+      )
+      .get(
+        "",
+        (context) => {
+          admit(collab, context, fileIdOf(context.request));
+          return upgradeRequired();
+        },
+        {
+          space: "files.read",
+          detail: { hide: true },
+        },
+      )
+  );
+}

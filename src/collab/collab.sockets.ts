@@ -1,0 +1,144 @@
+/**
+ * The collaborative-editing sockets: who may open which document, and what happens when that changes. The
+ * upgrade passes the same checks as REST (token, organization, space, `files.read`, a live text file); a
+ * caller without `files.write`, and every service account, joins read-only. When someone's access changes,
+ * their sockets are checked again; when a file is deleted, its document closes.
+ */
+import type { ServerWebSocket } from "bun";
+import type { AuthService } from "../features/auth/auth.service";
+import type { EventBus } from "../features/events/events.bus";
+import { canEditTogether } from "../features/files/files.policy";
+import type { FilesService } from "../features/files/files.service";
+import type { AccessMemo } from "../features/people/access.memo";
+import { assertPermission, type SpaceActor } from "../features/spaces/spaces.policy";
+import type { SpacesService } from "../features/spaces/spaces.service";
+import type { Principal } from "../http/actor";
+import { AppError } from "../http/errors";
+import { CLOSE, closeFor, OpenSockets, type UserSocket } from "../http/sockets";
+import type { Logger } from "../lib/log";
+import { BadMessage } from "./protocol";
+import type { DocRegistry, LiveDoc, Peer } from "./registry";
+
+/** What opening a document needs, as REST's file reads (the route declares the same). */
+const READ = "files.read";
+
+/** One collaborator's socket on one document. */
+class CollabSocket implements Peer, UserSocket {
+  live: LiveDoc | undefined;
+
+  constructor(
+    readonly ws: ServerWebSocket<unknown>,
+    readonly principal: Principal,
+    readonly orgId: string,
+    readonly spaceId: string,
+    readonly nodeId: string,
+    public canWrite: boolean,
+  ) {}
+
+  get userId(): string {
+    return this.principal.userId;
+  }
+
+  send(message: Uint8Array): void {
+    this.ws.sendBinary(message);
+  }
+
+  close(code: number, reason: string): void {
+    this.ws.close(code, reason);
+  }
+}
+
+/** The open collaborative-editing sockets. */
+export class CollabSockets {
+  private readonly sockets: OpenSockets<CollabSocket>;
+  private readonly byWs = new WeakMap<object, CollabSocket>();
+
+  constructor(
+    private readonly registry: DocRegistry,
+    private readonly auth: AuthService,
+    private readonly spaces: SpacesService,
+    private readonly files: FilesService,
+    access: AccessMemo,
+    events: EventBus,
+    private readonly log: Logger,
+  ) {
+    this.sockets = new OpenSockets(access, (socket) => this.recheck(socket));
+    events.subscribe((event) => {
+      if (event.type === "file.deleted") this.closeDeleted(event.space_id);
+    });
+  }
+
+  /** The file a socket may open: a live text file of the space (404 / 400 exactly as REST). */
+  target(actor: SpaceActor, fileId: string | undefined): string {
+    return this.files.textFile(actor, fileId ?? "").id;
+  }
+
+  /** A socket was upgraded: joins the document. */
+  open(ws: ServerWebSocket<unknown>, actor: SpaceActor, nodeId: string): void {
+    const socket = new CollabSocket(ws, actor, actor.orgId, actor.space.id, nodeId, canEditTogether(actor));
+    const live = this.registry.join(nodeId, { orgId: actor.orgId, spaceId: actor.space.id }, socket);
+    if (!live) {
+      ws.close(CLOSE.fileGone, "file not found");
+      return;
+    }
+    socket.live = live;
+    this.byWs.set(ws, socket);
+    this.sockets.add(socket);
+  }
+
+  /** A frame arrived: binary y-websocket messages only; anything else closes this socket alone. */
+  message(ws: ServerWebSocket<unknown>, data: unknown): void {
+    const socket = this.byWs.get(ws);
+    if (!socket?.live) return;
+    if (!(data instanceof Uint8Array)) {
+      socket.close(CLOSE.badMessage, "binary messages only");
+      return;
+    }
+    try {
+      this.registry.receive(socket.live, socket, data);
+    } catch (error) {
+      if (error instanceof BadMessage) {
+        socket.close(CLOSE.badMessage, error.message);
+      } else {
+        this.log.error({ err: error, file_id: socket.nodeId }, "collab message failed");
+        socket.close(CLOSE.internal, "internal error");
+      }
+    }
+  }
+
+  closed(ws: ServerWebSocket<unknown>): void {
+    const socket = this.byWs.get(ws);
+    if (!socket) return;
+    this.byWs.delete(ws);
+    this.sockets.delete(socket);
+    if (socket.live) this.registry.leave(socket.live, socket);
+  }
+
+  /** How many sockets are open. */
+  get size(): number {
+    return this.sockets.size;
+  }
+
+  /** The caller's access changed: the same checks as at the upgrade, closing with REST's message if one fails. */
+  private recheck(socket: CollabSocket): void {
+    try {
+      const actor = this.auth.authorize(socket.principal, "member", socket.orgId);
+      const space = this.spaces.access(actor, socket.spaceId);
+      assertPermission(actor, READ);
+      this.files.textFile({ ...actor, space }, socket.nodeId);
+      socket.canWrite = canEditTogether(actor);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      closeFor(socket, error);
+    }
+  }
+
+  /** A file of the space was deleted (with everything below it): documents of deleted files close. */
+  private closeDeleted(spaceId: string): void {
+    for (const live of [...this.registry.all()]) {
+      if (live.scope.spaceId === spaceId && !this.files.isLive(spaceId, live.nodeId)) {
+        this.registry.close(live, CLOSE.fileGone, "file not found");
+      }
+    }
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * The live-events sockets (contract §5): every event of the bus goes, serialized once, to the sockets of the
+ * organization's members who can see its space, checked at delivery with the same rules as REST (remembered,
+ * so this costs a lookup). A member removed from the organization has their sockets closed at once.
+ *
+ * Fan-out is this class alone, fed by `EventBus.subscribe`: several instances would each run one, with a
+ * broker behind the bus.
+ */
+import type { ServerWebSocket } from "bun";
+import type { OrgActor, Principal } from "../../http/actor";
+import { AppError } from "../../http/errors";
+import { closeFor, OpenSockets, type UserSocket } from "../../http/sockets";
+import type { AuthService } from "../auth/auth.service";
+import type { AccessMemo } from "../people/access.memo";
+import type { SpacesService } from "../spaces/spaces.service";
+import type { EventBus, TandemEvent } from "./events.bus";
+
+/** Coalesced events (see `TandemEvent.coalesce`): at most one per key per this interval after the first. */
+export const COALESCE_MS = 500;
+
+/** One open live-events socket. */
+class EventSocket implements UserSocket {
+  constructor(
+    readonly ws: ServerWebSocket<unknown>,
+    readonly principal: Principal,
+    readonly orgId: string,
+  ) {}
+
+  get userId(): string {
+    return this.principal.userId;
+  }
+}
+
+/** The open live-events sockets and their fan-out. */
+export class LiveEvents {
+  private readonly sockets: OpenSockets<EventSocket>;
+  private readonly byWs = new WeakMap<object, EventSocket>();
+  /** When each coalesce key last went out, and the latest event held back for it. */
+  private readonly lastSent = new Map<string, number>();
+  private readonly held = new Map<string, { event: TandemEvent; timer: ReturnType<typeof setTimeout> }>();
+
+  constructor(
+    bus: EventBus,
+    access: AccessMemo,
+    private readonly auth: AuthService,
+    private readonly spaces: SpacesService,
+  ) {
+    this.sockets = new OpenSockets(access, (socket) => void this.reach(socket));
+    bus.subscribe((event) => this.publish(event));
+  }
+
+  open(ws: ServerWebSocket<unknown>, actor: OrgActor): void {
+    const socket = new EventSocket(ws, { userId: actor.userId, serviceAccountId: actor.serviceAccountId }, actor.orgId);
+    this.byWs.set(ws, socket);
+    this.sockets.add(socket);
+  }
+
+  closed(ws: ServerWebSocket<unknown>): void {
+    const socket = this.byWs.get(ws);
+    if (!socket) return;
+    this.byWs.delete(ws);
+    this.sockets.delete(socket);
+  }
+
+  /** How many sockets are open. */
+  get size(): number {
+    return this.sockets.size;
+  }
+
+  private publish(event: TandemEvent): void {
+    const key = event.coalesce;
+    if (key === undefined) {
+      this.settleHeld(event);
+      this.deliver(event);
+      return;
+    }
+    const held = this.held.get(key);
+    if (held) {
+      held.event = event;
+      return;
+    }
+    const now = Date.now();
+    const wait = (this.lastSent.get(key) ?? 0) + COALESCE_MS - now;
+    if (wait <= 0) {
+      this.sent(key, now);
+      this.deliver(event);
+      return;
+    }
+    const timer = setTimeout(() => this.flush(key), wait);
+    timer.unref?.();
+    this.held.set(key, { event, timer });
+  }
+
+  /** Sends what is held for `key`. */
+  private flush(key: string): void {
+    const held = this.held.get(key);
+    if (!held) return;
+    clearTimeout(held.timer);
+    this.held.delete(key);
+    this.sent(key, Date.now());
+    this.deliver(held.event);
+  }
+
+  /**
+   * Keeps order around a held event: before another event of the same file goes out, the held one goes first,
+   * unless the file was deleted, which makes it moot.
+   */
+  private settleHeld(event: TandemEvent): void {
+    if (this.held.size === 0 || !event.type.startsWith("file.")) return;
+    const key = `file:${(event.payload as { id?: string }).id}`;
+    const held = this.held.get(key);
+    if (!held) return;
+    if (event.type === "file.deleted") {
+      clearTimeout(held.timer);
+      this.held.delete(key);
+    } else {
+      this.flush(key);
+    }
+  }
+
+  private sent(key: string, now: number): void {
+    this.lastSent.set(key, now);
+    if (this.lastSent.size > 10_000) {
+      for (const [k, at] of this.lastSent) if (now - at >= COALESCE_MS) this.lastSent.delete(k);
+    }
+  }
+
+  /** Sends the event to every socket of a member who sees its space; serialized once. */
+  private deliver(event: TandemEvent): void {
+    let json: string | undefined;
+    for (const [, sockets] of this.sockets.users()) {
+      let sees: boolean | undefined;
+      for (const socket of sockets) {
+        if (socket.orgId !== event.organization_id) continue;
+        if (sees === undefined) {
+          const actor = this.reach(socket);
+          sees = actor !== undefined && (event.space_id === "" || this.spaces.sees(actor, event.space_id));
+        }
+        if (!sees) break;
+        json ??= JSON.stringify({
+          type: event.type,
+          organization_id: event.organization_id,
+          space_id: event.space_id,
+          payload: event.payload,
+        });
+        socket.ws.sendText(json);
+      }
+    }
+  }
+
+  /** The socket's user as a member of its organization; closes the socket when they no longer are. */
+  private reach(socket: EventSocket): OrgActor | undefined {
+    try {
+      return this.auth.authorize(socket.principal, "member", socket.orgId);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      closeFor(socket.ws, error);
+      return undefined;
+    }
+  }
+}

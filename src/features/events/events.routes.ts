@@ -1,0 +1,25 @@
+/** The live-events socket of an organization (contract §5). */
+import type { ServerWebSocket } from "bun";
+import { Elysia } from "elysia";
+import type { OrgActor } from "../../http/actor";
+import type { AuthMacro } from "../../http/auth";
+import { doc } from "../../http/docs";
+import { upgradeRequired } from "../../http/sockets";
+import type { LiveEvents } from "./events.live";
+
+export function eventsRoutes(auth: AuthMacro, live: LiveEvents) {
+  return new Elysia({ prefix: "/api/v1/organizations/:orgId" })
+    .use(auth)
+    .ws("/ws", {
+      permission: "member",
+      open: (ws) => live.open(ws.raw as ServerWebSocket<unknown>, (ws.data as { actor: OrgActor }).actor),
+      // Nothing is read from the client: the socket only delivers.
+      message: () => undefined,
+      close: (ws) => live.closed(ws.raw as ServerWebSocket<unknown>),
+      detail: doc(
+        "Live events: `{type, organization_id, space_id, payload}` for every change in a space the caller can see; the payload is what the REST route answers for the same thing",
+        {},
+      ),
+    })
+    .get("/ws", () => upgradeRequired(), { permission: "member", detail: { hide: true } });
+}

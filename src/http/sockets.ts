@@ -1,0 +1,90 @@
+/**
+ * The open WebSockets of one kind, by user: when someone's access changes (removed from the organization or a
+ * space, roles changed) their sockets are checked again at once, and closed when the access is gone.
+ */
+import type { AccessMemo } from "../features/people/access.memo";
+import { type AppError, invalid, STATUS_OF } from "./errors";
+
+/** What every socket kept here knows about itself. */
+export interface UserSocket {
+  readonly userId: string;
+}
+
+/**
+ * WebSocket close codes. 4400-4499 mirror the HTTP 4xx statuses (the stock y-websocket client does not
+ * reconnect after one of them).
+ */
+export const CLOSE = {
+  /** A frame that is not the protocol: garbage, truncated, the wrong kind. */
+  badMessage: 4400,
+  /** The file was deleted: REST's 404 `file not found`. */
+  fileGone: 4404,
+  /** The server could not store what it received; reconnecting resends it. */
+  internal: 1011,
+  /** The server is stopping; reconnecting reaches the next one. */
+  goingAway: 1001,
+} as const;
+
+/**
+ * Closes a socket whose access is gone with the answer REST would give now: 4000 + its status (4404
+ * `organization not found`, 4403 `missing permission: files.read`...) and its message as the reason.
+ */
+export function closeFor(ws: { close(code: number, reason: string): void }, error: AppError): void {
+  ws.close(4000 + STATUS_OF[error.kind], error.message);
+}
+
+/**
+ * The plain-GET twin of a WebSocket route: without an upgrade, an answer in the API's shape rather than
+ * Elysia's 404. Declared with `detail: { hide: true }` (a fresh object each time: the permission macro
+ * writes into it), so the docs list the socket route alone.
+ */
+export const upgradeRequired = (): never => {
+  throw invalid("websocket upgrade required");
+};
+
+/** A set of open sockets of one kind, indexed by user. */
+export class OpenSockets<S extends UserSocket> {
+  private readonly byUser = new Map<string, Set<S>>();
+
+  /**
+   * `recheck` runs for each socket of a user whose access changed (every socket when the change may touch
+   * anyone); it closes the socket or adjusts it.
+   */
+  constructor(access: AccessMemo, recheck: (socket: S) => void) {
+    access.onChange((userId) => {
+      const targets = userId === null ? [...this.all()] : [...(this.byUser.get(userId) ?? [])];
+      for (const socket of targets) recheck(socket);
+    });
+  }
+
+  add(socket: S): void {
+    let sockets = this.byUser.get(socket.userId);
+    if (!sockets) {
+      sockets = new Set();
+      this.byUser.set(socket.userId, sockets);
+    }
+    sockets.add(socket);
+  }
+
+  delete(socket: S): void {
+    const sockets = this.byUser.get(socket.userId);
+    if (!sockets) return;
+    sockets.delete(socket);
+    if (sockets.size === 0) this.byUser.delete(socket.userId);
+  }
+
+  /** Users with at least one open socket, with their sockets. */
+  users(): IterableIterator<[string, ReadonlySet<S>]> {
+    return this.byUser.entries();
+  }
+
+  *all(): Generator<S> {
+    for (const sockets of this.byUser.values()) yield* sockets;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const sockets of this.byUser.values()) n += sockets.size;
+    return n;
+  }
+}
