@@ -225,6 +225,13 @@ export async function startBare(): Promise<Server> {
   return spawnServer(cmd, port, tempDir("tandem-bench-bare-"), true, "/");
 }
 
+/** The WebSocket yardstick (bench/bare-ws.ts): a relay and a broadcaster that store and check nothing. */
+export async function startBareWs(): Promise<Server> {
+  const port = await freePort();
+  const cmd = [process.execPath, join(import.meta.dir, "bare-ws.ts"), String(port)];
+  return spawnServer(cmd, port, tempDir("tandem-bench-bare-ws-"), true, "/");
+}
+
 export async function login(url: string): Promise<string> {
   const res = await fetch(`${url}/api/v1/auth/login`, {
     method: "POST",

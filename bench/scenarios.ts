@@ -24,6 +24,7 @@ import {
   wrk,
 } from "./harness";
 
+import { realtime } from "./realtime";
 import { api, space, times } from "./seed";
 
 const bearer = async (server: Server) => ({ Authorization: `Bearer ${await server.token()}` });
@@ -328,6 +329,7 @@ export const scenarios: Scenario[] = [
   taskMove,
   myTasks,
   tree,
+  ...realtime,
   startup,
   rss,
   wal,

@@ -102,20 +102,12 @@ export class LiveEvents {
   }
 
   /**
-   * Keeps order around a held event: before another event of the same file goes out, the held one goes first,
-   * unless the file was deleted, which makes it moot.
+   * Keeps commit order within a space: before any other event of the space goes out, what is held for it
+   * goes first (an update of a file, then the deletion of its folder, never the other way round).
    */
   private settleHeld(event: TandemEvent): void {
-    if (this.held.size === 0 || !event.type.startsWith("file.")) return;
-    const key = `file:${(event.payload as { id?: string }).id}`;
-    const held = this.held.get(key);
-    if (!held) return;
-    if (event.type === "file.deleted") {
-      clearTimeout(held.timer);
-      this.held.delete(key);
-    } else {
-      this.flush(key);
-    }
+    if (this.held.size === 0) return;
+    for (const [key, held] of this.held) if (held.event.space_id === event.space_id) this.flush(key);
   }
 
   private sent(key: string, now: number): void {
