@@ -114,11 +114,6 @@ export class CollabSockets {
     if (socket.live) this.registry.leave(socket.live, socket);
   }
 
-  /** How many sockets are open. */
-  get size(): number {
-    return this.sockets.size;
-  }
-
   /** The caller's access changed: the same checks as at the upgrade, closing with REST's message if one fails. */
   private recheck(socket: CollabSocket): void {
     try {

@@ -182,11 +182,6 @@ export class DocRegistry {
     return true;
   }
 
-  /** The document of a file, if in memory. */
-  get(nodeId: string): LiveDoc | undefined {
-    return this.docs.get(nodeId);
-  }
-
   /** Every document in memory. */
   all(): IterableIterator<LiveDoc> {
     return this.docs.values();
@@ -208,13 +203,6 @@ export class DocRegistry {
     const docs = [...this.docs.values()];
     for (const live of docs) this.close(live, code, reason);
     await Promise.all(docs.map((live) => live.lastStored));
-  }
-
-  /** What is in memory, for the benchmarks and the logs. */
-  stats(): { documents: number; peers: number } {
-    let peers = 0;
-    for (const live of this.docs.values()) peers += live.peers.size;
-    return { documents: this.docs.size, peers };
   }
 
   private open(nodeId: string, scope: DocScope): LiveDoc | undefined {

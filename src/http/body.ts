@@ -6,6 +6,8 @@
 import { AppError, invalid } from "./errors";
 
 const tooLarge = () => new AppError("too_large", "request body too large");
+/** Strict: a body that is not valid UTF-8 is invalid JSON. */
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** True for `application/json` with or without parameters. */
 export function isJsonContentType(contentType: string | null): boolean {
@@ -78,7 +80,7 @@ export async function parseJsonBody(request: Request, maxBytes: number): Promise
   let text: string;
   let value: unknown;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(raw);
+    text = utf8.decode(raw);
     value = JSON.parse(text);
   } catch {
     throw invalid("invalid json");

@@ -81,10 +81,4 @@ export class OpenSockets<S extends UserSocket> {
   *all(): Generator<S> {
     for (const sockets of this.byUser.values()) yield* sockets;
   }
-
-  get size(): number {
-    let n = 0;
-    for (const sockets of this.byUser.values()) n += sockets.size;
-    return n;
-  }
 }

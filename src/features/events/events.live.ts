@@ -62,11 +62,6 @@ export class LiveEvents {
     this.sockets.delete(socket);
   }
 
-  /** How many sockets are open. */
-  get size(): number {
-    return this.sockets.size;
-  }
-
   private publish(event: TandemEvent): void {
     const key = event.coalesce;
     if (key === undefined) {
