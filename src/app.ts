@@ -4,12 +4,15 @@ import { collabRoutes } from "./collab/collab.routes";
 import { CollabSockets } from "./collab/collab.sockets";
 import type { Config } from "./config";
 import { authRoutes } from "./features/auth/auth.routes";
+import { automationsRoutes } from "./features/automations/automations.routes";
 import { chatRoutes } from "./features/chat/chat.routes";
 import { LiveEvents } from "./features/events/events.live";
 import { eventsRoutes } from "./features/events/events.routes";
 import { filesRoutes } from "./features/files/files.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
+import { integrationsRoutes } from "./features/integrations/integrations.routes";
 import { peopleRoutes } from "./features/people/people.routes";
+import { proposalsRoutes } from "./features/proposals/proposals.routes";
 import { spacesRoutes } from "./features/spaces/spaces.routes";
 import { staffRoutes } from "./features/staff/staff.routes";
 import { tasksRoutes } from "./features/tasks/tasks.routes";
@@ -48,11 +51,14 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(authRoutes(auth, services.auth))
     .use(peopleRoutes(auth, services.people))
     .use(staffRoutes(auth, services.staff))
+    .use(integrationsRoutes(auth, services.integrations))
     .use(spacesRoutes(auth, services.spaces))
     .use(collabRoutes(auth, collab))
+    .use(proposalsRoutes(auth, services.proposals))
     .use(filesRoutes(auth, files, events))
     .use(tasksRoutes(auth, services.tasks))
     .use(chatRoutes(auth, services.chat, events))
+    .use(automationsRoutes(auth, services.automations))
     .use(eventsRoutes(auth, live))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));

@@ -13,6 +13,41 @@ export interface ConfigFlags {
   host?: string;
 }
 
+/** The model gateway (`modelrouter` staff): api-spec §8, every `MODELROUTER_*` setting. */
+export interface ModelrouterSettings {
+  readonly apiBaseUrl: string;
+  readonly chatCompletionsPath: string;
+  readonly toolsEnabled: boolean;
+  readonly skipPreread: boolean;
+  readonly webSearchTool: boolean;
+  readonly datetimeTool: boolean;
+  readonly webSearchMaxResults: number;
+  readonly webSearchMaxTotalResults: number;
+  readonly webSearchEngine: string;
+  readonly maxToolIterations: number;
+  readonly toolStepTimeoutSec: number;
+  /** Passed as `reasoning` when set. */
+  readonly reasoning: Readonly<Record<string, unknown>> | null;
+  /** Passed as `max_tokens` when set. */
+  readonly maxTokens: number | null;
+  /** Passed as `plugins` when set. */
+  readonly plugins: readonly Readonly<Record<string, unknown>>[] | null;
+  readonly defaultModel: string;
+}
+
+/** The coding-agent service (`agent` staff): api-spec §8, every `AGENT_*` setting. */
+export interface AgentSettings {
+  readonly apiBaseUrl: string;
+  /** Origin of the `/v0/agents` cloud-agent endpoints. */
+  readonly agentsBaseUrl: string;
+  readonly chatCompletionsPath: string;
+  readonly completionModel: string;
+  /** How the local-bridge completions path authenticates; cloud-agent calls always use Basic. */
+  readonly httpAuth: "bearer" | "basic";
+  /** (extension) Answer through the local bridge's completions path instead of launching cloud-agent runs. */
+  readonly localBridge: boolean;
+}
+
 /** Everything the server and the CLI need to know about their environment. */
 export interface Config {
   readonly dataDir: string;
@@ -24,7 +59,10 @@ export interface Config {
   readonly maxUploadBytes: number;
   /** Provisioning settings from env; each overrides the value stored by `tandem provisioning set`. */
   readonly provisioningEnv: Readonly<Partial<Record<ProvisioningKey, string>>>;
-  readonly modelrouterDefaultModel: string;
+  readonly modelrouter: ModelrouterSettings;
+  readonly agent: AgentSettings;
+  /** How many staff replies run at once. */
+  readonly staffWorkers: number;
 }
 
 /** The three provisioning settings, as named in the settings table and in env. */
@@ -40,46 +78,129 @@ const PROVISIONING_ENV: Record<ProvisioningKey, string> = {
 /** A configuration problem: the CLI prints the message and exits non-zero. */
 export class ConfigError extends Error {}
 
-function envString(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === "" ? undefined : value;
+/** An environment: `process.env` unless a caller (a test) hands its own. */
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Typed readers of one environment; every bad value is a ConfigError naming the variable. */
+function reader(env: Env) {
+  const string = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value === "" ? undefined : value;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = string(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) {
+      throw new ConfigError(`${name} must be an integer between ${min} and ${max}`);
+    }
+    return n;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = string(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (["1", "true", "yes", "on"].includes(raw)) return true;
+    if (["0", "false", "no", "off"].includes(raw)) return false;
+    throw new ConfigError(`${name} must be true or false`);
+  };
+  const url = (name: string, fallback: string): string => {
+    const raw = string(name) ?? fallback;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(`${name} must be an http(s) URL`);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new ConfigError(`${name} must be an http(s) URL`);
+    }
+    return raw.replace(/\/+$/, "");
+  };
+  const path = (name: string, fallback: string): string => {
+    const raw = string(name) ?? fallback;
+    if (!raw.startsWith("/")) throw new ConfigError(`${name} must start with /`);
+    return raw;
+  };
+  const json = <T>(name: string, check: (value: unknown) => value is T, what: string): T | null => {
+    const raw = string(name);
+    if (raw === undefined) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new ConfigError(`${name} must be ${what}`);
+    }
+    if (!check(value)) throw new ConfigError(`${name} must be ${what}`);
+    return value;
+  };
+  return { string, int, bool, url, path, json };
 }
 
-function envInt(name: string, fallback: number, min: number, max: number): number {
-  const raw = envString(name);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(`${name} must be an integer between ${min} and ${max}`);
-  }
-  return n;
-}
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The data directory alone, for commands that need nothing else. */
-export function resolveDataDir(flags: ConfigFlags = {}): string {
-  return resolve(flags.data ?? envString("TANDEM_DATA_DIR") ?? "./data");
+export function resolveDataDir(flags: ConfigFlags = {}, env: Env = process.env): string {
+  return resolve(flags.data ?? reader(env).string("TANDEM_DATA_DIR") ?? "./data");
 }
 
 /** Builds the validated, frozen configuration. */
-export function loadConfig(flags: ConfigFlags = {}): Config {
-  const dataDir = resolveDataDir(flags);
-  const port = flags.port ?? envInt("PORT", 8080, 0, 65535);
+export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Config {
+  const read = reader(env);
+  const dataDir = resolveDataDir(flags, env);
+  const port = flags.port ?? read.int("PORT", 8080, 0, 65535);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError("port must be between 0 and 65535");
   const provisioningEnv: Partial<Record<ProvisioningKey, string>> = {};
   for (const key of PROVISIONING_KEYS) {
-    const value = envString(PROVISIONING_ENV[key]);
+    const value = read.string(PROVISIONING_ENV[key]);
     if (value !== undefined) provisioningEnv[key] = value;
   }
+  const agentApi = read.url("AGENT_API_BASE_URL", "https://api.cursor.com");
+  const httpAuth = read.string("AGENT_HTTP_AUTH")?.toLowerCase() ?? "bearer";
+  if (httpAuth !== "bearer" && httpAuth !== "basic") throw new ConfigError("AGENT_HTTP_AUTH must be bearer or basic");
   return Object.freeze({
     dataDir,
     dbPath: join(dataDir, "tandem.db"),
-    host: flags.host ?? envString("HOST") ?? "0.0.0.0",
+    host: flags.host ?? read.string("HOST") ?? "0.0.0.0",
     port,
-    logLevel: envString("LOG_LEVEL") ?? "info",
+    logLevel: read.string("LOG_LEVEL") ?? "info",
     maxJsonBytes: 1024 * 1024,
-    maxUploadBytes: envInt("TANDEM_MAX_UPLOAD_BYTES", 100 * 1024 * 1024, 1, 2 ** 40),
+    maxUploadBytes: read.int("TANDEM_MAX_UPLOAD_BYTES", 100 * 1024 * 1024, 1, 2 ** 40),
     provisioningEnv: Object.freeze(provisioningEnv),
-    modelrouterDefaultModel: envString("MODELROUTER_DEFAULT_MODEL") ?? "meta-llama/llama-3.3-70b-instruct:free",
+    modelrouter: Object.freeze({
+      apiBaseUrl: read.url("MODELROUTER_API_BASE_URL", "https://openrouter.ai/api/v1"),
+      chatCompletionsPath: read.path("MODELROUTER_CHAT_COMPLETIONS_PATH", "/chat/completions"),
+      toolsEnabled: read.bool("MODELROUTER_CHAT_TOOLS_ENABLED", true),
+      skipPreread: read.bool("MODELROUTER_CHAT_SKIP_PREREAD", false),
+      webSearchTool: read.bool("MODELROUTER_WEB_SEARCH_TOOL", true),
+      datetimeTool: read.bool("MODELROUTER_DATETIME_TOOL", true),
+      webSearchMaxResults: read.int("MODELROUTER_WEB_SEARCH_MAX_RESULTS", 5, 1, 100),
+      webSearchMaxTotalResults: read.int("MODELROUTER_WEB_SEARCH_MAX_TOTAL_RESULTS", 15, 1, 1000),
+      webSearchEngine: read.string("MODELROUTER_WEB_SEARCH_ENGINE") ?? "auto",
+      maxToolIterations: read.int("MODELROUTER_CHAT_MAX_TOOL_ITERATIONS", 12, 1, 100),
+      toolStepTimeoutSec: read.int("MODELROUTER_CHAT_TOOL_STEP_TIMEOUT_SEC", 90, 1, 3600),
+      reasoning: read.json("MODELROUTER_CHAT_REASONING_JSON", isObject, "a JSON object"),
+      maxTokens:
+        read.string("MODELROUTER_CHAT_MAX_TOKENS") === undefined
+          ? null
+          : read.int("MODELROUTER_CHAT_MAX_TOKENS", 0, 1, 10_000_000),
+      plugins: read.json(
+        "MODELROUTER_PLUGINS_JSON",
+        (v): v is Record<string, unknown>[] =>
+          Array.isArray(v) && v.every((p) => isObject(p) && typeof p.id === "string"),
+        "a JSON array of objects with an id",
+      ),
+      defaultModel: read.string("MODELROUTER_DEFAULT_MODEL") ?? "meta-llama/llama-3.3-70b-instruct:free",
+    }),
+    agent: Object.freeze({
+      apiBaseUrl: agentApi,
+      agentsBaseUrl: read.string("AGENT_AGENTS_BASE_URL") ? read.url("AGENT_AGENTS_BASE_URL", agentApi) : agentApi,
+      chatCompletionsPath: read.path("AGENT_CHAT_COMPLETIONS_PATH", "/v1/chat/completions"),
+      completionModel: read.string("AGENT_COMPLETION_MODEL") ?? "auto",
+      httpAuth,
+      localBridge: read.bool("AGENT_LOCAL_BRIDGE", false),
+    }),
+    staffWorkers: read.int("TANDEM_STAFF_WORKERS", 8, 1, 256),
   });
 }
 
@@ -120,7 +241,7 @@ function writeSecretFile(path: string, content: string): void {
  * Secrets from env, else from the data dir, else generated there once (mode 0600). A secret that is set but
  * invalid is an error: it is never replaced.
  */
-export function loadSecrets(config: Config): Secrets {
+export function loadSecrets(config: Config, env: Env = process.env): Secrets {
   mkdirSync(config.dataDir, { recursive: true });
   const generated: string[] = [];
 
@@ -133,11 +254,11 @@ export function loadSecrets(config: Config): Secrets {
     return value;
   };
 
-  const jwtEnv = envString("JWT_SECRET");
+  const jwtEnv = reader(env).string("JWT_SECRET");
   const jwtSecret = parseJwtSecret(
     jwtEnv ?? fromFileOrNew(JWT_SECRET_FILE, "JWT_SECRET", () => randomBytes(48).toString("base64url")),
   );
-  const keyEnv = envString("APP_SSH_ENCRYPTION_KEY");
+  const keyEnv = reader(env).string("APP_SSH_ENCRYPTION_KEY");
   const encryptionKey = parseEncryptionKey(
     keyEnv ?? fromFileOrNew(ENCRYPTION_KEY_FILE, "APP_SSH_ENCRYPTION_KEY", () => randomBytes(32).toString("base64")),
   );

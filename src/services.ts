@@ -7,6 +7,8 @@ import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
+import { AutomationsService } from "./features/automations/automations.service";
+import { AutomationsStore } from "./features/automations/automations.store";
 import { ChatService } from "./features/chat/chat.service";
 import { ChatStore } from "./features/chat/chat.store";
 import { EventBus } from "./features/events/events.bus";
@@ -14,9 +16,13 @@ import { FilesService } from "./features/files/files.service";
 import { FilesStore } from "./features/files/files.store";
 import { InstanceService } from "./features/instance/instance.service";
 import { SettingsStore } from "./features/instance/instance.store";
+import { IntegrationsService } from "./features/integrations/integrations.service";
+import { IntegrationsStore } from "./features/integrations/integrations.store";
 import { AccessMemo } from "./features/people/access.memo";
 import { PeopleService } from "./features/people/people.service";
 import { PeopleStore } from "./features/people/people.store";
+import { ProposalsService } from "./features/proposals/proposals.service";
+import { ProposalsStore } from "./features/proposals/proposals.store";
 import { SpacesService } from "./features/spaces/spaces.service";
 import { SpacesStore } from "./features/spaces/spaces.store";
 import { StaffService } from "./features/staff/staff.service";
@@ -57,7 +63,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     secrets?.encryptionKey ?? null,
     options.setupToken ?? null,
   );
-  const staff = new StaffService(db, new StaffStore(db), peopleStore, config.modelrouterDefaultModel);
+  const staff = new StaffService(db, new StaffStore(db), peopleStore, config.modelrouter.defaultModel);
   const chatStore = new ChatStore(db);
   const spacesStore = new SpacesStore(db, access);
   const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
@@ -76,5 +82,25 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const files: FilesService = new FilesService(db, new FilesStore(db), config.maxUploadBytes, events, docs);
   const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events);
   const chat = new ChatService(db, chatStore, commits, events);
-  return { auth, authStore, people, instance, staff, spaces, files, tasks, chat, events, docs, access };
+  const encryptionKey = secrets?.encryptionKey ?? null;
+  const integrations = new IntegrationsService(db, new IntegrationsStore(db), encryptionKey);
+  const automations = new AutomationsService(db, new AutomationsStore(db), events, encryptionKey);
+  const proposals = new ProposalsService(db, new ProposalsStore(db), files);
+  return {
+    auth,
+    authStore,
+    people,
+    instance,
+    staff,
+    spaces,
+    files,
+    tasks,
+    chat,
+    events,
+    docs,
+    access,
+    integrations,
+    automations,
+    proposals,
+  };
 }

@@ -45,8 +45,12 @@ export function openDatabase(path: string): Connection {
   return { sqlite, db: drizzle({ client: sqlite, schema }) };
 }
 
-/** Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so no upgrade deadlock. */
-export function writeTx<T>(db: Db, fn: (tx: Tx) => T): T {
+/**
+ * Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so no upgrade deadlock.
+ * Called inside a transaction already (a job posting its reply as it finishes), `fn` joins it: all or nothing.
+ */
+export function writeTx<T>(db: Db, fn: () => T): T {
+  if (db.$client.inTransaction) return fn();
   return db.transaction(fn, { behavior: "immediate" });
 }
 

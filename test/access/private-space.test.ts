@@ -91,6 +91,8 @@ interface SpaceRows {
   subfolder: string;
   textFile: string;
   uploadFile: string;
+  proposal: string;
+  automation: string;
 }
 
 /** One request of a route, path parameters apart from the defaults. */
@@ -191,6 +193,15 @@ async function fill(api: Client, spaceId: string, label: string): Promise<SpaceR
   ).body.node.id;
   const upload = await multipart(`${label}.bin`, new Uint8Array([0, 1, 2, 3, 255]), "application/octet-stream", folder);
   const uploadFile = must(await api.post(`${base}/files/upload`, undefined, upload), 201).body.node.id;
+  const proposal = must(
+    await api.post(`${base}/files/${textFile}/proposals`, { proposed_content: `${label} proposed` }),
+    201,
+  ).body.proposal.id;
+  must(await api.put(`${base}/git-link`, { repo_url: `https://git.example.com/${label}.git`, ref: "main" }), 200);
+  const automation = must(
+    await api.post(`${base}/automations`, { name: `${label} digest`, kind: "scheduled", status: "pending_approval" }),
+    201,
+  ).body.automation.id;
   return {
     id: spaceId,
     label,
@@ -208,6 +219,8 @@ async function fill(api: Client, spaceId: string, label: string): Promise<SpaceR
     subfolder,
     textFile,
     uploadFile,
+    proposal,
+    automation,
   };
 }
 
@@ -226,6 +239,23 @@ async function freshTextFile(rows: SpaceRows): Promise<string> {
     await rowsOwner().api.post(`${spaceBase(rows.id)}/files/text`, { name: unique("scratch.md"), content: "x" }),
     201,
   ).body.node.id;
+}
+async function freshProposal(rows: SpaceRows): Promise<string> {
+  const fileId = await freshTextFile(rows);
+  return must(
+    await rowsOwner().api.post(`${spaceBase(rows.id)}/files/${fileId}/proposals`, { proposed_content: "y" }),
+    201,
+  ).body.proposal.id;
+}
+async function freshAutomation(rows: SpaceRows): Promise<string> {
+  return must(
+    await rowsOwner().api.post(`${spaceBase(rows.id)}/automations`, {
+      name: unique("automation"),
+      kind: "webhook",
+      status: "pending_approval",
+    }),
+    201,
+  ).body.automation.id;
 }
 async function freshMessage(rows: SpaceRows, author: Client): Promise<string> {
   return must(
@@ -252,6 +282,20 @@ const canManageMembers = (c: Caller): Expected | undefined =>
   c.ownsS || c.permissions.has("org.manage")
     ? undefined
     : { status: 403, error: "only a space owner can manage its members" };
+
+/** Staff propose, people decide: a service account that gets this far is refused. */
+const peopleOnly =
+  (error: string) =>
+  (c: Caller): Expected | undefined =>
+    c.token.startsWith("sa_") ? { status: 403, error } : undefined;
+const proposalReview: Plan = {
+  build: async ({ rows, live }) => ({ params: await freshParam(live, "proposalId", () => freshProposal(rows)) }),
+  expect: peopleOnly("only a person can accept or reject a proposal"),
+};
+const automationReview: Plan = {
+  build: async ({ rows, live }) => ({ params: await freshParam(live, "automationId", () => freshAutomation(rows)) }),
+  expect: peopleOnly("only a person can approve or reject an automation"),
+};
 
 /** Callers who can post get their own message to edit or delete; the others try the owner's. */
 const authorFor = (ctx: Ctx) => (ctx.caller.permissions.has("chat.write") ? ctx.caller.api : rowsOwner().api);
@@ -393,6 +437,25 @@ const PLANS: Record<string, Plan> = {
   "DELETE /files/:nodeId": {
     build: async ({ rows, live }) => ({ params: await freshParam(live, "nodeId", () => freshTextFile(rows)) }),
   },
+  "POST /files/:nodeId/proposals": { build: () => ({ body: { proposed_content: unique("proposed") } }) },
+  "POST /files/proposals/:proposalId/accept": proposalReview,
+  "POST /files/proposals/:proposalId/reject": proposalReview,
+
+  "PUT /git-link": { build: ({ rows }) => ({ body: { repo_url: `https://git.example.com/${rows.label}.git` } }) },
+  "DELETE /git-link": { build: () => [{}] },
+
+  "POST /automations": { build: () => ({ body: { name: unique("automation"), kind: "webhook" } }) },
+  "PATCH /automations/:automationId": {
+    build: async ({ rows, live }) => ({
+      params: await freshParam(live, "automationId", () => freshAutomation(rows)),
+      body: { name: unique("renamed") },
+    }),
+  },
+  "DELETE /automations/:automationId": {
+    build: async ({ rows, live }) => ({ params: await freshParam(live, "automationId", () => freshAutomation(rows)) }),
+  },
+  "POST /automations/:automationId/approve": automationReview,
+  "POST /automations/:automationId/reject": automationReview,
 };
 
 /** Path parameters every route can draw on. */
@@ -406,6 +469,8 @@ function defaultParams(rows: SpaceRows): Record<string, string> {
     nodeId: rows.textFile,
     fileId: rows.textFile,
     fileNodeId: rows.deliverableFile,
+    proposalId: rows.proposal,
+    automationId: rows.automation,
     userId: spare.userId,
   };
 }

@@ -103,3 +103,32 @@ export const fileDocUpdates = sqliteTable(
   },
   (t) => [index("file_doc_updates_node_idx").on(t.nodeId, t.seq)],
 );
+
+/** A change a staff member (or anyone) proposes to a text file: a whole new text a person accepts or rejects. */
+export const fileProposals = sqliteTable(
+  "file_proposals",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id, { onDelete: "cascade" }),
+    nodeId: text("node_id")
+      .notNull()
+      .references(() => fileNodes.id, { onDelete: "cascade" }),
+    authorUserId: text("author_user_id").references(() => users.id, { onDelete: "set null" }),
+    /** The file's checksum when proposed: accepting needs it unchanged. */
+    baseContentSha256: text("base_content_sha256").notNull(),
+    proposedContent: text("proposed_content").notNull(),
+    note: text("note").notNull(),
+    /** `pending`, `accepted` or `rejected`. */
+    status: text("status").notNull(),
+    createdAt: integer("created_at").notNull(),
+    resolvedAt: integer("resolved_at"),
+    resolvedBy: text("resolved_by").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    index("file_proposals_node_idx").on(t.nodeId, t.createdAt, t.id),
+    index("file_proposals_author_idx").on(t.authorUserId),
+    index("file_proposals_resolved_by_idx").on(t.resolvedBy),
+  ],
+);

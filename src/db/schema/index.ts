@@ -1,7 +1,10 @@
 /** Every table, for drizzle and drizzle-kit. */
 export * from "./auth";
+export * from "./automations";
 export * from "./chat";
 export * from "./files";
+export * from "./integrations";
+export * from "./jobs";
 export * from "./people";
 export * from "./settings";
 export * from "./spaces";

@@ -60,3 +60,18 @@ export const boardColumns = sqliteTable(
   },
   (t) => [index("board_columns_board_idx").on(t.boardId, t.position)],
 );
+
+/** A space's git repository: where `agent` staff launch their runs when their account names none. */
+export const spaceGitLinks = sqliteTable(
+  "space_git_links",
+  {
+    spaceId: text("space_id")
+      .primaryKey()
+      .references(() => spaces.id, { onDelete: "cascade" }),
+    repoUrl: text("repo_url").notNull(),
+    ref: text("ref").notNull(),
+    updatedBy: text("updated_by").references(() => users.id, { onDelete: "set null" }),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("space_git_links_updated_by_idx").on(t.updatedBy)],
+);

@@ -12,7 +12,7 @@ import type { SpaceActor } from "../spaces/spaces.policy";
 import { assertMovable, checkName, isTextType, mimeOf } from "./files.policy";
 import { presentNode } from "./files.present";
 import type { FilesStore, NodeRow } from "./files.store";
-import { newTextState, replaceText } from "./text-doc";
+import { newTextState, replaceText, TEXT_KEY } from "./text-doc";
 
 /** Blob chunk size: big enough for few rows, small enough to stream. */
 const CHUNK_BYTES = 256 * 1024;
@@ -268,10 +268,17 @@ export class FilesService {
 
   /**
    * Sets a text file's text through its live document, so collaborators see the change at once; the document
-   * stores it (text, size, checksum) and announces `file.updated`.
+   * stores it (text, size, checksum) and announces `file.updated`. With `expectedSha256`, only if the text is
+   * still the one with that checksum (409 otherwise).
    */
-  async writeText(actor: SpaceActor, node: NodeRow, text: string): Promise<NodeRow> {
-    const found = await this.docs.edit(node.id, scopeOf(actor), (doc) => replaceText(doc, text));
+  async writeText(actor: SpaceActor, node: NodeRow, text: string, expectedSha256?: string): Promise<NodeRow> {
+    const found = await this.docs.edit(node.id, scopeOf(actor), (doc) => {
+      // Checked against the live document itself: the node's row may not yet hold this turn's edits.
+      if (expectedSha256 !== undefined && sha256Hex(doc.getText(TEXT_KEY).toString()) !== expectedSha256) {
+        throw conflict("file changed since the proposal");
+      }
+      replaceText(doc, text);
+    });
     if (!found) throw new Error(`text file ${node.id} has no document`);
     return this.node(actor, node.id);
   }

@@ -1,7 +1,7 @@
 /** Space rows to JSON. */
 import { iso } from "../../lib/ids";
-import type { BoardOut, ColumnOut, SpaceMemberOut, SpaceOut } from "./spaces.schemas";
-import type { BoardRow, ColumnRow, SpaceMemberRow, SpaceRow } from "./spaces.store";
+import type { BoardOut, ColumnOut, GitLinkOut, SpaceMemberOut, SpaceOut } from "./spaces.schemas";
+import type { BoardRow, ColumnRow, GitLinkRow, SpaceMemberRow, SpaceRow } from "./spaces.store";
 
 export function presentSpace(row: SpaceRow): SpaceOut {
   return {
@@ -25,4 +25,8 @@ export function presentColumn(row: ColumnRow): ColumnOut {
 
 export function presentSpaceMember(row: SpaceMemberRow): SpaceMemberOut {
   return { user_id: row.userId, role: row.role as SpaceMemberOut["role"], added_at: iso(row.addedAt) };
+}
+
+export function presentGitLink(row: GitLinkRow): GitLinkOut {
+  return { repo_url: row.repoUrl, ref: row.ref, updated_at: iso(row.updatedAt) };
 }

@@ -3,8 +3,17 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
-import { presentBoard, presentColumn, presentSpace, presentSpaceMember } from "./spaces.present";
-import { addSpaceMemberIn, boardOut, columnOut, createSpaceIn, spaceMemberOut, spaceOut } from "./spaces.schemas";
+import { presentBoard, presentColumn, presentGitLink, presentSpace, presentSpaceMember } from "./spaces.present";
+import {
+  addSpaceMemberIn,
+  boardOut,
+  columnOut,
+  createSpaceIn,
+  gitLinkOut,
+  putGitLinkIn,
+  spaceMemberOut,
+  spaceOut,
+} from "./spaces.schemas";
 import type { SpacesService } from "./spaces.service";
 
 export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
@@ -64,5 +73,31 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
         space: "member",
         detail: doc("Removes a member from the space (space owner or org.manage)", { 204: null }),
       },
+    )
+    .get(
+      "/:spaceId/git-link",
+      ({ actor }) => {
+        const link = spaces.gitLink(actor);
+        return { git_link: link ? presentGitLink(link) : null };
+      },
+      {
+        space: "member",
+        detail: doc("The space's git repository (null when none is linked), used by `agent` staff", {
+          200: z.object({ git_link: gitLinkOut.nullable() }),
+        }),
+      },
+    )
+    .put("/:spaceId/git-link", ({ actor, body }) => ({ git_link: presentGitLink(spaces.setGitLink(actor, body)) }), {
+      space: "files.write",
+      body: putGitLinkIn,
+      detail: doc("Links the space to a git repository (`ref` optional)", { 200: z.object({ git_link: gitLinkOut }) }),
+    })
+    .delete(
+      "/:spaceId/git-link",
+      ({ actor, status }) => {
+        spaces.removeGitLink(actor);
+        return status(204);
+      },
+      { space: "files.write", detail: doc("Removes the space's git repository link", { 204: null }) },
     );
 }

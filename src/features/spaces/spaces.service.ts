@@ -6,7 +6,7 @@ import { isUuid, newId } from "../../lib/ids";
 import type { ChatStore } from "../chat/chat.store";
 import type { PeopleStore } from "../people/people.store";
 import { assertManagesSpace, assertSeesSpace, canSeeSpace, type SpaceAccess, type SpaceActor } from "./spaces.policy";
-import type { BoardRow, ColumnRow, SpaceMemberRow, SpaceRow, SpacesStore } from "./spaces.store";
+import type { BoardRow, ColumnRow, GitLinkRow, SpaceMemberRow, SpaceRow, SpacesStore } from "./spaces.store";
 
 /** The columns every new board starts with. */
 export const DEFAULT_COLUMNS = ["To do", "In progress", "Review", "Done"] as const;
@@ -113,5 +113,27 @@ export class SpacesService {
       }
       this.store.deleteMember(actor.space.id, userId);
     });
+  }
+
+  // Git link: where `agent` staff work when their account names no repository.
+
+  gitLink(actor: SpaceActor): GitLinkRow | undefined {
+    return this.store.gitLink(actor.space.id);
+  }
+
+  setGitLink(actor: SpaceActor, input: { repo_url: string; ref?: string | undefined }): GitLinkRow {
+    const row: GitLinkRow = {
+      spaceId: actor.space.id,
+      repoUrl: input.repo_url,
+      ref: input.ref ?? "",
+      updatedBy: actor.userId,
+      updatedAt: Date.now(),
+    };
+    writeTx(this.db, () => this.store.putGitLink(row));
+    return row;
+  }
+
+  removeGitLink(actor: SpaceActor): void {
+    writeTx(this.db, () => this.store.deleteGitLink(actor.space.id));
   }
 }

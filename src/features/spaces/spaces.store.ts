@@ -2,13 +2,14 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { insertRow } from "../../db/prepared";
-import { boardColumns, boards, spaceMembers, spaces, users } from "../../db/schema";
+import { boardColumns, boards, spaceGitLinks, spaceMembers, spaces, users } from "../../db/schema";
 import type { AccessMemo } from "../people/access.memo";
 
 export type SpaceRow = typeof spaces.$inferSelect;
 export type BoardRow = typeof boards.$inferSelect;
 export type ColumnRow = typeof boardColumns.$inferSelect;
 export type SpaceMemberRow = typeof spaceMembers.$inferSelect;
+export type GitLinkRow = typeof spaceGitLinks.$inferSelect;
 
 /** A space with the caller's role in it (null when not a member). */
 export type SpaceWithRole = SpaceRow & { memberRole: string | null };
@@ -169,5 +170,26 @@ export class SpacesStore {
       .insert(boardColumns)
       .values([...columns])
       .run();
+  }
+
+  // Git link
+
+  gitLink(spaceId: string): GitLinkRow | undefined {
+    return this.db.select().from(spaceGitLinks).where(eq(spaceGitLinks.spaceId, spaceId)).all()[0];
+  }
+
+  putGitLink(row: GitLinkRow): void {
+    this.db
+      .insert(spaceGitLinks)
+      .values(row)
+      .onConflictDoUpdate({
+        target: spaceGitLinks.spaceId,
+        set: { repoUrl: row.repoUrl, ref: row.ref, updatedBy: row.updatedBy, updatedAt: row.updatedAt },
+      })
+      .run();
+  }
+
+  deleteGitLink(spaceId: string): void {
+    this.db.delete(spaceGitLinks).where(eq(spaceGitLinks.spaceId, spaceId)).run();
   }
 }

@@ -1,0 +1,69 @@
+/**
+ * The durable job table, and what each staff reply job did. A job row is claimed with one UPDATE ... RETURNING
+ * under a lease that its worker renews; a lease that lapses (the worker died) makes the job claimable again.
+ */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { organizations, users } from "./people";
+
+export const jobs = sqliteTable(
+  "jobs",
+  {
+    id: text("id").primaryKey(),
+    kind: text("kind").notNull(),
+    /** The kind's JSON input, and what it has done so far that must not be done twice (a launched run). */
+    payload: text("payload").notNull(),
+    /** `queued`, `running`, `done` or `failed`. */
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    /** Not to be claimed before this time. */
+    runAt: integer("run_at").notNull(),
+    /** The current claim: only its holder may finish the job or renew the lease. */
+    lease: text("lease"),
+    lockedUntil: integer("locked_until"),
+    lastError: text("last_error"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("jobs_status_run_idx").on(t.status, t.runAt),
+    index("jobs_status_locked_idx").on(t.status, t.lockedUntil),
+  ],
+);
+
+/** What a staff member did for one reply job: the record behind `GET /staff-activity`. */
+export const staffActivity = sqliteTable(
+  "staff_activity",
+  {
+    jobId: text("job_id")
+      .primaryKey()
+      .references(() => jobs.id, { onDelete: "cascade" }),
+    orgId: text("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    spaceId: text("space_id").notNull(),
+    staffUserId: text("staff_user_id").references(() => users.id, { onDelete: "cascade" }),
+    /** `chat` (a mention) or `task` (an assignment). */
+    trigger: text("trigger").notNull(),
+    chatRoomId: text("chat_room_id"),
+    taskId: text("task_id"),
+    sourceMessageId: text("source_message_id"),
+    replyMessageId: text("reply_message_id"),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    /** `queued`, `running`, `done` or `failed`. */
+    status: text("status").notNull(),
+    /** JSON array of the tool calls: name, arguments and result (trimmed), duration. */
+    toolCalls: text("tool_calls").notNull(),
+    promptTokens: integer("prompt_tokens").notNull().default(0),
+    completionTokens: integer("completion_tokens").notNull().default(0),
+    durationMs: integer("duration_ms"),
+    error: text("error"),
+    createdAt: integer("created_at").notNull(),
+    startedAt: integer("started_at"),
+    finishedAt: integer("finished_at"),
+  },
+  (t) => [
+    index("staff_activity_org_idx").on(t.orgId, t.createdAt, t.jobId),
+    index("staff_activity_staff_idx").on(t.staffUserId, t.createdAt, t.jobId),
+  ],
+);

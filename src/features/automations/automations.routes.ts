@@ -1,0 +1,80 @@
+/** Automations of a space (api-spec §4; approve and reject: contract §4). */
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AuthMacro } from "../../http/auth";
+import { doc } from "../../http/docs";
+import { presentAutomation } from "./automations.present";
+import {
+  automationOut,
+  createAutomationIn,
+  patchAutomationIn,
+  type RejectAutomationIn,
+  rejectAutomationIn,
+} from "./automations.schemas";
+import type { AutomationsService } from "./automations.service";
+
+const one = z.object({ automation: automationOut });
+
+export function automationsRoutes(auth: AuthMacro, automations: AutomationsService) {
+  return new Elysia({ prefix: "/api/v1/organizations/:orgId/spaces/:spaceId/automations" })
+    .use(auth)
+    .get("", ({ actor }) => ({ automations: automations.list(actor).map(presentAutomation) }), {
+      space: "files.read",
+      detail: doc("Automations of the space, oldest first", { 200: z.object({ automations: z.array(automationOut) }) }),
+    })
+    .post(
+      "",
+      ({ actor, body, status }) => status(201, { automation: presentAutomation(automations.create(actor, body)) }),
+      {
+        space: "files.write",
+        body: createAutomationIn,
+        detail: doc(
+          "Creates an automation: `draft` unless `status` says otherwise; a service account's is always `pending_approval`, its `description` kept as `config.proposal_note`",
+          { 201: one },
+        ),
+      },
+    )
+    .patch(
+      "/:automationId",
+      ({ actor, params, body }) => ({
+        automation: presentAutomation(automations.patch(actor, params.automationId, body)),
+      }),
+      {
+        space: "files.write",
+        body: patchAutomationIn,
+        detail: doc(
+          "Changes the fields given (`config` replaces); a service account's change goes back to `pending_approval`",
+          { 200: one },
+        ),
+      },
+    )
+    .delete(
+      "/:automationId",
+      ({ actor, params, status }) => {
+        automations.delete(actor, params.automationId);
+        return status(204);
+      },
+      { space: "files.write", detail: doc("Deletes the automation for good", { 204: null }) },
+    )
+    .post(
+      "/:automationId/approve",
+      ({ actor, params }) => ({ automation: presentAutomation(automations.approve(actor, params.automationId)) }),
+      {
+        space: "files.write",
+        detail: doc("A person approves a pending automation: it becomes `active`", { 200: one }),
+      },
+    )
+    .post(
+      "/:automationId/reject",
+      ({ actor, params, body }) => ({
+        automation: presentAutomation(
+          automations.reject(actor, params.automationId, (body as RejectAutomationIn)?.reason),
+        ),
+      }),
+      {
+        space: "files.write",
+        body: rejectAutomationIn,
+        detail: doc("A person rejects a pending automation, with an optional `reason`", { 200: one }),
+      },
+    );
+}

@@ -1,0 +1,57 @@
+/** Request and response schemas of automations (api-spec §4 Automations, §3 status table; contract §4). */
+import { z } from "zod";
+import { nameIn, timestampOut, uuidOut } from "../../http/schemas";
+
+export const AUTOMATION_KINDS = ["social_post", "reverse_tunnel", "scheduled", "webhook"] as const;
+/** The statuses a create or PATCH may ask for; `rejected` only comes from a review. */
+export const SETTABLE_STATUSES = ["draft", "pending_approval", "active", "paused"] as const;
+export const AUTOMATION_STATUSES = [...SETTABLE_STATUSES, "rejected"] as const;
+export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
+
+const kindIn = z.enum(AUTOMATION_KINDS, { error: "kind must be social_post, reverse_tunnel, scheduled or webhook" });
+const statusIn = z.enum(SETTABLE_STATUSES, { error: "status must be draft, pending_approval, active or paused" });
+const configIn = z.record(z.string(), z.unknown(), { error: "config must be an object" });
+const oauthTokenIn = z.string().min(1).max(8192);
+
+export const createAutomationIn = z.object({
+  name: nameIn(200),
+  kind: kindIn,
+  config: configIn.optional(),
+  status: z.unknown().optional(),
+  description: z.string().max(10_000).optional(),
+  oauth_token: oauthTokenIn.optional(),
+});
+export type CreateAutomationIn = z.infer<typeof createAutomationIn>;
+
+export const patchAutomationIn = z.object({
+  name: nameIn(200).optional(),
+  config: configIn.optional(),
+  status: statusIn.optional(),
+  oauth_token: oauthTokenIn.optional(),
+});
+export type PatchAutomationIn = z.infer<typeof patchAutomationIn>;
+
+export const rejectAutomationIn = z.object({ reason: z.string().trim().max(2000).optional() }).nullish();
+export type RejectAutomationIn = z.infer<typeof rejectAutomationIn>;
+
+export const automationOut = z.object({
+  id: uuidOut,
+  organization_id: uuidOut,
+  space_id: uuidOut,
+  name: z.string(),
+  kind: z.enum(AUTOMATION_KINDS),
+  config: z.record(z.string(), z.unknown()),
+  status: z.enum(AUTOMATION_STATUSES),
+  created_by_user_id: uuidOut.nullable(),
+  created_by_service_account_id: uuidOut.nullable(),
+  reviewed_by_user_id: uuidOut.nullable(),
+  reviewed_at: timestampOut.nullable(),
+  rejection_reason: z.string().nullable(),
+  last_run_at: timestampOut.nullable(),
+  last_error: z.string().nullable(),
+  /** (extension) Whether a write-only OAuth token is stored; the token itself is never shown. */
+  has_oauth_token: z.boolean(),
+  created_at: timestampOut,
+  updated_at: timestampOut,
+});
+export type AutomationOut = z.infer<typeof automationOut>;

@@ -1,0 +1,148 @@
+/**
+ * Automations of a space (api-spec §3, §4; contract §4). Running them comes later: what a runner needs (the
+ * config, the encrypted OAuth token, `last_run_at`, `last_error`) is stored now.
+ */
+import { type Db, writeTx } from "../../db/client";
+import { invalid, notFound } from "../../http/errors";
+import { encryptSecret } from "../../lib/encryption";
+import { isUuid, newId } from "../../lib/ids";
+import type { EventBus } from "../events/events.bus";
+import type { SpaceActor } from "../spaces/spaces.policy";
+import { assertMayReview, assertMaySetOauthToken, isServiceAccount } from "./automations.policy";
+import { presentAutomation } from "./automations.present";
+import { type CreateAutomationIn, type PatchAutomationIn, SETTABLE_STATUSES } from "./automations.schemas";
+import type { AutomationRow, AutomationsStore } from "./automations.store";
+
+const automationNotFound = () => notFound("automation not found");
+
+export class AutomationsService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: AutomationsStore,
+    private readonly events: EventBus,
+    private readonly encryptionKey: Uint8Array | null,
+  ) {}
+
+  list(actor: SpaceActor): AutomationRow[] {
+    return this.store.list(actor.space.id);
+  }
+
+  /**
+   * A person's automation starts as `draft` or the status asked for; a service account's always as
+   * `pending_approval`, with its `description` kept as `config.proposal_note`.
+   */
+  create(actor: SpaceActor, input: CreateAutomationIn): AutomationRow {
+    assertMaySetOauthToken(actor, input.oauth_token);
+    const staff = isServiceAccount(actor);
+    const config: Record<string, unknown> = { ...(input.config ?? {}) };
+    if (staff && input.description !== undefined) config.proposal_note = input.description;
+    const now = Date.now();
+    const row: AutomationRow = {
+      id: newId(),
+      orgId: actor.orgId,
+      spaceId: actor.space.id,
+      name: input.name,
+      kind: input.kind,
+      config: JSON.stringify(config),
+      status: staff ? "pending_approval" : this.settableStatus(input.status),
+      oauthTokenCiphertext: input.oauth_token === undefined ? null : this.encrypt(input.oauth_token),
+      createdByUserId: staff ? null : actor.userId,
+      createdByServiceAccountId: actor.serviceAccountId,
+      reviewedByUserId: null,
+      reviewedAt: null,
+      rejectionReason: null,
+      lastRunAt: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    writeTx(this.db, () => this.store.insert(row));
+    return this.announce(actor, row);
+  }
+
+  /** Only the fields given change; a service account's change always waits for approval again. */
+  patch(actor: SpaceActor, id: string, input: PatchAutomationIn): AutomationRow {
+    assertMaySetOauthToken(actor, input.oauth_token);
+    const updated = writeTx(this.db, () => {
+      const current = this.require(actor, id);
+      const next: AutomationRow = {
+        ...current,
+        name: input.name ?? current.name,
+        config: input.config === undefined ? current.config : JSON.stringify(input.config),
+        status: isServiceAccount(actor) ? "pending_approval" : (input.status ?? current.status),
+        oauthTokenCiphertext:
+          input.oauth_token === undefined ? current.oauthTokenCiphertext : this.encrypt(input.oauth_token),
+        updatedAt: Date.now(),
+      };
+      this.store.save(current, next);
+      return next;
+    });
+    return this.announce(actor, updated);
+  }
+
+  delete(actor: SpaceActor, id: string): void {
+    writeTx(this.db, () => this.store.delete(this.require(actor, id).id));
+  }
+
+  approve(actor: SpaceActor, id: string): AutomationRow {
+    return this.review(actor, id, { status: "active", rejectionReason: null });
+  }
+
+  reject(actor: SpaceActor, id: string, reason: string | undefined): AutomationRow {
+    return this.review(actor, id, { status: "rejected", rejectionReason: reason || null });
+  }
+
+  private review(
+    actor: SpaceActor,
+    id: string,
+    outcome: Pick<AutomationRow, "status" | "rejectionReason">,
+  ): AutomationRow {
+    const reviewed = writeTx(this.db, () => {
+      const current = this.require(actor, id);
+      assertMayReview(actor, current);
+      const now = Date.now();
+      const next: AutomationRow = {
+        ...current,
+        ...outcome,
+        reviewedByUserId: actor.userId,
+        reviewedAt: now,
+        updatedAt: now,
+      };
+      this.store.save(current, next);
+      return next;
+    });
+    return this.announce(actor, reviewed);
+  }
+
+  private require(actor: SpaceActor, id: string): AutomationRow {
+    const row = isUuid(id) ? this.store.get(actor.space.id, id) : undefined;
+    if (!row) throw automationNotFound();
+    return row;
+  }
+
+  /** A create body's `status`: omitted is `draft`; anything but the four settable values is a 400. */
+  private settableStatus(status: unknown): string {
+    if (status === undefined) return "draft";
+    if (typeof status === "string" && (SETTABLE_STATUSES as readonly string[]).includes(status)) return status;
+    throw invalidStatus();
+  }
+
+  private encrypt(token: string): string {
+    if (!this.encryptionKey) throw new Error("the encryption key is not loaded");
+    return encryptSecret(this.encryptionKey, token);
+  }
+
+  private announce(actor: SpaceActor, row: AutomationRow): AutomationRow {
+    this.events.publish({
+      type: "automation.updated",
+      organization_id: actor.orgId,
+      space_id: actor.space.id,
+      payload: presentAutomation(row),
+    });
+    return row;
+  }
+}
+
+function invalidStatus() {
+  return invalid("status: must be draft, pending_approval, active or paused");
+}

@@ -1,0 +1,46 @@
+/** Provider keys of the organization (contract §6): any member sees whether one is set, owners set it. */
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AuthMacro } from "../../http/auth";
+import { doc } from "../../http/docs";
+import { presentIntegration } from "./integrations.present";
+import { integrationOut, putIntegrationIn } from "./integrations.schemas";
+import { type IntegrationsService, providerOf } from "./integrations.service";
+
+const answer = z.object({ integration: integrationOut });
+
+export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsService) {
+  return new Elysia({ prefix: "/api/v1/organizations/:orgId/integrations" })
+    .use(auth)
+    .get(
+      "/:provider",
+      ({ actor, params }) => {
+        const provider = providerOf(params.provider);
+        return { integration: presentIntegration(provider, integrations.get(actor, provider)) };
+      },
+      {
+        permission: "member",
+        detail: doc("Whether the provider's key (`modelrouter` or `agent`) is set, with its hint", { 200: answer }),
+      },
+    )
+    .put(
+      "/:provider",
+      ({ actor, params, body }) => {
+        const provider = providerOf(params.provider);
+        return { integration: presentIntegration(provider, integrations.put(actor, provider, body.api_key)) };
+      },
+      {
+        permission: "org.manage",
+        body: putIntegrationIn,
+        detail: doc("Stores the provider's key, encrypted; only its hint is ever shown", { 200: answer }),
+      },
+    )
+    .delete(
+      "/:provider",
+      ({ actor, params, status }) => {
+        integrations.delete(actor, providerOf(params.provider));
+        return status(204);
+      },
+      { permission: "org.manage", detail: doc("Removes the provider's key", { 204: null }) },
+    );
+}

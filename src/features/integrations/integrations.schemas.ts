@@ -1,0 +1,17 @@
+/** Request and response schemas of provider keys (contract §6). */
+import { z } from "zod";
+import { timestampOut } from "../../http/schemas";
+
+/** The providers a key can be stored for. */
+export const PROVIDERS = ["modelrouter", "agent"] as const;
+export type Provider = (typeof PROVIDERS)[number];
+
+export const putIntegrationIn = z.object({ api_key: z.string().trim().min(1).max(4096) });
+
+export const integrationOut = z.object({
+  provider: z.enum(PROVIDERS),
+  configured: z.boolean(),
+  key_hint: z.string().nullable(),
+  updated_at: timestampOut.nullable(),
+});
+export type IntegrationOut = z.infer<typeof integrationOut>;

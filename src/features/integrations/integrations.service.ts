@@ -1,0 +1,67 @@
+/**
+ * The organization's provider keys (contract §6): stored AES-256-GCM encrypted under APP_SSH_ENCRYPTION_KEY,
+ * shown only as a hint, decrypted only to call their provider.
+ */
+import type { Db } from "../../db/client";
+import { writeTx } from "../../db/client";
+import type { OrgActor } from "../../http/actor";
+import { notFound } from "../../http/errors";
+import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
+import { PROVIDERS, type Provider } from "./integrations.schemas";
+import type { IntegrationRow, IntegrationsStore } from "./integrations.store";
+
+/** A provider name from a path: anything else is a route that does not exist. */
+export function providerOf(raw: string): Provider {
+  if (!(PROVIDERS as readonly string[]).includes(raw)) throw notFound("page not found");
+  return raw as Provider;
+}
+
+export class IntegrationsService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: IntegrationsStore,
+    /** Null in CLI commands that never touch keys. */
+    private readonly encryptionKey: Uint8Array | null,
+  ) {}
+
+  get(actor: OrgActor, provider: Provider): IntegrationRow | undefined {
+    return this.store.get(actor.orgId, provider);
+  }
+
+  put(actor: OrgActor, provider: Provider, apiKey: string): IntegrationRow {
+    const row: IntegrationRow = {
+      orgId: actor.orgId,
+      provider,
+      keyCiphertext: encryptSecret(this.key(), apiKey),
+      keyHint: secretHint(apiKey),
+      updatedBy: actor.userId,
+      updatedAt: Date.now(),
+    };
+    writeTx(this.db, () => this.store.put(row));
+    return row;
+  }
+
+  delete(actor: OrgActor, provider: Provider): void {
+    writeTx(this.db, () => this.store.delete(actor.orgId, provider));
+  }
+
+  /**
+   * The plain key, for the provider client only; null when none is stored or it was stored under another
+   * encryption key (the owner must store it again).
+   */
+  reveal(orgId: string, provider: Provider): string | null {
+    const row = this.store.get(orgId, provider);
+    if (!row) return null;
+    try {
+      return decryptSecret(this.key(), row.keyCiphertext);
+    } catch (error) {
+      if (error instanceof DecryptError) return null;
+      throw error;
+    }
+  }
+
+  private key(): Uint8Array {
+    if (!this.encryptionKey) throw new Error("the encryption key is not loaded");
+    return this.encryptionKey;
+  }
+}

@@ -1,0 +1,51 @@
+/** File edit proposals (contract §6, §7), below the space's files. */
+import { Elysia } from "elysia";
+import { z } from "zod";
+import type { AuthMacro } from "../../http/auth";
+import { doc } from "../../http/docs";
+import { presentProposal } from "./proposals.present";
+import { createProposalIn, proposalOut } from "./proposals.schemas";
+import type { ProposalsService } from "./proposals.service";
+
+const one = z.object({ proposal: proposalOut });
+
+export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
+  return new Elysia({ prefix: "/api/v1/organizations/:orgId/spaces/:spaceId/files" })
+    .use(auth)
+    .get(
+      "/:nodeId/proposals",
+      ({ actor, params }) => ({ proposals: proposals.list(actor, params.nodeId).map(presentProposal) }),
+      {
+        space: "files.read",
+        detail: doc("Every proposal of a text file, whatever its status, newest first", {
+          200: z.object({ proposals: z.array(proposalOut) }),
+        }),
+      },
+    )
+    .post(
+      "/:nodeId/proposals",
+      ({ actor, params, body, status }) =>
+        status(201, { proposal: presentProposal(proposals.create(actor, params.nodeId, body)) }),
+      {
+        space: "files.read",
+        body: createProposalIn,
+        detail: doc("Proposes a new text for a text file; a person accepts or rejects it", { 201: one }),
+      },
+    )
+    .post(
+      "/proposals/:proposalId/accept",
+      async ({ actor, params }) => ({ proposal: presentProposal(await proposals.accept(actor, params.proposalId)) }),
+      {
+        space: "files.write",
+        detail: doc(
+          "A person accepts a pending proposal: the file takes its text, in the live document everyone edits",
+          { 200: one },
+        ),
+      },
+    )
+    .post(
+      "/proposals/:proposalId/reject",
+      ({ actor, params }) => ({ proposal: presentProposal(proposals.reject(actor, params.proposalId)) }),
+      { space: "files.write", detail: doc("A person rejects a pending proposal", { 200: one }) },
+    );
+}

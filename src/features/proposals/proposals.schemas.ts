@@ -1,0 +1,23 @@
+/** Request and response schemas of file edit proposals (contract §6 and §7). */
+import { z } from "zod";
+import { timestampOut, uuidOut } from "../../http/schemas";
+
+export const createProposalIn = z.object({
+  proposed_content: z.string(),
+  note: z.string().max(10_000).optional(),
+});
+
+export const proposalOut = z.object({
+  id: uuidOut,
+  space_id: uuidOut,
+  node_id: uuidOut,
+  author_user_id: uuidOut.nullable(),
+  base_content_sha256: z.string(),
+  proposed_content: z.string(),
+  note: z.string(),
+  status: z.enum(["pending", "accepted", "rejected"]),
+  created_at: timestampOut,
+  resolved_at: timestampOut.nullable(),
+  resolved_by: uuidOut.nullable(),
+});
+export type ProposalOut = z.infer<typeof proposalOut>;

@@ -1,0 +1,79 @@
+/**
+ * File edit proposals (contract §6, §7): a whole new text for a text file, proposed by anyone who can read it
+ * (staff above all), accepted or rejected by a person. Accepting applies it through the file's live document,
+ * so everyone editing sees it, and only if the file is still what the proposal was based on.
+ */
+import { type Db, writeTx } from "../../db/client";
+import { notFound } from "../../http/errors";
+import { isUuid, newId } from "../../lib/ids";
+import type { FilesService } from "../files/files.service";
+import type { SpaceActor } from "../spaces/spaces.policy";
+import { assertMayResolve } from "./proposals.policy";
+import type { ProposalRow, ProposalsStore } from "./proposals.store";
+
+const proposalNotFound = () => notFound("proposal not found");
+
+export class ProposalsService {
+  constructor(
+    private readonly db: Db,
+    private readonly store: ProposalsStore,
+    private readonly files: FilesService,
+  ) {}
+
+  list(actor: SpaceActor, fileId: string): ProposalRow[] {
+    return this.store.list(this.files.textFile(actor, fileId).id);
+  }
+
+  create(
+    actor: SpaceActor,
+    fileId: string,
+    input: { proposed_content: string; note?: string | undefined },
+  ): ProposalRow {
+    return writeTx(this.db, () => {
+      const node = this.files.textFile(actor, fileId);
+      const row: ProposalRow = {
+        id: newId(),
+        spaceId: actor.space.id,
+        nodeId: node.id,
+        authorUserId: actor.userId,
+        baseContentSha256: node.checksumSha256 ?? "",
+        proposedContent: input.proposed_content,
+        note: input.note ?? "",
+        status: "pending",
+        createdAt: Date.now(),
+        resolvedAt: null,
+        resolvedBy: null,
+      };
+      this.store.insert(row);
+      return row;
+    });
+  }
+
+  /** Applies the proposal (409 `file changed since the proposal` when the file moved on), then records it. */
+  async accept(actor: SpaceActor, id: string): Promise<ProposalRow> {
+    const proposal = this.pending(actor, id);
+    const node = this.files.textFile(actor, proposal.nodeId);
+    await this.files.writeText(actor, node, proposal.proposedContent, proposal.baseContentSha256);
+    return this.resolve(actor, id, "accepted");
+  }
+
+  reject(actor: SpaceActor, id: string): ProposalRow {
+    return this.resolve(actor, id, "rejected");
+  }
+
+  private resolve(actor: SpaceActor, id: string, status: "accepted" | "rejected"): ProposalRow {
+    return writeTx(this.db, () => {
+      const current = this.pending(actor, id);
+      const resolved: ProposalRow = { ...current, status, resolvedAt: Date.now(), resolvedBy: actor.userId };
+      this.store.save(current, resolved);
+      return resolved;
+    });
+  }
+
+  private pending(actor: SpaceActor, id: string): ProposalRow {
+    const proposal = isUuid(id) ? this.store.get(actor.space.id, id) : undefined;
+    if (!proposal) throw proposalNotFound();
+    assertMayResolve(actor, proposal);
+    return proposal;
+  }
+}

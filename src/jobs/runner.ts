@@ -1,0 +1,189 @@
+/**
+ * The worker pool: claims due jobs, runs up to `concurrency` at once, renews each claim's lease while the job
+ * runs, and aborts a job whose lease was lost. A job kind finishes its job itself, inside the transaction of its
+ * last write (`JobContext.complete`), so "the reply is posted" and "the job is done" are one fact; anything it
+ * throws is retried with backoff up to `maxAttempts`, then handed to the kind's `giveUp`.
+ *
+ * At start every running job is reclaimed at once: one process serves a data dir, so a running job there belongs
+ * to a process that is gone, and the lease guard keeps a stale worker from finishing anything anyway.
+ */
+import { type Db, writeTx } from "../db/client";
+import { newId } from "../lib/ids";
+import type { Logger } from "../lib/log";
+import type { JobRow, JobsStore } from "./jobs.store";
+
+/** Thrown inside `complete` when the claim was lost: the transaction rolls back. */
+export class LeaseLost extends Error {
+  constructor() {
+    super("the job's lease was lost");
+  }
+}
+
+/** What a running job can do. */
+export interface JobContext {
+  readonly job: JobRow;
+  /** Aborted when the lease is lost or the runner stops. */
+  readonly signal: AbortSignal;
+  /** Saves progress that must not be redone after a restart, in the caller's transaction when in one. */
+  saveProgress(payload: unknown): void;
+  /** Runs `write` and marks the job done, in one transaction; throws LeaseLost (rolling back) when not ours. */
+  complete<T>(write: () => T, status?: "done" | "failed", error?: string | null): T;
+}
+
+/** One kind of job. Its top comment states its retry and idempotency rule. */
+export interface JobKind {
+  readonly kind: string;
+  run(context: JobContext): Promise<void>;
+  /** Every attempt failed: record the failure for good, through `context.complete(..., "failed")`. */
+  giveUp(context: JobContext, error: unknown): Promise<void> | void;
+}
+
+export interface RunnerOptions {
+  concurrency: number;
+  /** How long a claim lasts without renewal. */
+  leaseMs?: number;
+  /** How often a running job's lease is renewed. */
+  heartbeatMs?: number;
+  /** How often the queue is looked at without a wake-up (jobs due later, lapsed leases). */
+  pollMs?: number;
+  maxAttempts?: number;
+  /** The pause before attempt n + 1 is `retryBaseMs * 2^(n-1)`. */
+  retryBaseMs?: number;
+}
+
+export class JobRunner {
+  private readonly kinds = new Map<string, JobKind>();
+  private readonly running = new Map<string, AbortController>();
+  private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
+  private readonly pollMs: number;
+  private readonly maxAttempts: number;
+  private readonly retryBaseMs: number;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private filling = false;
+  private stopped = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: JobsStore,
+    private readonly log: Logger,
+    private readonly options: RunnerOptions,
+  ) {
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.heartbeatMs = options.heartbeatMs ?? 10_000;
+    this.pollMs = options.pollMs ?? 1000;
+    this.maxAttempts = options.maxAttempts ?? 3;
+    this.retryBaseMs = options.retryBaseMs ?? 5000;
+  }
+
+  register(kind: JobKind): this {
+    this.kinds.set(kind.kind, kind);
+    return this;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const now = Date.now();
+    const reclaimed = writeTx(this.db, () => this.store.reclaim(Number.MAX_SAFE_INTEGER, now));
+    if (reclaimed > 0) this.log.info({ jobs: reclaimed }, "resuming jobs of the previous run");
+    this.timer = setInterval(() => this.tick(), this.pollMs);
+    this.timer.unref?.();
+    this.wake();
+  }
+
+  /** Stops claiming and aborts running jobs; their claims lapse and the next start resumes them. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    for (const controller of this.running.values()) controller.abort();
+  }
+
+  /** Something was queued: look now rather than at the next poll. */
+  wake(): void {
+    if (!this.stopped) setImmediate(() => this.fill());
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    writeTx(this.db, () => this.store.reclaim(now, now));
+    this.fill();
+  }
+
+  private fill(): void {
+    if (this.filling || this.stopped) return;
+    this.filling = true;
+    try {
+      while (this.running.size < this.options.concurrency) {
+        const lease = newId();
+        const now = Date.now();
+        const job = writeTx(this.db, () => this.store.claim(lease, now, now + this.leaseMs));
+        if (!job) break;
+        this.launch(job, lease);
+      }
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  private launch(job: JobRow, lease: string): void {
+    const controller = new AbortController();
+    this.running.set(job.id, controller);
+    const heartbeat = setInterval(() => {
+      const renewed = writeTx(this.db, () => this.store.renew(job.id, lease, Date.now() + this.leaseMs));
+      if (!renewed) controller.abort();
+    }, this.heartbeatMs);
+    heartbeat.unref?.();
+    const context = this.context(job, lease, controller.signal);
+    void this.execute(job, lease, context).finally(() => {
+      clearInterval(heartbeat);
+      this.running.delete(job.id);
+      this.fill();
+    });
+  }
+
+  private async execute(job: JobRow, lease: string, context: JobContext): Promise<void> {
+    const kind = this.kinds.get(job.kind);
+    try {
+      if (!kind) throw new Error(`no job kind ${job.kind}`);
+      await kind.run(context);
+    } catch (error) {
+      if (error instanceof LeaseLost || context.signal.aborted) return;
+      const message = error instanceof Error ? error.message : String(error);
+      if (kind && job.attempts >= this.maxAttempts) {
+        this.log.warn({ job_id: job.id, kind: job.kind, err: error }, "job failed for good");
+        try {
+          await kind.giveUp(context, error);
+        } catch (failure) {
+          if (!(failure instanceof LeaseLost))
+            this.log.error({ job_id: job.id, err: failure }, "giving up on a job failed");
+        }
+        return;
+      }
+      const runAt = Date.now() + this.retryBaseMs * 2 ** (job.attempts - 1);
+      this.log.warn(
+        { job_id: job.id, kind: job.kind, attempt: job.attempts, err: error },
+        "job failed; retrying later",
+      );
+      writeTx(this.db, () => this.store.finish(job.id, lease, { status: "queued", error: message, runAt }));
+    }
+  }
+
+  private context(job: JobRow, lease: string, signal: AbortSignal): JobContext {
+    return {
+      job,
+      signal,
+      saveProgress: (payload) => {
+        const saved = writeTx(this.db, () => this.store.saveProgress(job.id, lease, JSON.stringify(payload)));
+        if (!saved) throw new LeaseLost();
+      },
+      complete: (write, status = "done", error = null) =>
+        writeTx(this.db, () => {
+          const value = write();
+          if (!this.store.finish(job.id, lease, { status, error })) throw new LeaseLost();
+          return value;
+        }),
+    };
+  }
+}
