@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { collabRoutes } from "./collab/collab.routes";
 import { CollabSockets } from "./collab/collab.sockets";
 import type { Config } from "./config";
+import { activityRoutes } from "./features/activity/activity.routes";
 import { authRoutes } from "./features/auth/auth.routes";
 import { automationsRoutes } from "./features/automations/automations.routes";
 import { chatRoutes } from "./features/chat/chat.routes";
@@ -52,6 +53,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(peopleRoutes(auth, services.people))
     .use(staffRoutes(auth, services.staff))
     .use(integrationsRoutes(auth, services.integrations))
+    .use(activityRoutes(auth, services.activity))
     .use(spacesRoutes(auth, services.spaces))
     .use(collabRoutes(auth, collab))
     .use(proposalsRoutes(auth, services.proposals))

@@ -29,7 +29,7 @@ export async function startServer(
   log: Logger,
   access: (entry: AccessEntry) => void,
   /** Tuning a test may shorten (how long an unused document stays in memory). */
-  tuning: Pick<ServiceOptions, "docs"> = {},
+  tuning: Pick<ServiceOptions, "docs" | "jobs"> = {},
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secrets = loadSecrets(config);
@@ -46,6 +46,7 @@ export async function startServer(
     setupToken,
     onEventError: (err) => log.error({ err }, "an event subscriber failed"),
     onDocError: (err, nodeId) => log.error({ err, file_id: nodeId }, "a document could not be stored or loaded"),
+    log,
     ...tuning,
   });
   const app = buildApp({ config, log, access, services });
@@ -56,6 +57,8 @@ export async function startServer(
     maxRequestBodySize: config.maxUploadBytes + 1024 * 1024,
   });
   const port = app.server?.port ?? config.port;
+  // Staff replies queued before a restart resume here, once the server answers.
+  services.runner?.start();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
   log.info({ url, data_dir: config.dataDir }, "tandem is listening");
@@ -80,6 +83,7 @@ export async function startServer(
     async stop() {
       clearTimeout(firstRound);
       clearInterval(maintenance);
+      services.runner?.stop();
       // Documents in memory fold their logs into snapshots; editors reconnect to the next server.
       await services.docs.closeAll(CLOSE.goingAway, "server stopping");
       await app.stop();

@@ -5,6 +5,8 @@ import { DocRegistry, type RegistryOptions } from "./collab/registry";
 import type { Config, Secrets } from "./config";
 import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
+import { ActivityService } from "./features/activity/activity.service";
+import { ActivityStore } from "./features/activity/activity.store";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
 import { AutomationsService } from "./features/automations/automations.service";
@@ -29,6 +31,10 @@ import { StaffService } from "./features/staff/staff.service";
 import { StaffStore } from "./features/staff/staff.store";
 import { TasksService } from "./features/tasks/tasks.service";
 import { TasksStore } from "./features/tasks/tasks.store";
+import { JobsStore } from "./jobs/jobs.store";
+import { JobRunner } from "./jobs/runner";
+import { DEFAULT_REPLY_TIMING, type ReplyTiming, StaffReplyJob, StaffReplyQueue } from "./jobs/staff-reply";
+import type { Logger } from "./lib/log";
 
 /** Every service of the app. */
 export type Services = ReturnType<typeof createServices>;
@@ -43,6 +49,18 @@ export interface ServiceOptions {
   onDocError?: (error: unknown, nodeId: string) => void;
   /** Document memory settings (tests shorten the idle time). */
   docs?: RegistryOptions;
+  /** Where the job runner reports; without one (CLI commands) jobs are stored but never run. */
+  log?: Logger;
+  /** Reply pacing and job leases (tests shrink them). */
+  jobs?: JobTuning;
+}
+
+/** What tests shorten about staff replies. */
+export interface JobTuning {
+  reply?: Partial<ReplyTiming>;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  retryBaseMs?: number;
 }
 
 export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
@@ -63,7 +81,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
     secrets?.encryptionKey ?? null,
     options.setupToken ?? null,
   );
-  const staff = new StaffService(db, new StaffStore(db), peopleStore, config.modelrouter.defaultModel);
+  const staffStore = new StaffStore(db);
+  const staff = new StaffService(db, staffStore, peopleStore, config.modelrouter.defaultModel);
   const chatStore = new ChatStore(db);
   const spacesStore = new SpacesStore(db, access);
   const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
@@ -80,12 +99,44 @@ export function createServices(conn: Connection, config: Config, options: Servic
     options.docs,
   );
   const files: FilesService = new FilesService(db, new FilesStore(db), config.maxUploadBytes, events, docs);
-  const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events);
-  const chat = new ChatService(db, chatStore, commits, events);
+  const jobsStore = new JobsStore(db);
+  const activityStore = new ActivityStore(db);
+  const tuning = options.jobs ?? {};
+  const runner = options.log
+    ? new JobRunner(db, jobsStore, options.log, {
+        concurrency: config.staffWorkers,
+        leaseMs: tuning.leaseMs,
+        heartbeatMs: tuning.heartbeatMs,
+        retryBaseMs: tuning.retryBaseMs,
+      })
+    : null;
+  const replies = new StaffReplyQueue(
+    config,
+    {
+      staff: staffStore,
+      people: peopleStore,
+      spaces: spacesStore,
+      chat: chatStore,
+      jobs: jobsStore,
+      activity: activityStore,
+    },
+    () => runner?.wake(),
+  );
+  const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events, replies);
+  const chat = new ChatService(db, chatStore, commits, events, replies);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(db, new IntegrationsStore(db), encryptionKey);
   const automations = new AutomationsService(db, new AutomationsStore(db), events, encryptionKey);
   const proposals = new ProposalsService(db, new ProposalsStore(db), files);
+  runner?.register(
+    new StaffReplyJob(
+      db,
+      config,
+      { staff: staffStore, people: peopleStore, spaces: spacesStore, activity: activityStore, integrations, events },
+      { chat, tasks, files, proposals, automations },
+      { ...DEFAULT_REPLY_TIMING, ...tuning.reply },
+    ),
+  );
   return {
     auth,
     authStore,
@@ -102,5 +153,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     integrations,
     automations,
     proposals,
+    activity: new ActivityService(activityStore, spacesStore),
+    runner,
   };
 }

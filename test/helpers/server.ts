@@ -10,6 +10,7 @@ import { loadConfig } from "../../src/config";
 import { createAccessLog } from "../../src/lib/access-log";
 import { createLogger } from "../../src/lib/log";
 import { startServer } from "../../src/server";
+import type { JobTuning } from "../../src/services";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BUN = process.execPath;
@@ -30,13 +31,22 @@ export interface TestServer {
 }
 
 /** Starts the app from source on 127.0.0.1 and a random port, with a new data dir. */
-export async function startTestServer(options: { dataDir?: string; docs?: RegistryOptions } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: {
+    dataDir?: string;
+    docs?: RegistryOptions;
+    /** Settings on top of the process environment (provider URLs of loopback fakes). */
+    env?: Record<string, string>;
+    jobs?: JobTuning;
+  } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
   const logs: string[] = [];
   const sink = { write: (line: string) => void logs.push(line) };
-  const config = loadConfig({ data: dataDir, port: 0, host: "127.0.0.1" });
+  const config = loadConfig({ data: dataDir, port: 0, host: "127.0.0.1" }, { ...process.env, ...options.env });
   const server = await startServer(config, createLogger("debug", sink), createAccessLog("debug", sink), {
     docs: options.docs,
+    jobs: options.jobs,
   });
   return {
     url: `http://127.0.0.1:${server.port}`,

@@ -3,14 +3,16 @@
  * waits for a person's approval, it cannot hold an OAuth token, and it cannot approve or reject.
  */
 import type { OrgActor } from "../../http/actor";
-import { conflict, forbidden } from "../../http/errors";
+import { conflict, forbidden, invalid } from "../../http/errors";
 import type { AutomationRow } from "./automations.store";
 
 export const isServiceAccount = (actor: OrgActor) => actor.serviceAccountId !== null;
 
 /** contract §4: a service account supplying `oauth_token` gets 403. */
 export function assertMaySetOauthToken(actor: OrgActor, token: string | undefined): void {
-  if (token !== undefined && isServiceAccount(actor)) throw forbidden("service accounts cannot set oauth_token");
+  if (token === undefined) return;
+  if (isServiceAccount(actor)) throw forbidden("service accounts cannot set oauth_token");
+  if (token === "") throw invalid("oauth_token: must not be empty");
 }
 
 /** Approving and rejecting: a person (with `files.write`, checked by the route), from `pending_approval` only. */

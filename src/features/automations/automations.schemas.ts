@@ -8,10 +8,11 @@ export const SETTABLE_STATUSES = ["draft", "pending_approval", "active", "paused
 export const AUTOMATION_STATUSES = [...SETTABLE_STATUSES, "rejected"] as const;
 export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
 
-const kindIn = z.enum(AUTOMATION_KINDS, { error: "kind must be social_post, reverse_tunnel, scheduled or webhook" });
-const statusIn = z.enum(SETTABLE_STATUSES, { error: "status must be draft, pending_approval, active or paused" });
+const kindIn = z.enum(AUTOMATION_KINDS, { error: "kind: must be social_post, reverse_tunnel, scheduled or webhook" });
+const statusIn = z.enum(SETTABLE_STATUSES, { error: "status: must be draft, pending_approval, active or paused" });
 const configIn = z.record(z.string(), z.unknown(), { error: "config must be an object" });
-const oauthTokenIn = z.string().min(1).max(8192);
+/** Emptiness is checked after the service-account rule, so staff always get that rule's 403. */
+const oauthTokenIn = z.string().max(8192);
 
 export const createAutomationIn = z.object({
   name: nameIn(200),

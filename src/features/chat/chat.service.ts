@@ -23,6 +23,17 @@ export interface MessagePage {
 /** A posted message as the API answers it (and as its event carries it). */
 export type PostedMessage = { message: MessageOut; attachments: AttachmentOut[] };
 
+/** A posted message's rows. */
+export type Posted = { message: MessageRow; attachments: AttachmentRow[] };
+
+/** Mentions of staff: acknowledged and queued inside the post's transaction. */
+export interface MentionHook {
+  /** The 💭 reactions stored for the staff the message mentions, with their reply jobs. */
+  chatMessagePosted(actor: SpaceActor, message: MessageRow): ReactionRow[];
+  /** Jobs were committed: start on them. */
+  queued(): void;
+}
+
 /** The display name of an attachment given only by URL: the last path segment. */
 function nameFromUrl(url: string): string {
   const segment = new URL(url).pathname.split("/").pop() ?? "";
@@ -42,6 +53,7 @@ export class ChatService {
     /** Posting is the hottest write: it commits in groups. */
     private readonly writes: GroupCommit,
     private readonly events: EventBus,
+    private readonly mentions: MentionHook | null = null,
   ) {}
 
   // Rooms
@@ -101,39 +113,58 @@ export class ChatService {
     const content = input.content ?? "";
     const given = input.attachments ?? [];
     if (content.trim() === "" && given.length === 0) throw invalid("content: required");
-    const posted = await this.writes.run(() => {
-      const room = this.room(actor, roomId);
-      const now = nextStamp(this.store.latestCreatedAt(room.id));
-      const message: MessageRow = {
-        id: newId(),
-        roomId: room.id,
-        spaceId: room.spaceId,
-        authorUserId: actor.userId,
-        content,
-        createdAt: now,
-        updatedAt: now,
-        editedAt: null,
-        deletedAt: null,
-      };
-      const attachments: AttachmentRow[] = given.map((a) => ({
-        id: newId(),
-        messageId: message.id,
-        name: a.name || nameFromUrl(a.url),
-        mime: a.mime || "application/octet-stream",
-        sizeBytes: a.size_bytes ?? 0,
-        url: a.url,
-        createdAt: now,
-      }));
-      this.store.insertMessage(message, attachments);
-      return { message, attachments };
+    const { posted, acks } = await this.writes.run(() => {
+      const posted = this.insertPost(actor, roomId, content, given);
+      // Mentioned staff acknowledge in the same transaction: the 💭 and the reply job commit with the message.
+      const acks = this.mentions?.chatMessagePosted(actor, posted.message) ?? [];
+      return { posted, acks };
     });
-    // The event and the answer are the same JSON: presented once.
+    const presented = this.announcePosted(actor, posted);
+    for (const ack of acks) this.publish(actor, "chat.reaction.added", presentReaction(ack));
+    if (acks.length > 0) this.mentions?.queued();
+    return presented;
+  }
+
+  /** A message posted by a job inside its own transaction (a staff reply); announce it once committed. */
+  insertReply(actor: SpaceActor, roomId: string, content: string): Posted {
+    return this.insertPost(actor, roomId, content, []);
+  }
+
+  /** Publishes a committed post; the event and the answer are the same JSON, presented once. */
+  announcePosted(actor: SpaceActor, posted: Posted): PostedMessage {
     const presented = {
       message: presentMessage(posted.message),
       attachments: posted.attachments.map(presentAttachment),
     };
     this.publish(actor, "chat.message.created", presented);
     return presented;
+  }
+
+  private insertPost(actor: SpaceActor, roomId: string, content: string, given: readonly AttachmentIn[]): Posted {
+    const room = this.room(actor, roomId);
+    const now = nextStamp(this.store.latestCreatedAt(room.id));
+    const message: MessageRow = {
+      id: newId(),
+      roomId: room.id,
+      spaceId: room.spaceId,
+      authorUserId: actor.userId,
+      content,
+      createdAt: now,
+      updatedAt: now,
+      editedAt: null,
+      deletedAt: null,
+    };
+    const attachments: AttachmentRow[] = given.map((a) => ({
+      id: newId(),
+      messageId: message.id,
+      name: a.name || nameFromUrl(a.url),
+      mime: a.mime || "application/octet-stream",
+      sizeBytes: a.size_bytes ?? 0,
+      url: a.url,
+      createdAt: now,
+    }));
+    this.store.insertMessage(message, attachments);
+    return { message, attachments };
   }
 
   edit(actor: SpaceActor, roomId: string, messageId: string, content: string): MessageRow {

@@ -51,10 +51,18 @@ export class ProposalsService {
 
   /** Applies the proposal (409 `file changed since the proposal` when the file moved on), then records it. */
   async accept(actor: SpaceActor, id: string): Promise<ProposalRow> {
-    const proposal = this.pending(actor, id);
-    const node = this.files.textFile(actor, proposal.nodeId);
-    await this.files.writeText(actor, node, proposal.proposedContent, proposal.baseContentSha256);
-    return this.resolve(actor, id, "accepted");
+    // Recorded first, so a reject racing this accept finds it resolved; put back if the text cannot land.
+    const accepted = this.resolve(actor, id, "accepted");
+    try {
+      const node = this.files.textFile(actor, accepted.nodeId);
+      await this.files.writeText(actor, node, accepted.proposedContent, accepted.baseContentSha256);
+    } catch (error) {
+      writeTx(this.db, () =>
+        this.store.save(accepted, { ...accepted, status: "pending", resolvedAt: null, resolvedBy: null }),
+      );
+      throw error;
+    }
+    return accepted;
   }
 
   reject(actor: SpaceActor, id: string): ProposalRow {

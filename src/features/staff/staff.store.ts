@@ -1,10 +1,18 @@
 /** Service-account rows. */
-import { and, asc, eq } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { serviceAccounts, users } from "../../db/schema";
+import { and, asc, eq, sql } from "drizzle-orm";
+import { type Db, prepared } from "../../db/client";
+import { orgMembers, serviceAccounts, users } from "../../db/schema";
 import { nameKey } from "../../lib/text";
 
 export type ServiceAccountRow = typeof serviceAccounts.$inferSelect;
+
+/** A member as a mention can name them. */
+export interface Mentionable {
+  userId: string;
+  name: string;
+  /** Set for staff. */
+  serviceAccountId: string | null;
+}
 
 /** Data access for service accounts. */
 export class StaffStore {
@@ -17,6 +25,36 @@ export class StaffStore {
       .where(eq(serviceAccounts.orgId, orgId))
       .orderBy(asc(serviceAccounts.createdAt), asc(serviceAccounts.id))
       .all();
+  }
+
+  private readonly mentionableRows = prepared(() =>
+    this.db
+      .select({ userId: users.id, name: users.displayName, serviceAccountId: serviceAccounts.id })
+      .from(orgMembers)
+      .innerJoin(users, eq(users.id, orgMembers.userId))
+      .leftJoin(serviceAccounts, eq(serviceAccounts.userId, users.id))
+      .where(eq(orgMembers.orgId, sql.placeholder("orgId")))
+      .prepare(),
+  );
+
+  /** Every member of the organization with the name a mention uses: people too, so the longest name wins. */
+  mentionables(orgId: string): Mentionable[] {
+    return this.mentionableRows().all({ orgId });
+  }
+
+  private readonly byUser = prepared(() =>
+    this.db
+      .select()
+      .from(serviceAccounts)
+      .where(
+        and(eq(serviceAccounts.orgId, sql.placeholder("orgId")), eq(serviceAccounts.userId, sql.placeholder("userId"))),
+      )
+      .prepare(),
+  );
+
+  /** The staff account backed by a user. */
+  byUserId(orgId: string, userId: string): ServiceAccountRow | undefined {
+    return this.byUser().all({ orgId, userId })[0];
   }
 
   get(orgId: string, id: string): ServiceAccountRow | undefined {

@@ -48,6 +48,14 @@ interface Placement {
   respaced: boolean;
 }
 
+/** Assigning a task to staff queues its reply, inside the assignment's transaction. */
+export interface AssignmentHook {
+  /** Whether a reply job was queued for the task's new assignee. */
+  taskAssigned(actor: SpaceActor, task: TaskRow): boolean;
+  /** Jobs were committed: start on them. */
+  queued(): void;
+}
+
 /** Task operations, each on a space the macro has already checked. Every change is published once committed. */
 export class TasksService {
   private readonly orders: ColumnOrders;
@@ -59,6 +67,7 @@ export class TasksService {
     private readonly people: PeopleStore,
     private readonly files: FilesService,
     private readonly events: EventBus,
+    private readonly assignments: AssignmentHook | null = null,
   ) {
     this.orders = new ColumnOrders((columnId) => store.ranksAt(columnId, "", 0, -1));
   }
@@ -76,6 +85,7 @@ export class TasksService {
   create(actor: SpaceActor, input: CreateTaskIn): TaskView {
     const now = Date.now();
     let folder: NodeRow | undefined;
+    let queued = false;
     const row = writeTx(this.db, () => {
       const column = this.spaces.column(actor.space.id, input.column_id);
       if (!column) throw invalid("invalid column");
@@ -100,11 +110,14 @@ export class TasksService {
         updatedAt: now,
       };
       this.store.insert(task);
+      queued = this.assignments?.taskAssigned(actor, task) ?? false;
       return task;
     });
     this.orders.place(row.columnId, row.id, row.rank);
     this.files.announceCreated(actor, folder);
-    return this.announce(actor, "task.created", this.view(row));
+    const view = this.announce(actor, "task.created", this.view(row));
+    if (queued) this.assignments?.queued();
+    return view;
   }
 
   /**
@@ -113,6 +126,7 @@ export class TasksService {
    */
   patch(actor: SpaceActor, id: string, input: PatchTaskIn): TaskView {
     let folder: NodeRow | undefined;
+    let queued = false;
     const { row, placement } = writeTx(this.db, () => {
       const task = this.require(actor, id);
       if (input.version !== undefined && input.version !== task.version) {
@@ -146,6 +160,7 @@ export class TasksService {
         }
       }
       this.store.save(task, next);
+      if (next.assigneeUserId !== task.assigneeUserId) queued = this.assignments?.taskAssigned(actor, next) ?? false;
       return { row: next, placement };
     });
     if (placement) {
@@ -154,7 +169,9 @@ export class TasksService {
       else this.orders.place(placement.to, row.id, placement.rank);
     }
     this.files.announceCreated(actor, folder);
-    return this.announce(actor, "task.updated", this.view(row));
+    const view = this.announce(actor, "task.updated", this.view(row));
+    if (queued) this.assignments?.queued();
+    return view;
   }
 
   delete(actor: SpaceActor, id: string): void {
@@ -183,18 +200,27 @@ export class TasksService {
   }
 
   postMessage(actor: SpaceActor, taskId: string, content: string): TaskMessageRow {
-    const row = writeTx(this.db, () => {
-      const task = this.require(actor, taskId);
-      const message: TaskMessageRow = {
-        id: newId(),
-        taskId: task.id,
-        authorUserId: actor.userId,
-        content,
-        createdAt: nextStamp(this.store.latestMessageAt(task.id)),
-      };
-      this.store.insertMessage(message);
-      return message;
-    });
+    return this.announceMessage(
+      actor,
+      writeTx(this.db, () => this.insertMessage(actor, taskId, content)),
+    );
+  }
+
+  /** A message stored inside the caller's transaction (a staff reply); announce it once committed. */
+  insertMessage(actor: SpaceActor, taskId: string, content: string): TaskMessageRow {
+    const task = this.require(actor, taskId);
+    const message: TaskMessageRow = {
+      id: newId(),
+      taskId: task.id,
+      authorUserId: actor.userId,
+      content,
+      createdAt: nextStamp(this.store.latestMessageAt(task.id)),
+    };
+    this.store.insertMessage(message);
+    return message;
+  }
+
+  announceMessage(actor: SpaceActor, row: TaskMessageRow): TaskMessageRow {
     this.publish(actor, "task.message.created", presentTaskMessage(row));
     return row;
   }

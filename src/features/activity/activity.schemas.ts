@@ -1,0 +1,47 @@
+/** The staff activity log: what each reply job did (issue scope "Transparency"). */
+import { z } from "zod";
+import { timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+
+export const activityQuery = z.object({
+  staff_user_id: uuidIn.optional(),
+  limit: z.coerce
+    .number({ error: "invalid limit" })
+    .int({ error: "invalid limit" })
+    .min(1, { error: "invalid limit" })
+    .optional(),
+  before: z.iso.datetime({ offset: true, error: "invalid before" }).optional(),
+});
+export type ActivityQuery = z.infer<typeof activityQuery>;
+
+export const toolCallOut = z.object({
+  name: z.string(),
+  arguments: z.string(),
+  result: z.string(),
+  duration_ms: z.number(),
+  error: z.string().nullable(),
+});
+
+export const activityOut = z.object({
+  job_id: uuidOut,
+  organization_id: uuidOut,
+  space_id: uuidOut,
+  staff_user_id: uuidOut.nullable(),
+  /** `chat` (a mention) or `task` (an assignment). */
+  trigger: z.enum(["chat", "task"]),
+  chat_room_id: uuidOut.nullable(),
+  task_id: uuidOut.nullable(),
+  source_message_id: uuidOut.nullable(),
+  reply_message_id: uuidOut.nullable(),
+  provider: z.string(),
+  model: z.string(),
+  status: z.enum(["queued", "running", "done", "failed"]),
+  tool_calls: z.array(toolCallOut),
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  duration_ms: z.number().nullable(),
+  error: z.string().nullable(),
+  created_at: timestampOut,
+  started_at: timestampOut.nullable(),
+  finished_at: timestampOut.nullable(),
+});
+export type ActivityOut = z.infer<typeof activityOut>;

@@ -1,0 +1,23 @@
+/** The staff activity log, as a member may read it: only rows of spaces they can see. */
+import type { OrgActor } from "../../http/actor";
+import type { SpacesStore } from "../spaces/spaces.store";
+import { pageOf } from "../tasks/tasks.service";
+import type { ActivityQuery } from "./activity.schemas";
+import type { ActivityRow, ActivityStore } from "./activity.store";
+
+export class ActivityService {
+  constructor(
+    private readonly store: ActivityStore,
+    private readonly spaces: SpacesStore,
+  ) {}
+
+  list(actor: OrgActor, query: ActivityQuery): ActivityRow[] {
+    const visible = this.spaces.visibleSpaces(actor.orgId, actor.userId, actor.permissions.has("org.manage"));
+    const { limit, before } = pageOf(query);
+    return this.store.list(
+      actor.orgId,
+      visible.map((s) => s.id),
+      { staffUserId: query.staff_user_id, before, limit },
+    );
+  }
+}

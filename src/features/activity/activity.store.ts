@@ -1,0 +1,52 @@
+/** What staff did for each reply job (`staff_activity`): written by the reply job, read by the activity route. */
+import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { type Db, prepared } from "../../db/client";
+import { insertRow } from "../../db/prepared";
+import { staffActivity } from "../../db/schema";
+
+export type ActivityRow = typeof staffActivity.$inferSelect;
+
+export class ActivityStore {
+  constructor(private readonly db: Db) {}
+
+  private readonly insertActivity = prepared(() => insertRow(this.db, staffActivity));
+
+  /** Inside the transaction that queues the job. */
+  insert(row: ActivityRow): void {
+    this.insertActivity().run(row);
+  }
+
+  get(jobId: string): ActivityRow | undefined {
+    return this.db.select().from(staffActivity).where(eq(staffActivity.jobId, jobId)).all()[0];
+  }
+
+  update(jobId: string, patch: Partial<ActivityRow>): void {
+    this.db.update(staffActivity).set(patch).where(eq(staffActivity.jobId, jobId)).run();
+  }
+
+  /**
+   * Newest first, only rows of the given spaces, before the (created_at, job_id) cursor
+   * (`staff_activity_org_idx`, or `staff_activity_staff_idx` for one staff member).
+   */
+  list(
+    orgId: string,
+    spaceIds: readonly string[],
+    options: { staffUserId?: string | undefined; before: number; limit: number },
+  ): ActivityRow[] {
+    const visible = sql`${staffActivity.spaceId} IN (SELECT value FROM json_each(${JSON.stringify(spaceIds)}))`;
+    return this.db
+      .select()
+      .from(staffActivity)
+      .where(
+        and(
+          eq(staffActivity.orgId, orgId),
+          options.staffUserId ? eq(staffActivity.staffUserId, options.staffUserId) : undefined,
+          lt(staffActivity.createdAt, options.before),
+          visible,
+        ),
+      )
+      .orderBy(desc(staffActivity.createdAt), desc(staffActivity.jobId))
+      .limit(options.limit)
+      .all();
+  }
+}

@@ -1,0 +1,527 @@
+/**
+ * Staff replies: a mention of staff in chat (or a task assigned to staff) queues one reply job, and the staff
+ * member answers through its provider, as itself, where it was asked.
+ *
+ * Retry and idempotency rule:
+ * - The job, its activity row and the 💭 are stored in the transaction of the message or assignment that asks.
+ * - Exactly one reply per job: the reply and the job's completion commit in one transaction, guarded by the
+ *   job's lease; a worker that lost its lease rolls back and posts nothing.
+ * - Provider calls retry inside an attempt (providers/http.ts). When they fail for good, or the ~25-minute
+ *   context deadline passes, the job ends with one short failure reply. Anything else (a bug, a full disk) is
+ *   retried by the runner, and after its last attempt the failure reply is posted (`giveUp`).
+ * - A launched cloud-agent run is saved in the payload with the message that links it, in one transaction,
+ *   so a job resumed after a restart polls that run rather than launching a second one.
+ */
+import type { Config } from "../config";
+import { type Db, writeTx } from "../db/client";
+import type { ActivityRow, ActivityStore } from "../features/activity/activity.store";
+import type { MentionHook } from "../features/chat/chat.service";
+import type { ChatStore, ReactionRow } from "../features/chat/chat.store";
+import type { EventBus } from "../features/events/events.bus";
+import type { IntegrationsService } from "../features/integrations/integrations.service";
+import type { PeopleStore } from "../features/people/people.store";
+import { canSeeSpace, type SpaceActor } from "../features/spaces/spaces.policy";
+import type { SpacesStore } from "../features/spaces/spaces.store";
+import { mentionedUserIds } from "../features/staff/staff.mentions";
+import type { ServiceAccountRow, StaffStore } from "../features/staff/staff.store";
+import type { AssignmentHook } from "../features/tasks/tasks.service";
+import type { TaskRow } from "../features/tasks/tasks.store";
+import { AppError } from "../http/errors";
+import { newId } from "../lib/ids";
+import { bridgeComplete, launchRun, readConversation, succeeded, waitForRun } from "../providers/agent";
+import { type Pacing, ProviderError } from "../providers/http";
+import { type ChatMessage, type Completion, complete, type ToolCallRecord } from "../providers/modelrouter";
+import type { JobsStore } from "./jobs.store";
+import type { JobContext, JobKind } from "./runner";
+import { filePaths, readFile, recentConversation, staffTools, type ToolScope, type ToolServices } from "./staff-tools";
+
+export const STAFF_REPLY = "staff_reply";
+const THINKING = "💭";
+
+/** What a reply job knows from the moment it is queued. */
+export interface ReplyPayload {
+  trigger: "chat" | "task";
+  orgId: string;
+  spaceId: string;
+  staffUserId: string;
+  roomId: string | null;
+  taskId: string | null;
+  sourceMessageId: string | null;
+  askedBy: string;
+  /** The message, or the task's title and description. */
+  prompt: string;
+  /** A launched cloud-agent run and the message that links it. */
+  run?: { id: string; url: string | null; linkMessageId: string };
+}
+
+/** The staff member acting in a space, with the permission its reply needs; null when it may not. */
+export function staffActor(
+  people: PeopleStore,
+  spaces: SpacesStore,
+  account: ServiceAccountRow,
+  spaceId: string,
+  need: "chat.write" | "tasks.write",
+): SpaceActor | null {
+  const permissions = people.memberPermissions(account.orgId, account.userId);
+  if (!permissions?.has(need)) return null;
+  const principal = { userId: account.userId, serviceAccountId: account.id, orgId: account.orgId, permissions };
+  const space = spaces.spaceWithRole(account.orgId, spaceId, account.userId);
+  if (!space || !canSeeSpace(principal, space)) return null;
+  const { id, orgId, name, isPrivate, memberRole } = space;
+  return { ...principal, space: { id, orgId, name, isPrivate, memberRole } };
+}
+
+const needOf = (trigger: ReplyPayload["trigger"]) => (trigger === "chat" ? "chat.write" : "tasks.write");
+
+/** The model an activity row names: the account's, or what answers for an `agent` staff member. */
+function modelOf(config: Config, account: ServiceAccountRow): string {
+  if (account.provider !== "agent") return account.modelrouterModel || config.modelrouter.defaultModel;
+  return config.agent.localBridge ? config.agent.completionModel : "cloud-agent";
+}
+
+/** Queues replies inside the transaction of what asked for them; people ask, staff never wake each other. */
+export class StaffReplyQueue implements MentionHook, AssignmentHook {
+  constructor(
+    private readonly config: Config,
+    private readonly deps: {
+      staff: StaffStore;
+      people: PeopleStore;
+      spaces: SpacesStore;
+      chat: ChatStore;
+      jobs: JobsStore;
+      activity: ActivityStore;
+    },
+    private readonly wake: () => void,
+  ) {}
+
+  chatMessagePosted(actor: SpaceActor, message: { id: string; roomId: string; content: string }): ReactionRow[] {
+    // The common case costs one string scan.
+    if (actor.serviceAccountId !== null || !message.content.includes("@")) return [];
+    const members = this.deps.staff.mentionables(actor.orgId);
+    const acks: ReactionRow[] = [];
+    for (const userId of mentionedUserIds(message.content, members)) {
+      const account = this.staffWhoMay(actor, userId, "chat");
+      if (!account) continue;
+      const now = Date.now();
+      const ack: ReactionRow = { messageId: message.id, userId: account.userId, emoji: THINKING, createdAt: now };
+      this.deps.chat.insertReaction(ack);
+      acks.push(ack);
+      this.enqueue(account, now, {
+        trigger: "chat",
+        orgId: actor.orgId,
+        spaceId: actor.space.id,
+        staffUserId: account.userId,
+        roomId: message.roomId,
+        taskId: null,
+        sourceMessageId: message.id,
+        askedBy: actor.userId,
+        prompt: message.content,
+      });
+    }
+    return acks;
+  }
+
+  taskAssigned(actor: SpaceActor, task: TaskRow): boolean {
+    if (actor.serviceAccountId !== null || !task.assigneeUserId) return false;
+    const account = this.staffWhoMay(actor, task.assigneeUserId, "task");
+    if (!account) return false;
+    const description = task.description.trim() ? `\n\n${task.description.trim()}` : "";
+    this.enqueue(account, Date.now(), {
+      trigger: "task",
+      orgId: actor.orgId,
+      spaceId: actor.space.id,
+      staffUserId: account.userId,
+      roomId: null,
+      taskId: task.id,
+      sourceMessageId: null,
+      askedBy: actor.userId,
+      prompt: `Task: ${task.title}${description}`,
+    });
+    return true;
+  }
+
+  queued(): void {
+    this.wake();
+  }
+
+  /** The staff account behind `userId` when it can see the space and write where it will answer. */
+  private staffWhoMay(actor: SpaceActor, userId: string, trigger: ReplyPayload["trigger"]) {
+    if (userId === actor.userId) return undefined;
+    const account = this.deps.staff.byUserId(actor.orgId, userId);
+    if (!account) return undefined;
+    const acting = staffActor(this.deps.people, this.deps.spaces, account, actor.space.id, needOf(trigger));
+    return acting ? account : undefined;
+  }
+
+  private enqueue(account: ServiceAccountRow, now: number, payload: ReplyPayload): void {
+    const id = newId();
+    this.deps.jobs.enqueue({
+      id,
+      kind: STAFF_REPLY,
+      payload: JSON.stringify(payload),
+      status: "queued",
+      attempts: 0,
+      runAt: now,
+      lease: null,
+      lockedUntil: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    this.deps.activity.insert({
+      jobId: id,
+      orgId: payload.orgId,
+      spaceId: payload.spaceId,
+      staffUserId: account.userId,
+      trigger: payload.trigger,
+      chatRoomId: payload.roomId,
+      taskId: payload.taskId,
+      sourceMessageId: payload.sourceMessageId,
+      replyMessageId: null,
+      provider: account.provider,
+      model: modelOf(this.config, account),
+      status: "queued",
+      toolCalls: "[]",
+      promptTokens: 0,
+      completionTokens: 0,
+      durationMs: null,
+      error: null,
+      createdAt: now,
+      startedAt: null,
+      finishedAt: null,
+    });
+  }
+}
+
+/** What an answer was and cost. */
+type Answer = Pick<Completion, "text" | "promptTokens" | "completionTokens" | "toolCalls">;
+
+/** How a reply job paces itself; tests shrink both. */
+export interface ReplyTiming extends Pacing {
+  /** The context deadline of one reply, from its first start (about 25 minutes). */
+  readonly contextTimeoutMs: number;
+}
+
+export const DEFAULT_REPLY_TIMING: ReplyTiming = { timeScale: 1, contextTimeoutMs: 25 * 60_000 };
+
+const RECENT_MESSAGES = 20;
+const LISTED_FILES = 200;
+const NAMED_FILES = 3;
+
+/** A failure said in the reply: provider errors, a missing key, the deadline. */
+class ReplyFailure extends Error {}
+
+/** The reply job: asks the staff member's provider and posts the answer. */
+export class StaffReplyJob implements JobKind {
+  readonly kind = STAFF_REPLY;
+
+  constructor(
+    private readonly db: Db,
+    private readonly config: Config,
+    private readonly deps: {
+      staff: StaffStore;
+      people: PeopleStore;
+      spaces: SpacesStore;
+      activity: ActivityStore;
+      integrations: IntegrationsService;
+      events: EventBus;
+    },
+    private readonly services: ToolServices,
+    private readonly timing: ReplyTiming = DEFAULT_REPLY_TIMING,
+  ) {}
+
+  async run(context: JobContext): Promise<void> {
+    const payload = JSON.parse(context.job.payload) as ReplyPayload;
+    const { account, actor } = this.actorOf(payload);
+    if (!account || !actor) {
+      this.settleWithoutReply(
+        context,
+        payload,
+        account ? "the staff member can no longer answer here" : "the staff member was deleted",
+      );
+      return;
+    }
+    const startedAt = this.start(context, payload);
+    const deadline = AbortSignal.timeout(Math.max(0, this.timing.contextTimeoutMs - (Date.now() - startedAt)));
+    const signal = AbortSignal.any([context.signal, deadline]);
+    let answer: Answer;
+    try {
+      answer =
+        account.provider === "agent"
+          ? await this.agentAnswer(context, payload, account, actor, signal)
+          : await this.modelAnswer(payload, account, actor, signal);
+    } catch (error) {
+      // A lost lease or a stopping server: whoever holds the job next carries on.
+      if (context.signal.aborted) throw error;
+      if (deadline.aborted) {
+        const limit = this.timing.contextTimeoutMs;
+        const said = limit >= 60_000 ? `${Math.round(limit / 60_000)} minutes` : `${Math.round(limit / 1000)} seconds`;
+        return this.post(context, payload, actor, startedAt, { failure: `it took longer than ${said}` });
+      }
+      if (error instanceof ProviderError || error instanceof ReplyFailure) {
+        return this.post(context, payload, actor, startedAt, { failure: error.message });
+      }
+      throw error;
+    }
+    this.post(context, payload, actor, startedAt, { answer });
+  }
+
+  /** Every attempt failed on our side: say so once, in the conversation. */
+  giveUp(context: JobContext): void {
+    const payload = JSON.parse(context.job.payload) as ReplyPayload;
+    const { actor } = this.actorOf(payload);
+    if (!actor) {
+      this.settleWithoutReply(context, payload, "the staff member can no longer answer here");
+      return;
+    }
+    const startedAt = this.deps.activity.get(context.job.id)?.startedAt ?? Date.now();
+    this.post(context, payload, actor, startedAt, { failure: "something went wrong on our side" });
+  }
+
+  /** The staff account and, when it may still answer where it was asked, the staff member acting there. */
+  private actorOf(payload: ReplyPayload): { account?: ServiceAccountRow; actor?: SpaceActor | null } {
+    const account = this.deps.staff.byUserId(payload.orgId, payload.staffUserId);
+    if (!account) return {};
+    const need = needOf(payload.trigger);
+    return { account, actor: staffActor(this.deps.people, this.deps.spaces, account, payload.spaceId, need) };
+  }
+
+  // Answering
+
+  private async modelAnswer(
+    payload: ReplyPayload,
+    account: ServiceAccountRow,
+    actor: SpaceActor,
+    signal: AbortSignal,
+  ): Promise<Answer> {
+    const key = this.deps.integrations.reveal(payload.orgId, "modelrouter");
+    if (!key) throw new ReplyFailure("no model gateway key is set (an owner can add it under Integrations)");
+    const scope = this.scope(payload, actor);
+    const settings = this.config.modelrouter;
+    const conversation: ChatMessage[] = [
+      { role: "system", content: this.instructions(account, actor, payload, scope, !settings.skipPreread) },
+      { role: "user", content: `${scope.nameOf(payload.askedBy)}: ${payload.prompt}` },
+    ];
+    const model = account.modelrouterModel || settings.defaultModel;
+    return complete(settings, key, model, conversation, staffTools(this.services, scope), {
+      signal,
+      pacing: this.timing,
+    });
+  }
+
+  private async agentAnswer(
+    context: JobContext,
+    payload: ReplyPayload,
+    account: ServiceAccountRow,
+    actor: SpaceActor,
+    signal: AbortSignal,
+  ): Promise<Answer> {
+    const key = this.deps.integrations.reveal(payload.orgId, "agent");
+    if (!key) throw new ReplyFailure("no agent key is set (an owner can add it under Integrations)");
+    const settings = this.config.agent;
+    const scope = this.scope(payload, actor);
+    const call = { signal, pacing: this.timing };
+    const asked = `${scope.nameOf(payload.askedBy)}: ${payload.prompt}`;
+    if (settings.localBridge) {
+      const conversation: ChatMessage[] = [
+        { role: "system", content: this.instructions(account, actor, payload, scope, true) },
+        { role: "user", content: asked },
+      ];
+      return { ...(await bridgeComplete(settings, key, conversation, call)), toolCalls: [] };
+    }
+    const run = payload.run ?? (await this.launch(context, payload, account, actor, key, asked, call));
+    const started = performance.now();
+    const status = await waitForRun(settings, key, run.id, call);
+    if (!succeeded(status)) throw new ReplyFailure(`the agent run ended with status ${status}`);
+    const text = await readConversation(settings, key, run.id, call);
+    if (!text) throw new ReplyFailure("the agent run finished without an answer");
+    const record: ToolCallRecord = {
+      name: "cloud_agent_run",
+      arguments: run.id,
+      result: status,
+      duration_ms: Math.round(performance.now() - started),
+      error: null,
+    };
+    return { text, promptTokens: 0, completionTokens: 0, toolCalls: [record] };
+  }
+
+  /** Launches the run, then links it in the conversation and saves it in the job, in one transaction. */
+  private async launch(
+    context: JobContext,
+    payload: ReplyPayload,
+    account: ServiceAccountRow,
+    actor: SpaceActor,
+    key: string,
+    asked: string,
+    call: { signal: AbortSignal; pacing: Pacing },
+  ): Promise<NonNullable<ReplyPayload["run"]>> {
+    const scope = this.scope(payload, actor);
+    const source = this.repositoryOf(account, payload.spaceId);
+    const prompt = `${this.instructions(account, actor, payload, scope, false)}\n\n${asked}`;
+    const launched = await launchRun(this.config.agent, key, prompt, source, call);
+    const where = source ? ` on ${source.repository}${source.ref ? ` (${source.ref})` : ""}` : "";
+    const link = `Started a cloud agent run${where}: ${launched.url ?? launched.id}. I'll post the result here when it finishes.`;
+    const { run, reply } = writeTx(this.db, () => {
+      const reply = this.insertReply(actor, payload, link);
+      const run = { id: launched.id, url: launched.url, linkMessageId: reply.id };
+      context.saveProgress({ ...payload, run });
+      return { run, reply };
+    });
+    reply.announce();
+    return run;
+  }
+
+  /** The account's repository, else the space's git link, else none. */
+  private repositoryOf(account: ServiceAccountRow, spaceId: string) {
+    if (account.agentDefaultRepoUrl) {
+      return { repository: account.agentDefaultRepoUrl, ref: account.agentDefaultRef };
+    }
+    const link = this.deps.spaces.gitLink(spaceId);
+    return link ? { repository: link.repoUrl, ref: link.ref || null } : null;
+  }
+
+  /** Who the staff member is, where it is asked, and (pre-read) what it can see there. */
+  private instructions(
+    account: ServiceAccountRow,
+    actor: SpaceActor,
+    payload: ReplyPayload,
+    scope: ToolScope,
+    preread: boolean,
+  ): string {
+    const where = payload.trigger === "chat" ? "a chat room" : "the messages of a task assigned to you";
+    const parts = [
+      `You are ${account.name}, an AI staff member working alongside the people of the space "${actor.space.name}" in Tandem, a team workspace. You are answering in ${where}. Reply in Markdown, briefly and concretely.`,
+      "You cannot change files or start automations yourself: to suggest a change to a file, call propose_file_patch with its whole new text; to suggest an automation, call propose_automation. A person reviews every proposal.",
+      `Current time: ${new Date().toISOString()}.`,
+    ];
+    if (!preread) return parts.join("\n");
+    parts.push(`\nRecent conversation:\n${recentConversation(this.services, scope, RECENT_MESSAGES)}`);
+    const files = filePaths(this.services, actor);
+    const listed = files.slice(0, LISTED_FILES).map((f) => f.path);
+    if (files.length > LISTED_FILES) listed.push(`… and ${files.length - LISTED_FILES} more`);
+    parts.push(`\nFiles of the space:\n${listed.join("\n") || "(none)"}`);
+    const asked = payload.prompt.toLowerCase();
+    const named = files
+      .filter((f) => f.node.kind === "file" && f.node.name.length >= 3 && asked.includes(f.node.name.toLowerCase()))
+      .slice(0, NAMED_FILES);
+    for (const file of named) parts.push(`\nContents of ${file.path}:\n${readFile(this.services, actor, file.node)}`);
+    return parts.join("\n");
+  }
+
+  private scope(payload: ReplyPayload, actor: SpaceActor): ToolScope {
+    const names = new Map(this.deps.staff.mentionables(payload.orgId).map((m) => [m.userId, m.name]));
+    return {
+      actor,
+      roomId: payload.roomId,
+      taskId: payload.taskId,
+      nameOf: (userId) => (userId && names.get(userId)) || "someone",
+    };
+  }
+
+  // Recording
+
+  /** Marks the activity running; the first start is when the context deadline starts counting. */
+  private start(context: JobContext, payload: ReplyPayload): number {
+    const row = this.deps.activity.get(context.job.id);
+    const startedAt = row?.startedAt ?? Date.now();
+    writeTx(this.db, () => this.deps.activity.update(context.job.id, { status: "running", startedAt }));
+    if (!row?.startedAt) this.publish(context.job.id, payload, "ai.reply.started", null, null);
+    return startedAt;
+  }
+
+  /**
+   * Posts the answer (or the failure reply) and ends the job, in one transaction. A room or task deleted
+   * meanwhile leaves nothing to answer in: the job ends without a reply.
+   */
+  private post(
+    context: JobContext,
+    payload: ReplyPayload,
+    actor: SpaceActor,
+    startedAt: number,
+    outcome: { answer: Answer } | { failure: string },
+  ): void {
+    const failure = "failure" in outcome ? outcome.failure : null;
+    const answer = "answer" in outcome ? outcome.answer : null;
+    const text = answer ? answer.text : `Sorry, I couldn't answer: ${failure}.`;
+    let reply: { id: string; announce(): void };
+    try {
+      reply = context.complete(
+        () => {
+          const row = this.insertReply(actor, payload, text);
+          const now = Date.now();
+          this.deps.activity.update(context.job.id, {
+            status: failure ? "failed" : "done",
+            replyMessageId: row.id,
+            toolCalls: JSON.stringify(answer?.toolCalls ?? []),
+            promptTokens: answer?.promptTokens ?? 0,
+            completionTokens: answer?.completionTokens ?? 0,
+            durationMs: now - startedAt,
+            error: failure,
+            finishedAt: now,
+          });
+          return row;
+        },
+        failure ? "failed" : "done",
+        failure,
+      );
+    } catch (error) {
+      if (error instanceof AppError && error.kind === "not_found") {
+        this.settleWithoutReply(context, payload, `nowhere to answer: ${error.message}`);
+        return;
+      }
+      throw error;
+    }
+    reply.announce();
+    this.publish(context.job.id, payload, failure ? "ai.reply.failed" : "ai.reply.finished", reply.id, failure);
+  }
+
+  /** Ends the job with no reply (the staff member or the conversation is gone). */
+  private settleWithoutReply(context: JobContext, payload: ReplyPayload, error: string): void {
+    context.complete(
+      () => {
+        const now = Date.now();
+        const row = this.deps.activity.get(context.job.id);
+        const patch: Partial<ActivityRow> = { status: "failed", error, finishedAt: now };
+        if (row?.startedAt) patch.durationMs = now - row.startedAt;
+        this.deps.activity.update(context.job.id, patch);
+      },
+      "failed",
+      error,
+    );
+    this.publish(context.job.id, payload, "ai.reply.failed", null, error);
+  }
+
+  /** Stores a message of the staff member where it was asked; `announce` once committed. */
+  private insertReply(actor: SpaceActor, payload: ReplyPayload, text: string): { id: string; announce(): void } {
+    const { chat, tasks } = this.services;
+    if (payload.trigger === "chat") {
+      const posted = chat.insertReply(actor, payload.roomId as string, text);
+      return { id: posted.message.id, announce: () => chat.announcePosted(actor, posted) };
+    }
+    const row = tasks.insertMessage(actor, payload.taskId as string, text);
+    return { id: row.id, announce: () => tasks.announceMessage(actor, row) };
+  }
+
+  private publish(
+    jobId: string,
+    payload: ReplyPayload,
+    type: "ai.reply.started" | "ai.reply.finished" | "ai.reply.failed",
+    replyMessageId: string | null,
+    error: string | null,
+  ): void {
+    this.deps.events.publish({
+      type,
+      organization_id: payload.orgId,
+      space_id: payload.spaceId,
+      payload: {
+        job_id: jobId,
+        staff_user_id: payload.staffUserId,
+        chat_room_id: payload.roomId,
+        source_message_id: payload.sourceMessageId,
+        reply_message_id: replyMessageId,
+        error,
+        task_id: payload.taskId,
+      },
+    });
+  }
+}

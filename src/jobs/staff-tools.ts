@@ -1,0 +1,184 @@
+/**
+ * What a staff member can look at and propose while it answers: recent chat, the space's files, a file's
+ * text, and proposals (a file patch, an automation) that wait for a person. Every tool acts as the staff
+ * member, through the same services and checks as its REST calls, so it can read no more than its `sa_`
+ * token could and change nothing without a person's approval.
+ */
+import type { AutomationsService } from "../features/automations/automations.service";
+import type { ChatService } from "../features/chat/chat.service";
+import type { FilesService } from "../features/files/files.service";
+import type { NodeRow } from "../features/files/files.store";
+import type { ProposalsService } from "../features/proposals/proposals.service";
+import type { SpaceActor } from "../features/spaces/spaces.policy";
+import type { TasksService } from "../features/tasks/tasks.service";
+import { iso } from "../lib/ids";
+import type { FunctionTool } from "../providers/modelrouter";
+
+/** Where the reply goes, and how people are named. */
+export interface ToolScope {
+  actor: SpaceActor;
+  roomId: string | null;
+  taskId: string | null;
+  nameOf(userId: string | null): string;
+}
+
+export interface ToolServices {
+  chat: ChatService;
+  tasks: TasksService;
+  files: FilesService;
+  proposals: ProposalsService;
+  automations: AutomationsService;
+}
+
+const MAX_FILE_CHARS = 50_000;
+const MAX_LISTED_FILES = 500;
+const AUTOMATION_KINDS = ["social_post", "reverse_tunnel", "scheduled", "webhook"];
+
+/** The conversation the reply belongs to, oldest first, one line per message. */
+export function recentConversation(services: ToolServices, scope: ToolScope, limit: number): string {
+  const lines = scope.taskId
+    ? services.tasks
+        .messages(scope.actor, scope.taskId, { limit })
+        .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
+    : scope.roomId
+      ? services.chat
+          .messages(scope.actor, scope.roomId, { limit })
+          .messages.filter((m) => m.deletedAt === null)
+          .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
+      : [];
+  return lines.join("\n") || "(no messages)";
+}
+
+/** Every live file of the space by its path, folders ending in `/`. */
+export function filePaths(services: ToolServices, actor: SpaceActor): { path: string; node: NodeRow }[] {
+  const nodes = services.files.tree(actor);
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const pathOf = (node: NodeRow): string => {
+    const parts: string[] = [];
+    for (let at: NodeRow | undefined = node; at; at = at.parentId ? byId.get(at.parentId) : undefined) {
+      parts.unshift(at.name);
+      if (parts.length > 64) break;
+    }
+    return parts.join("/") + (node.kind === "folder" ? "/" : "");
+  };
+  return nodes.map((node) => ({ path: pathOf(node), node })).sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** The file a tool argument names: its id, or its path (the leading `/` optional), or a unique name. */
+export function findFile(services: ToolServices, actor: SpaceActor, ref: unknown): NodeRow {
+  const wanted = String(ref ?? "")
+    .trim()
+    .replace(/^\/+/, "");
+  if (!wanted) throw new Error("name a file by its path or id");
+  const files = filePaths(services, actor).filter((f) => f.node.kind === "file");
+  const exact = files.find((f) => f.node.id === wanted || f.path === wanted);
+  if (exact) return exact.node;
+  const lower = wanted.toLowerCase();
+  const byName = files.filter((f) => f.path.toLowerCase() === lower || f.node.name.toLowerCase() === lower);
+  if (byName.length === 1) return (byName[0] as { node: NodeRow }).node;
+  if (byName.length > 1) throw new Error(`several files match ${wanted}: give the path`);
+  throw new Error(`no file ${wanted} in this space`);
+}
+
+/** A file's text as a tool shows it; a binary file is described, not dumped. */
+export function readFile(services: ToolServices, actor: SpaceActor, node: NodeRow): string {
+  if (node.storage !== "text") return `(binary file, ${node.mimeType ?? "unknown type"}, ${node.sizeBytes ?? 0} bytes)`;
+  const { body } = services.files.content(actor, node.id);
+  const text = new TextDecoder().decode(body as Uint8Array);
+  return text.length > MAX_FILE_CHARS ? `${text.slice(0, MAX_FILE_CHARS)}\n… (truncated)` : text;
+}
+
+const str = (value: unknown) => (typeof value === "string" ? value : undefined);
+
+/** The function tools of one reply. */
+export function staffTools(services: ToolServices, scope: ToolScope): FunctionTool[] {
+  const { actor } = scope;
+  return [
+    {
+      name: "read_recent_chat",
+      description: "Reads the most recent messages of the conversation this reply belongs to, oldest first.",
+      parameters: {
+        type: "object",
+        properties: { limit: { type: "integer", minimum: 1, maximum: 100, description: "How many (default 20)" } },
+      },
+      run: (args) => recentConversation(services, scope, Math.min(Math.max(Number(args.limit) || 20, 1), 100)),
+    },
+    {
+      name: "list_space_files",
+      description: "Lists the files and folders of this space by path (folders end with /).",
+      parameters: { type: "object", properties: {} },
+      run: () => {
+        const paths = filePaths(services, actor);
+        const shown = paths.slice(0, MAX_LISTED_FILES).map((f) => f.path);
+        if (paths.length > MAX_LISTED_FILES) shown.push(`… and ${paths.length - MAX_LISTED_FILES} more`);
+        return shown.join("\n") || "(no files)";
+      },
+    },
+    {
+      name: "read_space_file",
+      description: "Reads the text of a file of this space, named by its path (as listed) or id.",
+      parameters: {
+        type: "object",
+        properties: { path: { type: "string", description: "The file's path or id" } },
+        required: ["path"],
+      },
+      run: (args) => readFile(services, actor, findFile(services, actor, args.path ?? args.file_id)),
+    },
+    {
+      name: "propose_file_patch",
+      description:
+        "Proposes a new full text for a text file. Nothing changes until a person accepts the proposal; " +
+        "say in your answer that you proposed it.",
+      parameters: {
+        type: "object",
+        properties: {
+          path: { type: "string", description: "The file's path or id" },
+          proposed_content: { type: "string", description: "The whole new text of the file" },
+          note: { type: "string", description: "What changes and why, for the reviewer" },
+        },
+        required: ["path", "proposed_content"],
+      },
+      run: (args) => {
+        const content = str(args.proposed_content);
+        if (content === undefined) throw new Error("proposed_content must be a string");
+        const node = findFile(services, actor, args.path ?? args.file_id);
+        const proposal = services.proposals.create(actor, node.id, { proposed_content: content, note: str(args.note) });
+        return `Proposal ${proposal.id} for ${node.name} is waiting for a person to accept or reject it.`;
+      },
+    },
+    {
+      name: "propose_automation",
+      description:
+        "Proposes an automation for this space. It waits for a person's approval before it can run. " +
+        `kind is one of ${AUTOMATION_KINDS.join(", ")}; config is kind-specific (a scheduled one: {"cron": "0 9 * * 1", "channel": "general"}).`,
+      parameters: {
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          kind: { type: "string", enum: AUTOMATION_KINDS },
+          config: { type: "object" },
+          description: { type: "string", description: "Why, for the person who approves it" },
+        },
+        required: ["name", "kind"],
+      },
+      run: (args) => {
+        const name = str(args.name)?.trim();
+        const kind = str(args.kind);
+        if (!name) throw new Error("name is required");
+        if (!kind || !AUTOMATION_KINDS.includes(kind))
+          throw new Error(`kind must be one of ${AUTOMATION_KINDS.join(", ")}`);
+        const config =
+          args.config && typeof args.config === "object" && !Array.isArray(args.config)
+            ? (args.config as Record<string, unknown>)
+            : undefined;
+        const automation = services.automations.create(actor, {
+          name: name.slice(0, 200),
+          kind: kind as "webhook",
+          config,
+          description: str(args.description),
+        });
+        return `Automation ${automation.id} "${automation.name}" is pending a person's approval.`;
+      },
+    },
+  ];
+}

@@ -1,0 +1,124 @@
+/**
+ * Calls to the providers, with the retry rule of contract §7: up to 5 attempts on 429, 5xx, connection errors
+ * and timeouts, pausing 1, 2, 4 and 8 s (each with at most ±25% jitter) or the `Retry-After` asked for, up to
+ * 60 s. Any other answer is final. Nothing here logs a request: its headers carry the organization's key.
+ */
+
+/** A provider call that failed for good; `message` is fit to show in a failure reply. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    /** The last HTTP status, when an answer came. */
+    readonly status: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export const MAX_ATTEMPTS = 5;
+const PAUSES_MS = [1000, 2000, 4000, 8000];
+const MAX_RETRY_AFTER_MS = 60_000;
+
+/** How a provider client waits; tests shrink time so a run of retries takes milliseconds. */
+export interface Pacing {
+  /** Multiplies every pause and poll interval (1 in production). */
+  readonly timeScale: number;
+}
+
+export interface CallOptions {
+  /** Aborts the whole call, retries included (the job's deadline, a lost lease). */
+  signal: AbortSignal;
+  /** Each attempt's own limit: the tool step timeout. */
+  attemptTimeoutMs: number;
+  pacing: Pacing;
+  /** Names the provider in errors. */
+  provider: string;
+}
+
+/** The pause before attempt `attempt + 1`: `Retry-After` when the answer gave one, else the backoff step. */
+export function pauseBefore(attempt: number, retryAfter: string | null, random = Math.random): number {
+  const asked = retryAfterMs(retryAfter);
+  if (asked !== null) return Math.min(asked, MAX_RETRY_AFTER_MS);
+  const base = PAUSES_MS[Math.min(attempt - 1, PAUSES_MS.length - 1)] as number;
+  return base * (1 + (random() * 2 - 1) * 0.25);
+}
+
+/** `Retry-After` in milliseconds: delta seconds or an HTTP date; null when absent or unreadable. */
+function retryAfterMs(value: string | null): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+const retryable = (status: number) => status === 429 || status >= 500;
+
+/** Resolves after `ms`, or rejects when `signal` aborts first. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Sends a JSON request with retries; answers the parsed JSON of the first 2xx. */
+export async function callJson(url: string, init: RequestInit, options: CallOptions): Promise<unknown> {
+  let lastError = "";
+  let lastStatus: number | null = null;
+  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+    options.signal.throwIfAborted();
+    let retryAfter: string | null = null;
+    try {
+      const res = await fetch(url, {
+        ...init,
+        signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.attemptTimeoutMs)]),
+      });
+      const text = await res.text();
+      if (res.ok) {
+        try {
+          return text ? JSON.parse(text) : {};
+        } catch {
+          throw new ProviderError(`${options.provider} answered with something that is not JSON`, res.status);
+        }
+      }
+      lastStatus = res.status;
+      lastError = `${options.provider} answered ${res.status}${detail(text)}`;
+      if (!retryable(res.status)) throw new ProviderError(lastError, res.status);
+      retryAfter = res.headers.get("retry-after");
+    } catch (error) {
+      if (error instanceof ProviderError) throw error;
+      options.signal.throwIfAborted();
+      lastStatus = null;
+      lastError =
+        error instanceof DOMException && error.name === "TimeoutError"
+          ? `${options.provider} did not answer within ${Math.round(options.attemptTimeoutMs / 1000)} s`
+          : `${options.provider} could not be reached`;
+    }
+    if (attempt < MAX_ATTEMPTS)
+      await sleep(pauseBefore(attempt, retryAfter) * options.pacing.timeScale, options.signal);
+  }
+  throw new ProviderError(`${lastError} (after ${MAX_ATTEMPTS} attempts)`, lastStatus);
+}
+
+/** The provider's own error message, when its answer carries one, shortened. */
+function detail(body: string): string {
+  let message = "";
+  try {
+    const parsed = JSON.parse(body) as { error?: unknown; message?: unknown };
+    const error = parsed.error as { message?: unknown } | string | undefined;
+    message = String(typeof error === "object" && error ? (error.message ?? "") : (error ?? parsed.message ?? ""));
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  message = message.replace(/\s+/g, " ").trim();
+  return message ? `: ${message.slice(0, 200)}` : "";
+}
