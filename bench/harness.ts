@@ -155,12 +155,19 @@ export function setupDataDir(): string {
  * Spawns `cmd` pinned to the server core and waits until it logs "... is listening" with its url, or (when it
  * logs nowhere, or LOG_LEVEL hides that line) until `healthPath` answers 2xx.
  */
-async function spawnServer(cmd: string[], port: number, dir: string, logToFile: boolean, healthPath = "/health") {
+async function spawnServer(
+  cmd: string[],
+  port: number,
+  dir: string,
+  logToFile: boolean,
+  healthPath = "/health",
+  env: Record<string, string> = {},
+) {
   const logPath = join(dir, "serve.log");
   const proc = Bun.spawn(pin(opts.serverCpu, cmd), {
     stdout: logToFile ? Bun.file(logPath) : "ignore",
     stderr: "inherit",
-    env: { ...process.env, NODE_ENV: "production" },
+    env: { ...process.env, NODE_ENV: "production", ...env },
   });
   const deadline = performance.now() + 15_000;
   let url: string | undefined;
@@ -211,11 +218,11 @@ async function spawnServer(cmd: string[], port: number, dir: string, logToFile: 
   return server;
 }
 
-/** `dist/tandem serve` on a fresh (or the given, already set-up) data dir. */
-export async function startTandem(dir = setupDataDir()): Promise<Server> {
+/** `dist/tandem serve` on a fresh (or the given, already set-up) data dir, with extra settings in `env`. */
+export async function startTandem(dir = setupDataDir(), env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
   const cmd = [opts.bin, "serve", "--port", String(port), "--host", "127.0.0.1", "--data", dir];
-  return spawnServer(cmd, port, dir, opts.log === "file");
+  return spawnServer(cmd, port, dir, opts.log === "file", "/health", env);
 }
 
 /** The bare `Bun.serve` yardstick (bench/bare.ts) run by the bun running this harness. */
@@ -267,6 +274,14 @@ let scripts = 0;
 
 export function lua(name: string): string {
   return readFileSync(join(import.meta.dir, "lua", name), "utf8");
+}
+
+/** A wrk script with the scenario's constants defined before it. */
+export function luaWith(name: string, constants: Record<string, string | number | string[]>): string {
+  const defined = Object.entries(constants).map(
+    ([k, v]) => `${k} = ${Array.isArray(v) ? `{${v.map((x) => JSON.stringify(x)).join(",")}}` : JSON.stringify(v)}`,
+  );
+  return `${defined.join("\n")}\n${lua(name)}`;
 }
 
 /** Runs wrk pinned to the load core for `seconds` against `server.url` + `req.path`. */

@@ -18,6 +18,7 @@ import {
   pin,
   type Scenario,
   type Server,
+  luaWith as script,
   setupDataDir,
   startTandem,
   waitQuiet,
@@ -26,16 +27,9 @@ import {
 
 import { realtime } from "./realtime";
 import { api, space, times } from "./seed";
+import { staff } from "./staff";
 
 const bearer = async (server: Server) => ({ Authorization: `Bearer ${await server.token()}` });
-
-/** A wrk script with the scenario's constants defined before it. */
-const script = (name: string, constants: Record<string, string | number | string[]>) =>
-  Object.entries(constants)
-    .map(
-      ([k, v]) => `${k} = ${Array.isArray(v) ? `{${v.map((x) => JSON.stringify(x)).join(",")}}` : JSON.stringify(v)}`,
-    )
-    .join("\n") + `\n${lua(name)}`;
 
 const health: LoadScenario = {
   kind: "load",
@@ -330,6 +324,7 @@ export const scenarios: Scenario[] = [
   myTasks,
   tree,
   ...realtime,
+  ...staff,
   startup,
   rss,
   wal,

@@ -77,7 +77,6 @@ CREATE TABLE `jobs` (
 );
 --> statement-breakpoint
 CREATE INDEX `jobs_status_run_idx` ON `jobs` (`status`,`run_at`);--> statement-breakpoint
-CREATE INDEX `jobs_status_locked_idx` ON `jobs` (`status`,`locked_until`);--> statement-breakpoint
 CREATE TABLE `staff_activity` (
 	`job_id` text PRIMARY KEY NOT NULL,
 	`org_id` text NOT NULL,

@@ -81,7 +81,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     secrets?.encryptionKey ?? null,
     options.setupToken ?? null,
   );
-  const staffStore = new StaffStore(db);
+  const staffStore = new StaffStore(db, access);
   const staff = new StaffService(db, staffStore, peopleStore, config.modelrouter.defaultModel);
   const chatStore = new ChatStore(db);
   const spacesStore = new SpacesStore(db, access);
@@ -111,14 +111,12 @@ export function createServices(conn: Connection, config: Config, options: Servic
       })
     : null;
   const replies = new StaffReplyQueue(
-    config,
     {
       staff: staffStore,
       people: peopleStore,
       spaces: spacesStore,
       chat: chatStore,
       jobs: jobsStore,
-      activity: activityStore,
     },
     () => runner?.wake(),
   );

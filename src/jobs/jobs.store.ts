@@ -15,7 +15,7 @@ export const CLAIM_SQL = `UPDATE jobs SET status = 'running', attempts = attempt
   WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= $now ORDER BY run_at, id LIMIT 1)
   RETURNING *`;
 
-/** Claims whose lease lapsed go back to the queue (`jobs_status_locked_idx`). */
+/** Claims whose lease lapsed go back to the queue (the running rows, at most the worker count, by `jobs_status_run_idx`). */
 export const RECLAIM_SQL = `UPDATE jobs SET status = 'queued', lease = NULL, locked_until = NULL, updated_at = $now
   WHERE status = 'running' AND locked_until < $before`;
 

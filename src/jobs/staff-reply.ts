@@ -22,8 +22,8 @@ import type { IntegrationsService } from "../features/integrations/integrations.
 import type { PeopleStore } from "../features/people/people.store";
 import { canSeeSpace, type SpaceActor } from "../features/spaces/spaces.policy";
 import type { SpacesStore } from "../features/spaces/spaces.store";
-import { mentionedUserIds } from "../features/staff/staff.mentions";
-import type { ServiceAccountRow, StaffStore } from "../features/staff/staff.store";
+import { mentioned } from "../features/staff/staff.mentions";
+import type { Mentionable, ServiceAccountRow, StaffStore } from "../features/staff/staff.store";
 import type { AssignmentHook } from "../features/tasks/tasks.service";
 import type { TaskRow } from "../features/tasks/tasks.store";
 import { AppError } from "../http/errors";
@@ -82,14 +82,12 @@ function modelOf(config: Config, account: ServiceAccountRow): string {
 /** Queues replies inside the transaction of what asked for them; people ask, staff never wake each other. */
 export class StaffReplyQueue implements MentionHook, AssignmentHook {
   constructor(
-    private readonly config: Config,
     private readonly deps: {
       staff: StaffStore;
       people: PeopleStore;
       spaces: SpacesStore;
       chat: ChatStore;
       jobs: JobsStore;
-      activity: ActivityStore;
     },
     private readonly wake: () => void,
   ) {}
@@ -97,16 +95,15 @@ export class StaffReplyQueue implements MentionHook, AssignmentHook {
   chatMessagePosted(actor: SpaceActor, message: { id: string; roomId: string; content: string }): ReactionRow[] {
     // The common case costs one string scan.
     if (actor.serviceAccountId !== null || !message.content.includes("@")) return [];
-    const members = this.deps.staff.mentionables(actor.orgId);
     const acks: ReactionRow[] = [];
-    for (const userId of mentionedUserIds(message.content, members)) {
-      const account = this.staffWhoMay(actor, userId, "chat");
+    for (const member of mentioned(message.content, this.deps.staff.mentionables(actor.orgId))) {
+      const account = this.staffWhoMay(actor, member, "chat");
       if (!account) continue;
       const now = Date.now();
       const ack: ReactionRow = { messageId: message.id, userId: account.userId, emoji: THINKING, createdAt: now };
       this.deps.chat.insertReaction(ack);
       acks.push(ack);
-      this.enqueue(account, now, {
+      this.enqueue(now, {
         trigger: "chat",
         orgId: actor.orgId,
         spaceId: actor.space.id,
@@ -123,10 +120,11 @@ export class StaffReplyQueue implements MentionHook, AssignmentHook {
 
   taskAssigned(actor: SpaceActor, task: TaskRow): boolean {
     if (actor.serviceAccountId !== null || !task.assigneeUserId) return false;
-    const account = this.staffWhoMay(actor, task.assigneeUserId, "task");
+    const member = this.deps.staff.mentionables(actor.orgId).find((m) => m.userId === task.assigneeUserId);
+    const account = member && this.staffWhoMay(actor, member, "task");
     if (!account) return false;
     const description = task.description.trim() ? `\n\n${task.description.trim()}` : "";
-    this.enqueue(account, Date.now(), {
+    this.enqueue(Date.now(), {
       trigger: "task",
       orgId: actor.orgId,
       spaceId: actor.space.id,
@@ -144,19 +142,18 @@ export class StaffReplyQueue implements MentionHook, AssignmentHook {
     this.wake();
   }
 
-  /** The staff account behind `userId` when it can see the space and write where it will answer. */
-  private staffWhoMay(actor: SpaceActor, userId: string, trigger: ReplyPayload["trigger"]) {
-    if (userId === actor.userId) return undefined;
-    const account = this.deps.staff.byUserId(actor.orgId, userId);
-    if (!account) return undefined;
+  /** The member's staff account when it can see the space and write where it will answer. */
+  private staffWhoMay(actor: SpaceActor, member: Mentionable, trigger: ReplyPayload["trigger"]) {
+    const account = member.staff;
+    if (!account || account.userId === actor.userId) return undefined;
     const acting = staffActor(this.deps.people, this.deps.spaces, account, actor.space.id, needOf(trigger));
     return acting ? account : undefined;
   }
 
-  private enqueue(account: ServiceAccountRow, now: number, payload: ReplyPayload): void {
-    const id = newId();
+  /** Only the job row: its activity entry is written when a worker takes it, off the poster's path. */
+  private enqueue(now: number, payload: ReplyPayload): void {
     this.deps.jobs.enqueue({
-      id,
+      id: newId(),
       kind: STAFF_REPLY,
       payload: JSON.stringify(payload),
       status: "queued",
@@ -167,28 +164,6 @@ export class StaffReplyQueue implements MentionHook, AssignmentHook {
       lastError: null,
       createdAt: now,
       updatedAt: now,
-    });
-    this.deps.activity.insert({
-      jobId: id,
-      orgId: payload.orgId,
-      spaceId: payload.spaceId,
-      staffUserId: account.userId,
-      trigger: payload.trigger,
-      chatRoomId: payload.roomId,
-      taskId: payload.taskId,
-      sourceMessageId: payload.sourceMessageId,
-      replyMessageId: null,
-      provider: account.provider,
-      model: modelOf(this.config, account),
-      status: "queued",
-      toolCalls: "[]",
-      promptTokens: 0,
-      completionTokens: 0,
-      durationMs: null,
-      error: null,
-      createdAt: now,
-      startedAt: null,
-      finishedAt: null,
     });
   }
 }
@@ -241,7 +216,7 @@ export class StaffReplyJob implements JobKind {
       );
       return;
     }
-    const startedAt = this.start(context, payload);
+    const startedAt = this.start(context, payload, account);
     const deadline = AbortSignal.timeout(Math.max(0, this.timing.contextTimeoutMs - (Date.now() - startedAt)));
     const signal = AbortSignal.any([context.signal, deadline]);
     let answer: Answer;
@@ -280,7 +255,7 @@ export class StaffReplyJob implements JobKind {
 
   /** The staff account and, when it may still answer where it was asked, the staff member acting there. */
   private actorOf(payload: ReplyPayload): { account?: ServiceAccountRow; actor?: SpaceActor | null } {
-    const account = this.deps.staff.byUserId(payload.orgId, payload.staffUserId);
+    const account = this.deps.staff.mentionables(payload.orgId).find((m) => m.userId === payload.staffUserId)?.staff;
     if (!account) return {};
     const need = needOf(payload.trigger);
     return { account, actor: staffActor(this.deps.people, this.deps.spaces, account, payload.spaceId, need) };
@@ -420,12 +395,39 @@ export class StaffReplyJob implements JobKind {
 
   // Recording
 
-  /** Marks the activity running; the first start is when the context deadline starts counting. */
-  private start(context: JobContext, payload: ReplyPayload): number {
+  /** Records the first start (the context deadline counts from it); a resumed job keeps its entry. */
+  private start(context: JobContext, payload: ReplyPayload, account: ServiceAccountRow): number {
     const row = this.deps.activity.get(context.job.id);
-    const startedAt = row?.startedAt ?? Date.now();
-    writeTx(this.db, () => this.deps.activity.update(context.job.id, { status: "running", startedAt }));
-    if (!row?.startedAt) this.publish(context.job.id, payload, "ai.reply.started", null, null);
+    if (row?.startedAt) {
+      writeTx(this.db, () => this.deps.activity.update(context.job.id, { status: "running" }));
+      return row.startedAt;
+    }
+    const startedAt = Date.now();
+    writeTx(this.db, () =>
+      this.deps.activity.insert({
+        jobId: context.job.id,
+        orgId: payload.orgId,
+        spaceId: payload.spaceId,
+        staffUserId: payload.staffUserId,
+        trigger: payload.trigger,
+        chatRoomId: payload.roomId,
+        taskId: payload.taskId,
+        sourceMessageId: payload.sourceMessageId,
+        replyMessageId: null,
+        provider: account.provider,
+        model: modelOf(this.config, account),
+        status: "running",
+        toolCalls: "[]",
+        promptTokens: 0,
+        completionTokens: 0,
+        durationMs: null,
+        error: null,
+        createdAt: context.job.createdAt,
+        startedAt,
+        finishedAt: null,
+      }),
+    );
+    this.publish(context.job.id, payload, "ai.reply.started", null, null);
     return startedAt;
   }
 

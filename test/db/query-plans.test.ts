@@ -501,7 +501,7 @@ beforeAll(() => {
     files: new FilesStore(db),
     people: new PeopleStore(db, new AccessMemo()),
     auth: new AuthStore(db),
-    staff: new StaffStore(db),
+    staff: new StaffStore(db, new AccessMemo()),
   };
 });
 

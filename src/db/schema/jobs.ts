@@ -24,10 +24,8 @@ export const jobs = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [
-    index("jobs_status_run_idx").on(t.status, t.runAt),
-    index("jobs_status_locked_idx").on(t.status, t.lockedUntil),
-  ],
+  // One index: claims read the queued rows by due time; reclaims read the few running rows by the same prefix.
+  (t) => [index("jobs_status_run_idx").on(t.status, t.runAt)],
 );
 
 /** What a staff member did for one reply job: the record behind `GET /staff-activity`. */

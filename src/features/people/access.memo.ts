@@ -25,6 +25,12 @@ export class AccessMemo {
   private readonly listeners = new Set<(userId: string | null) => void>();
   /** Users whose access changed in the current step; null in it means everyone's may have. */
   private changed: Set<string | null> | null = null;
+  private generationCount = 0;
+
+  /** Goes up with every change of anyone's membership, roles or name: what derives from them is stale. */
+  get generation(): number {
+    return this.generationCount;
+  }
 
   /** The remembered value of `key`, or what `load` answers (kept when not null). */
   get<T>(key: string, userId: string, load: () => T | null | undefined): T | null | undefined {
@@ -43,12 +49,14 @@ export class AccessMemo {
 
   /** Drops everything remembered about a user (their memberships or roles changed). */
   forgetUser(userId: string): void {
+    this.generationCount++;
     for (const [key, entry] of this.entries) if (entry.userId === userId) this.entries.delete(key);
     this.announce(userId);
   }
 
   /** Drops everything (a role's permissions changed, which may touch anyone). */
   clear(): void {
+    this.generationCount++;
     this.entries.clear();
     this.announce(null);
   }

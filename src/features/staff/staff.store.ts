@@ -3,6 +3,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { orgMembers, serviceAccounts, users } from "../../db/schema";
 import { nameKey } from "../../lib/text";
+import type { AccessMemo } from "../people/access.memo";
 
 export type ServiceAccountRow = typeof serviceAccounts.$inferSelect;
 
@@ -10,13 +11,23 @@ export type ServiceAccountRow = typeof serviceAccounts.$inferSelect;
 export interface Mentionable {
   userId: string;
   name: string;
-  /** Set for staff. */
-  serviceAccountId: string | null;
+  /** `name` lower-cased, as a mention is matched. */
+  key: string;
+  /** The staff account, for staff. */
+  staff: ServiceAccountRow | null;
 }
+
+const DIRECTORY_TTL_MS = 30_000;
 
 /** Data access for service accounts. */
 export class StaffStore {
-  constructor(private readonly db: Db) {}
+  private readonly directories = new Map<string, { members: Mentionable[]; generation: number; at: number }>();
+
+  constructor(
+    private readonly db: Db,
+    /** Its generation tells when a member joined, left or was renamed. */
+    private readonly access: AccessMemo,
+  ) {}
 
   list(orgId: string): ServiceAccountRow[] {
     return this.db
@@ -29,7 +40,7 @@ export class StaffStore {
 
   private readonly mentionableRows = prepared(() =>
     this.db
-      .select({ userId: users.id, name: users.displayName, serviceAccountId: serviceAccounts.id })
+      .select({ userId: users.id, name: users.displayName, staff: serviceAccounts })
       .from(orgMembers)
       .innerJoin(users, eq(users.id, orgMembers.userId))
       .leftJoin(serviceAccounts, eq(serviceAccounts.userId, users.id))
@@ -37,24 +48,22 @@ export class StaffStore {
       .prepare(),
   );
 
-  /** Every member of the organization with the name a mention uses: people too, so the longest name wins. */
-  mentionables(orgId: string): Mentionable[] {
-    return this.mentionableRows().all({ orgId });
-  }
-
-  private readonly byUser = prepared(() =>
-    this.db
-      .select()
-      .from(serviceAccounts)
-      .where(
-        and(eq(serviceAccounts.orgId, sql.placeholder("orgId")), eq(serviceAccounts.userId, sql.placeholder("userId"))),
-      )
-      .prepare(),
-  );
-
-  /** The staff account backed by a user. */
-  byUserId(orgId: string, userId: string): ServiceAccountRow | undefined {
-    return this.byUser().all({ orgId, userId })[0];
+  /**
+   * Every member of the organization with the name a mention uses (people too, so the longest name wins),
+   * longest name first. Remembered until a membership or name changes (or 30 s pass: the CLI is another
+   * process); every message with an `@` reads it.
+   */
+  mentionables(orgId: string): readonly Mentionable[] {
+    const now = Date.now();
+    const kept = this.directories.get(orgId);
+    if (kept && kept.generation === this.access.generation && now - kept.at < DIRECTORY_TTL_MS) return kept.members;
+    const members = this.mentionableRows()
+      .all({ orgId })
+      .filter((m) => m.name.length > 0)
+      .map((m) => ({ ...m, key: m.name.toLowerCase() }))
+      .sort((a, b) => b.name.length - a.name.length);
+    this.directories.set(orgId, { members, generation: this.access.generation, at: now });
+    return members;
   }
 
   get(orgId: string, id: string): ServiceAccountRow | undefined {

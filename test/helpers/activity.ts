@@ -1,0 +1,23 @@
+/** Every field of a staff activity entry (docs/api.md "Activity"), sorted. */
+export const ACTIVITY_KEYS = [
+  "chat_room_id",
+  "completion_tokens",
+  "created_at",
+  "duration_ms",
+  "error",
+  "finished_at",
+  "job_id",
+  "model",
+  "organization_id",
+  "prompt_tokens",
+  "provider",
+  "reply_message_id",
+  "source_message_id",
+  "space_id",
+  "staff_user_id",
+  "started_at",
+  "status",
+  "task_id",
+  "tool_calls",
+  "trigger",
+];
