@@ -183,6 +183,12 @@ const RECENT_MESSAGES = 20;
 const LISTED_FILES = 200;
 const NAMED_FILES = 3;
 
+/** "25 minutes", "1 second": how long the context deadline is, in words. */
+function duration(ms: number): string {
+  const [n, unit] = ms >= 60_000 ? [Math.round(ms / 60_000), "minute"] : [Math.max(1, Math.round(ms / 1000)), "second"];
+  return `${n} ${unit}${n === 1 ? "" : "s"}`;
+}
+
 /** A failure said in the reply: provider errors, a missing key, the deadline. */
 class ReplyFailure extends Error {}
 
@@ -229,9 +235,8 @@ export class StaffReplyJob implements JobKind {
       // A lost lease or a stopping server: whoever holds the job next carries on.
       if (context.signal.aborted) throw error;
       if (deadline.aborted) {
-        const limit = this.timing.contextTimeoutMs;
-        const said = limit >= 60_000 ? `${Math.round(limit / 60_000)} minutes` : `${Math.round(limit / 1000)} seconds`;
-        return this.post(context, payload, actor, startedAt, { failure: `it took longer than ${said}` });
+        const failure = `it took longer than ${duration(this.timing.contextTimeoutMs)}`;
+        return this.post(context, payload, actor, startedAt, { failure });
       }
       if (error instanceof ProviderError || error instanceof ReplyFailure) {
         return this.post(context, payload, actor, startedAt, { failure: error.message });

@@ -16,11 +16,15 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import { openDatabase } from "../../src/db/client";
 import { migrate } from "../../src/db/migrate";
 import * as schema from "../../src/db/schema";
+import { ActivityStore } from "../../src/features/activity/activity.store";
 import { AuthStore } from "../../src/features/auth/auth.store";
+import { AutomationsStore } from "../../src/features/automations/automations.store";
 import { ChatStore } from "../../src/features/chat/chat.store";
 import { ANCESTRY_SQL, FilesStore, SUBTREE_DELETE_SQL } from "../../src/features/files/files.store";
+import { IntegrationsStore } from "../../src/features/integrations/integrations.store";
 import { AccessMemo } from "../../src/features/people/access.memo";
 import { PeopleStore } from "../../src/features/people/people.store";
+import { ProposalsStore } from "../../src/features/proposals/proposals.store";
 import { SpacesStore } from "../../src/features/spaces/spaces.store";
 import { StaffStore } from "../../src/features/staff/staff.store";
 import { TasksStore } from "../../src/features/tasks/tasks.store";
@@ -61,6 +65,10 @@ let stores: {
   people: PeopleStore;
   auth: AuthStore;
   staff: StaffStore;
+  activity: ActivityStore;
+  automations: AutomationsStore;
+  proposals: ProposalsStore;
+  integrations: IntegrationsStore;
 };
 
 /** Realistic ids picked from the seeded rows. */
@@ -502,6 +510,10 @@ beforeAll(() => {
     people: new PeopleStore(db, new AccessMemo()),
     auth: new AuthStore(db),
     staff: new StaffStore(db, new AccessMemo()),
+    activity: new ActivityStore(db),
+    automations: new AutomationsStore(db),
+    proposals: new ProposalsStore(db),
+    integrations: new IntegrationsStore(db),
   };
 });
 
@@ -746,6 +758,26 @@ const cases: Case[] = [
   { name: "staff: service account by id", run: () => stores.staff.get(ids.org, ids.staffAccount) },
   // The staff name check (POST and PATCH /service-accounts) searches service_accounts_key_uq (org_id, name_key).
   { name: "staff: service account by name", run: () => stores.staff.byName(ids.org, "staff 3") },
+  {
+    name: "staff: who a mention can name (members of the org with their staff accounts)",
+    run: () => stores.staff.mentionables(ids.org),
+  },
+
+  // AI staff
+  {
+    name: "activity: newest entries of the spaces a member sees",
+    run: () => stores.activity.list(ids.org, [ids.space], { before: now, limit: 50 }),
+  },
+  {
+    name: "activity: newest entries of one staff member",
+    run: () => stores.activity.list(ids.org, [ids.space], { staffUserId: ids.staffUser, before: now, limit: 50 }),
+  },
+  { name: "activity: one job's entry", run: () => stores.activity.get(ids.staffAccount) },
+  { name: "automations: of a space", run: () => stores.automations.list(ids.space) },
+  { name: "automations: by id", run: () => stores.automations.get(ids.space, ids.staffAccount) },
+  { name: "proposals: of a file", run: () => stores.proposals.list(ids.file) },
+  { name: "proposals: by id", run: () => stores.proposals.get(ids.space, ids.staffAccount) },
+  { name: "integrations: the org's key of a provider", run: () => stores.integrations.get(ids.org, "modelrouter") },
 ];
 
 /**
