@@ -19,8 +19,11 @@ export const CLAIM_SQL = `UPDATE jobs SET status = 'running', attempts = attempt
 export const RECLAIM_SQL = `UPDATE jobs SET status = 'queued', lease = NULL, locked_until = NULL, updated_at = $now
   WHERE status = 'running' AND locked_until < $before`;
 
-/** When the next queued job is due. */
+/** When the next queued job is due (`jobs_status_run_idx`). */
 export const NEXT_DUE_SQL = "SELECT min(run_at) AS at FROM jobs WHERE status = 'queued'";
+
+/** Whether a running job's lease lapsed. */
+export const LAPSED_SQL = "SELECT 1 AS lapsed FROM jobs WHERE status = 'running' AND locked_until < $now LIMIT 1";
 
 type Raw = Record<string, unknown>;
 
@@ -47,6 +50,9 @@ export class JobsStore {
   private readonly insertJob = prepared(() => insertRow(this.db, jobs));
   private readonly claimJob = prepared(() => this.db.$client.query<Raw, Record<string, string | number>>(CLAIM_SQL));
   private readonly reclaimJobs = prepared(() => this.db.$client.query(RECLAIM_SQL));
+  private readonly lapsed = prepared(() =>
+    this.db.$client.query<{ lapsed: number }, Record<string, number>>(LAPSED_SQL),
+  );
   private readonly nextDue = prepared(() => this.db.$client.query<{ at: number | null }, []>(NEXT_DUE_SQL));
   private readonly renewLease = prepared(() =>
     this.db.$client.query("UPDATE jobs SET locked_until = $until WHERE id = $id AND lease = $lease"),
@@ -76,6 +82,11 @@ export class JobsStore {
   /** Returns to the queue every running job whose lease ended before `before`; how many. */
   reclaim(before: number, now: number): number {
     return this.reclaimJobs().run({ $before: before, $now: now }).changes;
+  }
+
+  /** Whether some running job's lease ended before `now`. */
+  hasLapsed(now: number): boolean {
+    return this.lapsed().all({ $now: now }).length > 0;
   }
 
   /** When the next queued job is due, if any is queued. */

@@ -105,10 +105,12 @@ export class JobRunner {
     if (!this.stopped) setImmediate(() => this.fill());
   }
 
+  /** Writes only when there is something to do: an idle server reads one index a second. */
   private tick(): void {
     const now = Date.now();
-    writeTx(this.db, () => this.store.reclaim(now, now));
-    this.fill();
+    if (this.store.hasLapsed(now)) writeTx(this.db, () => this.store.reclaim(now, now));
+    const due = this.store.nextDueAt();
+    if (due !== undefined && due <= now) this.fill();
   }
 
   private fill(): void {

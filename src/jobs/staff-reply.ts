@@ -28,7 +28,14 @@ import type { AssignmentHook } from "../features/tasks/tasks.service";
 import type { TaskRow } from "../features/tasks/tasks.store";
 import { AppError } from "../http/errors";
 import { newId } from "../lib/ids";
-import { bridgeComplete, launchRun, readConversation, succeeded, waitForRun } from "../providers/agent";
+import {
+  type AgentSource,
+  bridgeComplete,
+  launchRun,
+  readConversation,
+  succeeded,
+  waitForRun,
+} from "../providers/agent";
 import { type Pacing, ProviderError } from "../providers/http";
 import { type ChatMessage, type Completion, complete, type ToolCallRecord } from "../providers/modelrouter";
 import type { JobsStore } from "./jobs.store";
@@ -309,7 +316,10 @@ export class StaffReplyJob implements JobKind {
       ];
       return { ...(await bridgeComplete(settings, key, conversation, call)), toolCalls: [] };
     }
-    const run = payload.run ?? (await this.launch(context, payload, account, actor, key, asked, call));
+    const prompt = `${this.instructions(account, actor, payload, scope, false)}\n\n${asked}`;
+    const run =
+      payload.run ??
+      (await this.launch(context, payload, actor, this.repositoryOf(account, payload.spaceId), key, prompt, call));
     const started = performance.now();
     const status = await waitForRun(settings, key, run.id, call);
     if (!succeeded(status)) throw new ReplyFailure(`the agent run ended with status ${status}`);
@@ -329,15 +339,12 @@ export class StaffReplyJob implements JobKind {
   private async launch(
     context: JobContext,
     payload: ReplyPayload,
-    account: ServiceAccountRow,
     actor: SpaceActor,
+    source: AgentSource | null,
     key: string,
-    asked: string,
+    prompt: string,
     call: { signal: AbortSignal; pacing: Pacing },
   ): Promise<NonNullable<ReplyPayload["run"]>> {
-    const scope = this.scope(payload, actor);
-    const source = this.repositoryOf(account, payload.spaceId);
-    const prompt = `${this.instructions(account, actor, payload, scope, false)}\n\n${asked}`;
     const launched = await launchRun(this.config.agent, key, prompt, source, call);
     const where = source ? ` on ${source.repository}${source.ref ? ` (${source.ref})` : ""}` : "";
     const link = `Started a cloud agent run${where}: ${launched.url ?? launched.id}. I'll post the result here when it finishes.`;
