@@ -1,10 +1,15 @@
-/** Bundles the web pages into web/dist (minified, hashed asset names under /assets/). */
+/**
+ * Bundles the web UI into web/dist (minified, hashed asset names under /assets/, code split so screens loaded
+ * later stay out of the first download). `TANDEM_WEB_DIST` builds elsewhere (see scripts/build.ts).
+ */
 import { rmSync } from "node:fs";
 
-rmSync("web/dist", { recursive: true, force: true });
+const outdir = process.env.TANDEM_WEB_DIST ?? "web/dist";
+rmSync(outdir, { recursive: true, force: true });
 const result = await Bun.build({
-  entrypoints: ["web/index.html", "web/setup.html"],
-  outdir: "web/dist",
+  entrypoints: ["web/index.html"],
+  splitting: true,
+  outdir,
   minify: true,
   target: "browser",
   publicPath: "/",
@@ -15,5 +20,4 @@ if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
-for (const output of result.outputs)
-  console.log(`web: ${output.path.slice(process.cwd().length + 1)} ${output.size} B`);
+for (const output of result.outputs) console.log(`web: ${output.path} ${output.size} B`);

@@ -1,9 +1,10 @@
 /**
  * Bun macro: inlines the built web UI (web/dist) into the bundle, gzip-compressed at build time, so the
- * single executable serves it with no files on disk.
+ * single executable serves it with no files on disk. `TANDEM_WEB_DIST` (read at build time) names another
+ * build of the UI.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { extname, join, relative } from "node:path";
+import { extname, join, relative, resolve } from "node:path";
 
 /** One embedded file. */
 export interface EmbeddedAsset {
@@ -36,7 +37,9 @@ function walk(dir: string): string[] {
 
 /** Every file of web/dist; empty when the UI has not been built. */
 export function embeddedWebAssets(): EmbeddedAsset[] {
-  const root = join(import.meta.dir, "..", "..", "web", "dist");
+  const root = process.env.TANDEM_WEB_DIST
+    ? resolve(process.env.TANDEM_WEB_DIST)
+    : join(import.meta.dir, "..", "..", "web", "dist");
   if (!existsSync(root)) return [];
   return walk(root).map((file) => {
     const bytes = readFileSync(file);

@@ -50,19 +50,40 @@ function serve(
 const PAGE_CACHE = "no-cache";
 const ASSET_CACHE = "public, max-age=31536000, immutable";
 
+/**
+ * The app's own paths: each serves the page, and the app picks the screen. Listed one by one, so anything
+ * else (an unknown `/api/...` path above all) is never a page.
+ */
+export const PAGE_PATHS = [
+  "/",
+  "/setup",
+  "/login",
+  "/register",
+  "/invite",
+  "/spaces",
+  "/spaces/*",
+  "/my-tasks",
+  "/approvals",
+  "/staff",
+  "/staff/*",
+  "/settings",
+  "/settings/*",
+] as const;
+
 export function webRoutes(auth: AuthMacro) {
-  return new Elysia()
-    .use(auth)
-    .get("/", ({ request, set }) => serve(request, set, "/index.html", PAGE_CACHE), {
-      public: true,
-      detail: { hide: true },
-    })
-    .get("/setup", ({ request, set }) => serve(request, set, "/setup.html", PAGE_CACHE), {
-      public: true,
-      detail: { hide: true },
-    })
-    .get("/assets/*", ({ request, params, set }) => serve(request, set, `/assets/${params["*"]}`, ASSET_CACHE), {
+  const app = new Elysia().use(auth);
+  for (const path of PAGE_PATHS) {
+    app.get(path, ({ request, set }) => serve(request, set, "/index.html", PAGE_CACHE), {
       public: true,
       detail: { hide: true },
     });
+  }
+  return app.get(
+    "/assets/*",
+    ({ request, params, set }) => serve(request, set, `/assets/${params["*"]}`, ASSET_CACHE),
+    {
+      public: true,
+      detail: { hide: true },
+    },
+  );
 }

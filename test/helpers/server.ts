@@ -14,7 +14,8 @@ import type { JobTuning } from "../../src/services";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BUN = process.execPath;
-export const BINARY = join(ROOT, "dist", "tandem");
+/** The executable under test: dist/tandem, or `TANDEM_BINARY` (a build made with `TANDEM_BUILD_OUT`). */
+export const BINARY = process.env.TANDEM_BINARY ?? join(ROOT, "dist", "tandem");
 
 /** A fresh temp directory, removed by the returned cleanup. */
 export function tempDir(prefix = "tandem-test-"): string {

@@ -1,0 +1,82 @@
+/** The app: first-run setup, sign-in, then the workspace shell and its screens by URL. */
+import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from "react";
+import { AcceptInvitePage, LoginPage, NoOrganization, RegisterPage, SetupPage } from "./features/auth/AuthPages";
+import { ApprovalsPage } from "./features/automations/ApprovalsPage";
+import { MyTasksPage } from "./features/board/MyTasksPage";
+import { SpaceRoute, SpacesPage } from "./features/spaces/SpacesPage";
+import { StaffPage } from "./features/staff/StaffPage";
+import { isSignedIn, isSignupPending, onSessionChange, publicApi } from "./lib/api";
+import { match, navigate, useLocation } from "./lib/router";
+import { ErrorText, Spinner, Toasts } from "./lib/ui";
+import { WorkspaceProvider } from "./lib/workspace";
+import { Shell } from "./shell";
+
+// Settings are for owners and rarely opened: loaded when first visited.
+const SettingsPage = lazy(() => import("./features/settings/SettingsPage"));
+
+function useSignedIn(): { signedIn: boolean; pending: boolean } {
+  const signedIn = useSyncExternalStore(onSessionChange, isSignedIn);
+  const pending = useSyncExternalStore(onSessionChange, isSignupPending);
+  return { signedIn, pending };
+}
+
+/** The screen of the workspace for the current path. */
+function Screen({ path }: { path: string }) {
+  if (path === "/" || path === "/login" || path === "/setup" || path === "/register" || path === "/invite") {
+    navigate("/spaces", { replace: true });
+    return null;
+  }
+  if (match("/spaces", path)) return <SpacesPage />;
+  const space = match("/spaces/:spaceId/:tab?/:item?", path);
+  if (space)
+    return <SpaceRoute spaceId={space.spaceId as string} tab={space.tab ?? "board"} item={space.item ?? null} />;
+  if (match("/my-tasks", path)) return <MyTasksPage />;
+  const staff = match("/staff/:userId?", path);
+  if (staff) return <StaffPage userId={staff.userId ?? null} />;
+  if (match("/approvals", path)) return <ApprovalsPage />;
+  const settings = match("/settings/:tab?", path);
+  if (settings)
+    return (
+      <Suspense fallback={<Spinner />}>
+        <SettingsPage tab={settings.tab ?? "organization"} />
+      </Suspense>
+    );
+  return <ErrorText error="page not found" />;
+}
+
+export function App() {
+  const { path } = useLocation();
+  const { signedIn, pending } = useSignedIn();
+  const [needsSetup, setNeedsSetup] = useState<boolean | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    publicApi<{ needs_setup: boolean }>("GET", "/public/instance")
+      .then((instance) => setNeedsSetup(instance.needs_setup))
+      .catch((err) => setError(err instanceof Error ? err.message : String(err)));
+  }, []);
+
+  let body: React.ReactNode;
+  if (error) body = <ErrorText error={error} />;
+  else if (needsSetup === null) body = <Spinner />;
+  else if (needsSetup) body = <SetupPage onDone={() => setNeedsSetup(false)} />;
+  else if (!signedIn) {
+    if (path === "/register") body = <RegisterPage />;
+    else if (path === "/invite") body = <AcceptInvitePage />;
+    else body = <LoginPage />;
+  } else if (pending) body = <NoOrganization pending />;
+  else
+    body = (
+      <WorkspaceProvider noOrg={<NoOrganization pending={false} />}>
+        <Shell>
+          <Screen path={path} />
+        </Shell>
+      </WorkspaceProvider>
+    );
+  return (
+    <>
+      {body}
+      <Toasts />
+    </>
+  );
+}

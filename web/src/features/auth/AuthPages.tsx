@@ -1,0 +1,234 @@
+/** Pages before the workspace: first-run setup, sign in, register, accept an invite, waiting for approval. */
+import { type FormEvent, type ReactNode, useState } from "react";
+import { type LoginShape, publicApi, signIn, signOut } from "../../lib/api";
+import { useAction } from "../../lib/hooks";
+import { Link, navigate, useLocation } from "../../lib/router";
+import { ErrorText } from "../../lib/ui";
+
+function Card({ title, intro, children }: { title: string; intro?: ReactNode; children: ReactNode }) {
+  return (
+    <main className="auth-card">
+      <h1>{title}</h1>
+      {intro && <p className="muted">{intro}</p>}
+      {children}
+    </main>
+  );
+}
+
+/** A form whose submit runs `action` with its fields; the API's error is shown under it. */
+function AuthForm({
+  submit,
+  label,
+  children,
+}: {
+  submit: (fields: Record<string, string>) => Promise<unknown>;
+  label: string;
+  children: ReactNode;
+}) {
+  const { run, busy, error } = useAction(submit);
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    void run(Object.fromEntries([...data.entries()].map(([k, v]) => [k, String(v)])));
+  };
+  return (
+    <form onSubmit={onSubmit} className="stack">
+      {children}
+      <button type="submit" className="primary" disabled={busy}>
+        {label}
+      </button>
+      <ErrorText error={error} />
+    </form>
+  );
+}
+
+function Field({
+  name,
+  label,
+  type = "text",
+  autoComplete,
+  required = true,
+  defaultValue,
+  minLength,
+}: {
+  name: string;
+  label: string;
+  type?: string;
+  autoComplete?: string;
+  required?: boolean;
+  defaultValue?: string;
+  minLength?: number;
+}) {
+  return (
+    <label className="field">
+      <span>{label}</span>
+      <input
+        name={name}
+        type={type}
+        autoComplete={autoComplete}
+        required={required}
+        defaultValue={defaultValue}
+        minLength={minLength}
+      />
+    </label>
+  );
+}
+
+export function SetupPage({ onDone }: { onDone: () => void }) {
+  const { query } = useLocation();
+  const token = query.get("token");
+  if (!token)
+    return (
+      <Card title="Set up Tandem">
+        <p>
+          This install has no organization yet. Open the setup link that <code>tandem serve</code> printed in its log,
+          or run <code>tandem setup</code>.
+        </p>
+      </Card>
+    );
+  return (
+    <Card title="Set up Tandem" intro="Create your organization and its owner account. This works once.">
+      <AuthForm
+        label="Create organization"
+        submit={async (f) => {
+          const login = await publicApi<LoginShape>("POST", "/public/setup", {
+            token,
+            org_name: f.org_name,
+            admin_email: f.admin_email,
+            admin_password: f.admin_password,
+            ...(f.admin_name?.trim() ? { admin_name: f.admin_name.trim() } : {}),
+          });
+          signIn(login);
+          // The one-time token must not linger in the history.
+          navigate("/spaces", { replace: true });
+          onDone();
+        }}
+      >
+        <Field name="org_name" label="Organization name" autoComplete="organization" />
+        <Field name="admin_name" label="Your name" autoComplete="name" required={false} />
+        <Field name="admin_email" label="Email" type="email" autoComplete="email" />
+        <Field
+          name="admin_password"
+          label="Password (at least 8 characters)"
+          type="password"
+          autoComplete="new-password"
+          minLength={8}
+        />
+      </AuthForm>
+    </Card>
+  );
+}
+
+export function LoginPage() {
+  return (
+    <Card title="Sign in to Tandem">
+      <AuthForm
+        label="Sign in"
+        submit={async (f) => {
+          signIn(await publicApi<LoginShape>("POST", "/auth/login", { email: f.email, password: f.password }));
+          if (location.pathname === "/login" || location.pathname === "/") navigate("/spaces", { replace: true });
+        }}
+      >
+        <Field name="email" label="Email" type="email" autoComplete="username" />
+        <Field name="password" label="Password" type="password" autoComplete="current-password" />
+      </AuthForm>
+      <p className="muted small">
+        No account? <Link href="/register">Request one</Link> (when your organization allows sign-ups), or ask for an
+        invite link.
+      </p>
+    </Card>
+  );
+}
+
+export function RegisterPage() {
+  return (
+    <Card title="Request an account" intro="An administrator approves new accounts before they can work.">
+      <AuthForm
+        label="Request account"
+        submit={async (f) => {
+          signIn(
+            await publicApi<LoginShape>("POST", "/auth/register", {
+              email: f.email,
+              password: f.password,
+              display_name: f.display_name,
+            }),
+          );
+          navigate("/spaces", { replace: true });
+        }}
+      >
+        <Field name="display_name" label="Your name" autoComplete="name" />
+        <Field name="email" label="Email" type="email" autoComplete="email" />
+        <Field
+          name="password"
+          label="Password (at least 8 characters)"
+          type="password"
+          autoComplete="new-password"
+          minLength={8}
+        />
+      </AuthForm>
+      <p className="muted small">
+        <Link href="/login">Back to sign in</Link>
+      </p>
+    </Card>
+  );
+}
+
+export function AcceptInvitePage() {
+  const { query } = useLocation();
+  const token = query.get("token") ?? "";
+  return (
+    <Card title="Join your team on Tandem" intro="Create your account to accept the invite.">
+      <AuthForm
+        label="Join"
+        submit={async (f) => {
+          signIn(
+            await publicApi<LoginShape>("POST", "/auth/accept-invite", {
+              token,
+              email: f.email,
+              password: f.password,
+              display_name: f.display_name,
+            }),
+          );
+          navigate("/spaces", { replace: true });
+        }}
+      >
+        <Field name="display_name" label="Your name" autoComplete="name" />
+        <Field name="email" label="Email" type="email" autoComplete="email" defaultValue={query.get("email") ?? ""} />
+        <Field
+          name="password"
+          label="Password (at least 8 characters)"
+          type="password"
+          autoComplete="new-password"
+          minLength={8}
+        />
+      </AuthForm>
+      <p className="muted small">
+        Already have an account? <Link href="/login">Sign in</Link>
+      </p>
+    </Card>
+  );
+}
+
+/** Signed in, but not (yet) a member of the organization. */
+export function NoOrganization({ pending }: { pending: boolean }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <Card title={pending ? "Waiting for approval" : "No organization"}>
+      <p>
+        {pending
+          ? "Your account was created. An administrator has to approve it before you can work; sign in again once they have."
+          : "Your account is not a member of this organization. Ask an administrator for an invite."}
+      </p>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={() => {
+          setBusy(true);
+          void signOut().then(() => navigate("/login", { replace: true }));
+        }}
+      >
+        Sign out
+      </button>
+    </Card>
+  );
+}

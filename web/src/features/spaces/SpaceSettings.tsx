@@ -1,0 +1,162 @@
+/** A space's members (for private spaces, who can see it) and the git repository its agent staff work on. */
+import { type FormEvent, useState } from "react";
+import { api } from "../../lib/api";
+import { useAction, useApi } from "../../lib/hooks";
+import type { Space } from "../../lib/types";
+import { Avatar, ErrorText, Spinner, timeAgo } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+
+interface SpaceMember {
+  user_id: string;
+  role: "owner" | "member";
+  added_at: string;
+}
+
+interface GitLink {
+  repo_url: string;
+  ref: string;
+  updated_at: string;
+}
+
+function Members({ space }: { space: Space }) {
+  const ws = useWorkspace();
+  const path = `${ws.base}/spaces/${space.id}/members`;
+  const members = useApi<{ members: SpaceMember[] }>(path);
+  const [adding, setAdding] = useState("");
+  const action = useAction(async (method: "POST" | "DELETE", userId: string, role?: string) => {
+    if (method === "POST") await api("POST", path, { user_id: userId, role: role ?? "member" });
+    else await api("DELETE", `${path}/${userId}`);
+    await members.reload();
+  });
+  const list = members.data?.members ?? [];
+  const inSpace = new Set(list.map((m) => m.user_id));
+  const mine = list.find((m) => m.user_id === ws.me.id);
+  const manage = mine?.role === "owner" || ws.can("org.manage");
+  return (
+    <section className="panel">
+      <h2>Members</h2>
+      <p className="muted small">
+        {space.private
+          ? "This space is private: only its members (and organization owners) can see it."
+          : "This space is visible to everyone in the organization; members listed here own or joined it."}
+      </p>
+      {members.error && <ErrorText error={members.error} />}
+      {!members.data && !members.error && <Spinner />}
+      <ul className="list">
+        {list.map((m) => (
+          <li key={m.user_id} className="row">
+            <Avatar id={m.user_id} name={ws.nameOf(m.user_id)} staff={ws.isStaff(m.user_id)} />
+            <span className="grow">
+              {ws.nameOf(m.user_id)}{" "}
+              <span className="muted small">
+                {m.role} · added {timeAgo(m.added_at)}
+              </span>
+            </span>
+            {manage && (
+              <button type="button" className="link danger" onClick={() => void action.run("DELETE", m.user_id)}>
+                Remove
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {manage && (
+        <form
+          className="row"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (adding) void action.run("POST", adding).then((ok) => ok && setAdding(""));
+          }}
+        >
+          <label className="grow">
+            <span className="sr-only">Person to add</span>
+            <select value={adding} onChange={(e) => setAdding(e.target.value)}>
+              <option value="">Add a member…</option>
+              {ws.members
+                .filter((m) => !inSpace.has(m.user_id))
+                .map((m) => (
+                  <option key={m.user_id} value={m.user_id}>
+                    {m.display_name}
+                    {m.is_service_account ? " (AI staff)" : ""}
+                  </option>
+                ))}
+            </select>
+          </label>
+          <button type="submit" disabled={!adding || action.busy}>
+            Add
+          </button>
+        </form>
+      )}
+      <ErrorText error={action.error} />
+    </section>
+  );
+}
+
+function GitLinkPanel({ space }: { space: Space }) {
+  const ws = useWorkspace();
+  const path = `${ws.base}/spaces/${space.id}/git-link`;
+  const link = useApi<{ git_link: GitLink | null }>(path);
+  const save = useAction(async (body: { repo_url: string; ref: string } | null) => {
+    if (body) link.setData(await api<{ git_link: GitLink }>("PUT", path, body));
+    else {
+      await api("DELETE", path);
+      link.setData({ git_link: null });
+    }
+  });
+  const current = link.data?.git_link;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    void save.run({ repo_url: String(data.get("repo_url") ?? ""), ref: String(data.get("ref") ?? "") });
+  };
+  return (
+    <section className="panel">
+      <h2>Git repository</h2>
+      <p className="muted small">
+        The repository a cloud-agent staff member works on here, when the staff member has none of its own.
+      </p>
+      {link.error && <ErrorText error={link.error} />}
+      {link.data && (
+        <form className="stack" onSubmit={submit} key={current?.updated_at ?? "none"}>
+          <label className="field">
+            <span>Repository URL</span>
+            <input
+              name="repo_url"
+              defaultValue={current?.repo_url ?? ""}
+              placeholder="https://github.com/team/repo"
+              required
+              disabled={!ws.can("files.write")}
+            />
+          </label>
+          <label className="field">
+            <span>Branch, tag or commit (empty: the default branch)</span>
+            <input name="ref" defaultValue={current?.ref ?? ""} disabled={!ws.can("files.write")} />
+          </label>
+          {ws.can("files.write") && (
+            <div className="row">
+              <button type="submit" className="primary" disabled={save.busy}>
+                Save
+              </button>
+              {current && (
+                <button type="button" onClick={() => void save.run(null)} disabled={save.busy}>
+                  Unlink
+                </button>
+              )}
+            </div>
+          )}
+          <ErrorText error={save.error} />
+        </form>
+      )}
+    </section>
+  );
+}
+
+export function SpaceSettings({ space }: { space: Space }) {
+  return (
+    <div className="page-body narrow">
+      {space.description && <p>{space.description}</p>}
+      <Members space={space} />
+      <GitLinkPanel space={space} />
+    </div>
+  );
+}

@@ -1,0 +1,156 @@
+/** The list of spaces, creating one, and the frame of one space (its tabs). */
+import { type FormEvent, useState } from "react";
+import { api } from "../../lib/api";
+import { useAction, useApi } from "../../lib/hooks";
+import { Link, navigate } from "../../lib/router";
+import type { Space } from "../../lib/types";
+import { Empty, ErrorText, Modal, Spinner } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { AutomationsPage } from "../automations/AutomationsPage";
+import { BoardPage } from "../board/BoardPage";
+import { ChatPage } from "../chat/ChatPage";
+import { FilesPage } from "../files/FilesPage";
+import { SpaceSettings } from "./SpaceSettings";
+
+function CreateSpace({ onClose }: { onClose: () => void }) {
+  const ws = useWorkspace();
+  const { run, busy, error } = useAction(async (body: { name: string; description: string; private: boolean }) => {
+    const space = await api<Space>("POST", `${ws.base}/spaces`, body);
+    await ws.reloadSpaces();
+    navigate(`/spaces/${space.id}/board`);
+    onClose();
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    void run({
+      name: String(data.get("name") ?? ""),
+      description: String(data.get("description") ?? ""),
+      private: data.get("private") === "on",
+    });
+  };
+  return (
+    <Modal title="New space" onClose={onClose}>
+      <form onSubmit={submit} className="stack">
+        <label className="field">
+          <span>Name</span>
+          <input name="name" required maxLength={200} />
+        </label>
+        <label className="field">
+          <span>Description</span>
+          <textarea name="description" rows={3} />
+        </label>
+        <label className="check">
+          <input type="checkbox" name="private" /> Private: only people I add can see it
+        </label>
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={busy}>
+            Create space
+          </button>
+        </div>
+        <ErrorText error={error} />
+      </form>
+    </Modal>
+  );
+}
+
+export function SpacesPage() {
+  const ws = useWorkspace();
+  const [creating, setCreating] = useState(false);
+  return (
+    <section className="page-body">
+      <header className="page-head">
+        <h1>Spaces</h1>
+        {ws.can("spaces.create") && (
+          <button type="button" className="primary" onClick={() => setCreating(true)}>
+            New space
+          </button>
+        )}
+      </header>
+      {ws.spaces.length === 0 ? (
+        <Empty>No spaces yet.{ws.can("spaces.create") ? " Create the first one." : ""}</Empty>
+      ) : (
+        <ul className="cards">
+          {ws.spaces.map((space) => (
+            <li key={space.id} className="card">
+              <Link href={`/spaces/${space.id}/board`} className="card-title">
+                {space.private ? "🔒 " : ""}
+                {space.name}
+              </Link>
+              {space.description && <p className="muted">{space.description}</p>}
+              <p className="small muted">
+                <Link href={`/spaces/${space.id}/board`}>Board</Link> ·{" "}
+                <Link href={`/spaces/${space.id}/chat`}>Chat</Link> ·{" "}
+                <Link href={`/spaces/${space.id}/files`}>Files</Link>
+              </p>
+            </li>
+          ))}
+        </ul>
+      )}
+      {creating && <CreateSpace onClose={() => setCreating(false)} />}
+    </section>
+  );
+}
+
+const TABS = [
+  ["board", "Board"],
+  ["chat", "Chat"],
+  ["files", "Files"],
+  ["automations", "Automations"],
+  ["settings", "Settings"],
+] as const;
+
+/** One space: its name, its tabs, and the tab's screen. `item` is the room or file in the URL. */
+export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: string; item: string | null }) {
+  const ws = useWorkspace();
+  const known = ws.spaces.find((s) => s.id === spaceId);
+  const loaded = useApi<Space>(known ? null : `${ws.base}/spaces/${spaceId}`);
+  const space = known ?? loaded.data;
+  if (!space) return loaded.error ? <ErrorText error={loaded.error} /> : <Spinner />;
+  let body: React.ReactNode;
+  switch (tab) {
+    case "board":
+      body = <BoardPage space={space} />;
+      break;
+    case "chat":
+      body = <ChatPage space={space} roomId={item} />;
+      break;
+    case "files":
+      body = <FilesPage space={space} nodeId={item} />;
+      break;
+    case "automations":
+      body = <AutomationsPage space={space} />;
+      break;
+    case "settings":
+      body = <SpaceSettings space={space} />;
+      break;
+    default:
+      body = <ErrorText error="page not found" />;
+  }
+  return (
+    <section className="space">
+      <header className="space-head">
+        <h1>
+          {space.private && <span title="Private space">🔒 </span>}
+          {space.name}
+        </h1>
+        <nav className="tabs" aria-label="Space">
+          {TABS.map(([key, label]) => (
+            <Link
+              key={key}
+              href={`/spaces/${space.id}/${key}`}
+              className={tab === key ? "tab active" : "tab"}
+              aria-current={tab === key ? "page" : undefined}
+            >
+              {label}
+            </Link>
+          ))}
+        </nav>
+      </header>
+      <div className="space-body">{body}</div>
+    </section>
+  );
+}

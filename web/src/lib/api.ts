@@ -1,0 +1,198 @@
+/**
+ * The API client: the session (access + refresh token) in localStorage, silent refresh before the access token
+ * expires and once after a 401, and every error thrown as an ApiError carrying the API's own message.
+ *
+ * Refresh tokens are single-use and a reused one revokes the whole session, so two tabs must never refresh
+ * with the same token: refreshing holds a Web Lock, and a tab that finds a newer session stored by another tab
+ * takes it instead of refreshing again.
+ */
+
+/** What login, register, accept-invite, setup and refresh answer. */
+export interface LoginShape {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+  signup_pending?: boolean;
+}
+
+interface Session {
+  access_token: string;
+  refresh_token: string;
+  /** Epoch ms when the access token expires. */
+  expires_at: number;
+  signup_pending: boolean;
+}
+
+/** An answer of the API that was not 2xx: `message` is the API's `error` text, shown to people as is. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const KEY = "tandem.session";
+/** Refresh this long before the access token expires. */
+const EARLY_MS = 60_000;
+
+let session: Session | null = read();
+const listeners = new Set<() => void>();
+
+function read(): Session | null {
+  try {
+    const value = JSON.parse(localStorage.getItem(KEY) ?? "null") as Session | null;
+    return value && typeof value.refresh_token === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function write(next: Session | null): void {
+  session = next;
+  if (next) localStorage.setItem(KEY, JSON.stringify(next));
+  else localStorage.removeItem(KEY);
+  for (const listener of listeners) listener();
+}
+
+// Another tab signed in, out or refreshed.
+addEventListener("storage", (event: StorageEvent) => {
+  if (event.key !== KEY) return;
+  session = read();
+  for (const listener of listeners) listener();
+});
+
+/** Stores the tokens of a login-shaped answer. */
+export function signIn(login: LoginShape): void {
+  write({
+    access_token: login.access_token,
+    refresh_token: login.refresh_token,
+    expires_at: Date.now() + login.expires_in * 1000,
+    signup_pending: login.signup_pending === true,
+  });
+}
+
+/** Revokes the session on the server (best effort) and forgets it here. */
+export async function signOut(): Promise<void> {
+  const current = session;
+  write(null);
+  if (current) await request("POST", "/auth/logout", { refresh_token: current.refresh_token }, null).catch(() => {});
+}
+
+export function isSignedIn(): boolean {
+  return session !== null;
+}
+
+export function isSignupPending(): boolean {
+  return session?.signup_pending === true;
+}
+
+/** Calls `listener` whenever the session changes (here or in another tab). */
+export function onSessionChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+let refreshing: Promise<void> | null = null;
+
+/** Trades the refresh token for a new pair, once at a time across tabs; signs out when it is refused. */
+function refresh(): Promise<void> {
+  refreshing ??= (async () => {
+    const used = session?.refresh_token;
+    const run = async () => {
+      const stored = read();
+      if (stored && stored.refresh_token !== used) {
+        write(stored);
+        return;
+      }
+      if (!stored) {
+        write(null);
+        return;
+      }
+      try {
+        signIn(await request<LoginShape>("POST", "/auth/refresh", { refresh_token: stored.refresh_token }, null));
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) write(null);
+        else throw error;
+      }
+    };
+    if (navigator.locks) await navigator.locks.request("tandem.refresh", run);
+    else await run();
+  })().finally(() => {
+    refreshing = null;
+  });
+  return refreshing;
+}
+
+/** A current access token, refreshed first when it is about to expire; null when signed out. */
+export async function accessToken(): Promise<string | null> {
+  if (session && session.expires_at - Date.now() < EARLY_MS) await refresh();
+  return session?.access_token ?? null;
+}
+
+async function request<T>(method: string, path: string, body: unknown, token: string | null): Promise<T> {
+  const headers: Record<string, string> = {};
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData || body instanceof Blob) payload = body;
+  else if (body !== undefined) {
+    headers["content-type"] = "application/json";
+    payload = JSON.stringify(body);
+  }
+  if (token) headers.authorization = `Bearer ${token}`;
+  let res: Response;
+  try {
+    res = await fetch(`/api/v1${path}`, { method, headers, body: payload });
+  } catch {
+    throw new ApiError(0, "the server cannot be reached; check your connection");
+  }
+  const text = await res.text();
+  let data: unknown = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!res.ok) {
+    const message = (data as { error?: unknown } | null)?.error;
+    throw new ApiError(res.status, typeof message === "string" ? message : `request failed (${res.status})`);
+  }
+  return data as T;
+}
+
+/**
+ * Calls `/api/v1{path}` as the signed-in user. `body` is sent as JSON (or as is for FormData / Blob). A 401
+ * refreshes the session once and retries; a second 401 signs out.
+ */
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const token = await accessToken();
+  try {
+    return await request<T>(method, path, body, token);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 401 || !session) throw error;
+    await refresh();
+    if (!session) throw error;
+    return request<T>(method, path, body, session.access_token);
+  }
+}
+
+/** Calls a public route (no token). */
+export function publicApi<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  return request<T>(method, path, body, null);
+}
+
+/** Fetches a binary answer (file content) with the session's token. */
+export async function download(path: string): Promise<Blob> {
+  const token = await accessToken();
+  const res = await fetch(`/api/v1${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  if (!res.ok) {
+    const data = (await res.json().catch(() => null)) as { error?: string } | null;
+    throw new ApiError(res.status, data?.error ?? `request failed (${res.status})`);
+  }
+  return res.blob();
+}
+
+/** The message of anything thrown, in words. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,111 @@
+/**
+ * The organization's live-events socket: one per tab, reconnecting with backoff and a fresh token. After a
+ * reconnect it emits `resync`, because events sent while it was away are gone: views refetch what they show.
+ */
+import { useEffect, useRef, useSyncExternalStore } from "react";
+import { accessToken } from "./api";
+
+/** One live event as the server sends it, or the client's own `resync`. */
+export interface LiveEvent {
+  type: string;
+  organization_id: string;
+  space_id: string | null;
+  // biome-ignore lint/suspicious/noExplicitAny: each event type has its own payload; handlers narrow it.
+  payload: any;
+}
+
+type Listener = (event: LiveEvent) => void;
+
+const listeners = new Set<Listener>();
+const statusListeners = new Set<() => void>();
+let status: "connecting" | "live" | "offline" = "connecting";
+let socket: WebSocket | null = null;
+let orgId: string | null = null;
+let attempt = 0;
+let timer: ReturnType<typeof setTimeout> | undefined;
+let everConnected = false;
+
+function setStatus(next: typeof status): void {
+  status = next;
+  for (const listener of statusListeners) listener();
+}
+
+function emit(event: LiveEvent): void {
+  for (const listener of listeners) listener(event);
+}
+
+async function connect(): Promise<void> {
+  const org = orgId;
+  if (!org) return;
+  const token = await accessToken().catch(() => null);
+  if (!token || org !== orgId) return;
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(
+    `${scheme}//${location.host}/api/v1/organizations/${org}/ws?token=${encodeURIComponent(token)}`,
+  );
+  socket = ws;
+  ws.onopen = () => {
+    attempt = 0;
+    setStatus("live");
+    if (everConnected) emit({ type: "resync", organization_id: org, space_id: null, payload: null });
+    everConnected = true;
+  };
+  ws.onmessage = (message) => {
+    if (typeof message.data !== "string") return;
+    try {
+      emit(JSON.parse(message.data) as LiveEvent);
+    } catch {
+      // Not an event: ignored.
+    }
+  };
+  ws.onclose = () => {
+    if (socket !== ws) return;
+    socket = null;
+    setStatus("offline");
+    const delay = Math.min(30_000, 500 * 2 ** attempt++) * (0.75 + Math.random() / 2);
+    timer = setTimeout(() => void connect(), delay);
+  };
+}
+
+/** Connects to the organization's events (or disconnects with null). */
+export function connectEvents(organizationId: string | null): void {
+  if (organizationId === orgId) return;
+  orgId = organizationId;
+  clearTimeout(timer);
+  const old = socket;
+  socket = null;
+  old?.close();
+  everConnected = false;
+  attempt = 0;
+  if (organizationId) {
+    setStatus("connecting");
+    void connect();
+  }
+}
+
+/** Subscribes to every event; returns the unsubscribe function. */
+export function subscribe(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/**
+ * Calls `handler` for each live event (and `resync`) while the component is mounted. The latest handler is
+ * used, so it may close over state without resubscribing.
+ */
+export function useLiveEvents(handler: Listener): void {
+  const ref = useRef(handler);
+  ref.current = handler;
+  useEffect(() => subscribe((event) => ref.current(event)), []);
+}
+
+/** `connecting`, `live` or `offline`. */
+export function useEventsStatus(): typeof status {
+  return useSyncExternalStore(
+    (listener) => {
+      statusListeners.add(listener);
+      return () => statusListeners.delete(listener);
+    },
+    () => status,
+  );
+}

@@ -1,0 +1,93 @@
+/** Data hooks over the API client. */
+import { type Dispatch, type SetStateAction, useCallback, useEffect, useRef, useState } from "react";
+import { api, messageOf } from "./api";
+
+/** The state of one GET: its data (kept while reloading), its error in words, and a reload. */
+export interface Loaded<T> {
+  data: T | undefined;
+  error: string | null;
+  loading: boolean;
+  reload: () => Promise<void>;
+  /** Local edits (an optimistic change, a live event) without refetching. */
+  setData: Dispatch<SetStateAction<T | undefined>>;
+}
+
+/** GETs `path` (relative to /api/v1) now and whenever it changes; null `path` waits. */
+export function useApi<T>(path: string | null): Loaded<T> {
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(path !== null);
+  const current = useRef(path);
+  current.current = path;
+
+  const reload = useCallback(async () => {
+    if (path === null) return;
+    setLoading(true);
+    try {
+      const value = await api<T>("GET", path);
+      if (current.current === path) {
+        setData(value);
+        setError(null);
+      }
+    } catch (err) {
+      if (current.current === path) setError(messageOf(err));
+    } finally {
+      if (current.current === path) setLoading(false);
+    }
+  }, [path]);
+
+  useEffect(() => {
+    setData(undefined);
+    setError(null);
+    void reload();
+  }, [reload]);
+
+  return { data, error, loading, reload, setData };
+}
+
+/**
+ * Wraps an action (a click, a submit) so it is not run twice at once and its error is kept in words for the
+ * UI to show. `run` resolves to false when the action failed.
+ */
+export function useAction<A extends unknown[]>(
+  action: (...args: A) => Promise<unknown>,
+): { run: (...args: A) => Promise<boolean>; busy: boolean; error: string | null; clear: () => void } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ref = useRef(action);
+  ref.current = action;
+  const run = useCallback(async (...args: A) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await ref.current(...args);
+      return true;
+    } catch (err) {
+      setError(messageOf(err));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { run, busy, error, clear: () => setError(null) };
+}
+
+/** A value stored in localStorage under `key` (per browser), as JSON. */
+export function useStored<T>(key: string, initial: T): [T, (value: T) => void] {
+  const [value, setValue] = useState<T>(() => {
+    try {
+      const raw = localStorage.getItem(key);
+      return raw === null ? initial : (JSON.parse(raw) as T);
+    } catch {
+      return initial;
+    }
+  });
+  const store = useCallback(
+    (next: T) => {
+      setValue(next);
+      localStorage.setItem(key, JSON.stringify(next));
+    },
+    [key],
+  );
+  return [value, store];
+}

@@ -1,0 +1,170 @@
+/** Small building blocks shared by every screen. */
+import { type ReactNode, useEffect, useRef, useSyncExternalStore } from "react";
+
+/** An API error (or any failure) in words, announced to screen readers. */
+export function ErrorText({ error }: { error: string | null | undefined }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert">
+      {error}
+    </p>
+  );
+}
+
+export function Spinner({ label = "Loading…" }: { label?: string }) {
+  return (
+    <p className="muted" aria-busy="true">
+      {label}
+    </p>
+  );
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="empty">{children}</div>;
+}
+
+/** Initials in a colored circle (the color follows the id, so a person keeps theirs). */
+export function Avatar({ id, name, staff = false }: { id: string; name: string; staff?: boolean }) {
+  const initials =
+    name
+      .split(/\s+/)
+      .filter(Boolean)
+      .slice(0, 2)
+      .map((part) => part[0]?.toUpperCase())
+      .join("") || "?";
+  let hash = 0;
+  for (let i = 0; i < id.length; i++) hash = (hash * 31 + id.charCodeAt(i)) | 0;
+  return (
+    <span
+      className={`avatar${staff ? " staff" : ""}`}
+      style={{ "--hue": Math.abs(hash) % 360 } as React.CSSProperties}
+      title={name}
+      aria-hidden="true"
+    >
+      {initials}
+    </span>
+  );
+}
+
+/**
+ * A modal dialog on the native `<dialog>` (focus trap, Escape and the top layer come with it). Closing by
+ * Escape or the backdrop calls `onClose`.
+ */
+export function Modal({
+  title,
+  onClose,
+  children,
+  wide = false,
+}: {
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+  wide?: boolean;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) {
+      dialog.showModal();
+      // Start in the first field rather than on the close button.
+      dialog.querySelector<HTMLElement>(".modal-body input, .modal-body textarea, .modal-body select")?.focus();
+    }
+  }, []);
+  return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: a click on the backdrop; Escape closes through onCancel.
+    <dialog
+      ref={ref}
+      className={`modal${wide ? " wide" : ""}`}
+      aria-label={title}
+      onCancel={(event) => {
+        event.preventDefault();
+        onClose();
+      }}
+      onClick={(event) => {
+        if (event.target === ref.current) onClose();
+      }}
+    >
+      <header className="modal-head">
+        <h2>{title}</h2>
+        <button type="button" className="icon" onClick={onClose} aria-label="Close">
+          ✕
+        </button>
+      </header>
+      <div className="modal-body">{children}</div>
+    </dialog>
+  );
+}
+
+/** "just now", "5 min ago", "yesterday", or a date. */
+export function timeAgo(iso: string, now = Date.now()): string {
+  const then = Date.parse(iso);
+  const seconds = Math.round((now - then) / 1000);
+  if (seconds < 45) return "just now";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.round(hours / 24);
+  if (days === 1) return "yesterday";
+  if (days < 7) return `${days} days ago`;
+  return new Date(then).toLocaleDateString();
+}
+
+/** Local date and time, for titles and tooltips. */
+export function dateTime(iso: string): string {
+  return new Date(iso).toLocaleString();
+}
+
+// Toasts: short notices from anywhere (a failed background action, a copied link).
+interface Toast {
+  id: number;
+  text: string;
+  kind: "info" | "error";
+}
+let toasts: Toast[] = [];
+let nextToast = 1;
+const toastListeners = new Set<() => void>();
+
+/** Shows a notice for a few seconds. */
+export function toast(text: string, kind: Toast["kind"] = "info"): void {
+  const id = nextToast++;
+  toasts = [...toasts, { id, text, kind }];
+  for (const listener of toastListeners) listener();
+  setTimeout(
+    () => {
+      toasts = toasts.filter((t) => t.id !== id);
+      for (const listener of toastListeners) listener();
+    },
+    kind === "error" ? 8000 : 3000,
+  );
+}
+
+/** Where toasts appear (once, in the shell). */
+export function Toasts() {
+  const list = useSyncExternalStore(
+    (listener) => {
+      toastListeners.add(listener);
+      return () => toastListeners.delete(listener);
+    },
+    () => toasts,
+  );
+  return (
+    <div className="toasts" aria-live="polite">
+      {list.map((t) => (
+        <div key={t.id} className={`toast ${t.kind}`} role={t.kind === "error" ? "alert" : "status"}>
+          {t.text}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** Copies `text` and says so. */
+export async function copy(text: string, what = "Copied"): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast(`${what} to the clipboard`);
+  } catch {
+    toast("Copying was refused by the browser: select the text and copy it", "error");
+  }
+}

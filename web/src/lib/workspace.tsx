@@ -1,0 +1,116 @@
+/**
+ * The signed-in user's workspace: who they are, the organization (one per install), what they may do, its
+ * members (people and staff) and the spaces they can see. Loaded once after sign-in; members and spaces
+ * reload on demand and after the events socket reconnects.
+ */
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { api, messageOf } from "./api";
+import { connectEvents, useLiveEvents } from "./events";
+import type { Member, Organization, Space, User } from "./types";
+import { ErrorText, Spinner } from "./ui";
+
+export interface Workspace {
+  me: User;
+  org: Organization;
+  /** `/organizations/{orgId}`: prefix of every organization route. */
+  base: string;
+  permissions: ReadonlySet<string>;
+  can: (permission: string) => boolean;
+  members: Member[];
+  /** Display name of a user id ("Unknown" for someone who left). */
+  nameOf: (userId: string | null | undefined) => string;
+  isStaff: (userId: string | null | undefined) => boolean;
+  spaces: Space[];
+  reloadMembers: () => Promise<void>;
+  reloadSpaces: () => Promise<void>;
+  reloadMe: () => Promise<void>;
+  setOrg: (org: Organization) => void;
+}
+
+const Context = createContext<Workspace | null>(null);
+
+/** The workspace of the signed-in user; only inside `<WorkspaceProvider>`. */
+export function useWorkspace(): Workspace {
+  const value = useContext(Context);
+  if (!value) throw new Error("useWorkspace outside WorkspaceProvider");
+  return value;
+}
+
+/** Loads the workspace, then renders `children` with it; `noOrg` when the account belongs to none. */
+export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; noOrg: ReactNode }) {
+  const [me, setMe] = useState<User | null>(null);
+  const [org, setOrg] = useState<Organization | null | undefined>(undefined);
+  const [permissions, setPermissions] = useState<string[]>([]);
+  const [members, setMembers] = useState<Member[]>([]);
+  const [spaces, setSpaces] = useState<Space[]>([]);
+  const [error, setError] = useState<string | null>(null);
+
+  const base = org ? `/organizations/${org.id}` : "";
+
+  const reloadMembers = useCallback(async () => {
+    if (!base) return;
+    setMembers((await api<{ members: Member[] }>("GET", `${base}/members`)).members);
+  }, [base]);
+  const reloadSpaces = useCallback(async () => {
+    if (!base) return;
+    setSpaces((await api<{ spaces: Space[] }>("GET", `${base}/spaces`)).spaces);
+  }, [base]);
+  const reloadMe = useCallback(async () => {
+    setMe((await api<{ user: User }>("GET", "/me")).user);
+    if (base) setPermissions((await api<{ permissions: string[] }>("GET", `${base}/me/permissions`)).permissions);
+  }, [base]);
+
+  useEffect(() => {
+    (async () => {
+      const [user, orgs] = await Promise.all([
+        api<{ user: User }>("GET", "/me"),
+        api<{ organizations: Organization[] }>("GET", "/organizations"),
+      ]);
+      setMe(user.user);
+      setOrg(orgs.organizations[0] ?? null);
+    })().catch((err) => setError(messageOf(err)));
+  }, []);
+
+  useEffect(() => {
+    if (!base) return;
+    Promise.all([
+      api<{ permissions: string[] }>("GET", `${base}/me/permissions`).then((p) => setPermissions(p.permissions)),
+      reloadMembers(),
+      reloadSpaces(),
+    ]).catch((err) => setError(messageOf(err)));
+    connectEvents(org?.id ?? null);
+    return () => connectEvents(null);
+  }, [base, org?.id, reloadMembers, reloadSpaces]);
+
+  useLiveEvents((event) => {
+    if (event.type === "resync") {
+      void Promise.all([reloadMembers(), reloadSpaces(), reloadMe()]).catch(() => {});
+    }
+  });
+
+  const value = useMemo<Workspace | null>(() => {
+    if (!me || !org) return null;
+    const set = new Set(permissions);
+    const byId = new Map(members.map((m) => [m.user_id, m]));
+    return {
+      me,
+      org,
+      base,
+      permissions: set,
+      can: (permission) => set.has(permission),
+      members,
+      nameOf: (id) => (id ? (byId.get(id)?.display_name ?? (id === me.id ? me.display_name : "Unknown")) : "Nobody"),
+      isStaff: (id) => (id ? byId.get(id)?.is_service_account === true : false),
+      spaces,
+      reloadMembers,
+      reloadSpaces,
+      reloadMe,
+      setOrg,
+    };
+  }, [me, org, base, permissions, members, spaces, reloadMembers, reloadSpaces, reloadMe]);
+
+  if (error) return <ErrorText error={error} />;
+  if (org === null) return <>{noOrg}</>;
+  if (!value) return <Spinner />;
+  return <Context.Provider value={value}>{children}</Context.Provider>;
+}

@@ -1,0 +1,99 @@
+/** The frame of every workspace screen: the sidebar (spaces, my tasks, staff, approvals, settings) and the page. */
+import { type ReactNode, useEffect, useState } from "react";
+import { signOut } from "./lib/api";
+import { useEventsStatus } from "./lib/events";
+import { Link, navigate, useLocation } from "./lib/router";
+import { Avatar } from "./lib/ui";
+import { useWorkspace } from "./lib/workspace";
+
+function NavLink({ href, children, exact = false }: { href: string; children: ReactNode; exact?: boolean }) {
+  const { path } = useLocation();
+  const active = exact ? path === href : path === href || path.startsWith(`${href}/`);
+  return (
+    <Link href={href} className={active ? "nav-link active" : "nav-link"} aria-current={active ? "page" : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+export function Shell({ children }: { children: ReactNode }) {
+  const ws = useWorkspace();
+  const status = useEventsStatus();
+  const { path } = useLocation();
+  const [open, setOpen] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes on every navigation.
+  useEffect(() => setOpen(false), [path]);
+  const admin = ws.can("org.manage") || ws.can("org.members.manage");
+
+  return (
+    <div className={`shell${open ? " nav-open" : ""}`}>
+      <a href="#main" className="skip-link">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <button
+          type="button"
+          className="icon menu-button"
+          aria-label="Menu"
+          aria-expanded={open}
+          onClick={() => setOpen(!open)}
+        >
+          ☰
+        </button>
+        <Link href="/spaces" className="brand">
+          {ws.org.name}
+        </Link>
+        <span
+          className={`live-dot ${status}`}
+          title={status === "live" ? "Live" : status === "offline" ? "Offline: reconnecting" : "Connecting"}
+          role="img"
+          aria-label={`Live updates: ${status}`}
+        />
+      </header>
+      <nav className="sidebar" aria-label="Workspace">
+        <div className="sidebar-org">
+          <Link href="/spaces" className="brand">
+            {ws.org.name}
+          </Link>
+          <span
+            className={`live-dot ${status}`}
+            title={status === "live" ? "Live" : status === "offline" ? "Offline: reconnecting" : "Connecting"}
+          />
+        </div>
+        <NavLink href="/my-tasks">My tasks</NavLink>
+        <NavLink href="/approvals">Approvals</NavLink>
+        <NavLink href="/staff">AI staff</NavLink>
+        {admin && <NavLink href="/settings">Settings</NavLink>}
+        <div className="nav-section">
+          <NavLink href="/spaces" exact>
+            Spaces
+          </NavLink>
+          {ws.spaces.map((space) => (
+            <NavLink key={space.id} href={`/spaces/${space.id}`}>
+              <span className="nav-space">
+                {space.private ? "🔒 " : "# "}
+                {space.name}
+              </span>
+            </NavLink>
+          ))}
+        </div>
+        <div className="sidebar-me">
+          <Avatar id={ws.me.id} name={ws.me.display_name} />
+          <span className="grow" title={ws.me.email}>
+            {ws.me.display_name}
+          </span>
+          <button
+            type="button"
+            className="link"
+            onClick={() => void signOut().then(() => navigate("/login", { replace: true }))}
+          >
+            Sign out
+          </button>
+        </div>
+      </nav>
+      <main id="main" className="page" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}
