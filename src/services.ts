@@ -125,7 +125,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(db, new IntegrationsStore(db), encryptionKey);
   const automations = new AutomationsService(db, new AutomationsStore(db), events, encryptionKey);
-  const proposals = new ProposalsService(db, new ProposalsStore(db), files);
+  const proposals = new ProposalsService(db, new ProposalsStore(db), files, events);
   runner?.register(
     new StaffReplyJob(
       db,

@@ -48,6 +48,14 @@ function serve(
 }
 
 const PAGE_CACHE = "no-cache";
+
+/**
+ * The app's page runs only its own scripts and talks only to its own origin (REST and both sockets). Inline
+ * styles are allowed: the editor and React's `style` attributes set them. Images may come from https (pictures
+ * linked in markdown), data and blob URLs (previews of uploaded files).
+ */
+export const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob: https:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const ASSET_CACHE = "public, max-age=31536000, immutable";
 
 /**
@@ -73,10 +81,17 @@ export const PAGE_PATHS = [
 export function webRoutes(auth: AuthMacro) {
   const app = new Elysia().use(auth);
   for (const path of PAGE_PATHS) {
-    app.get(path, ({ request, set }) => serve(request, set, "/index.html", PAGE_CACHE), {
-      public: true,
-      detail: { hide: true },
-    });
+    app.get(
+      path,
+      ({ request, set }) => {
+        set.headers["content-security-policy"] = PAGE_CSP;
+        return serve(request, set, "/index.html", PAGE_CACHE);
+      },
+      {
+        public: true,
+        detail: { hide: true },
+      },
+    );
   }
   return app.get(
     "/assets/*",

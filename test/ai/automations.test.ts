@@ -290,6 +290,24 @@ describe("oauth_token is write-only", () => {
     expect(third.body.automation.has_oauth_token).toBe(true);
   });
 
+  it("is cleared by PATCH with null (an extension), and can be set again", async () => {
+    const a = await create({ kind: "social_post", oauth_token: newOauthToken() });
+    expect(a.has_oauth_token).toBe(true);
+    const cleared = seen(await member.api.patch(one(a.id), { oauth_token: null }));
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.automation.has_oauth_token).toBe(false);
+    expect((await listed(a.id)).has_oauth_token).toBe(false);
+    const again = seen(await member.api.patch(one(a.id), { oauth_token: newOauthToken() }));
+    expect(again.body.automation.has_oauth_token).toBe(true);
+  });
+
+  it("cannot be cleared by a service account (403)", async () => {
+    const a = await proposed();
+    const res = await staff.api.patch(one(a.id), { oauth_token: null });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "service accounts cannot set oauth_token" });
+  });
+
   it("refuses an empty oauth_token with 400", async () => {
     const res = await member.api.post(automations(), { name: unique("E"), kind: "webhook", oauth_token: "" });
     expect(res.status).toBe(400);
@@ -638,7 +656,7 @@ describe("unknown automations and DELETE", () => {
   });
 });
 
-describe("live event automation.updated", () => {
+describe("live events automation.updated and automation.deleted", () => {
   it("is pushed on create, patch, approve and reject with the automation as payload", async () => {
     const created = seen(
       await staff.api.post(automations(), { name: unique("Live"), kind: "scheduled", description: "note" }),
@@ -668,6 +686,18 @@ describe("live event automation.updated", () => {
     const rejected = seen(await org.owner.api.post(`${one(b.id)}/reject`, { reason: "nope" }));
     const onReject = await ownerLive.next(is(b.id, "rejected"));
     expect(onReject.payload).toEqual(rejected.body.automation);
+  });
+
+  it("announces a deletion as automation.deleted with the id", async () => {
+    const a = await create();
+    expect((await member.api.delete(one(a.id))).status).toBe(204);
+    const event = await ownerLive.next((e) => e.type === "automation.deleted" && e.payload?.id === a.id);
+    expect(event).toEqual({
+      type: "automation.deleted",
+      organization_id: org.id,
+      space_id: spaceId,
+      payload: { id: a.id },
+    });
   });
 
   it("reaches a member listening on the org socket too", async () => {

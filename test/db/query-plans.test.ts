@@ -777,6 +777,11 @@ const cases: Case[] = [
   { name: "automations: by id", run: () => stores.automations.get(ids.space, ids.staffAccount) },
   { name: "proposals: of a file", run: () => stores.proposals.list(ids.file) },
   { name: "proposals: by id", run: () => stores.proposals.get(ids.space, ids.staffAccount) },
+  {
+    name: "proposals: pending ones of a space's live files",
+    run: () => stores.proposals.ofSpace(ids.space, "pending"),
+    tempBTree: "the proposals of every live file of the space are merged by date: a space's files, not a table",
+  },
   { name: "integrations: the org's key of a provider", run: () => stores.integrations.get(ids.org, "modelrouter") },
 ];
 

@@ -12,10 +12,12 @@ import { client } from "./http";
 import { BINARY, ROOT, spawnServer, type TestServer, tempDir } from "./server";
 
 export const CHROMIUM = "/usr/bin/chromium";
+/** Without a color emoji font, reactions and the 💭 render as empty boxes in screenshots. */
+const EMOJI_FONT = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf";
 
-/** Installs Debian's Chromium when it is not there yet. */
+/** Installs Debian's Chromium (and a color emoji font) when they are not there yet. */
 export function ensureChromium(): void {
-  if (existsSync(CHROMIUM)) return;
+  if (existsSync(CHROMIUM) && existsSync(EMOJI_FONT)) return;
   const run = (args: string[]) => {
     const command = process.getuid?.() === 0 ? args : ["sudo", "-n", ...args];
     execFileSync(command[0] as string, command.slice(1), {
@@ -24,10 +26,10 @@ export function ensureChromium(): void {
     });
   };
   try {
-    run(["apt-get", "install", "-y", "chromium"]);
+    run(["apt-get", "install", "-y", "chromium", "fonts-noto-color-emoji"]);
   } catch {
     run(["apt-get", "update"]);
-    run(["apt-get", "install", "-y", "chromium"]);
+    run(["apt-get", "install", "-y", "chromium", "fonts-noto-color-emoji"]);
   }
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing after apt-get install chromium`);
 }

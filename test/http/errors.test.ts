@@ -192,10 +192,14 @@ describe("headers", () => {
     expect(again.status).toBe(304);
   });
 
-  it("serves the setup page at /setup", async () => {
+  it("serves the app at /setup, with a policy that keeps scripts and connections to the origin", async () => {
     const page = await fetch(`${server.url}/setup?token=abc`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("Set up Tandem");
+    expect(await page.text()).toContain('<div id="root">');
+    const csp = page.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
   });
 });
 

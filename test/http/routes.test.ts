@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { migrate } from "../../src/db/migrate";
 import { isPermission } from "../../src/http/permissions";
+import { PAGE_PATHS } from "../../src/http/web";
 import { createLogger } from "../../src/lib/log";
 import { createServices } from "../../src/services";
 import { request } from "../helpers/http";
@@ -54,7 +55,8 @@ describe("default deny", () => {
       expect(
         route === "GET /health" ||
           /^(GET|POST) \/api\/v1\/(public|auth)\//.test(route) ||
-          /^GET \/(setup|assets\/\*|api\/docs(\/json)?)?$/.test(route),
+          /^GET \/(assets\/\*|api\/docs(\/json)?)?$/.test(route) ||
+          PAGE_PATHS.some((page) => route === `GET ${page}`),
       ).toBe(true);
     }
   });

@@ -8,8 +8,8 @@ import type { AutomationRow } from "./automations.store";
 
 export const isServiceAccount = (actor: OrgActor) => actor.serviceAccountId !== null;
 
-/** contract §4: a service account supplying `oauth_token` gets 403. */
-export function assertMaySetOauthToken(actor: OrgActor, token: string | undefined): void {
+/** contract §4: a service account supplying `oauth_token` (a value, or `null` to clear it) gets 403. */
+export function assertMaySetOauthToken(actor: OrgActor, token: string | null | undefined): void {
   if (token === undefined) return;
   if (isServiceAccount(actor)) throw forbidden("service accounts cannot set oauth_token");
   if (token === "") throw invalid("oauth_token: must not be empty");

@@ -28,7 +28,8 @@ export const patchAutomationIn = z.object({
   name: nameIn(200).optional(),
   config: configIn.optional(),
   status: statusIn.optional(),
-  oauth_token: oauthTokenIn.optional(),
+  /** (extension) `null` removes the stored token. */
+  oauth_token: oauthTokenIn.nullable().optional(),
 });
 export type PatchAutomationIn = z.infer<typeof patchAutomationIn>;
 

@@ -71,7 +71,11 @@ export class AutomationsService {
         config: input.config === undefined ? current.config : JSON.stringify(input.config),
         status: isServiceAccount(actor) ? "pending_approval" : (input.status ?? current.status),
         oauthTokenCiphertext:
-          input.oauth_token === undefined ? current.oauthTokenCiphertext : this.encrypt(input.oauth_token),
+          input.oauth_token === undefined
+            ? current.oauthTokenCiphertext
+            : input.oauth_token === null
+              ? null
+              : this.encrypt(input.oauth_token),
         updatedAt: Date.now(),
       };
       this.store.save(current, next);
@@ -80,8 +84,19 @@ export class AutomationsService {
     return this.announce(actor, updated);
   }
 
+  /** Permanent; announced as `automation.deleted` `{id}` so open lists and approval inboxes drop it. */
   delete(actor: SpaceActor, id: string): void {
-    writeTx(this.db, () => this.store.delete(this.require(actor, id).id));
+    const deleted = writeTx(this.db, () => {
+      const row = this.require(actor, id);
+      this.store.delete(row.id);
+      return row.id;
+    });
+    this.events.publish({
+      type: "automation.deleted",
+      organization_id: actor.orgId,
+      space_id: actor.space.id,
+      payload: { id: deleted },
+    });
   }
 
   approve(actor: SpaceActor, id: string): AutomationRow {

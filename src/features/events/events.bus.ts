@@ -20,7 +20,10 @@ export type EventType =
   | "file.created"
   | "file.updated"
   | "file.deleted"
+  | "file.proposal.created"
+  | "file.proposal.updated"
   | "automation.updated"
+  | "automation.deleted"
   | "ai.reply.started"
   | "ai.reply.finished"
   | "ai.reply.failed";

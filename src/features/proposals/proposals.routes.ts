@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { presentProposal } from "./proposals.present";
-import { createProposalIn, proposalOut } from "./proposals.schemas";
+import { createProposalIn, proposalOut, spaceProposalsQuery } from "./proposals.schemas";
 import type { ProposalsService } from "./proposals.service";
 
 const one = z.object({ proposal: proposalOut });
@@ -12,6 +12,17 @@ const one = z.object({ proposal: proposalOut });
 export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
   return new Elysia({ prefix: "/api/v1/organizations/:orgId/spaces/:spaceId/files" })
     .use(auth)
+    .get(
+      "/proposals",
+      ({ actor, query }) => ({ proposals: proposals.ofSpace(actor, query.status).map(presentProposal) }),
+      {
+        space: "files.read",
+        query: spaceProposalsQuery,
+        detail: doc("The proposals of the space's files with one status (`pending` by default), newest first", {
+          200: z.object({ proposals: z.array(proposalOut) }),
+        }),
+      },
+    )
     .get(
       "/:nodeId/proposals",
       ({ actor, params }) => ({ proposals: proposals.list(actor, params.nodeId).map(presentProposal) }),

@@ -7,6 +7,13 @@ export const createProposalIn = z.object({
   note: z.string().max(10_000).optional(),
 });
 
+/** `GET .../files/proposals`: the space's proposals with one status (`pending` when omitted). */
+export const spaceProposalsQuery = z.object({
+  status: z
+    .enum(["pending", "accepted", "rejected"], { error: "status must be pending, accepted or rejected" })
+    .optional(),
+});
+
 export const proposalOut = z.object({
   id: uuidOut,
   space_id: uuidOut,

@@ -6,9 +6,11 @@
 import { type Db, writeTx } from "../../db/client";
 import { notFound } from "../../http/errors";
 import { isUuid, newId } from "../../lib/ids";
+import type { EventBus, EventType } from "../events/events.bus";
 import type { FilesService } from "../files/files.service";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import { assertMayResolve } from "./proposals.policy";
+import { presentProposal } from "./proposals.present";
 import type { ProposalRow, ProposalsStore } from "./proposals.store";
 
 const proposalNotFound = () => notFound("proposal not found");
@@ -18,10 +20,16 @@ export class ProposalsService {
     private readonly db: Db,
     private readonly store: ProposalsStore,
     private readonly files: FilesService,
+    private readonly events: EventBus,
   ) {}
 
   list(actor: SpaceActor, fileId: string): ProposalRow[] {
     return this.store.list(this.files.textFile(actor, fileId).id);
+  }
+
+  /** The proposals of the space's live files with one status (pending by default), newest first. */
+  ofSpace(actor: SpaceActor, status: ProposalRow["status"] = "pending"): ProposalRow[] {
+    return this.store.ofSpace(actor.space.id, status);
   }
 
   create(
@@ -29,7 +37,7 @@ export class ProposalsService {
     fileId: string,
     input: { proposed_content: string; note?: string | undefined },
   ): ProposalRow {
-    return writeTx(this.db, () => {
+    const created = writeTx(this.db, () => {
       const node = this.files.textFile(actor, fileId);
       const row: ProposalRow = {
         id: newId(),
@@ -47,6 +55,8 @@ export class ProposalsService {
       this.store.insert(row);
       return row;
     });
+    this.announce(actor, "file.proposal.created", created);
+    return created;
   }
 
   /** Applies the proposal (409 `file changed since the proposal` when the file moved on), then records it. */
@@ -62,11 +72,23 @@ export class ProposalsService {
       );
       throw error;
     }
+    this.announce(actor, "file.proposal.updated", accepted);
     return accepted;
   }
 
   reject(actor: SpaceActor, id: string): ProposalRow {
-    return this.resolve(actor, id, "rejected");
+    return this.announce(actor, "file.proposal.updated", this.resolve(actor, id, "rejected"));
+  }
+
+  /** Publishes a proposal once its transaction has committed, so open files show it without polling. */
+  private announce(actor: SpaceActor, type: EventType, row: ProposalRow): ProposalRow {
+    this.events.publish({
+      type,
+      organization_id: actor.orgId,
+      space_id: actor.space.id,
+      payload: presentProposal(row),
+    });
+    return row;
   }
 
   private resolve(actor: SpaceActor, id: string, status: "accepted" | "rejected"): ProposalRow {

@@ -23,11 +23,15 @@ interface Session {
   signup_pending: boolean;
 }
 
-/** An answer of the API that was not 2xx: `message` is the API's `error` text, shown to people as is. */
+/**
+ * An answer of the API that was not 2xx: `message` is the API's `error` text, shown to people as is; `body` is
+ * the whole answer, for errors that carry more (a task's 409 `version conflict` holds the current `task`).
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly body: unknown = null,
   ) {
     super(message);
   }
@@ -155,7 +159,7 @@ async function request<T>(method: string, path: string, body: unknown, token: st
   }
   if (!res.ok) {
     const message = (data as { error?: unknown } | null)?.error;
-    throw new ApiError(res.status, typeof message === "string" ? message : `request failed (${res.status})`);
+    throw new ApiError(res.status, typeof message === "string" ? message : `request failed (${res.status})`, data);
   }
   return data as T;
 }

@@ -1,5 +1,114 @@
-/** (being built) */
+/**
+ * The approval inbox: every automation waiting for approval in the spaces the user can see, to approve or
+ * reject with a reason. Built from each space's list (no inbox route is needed: one request per space, at
+ * once), and kept live: a proposal appears when a staff member makes it and leaves when anyone reviews it.
+ */
+import { useCallback, useEffect, useState } from "react";
+import { api, messageOf } from "../../lib/api";
+import { useLiveEvents } from "../../lib/events";
+import type { Space } from "../../lib/types";
+import { Empty, Spinner } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { AutomationCard, useStaffNames } from "./automation";
+import { type Automation, automationsPath } from "./model";
 
+/** The /approvals screen. */
 export function ApprovalsPage() {
-  return <p className="muted">This screen is being built.</p>;
+  const ws = useWorkspace();
+  const staffNames = useStaffNames();
+  const [pending, setPending] = useState<Automation[] | null>(null);
+  const [failures, setFailures] = useState<string[]>([]);
+
+  const load = useCallback(async () => {
+    const results = await Promise.allSettled(
+      ws.spaces.map((space) =>
+        api<{ automations: Automation[] }>("GET", automationsPath(ws.base, space.id)).then((r) => r.automations),
+      ),
+    );
+    const found: Automation[] = [];
+    const failed: string[] = [];
+    results.forEach((result, i) => {
+      const space = ws.spaces[i] as Space;
+      if (result.status === "fulfilled") found.push(...result.value.filter((a) => a.status === "pending_approval"));
+      else failed.push(`${space.name}: ${messageOf(result.reason)}`);
+    });
+    // Oldest first: the proposal that has waited longest is reviewed first.
+    found.sort((a, b) => a.created_at.localeCompare(b.created_at));
+    setPending(found);
+    setFailures(failed);
+  }, [ws.base, ws.spaces]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const remove = (id: string) => setPending((list) => list?.filter((a) => a.id !== id) ?? null);
+  const update = (automation: Automation) =>
+    setPending((list) => {
+      if (!list) return list;
+      const rest = list.filter((a) => a.id !== automation.id);
+      if (automation.status !== "pending_approval") return rest;
+      const old = list.find((a) => a.id === automation.id);
+      if (old && old.updated_at > automation.updated_at) return list;
+      return [...rest, automation].sort((a, b) => a.created_at.localeCompare(b.created_at));
+    });
+
+  useLiveEvents((event) => {
+    if (event.type === "resync") void load();
+    else if (event.type === "automation.updated") update(event.payload as Automation);
+    else if (event.type === "automation.deleted") remove((event.payload as { id: string }).id);
+  });
+
+  const spaceOf = new Map(ws.spaces.map((s) => [s.id, s]));
+  const write = ws.can("files.write") || ws.me.service_account_id !== null;
+
+  return (
+    <section className="page-body narrow approvals">
+      <header className="page-head">
+        <div>
+          <h1>
+            Approvals
+            {pending && pending.length > 0 && (
+              <span className="count-badge" role="status">
+                {pending.length} waiting
+              </span>
+            )}
+          </h1>
+          <p className="muted small">
+            Automations proposed by AI staff, or submitted for review, wait here until a person approves or rejects
+            them. Nothing runs before it is approved.
+          </p>
+        </div>
+      </header>
+      {!write && (
+        <p className="notice">You can see what waits, but approving and rejecting needs the files.write permission.</p>
+      )}
+      {failures.length > 0 && (
+        <div role="alert" className="error">
+          <p>Some spaces could not be checked:</p>
+          <ul>
+            {failures.map((f) => (
+              <li key={f}>{f}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {pending === null && <Spinner />}
+      {pending?.length === 0 && <Empty>Nothing waits for approval. New proposals appear here as they are made.</Empty>}
+      <ul className="automation-list">
+        {pending?.map((a) => (
+          <li key={a.id}>
+            <AutomationCard
+              automation={a}
+              space={spaceOf.get(a.space_id)}
+              inbox
+              staffNames={staffNames}
+              onSaved={update}
+              onDeleted={remove}
+            />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
 }

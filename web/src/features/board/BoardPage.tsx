@@ -1,5 +1,542 @@
-/** (being built) */
-import type { Space } from "../../lib/types";
-export function BoardPage(_: { space: Space }) {
-  return <p className="muted">This screen is being built.</p>;
+/**
+ * A space's board: its columns and tasks, adding a task at the bottom of a column, moving tasks by drag and
+ * drop or by keyboard (optimistic, rolled back with the API's error when refused), live from the events
+ * socket, and the task detail opened by `?task=<id>`.
+ */
+import {
+  type DragEvent,
+  type FormEvent,
+  type KeyboardEvent,
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+} from "react";
+import { ApiError, api, messageOf } from "../../lib/api";
+import { type LiveEvent, useLiveEvents } from "../../lib/events";
+import { useAction } from "../../lib/hooks";
+import { Link, navigate, useLocation } from "../../lib/router";
+import type { Column, Space, Task } from "../../lib/types";
+import { Avatar, ErrorText, Spinner, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { dropPosition, find, type Lanes, lanesOf, place, remove, upsert } from "./board-state";
+import { PaperClip } from "./icons";
+import { type BoardAnswer, dueLabel, isDoneColumn, isOverdue, taskHref, taskPath } from "./model";
+import { TaskDetail } from "./TaskDetail";
+
+/** The drag data type of a task, so drops of anything else (files, text) are refused. */
+const DRAG_TYPE = "application/x-tandem-task";
+/** The id of the keyboard hint, which every movable card points to (aria-describedby). */
+const HINT_ID = "board-keys-hint";
+/** The gap between cards (board.css `.lane-cards`), to centre the drop line in it. */
+const GAP = 8;
+
+// The task being dragged in this tab: dragover cannot read the drag data, only its types.
+let dragged: string | null = null;
+
+/** The board's state, loaded and kept live; moves and creations go through here. */
+function useBoard(base: string, spaceId: string) {
+  const [columns, setColumns] = useState<Column[] | null>(null);
+  const [lanes, setLanes] = useState<Lanes>({});
+  const [error, setError] = useState<string | null>(null);
+  // The ref is the source of truth, so several moves before the next render each see the previous one.
+  const current = useRef<Lanes>({});
+  const gone = useRef(new Set<string>());
+  const loading = useRef(true);
+  const held = useRef<LiveEvent[]>([]);
+  const chains = useRef(new Map<string, Promise<void>>());
+
+  const update = useCallback((change: (lanes: Lanes) => Lanes) => {
+    const next = change(current.current);
+    if (next === current.current) return;
+    current.current = next;
+    setLanes(next);
+  }, []);
+
+  const apply = useCallback(
+    (event: LiveEvent) => {
+      if (event.type === "task.created" || event.type === "task.updated") {
+        const task = event.payload as Task;
+        if (!gone.current.has(task.id)) update((l) => upsert(l, task));
+      } else if (event.type === "task.deleted") {
+        const id = (event.payload as { id: string }).id;
+        gone.current.add(id);
+        update((l) => remove(l, id));
+      }
+    },
+    [update],
+  );
+
+  const load = useCallback(async () => {
+    // Events that arrive while the listing is on its way are held and replayed on top of it (the version rule
+    // of `upsert` drops those the listing already holds), so none falls between the two.
+    loading.current = true;
+    try {
+      const [board, listing] = await Promise.all([
+        api<BoardAnswer>("GET", `${base}/spaces/${spaceId}/board`),
+        api<{ tasks: Task[] }>("GET", `${base}/spaces/${spaceId}/tasks`),
+      ]);
+      const sorted = [...board.columns].sort((a, b) => a.position - b.position);
+      current.current = lanesOf(sorted, listing.tasks);
+      for (const event of held.current) apply(event);
+      setColumns(sorted);
+      setLanes(current.current);
+      setError(null);
+    } catch (err) {
+      setError(messageOf(err));
+    } finally {
+      held.current = [];
+      loading.current = false;
+    }
+  }, [base, spaceId, apply]);
+
+  useEffect(() => {
+    current.current = {};
+    gone.current = new Set();
+    setLanes({});
+    setColumns(null);
+    setError(null);
+    void load();
+  }, [load]);
+
+  useLiveEvents((event) => {
+    if (event.type === "resync") void load();
+    else if (event.space_id !== spaceId || !event.type.startsWith("task.")) return;
+    else if (loading.current) held.current.push(event);
+    else apply(event);
+  });
+
+  /** Moves a task to `index` (after the move) of `columnId`: shown at once, sent, undone if refused. */
+  const move = useCallback(
+    (id: string, columnId: string, index: number) => {
+      const before = find(current.current, id);
+      if (!before || (before.columnId === columnId && before.index === index)) return;
+      update((l) => place(l, before.task, columnId, index));
+      // One task's moves go out one after the other, so the server applies them in the order they were made.
+      const previous = chains.current.get(id) ?? Promise.resolve();
+      const next = previous.then(async () => {
+        try {
+          const task = await api<Task>("PATCH", taskPath(base, spaceId, id), { column_id: columnId, position: index });
+          update((l) => upsert(l, task));
+        } catch (err) {
+          toast(`Could not move “${before.task.title}”: ${messageOf(err)}`, "error");
+          if (err instanceof ApiError && err.status === 404) {
+            gone.current.add(id);
+            update((l) => remove(l, id));
+            return;
+          }
+          update((l) => {
+            const now = find(l, id);
+            // Newer news of the task (an event) wins over putting it back.
+            if (!now || now.task.version !== before.task.version) return l;
+            return place(l, before.task, before.columnId, before.index);
+          });
+        }
+      });
+      chains.current.set(id, next);
+      void next.finally(() => {
+        if (chains.current.get(id) === next) chains.current.delete(id);
+      });
+    },
+    [base, spaceId, update],
+  );
+
+  const create = useCallback(
+    async (columnId: string, title: string) => {
+      const task = await api<Task>("POST", `${base}/spaces/${spaceId}/tasks`, { title, column_id: columnId });
+      update((l) => upsert(l, task));
+      return task;
+    },
+    [base, spaceId, update],
+  );
+
+  /** A task as the server answered it (an edit in the detail). */
+  const receive = useCallback((task: Task) => update((l) => upsert(l, task)), [update]);
+
+  const forget = useCallback(
+    (id: string) => {
+      gone.current.add(id);
+      update((l) => remove(l, id));
+    },
+    [update],
+  );
+
+  return { columns, lanes, current, error, load, move, create, receive, forget };
+}
+
+/** The board tab of a space. */
+export function BoardPage({ space }: { space: Space }) {
+  const ws = useWorkspace();
+  const { query } = useLocation();
+  const openId = query.get("task");
+  const board = useBoard(ws.base, space.id);
+  const { columns, lanes, current, move } = board;
+  const canWrite = ws.can("tasks.write");
+  const root = useRef<HTMLDivElement>(null);
+  const refocus = useRef<string | null>(null);
+  const [announcement, setAnnouncement] = useState("");
+
+  // A card moved by keyboard is a new element in its new column: give it the focus back.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after each change of the lanes, on purpose.
+  useLayoutEffect(() => {
+    const id = refocus.current;
+    if (!id) return;
+    refocus.current = null;
+    const card = root.current?.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(id)}"]`);
+    card?.focus();
+    card?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }, [lanes]);
+
+  const onDrop = useCallback(
+    (id: string, columnId: string, slot: number) =>
+      move(id, columnId, dropPosition(current.current, id, columnId, slot)),
+    [move, current],
+  );
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    const card = event.target as HTMLElement;
+    const id = card.dataset.taskId;
+    if (!id || !columns || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const at = find(current.current, id);
+    if (!at) return;
+    const col = columns.findIndex((c) => c.id === at.columnId);
+    const length = (columnId: string) => current.current[columnId]?.length ?? 0;
+    let target: { columnId: string; index: number } | null = null;
+    switch (event.key) {
+      case "ArrowUp":
+        target = { columnId: at.columnId, index: at.index - 1 };
+        break;
+      case "ArrowDown":
+        target = { columnId: at.columnId, index: at.index + 1 };
+        break;
+      case "ArrowLeft":
+      case "ArrowRight": {
+        const next = columns[col + (event.key === "ArrowLeft" ? -1 : 1)];
+        if (next) target = { columnId: next.id, index: Math.min(at.index, length(next.id) - (event.altKey ? 0 : 1)) };
+        break;
+      }
+      default:
+        return;
+    }
+    event.preventDefault();
+    if (!target || target.index < 0) return;
+    if (!event.altKey) {
+      // Plain arrows walk between cards.
+      const task = current.current[target.columnId]?.[target.index];
+      if (task) root.current?.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(task.id)}"]`)?.focus();
+      return;
+    }
+    if (!canWrite || target.index >= length(target.columnId) + (target.columnId === at.columnId ? 0 : 1)) return;
+    refocus.current = id;
+    move(id, target.columnId, target.index);
+    const column = columns.find((c) => c.id === target.columnId);
+    const total = length(target.columnId);
+    setAnnouncement(`Moved “${at.task.title}” to ${column?.name}, position ${target.index + 1} of ${total}.`);
+  };
+
+  const onDragStart = (event: DragEvent<HTMLDivElement>) => {
+    const card = event.target as HTMLElement;
+    const id = card.dataset?.taskId;
+    if (!id) return;
+    dragged = id;
+    event.dataTransfer.setData(DRAG_TYPE, id);
+    event.dataTransfer.effectAllowed = "move";
+    // After the browser took its picture of the card, so the picture is not faded.
+    requestAnimationFrame(() => card.classList.add("dragging"));
+  };
+
+  const onDragEnd = (event: DragEvent<HTMLDivElement>) => {
+    dragged = null;
+    (event.target as HTMLElement).classList?.remove("dragging");
+  };
+
+  if (board.error && !columns)
+    return (
+      <div className="page-body">
+        <ErrorText error={board.error} />
+        <button type="button" onClick={() => void board.load()}>
+          Try again
+        </button>
+      </div>
+    );
+  if (!columns) return <Spinner label="Loading the board…" />;
+
+  const open = openId ? (find(lanes, openId)?.task ?? null) : null;
+  const total = columns.reduce((n, c) => n + (lanes[c.id]?.length ?? 0), 0);
+
+  return (
+    <div className="board">
+      <div className="board-bar">
+        <p className="small muted" id={HINT_ID}>
+          {canWrite
+            ? "Drag tasks to move them. Keyboard: arrows go from task to task; Alt + ← / → moves the focused task to the previous / next column, Alt + ↑ / ↓ moves it up / down."
+            : "You can read this board; moving and adding tasks needs the tasks.write permission."}
+        </p>
+        <span className="small muted">
+          {total} {total === 1 ? "task" : "tasks"}
+        </span>
+      </div>
+      <ErrorText error={board.error} />
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: keyboard and drag events of the cards, delegated to one listener. */}
+      <div className="board-columns" ref={root} onKeyDown={onKeyDown} onDragStart={onDragStart} onDragEnd={onDragEnd}>
+        {columns.map((column) => (
+          <Lane
+            key={column.id}
+            column={column}
+            tasks={lanes[column.id] ?? EMPTY}
+            spaceId={space.id}
+            canWrite={canWrite}
+            onDrop={onDrop}
+            onCreate={board.create}
+          />
+        ))}
+      </div>
+      <p className="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </p>
+      {openId && (
+        <TaskDetail
+          key={openId}
+          space={space}
+          taskId={openId}
+          task={open}
+          columns={columns}
+          onClose={() => navigate(`/spaces/${space.id}/board`)}
+          onTask={board.receive}
+          onMoveTo={(id, columnId) => move(id, columnId, current.current[columnId]?.length ?? 0)}
+          onDeleted={board.forget}
+        />
+      )}
+    </div>
+  );
+}
+
+const EMPTY: readonly Task[] = [];
+
+interface LaneProps {
+  column: Column;
+  tasks: readonly Task[];
+  spaceId: string;
+  canWrite: boolean;
+  onDrop: (id: string, columnId: string, slot: number) => void;
+  onCreate: (columnId: string, title: string) => Promise<Task>;
+}
+
+/** One column: its heading, its cards, the drop line while a task is dragged over it, and "Add task". */
+const Lane = memo(function Lane({ column, tasks, spaceId, canWrite, onDrop, onCreate }: LaneProps) {
+  const ws = useWorkspace();
+  const scroller = useRef<HTMLDivElement>(null);
+  const [drop, setDrop] = useState<{ slot: number; top: number } | null>(null);
+  const done = isDoneColumn(column);
+
+  const cards = () =>
+    scroller.current?.querySelectorAll<HTMLElement>("[data-task-id]") ?? ([] as unknown as NodeListOf<HTMLElement>);
+
+  /** The slot (0..n) under the pointer: before the first card whose middle is below it. Cards are in order. */
+  const slotAt = (y: number): { slot: number; top: number } => {
+    const list = cards();
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const rect = (list[mid] as HTMLElement).getBoundingClientRect();
+      if (y < rect.top + rect.height / 2) hi = mid;
+      else lo = mid + 1;
+    }
+    const at = list[lo];
+    const last = list[list.length - 1];
+    const top = at ? at.offsetTop - GAP / 2 : last ? last.offsetTop + last.offsetHeight + GAP / 2 : 0;
+    return { slot: lo, top };
+  };
+
+  // A drag cancelled (Escape) or dropped elsewhere leaves no line behind.
+  useEffect(() => {
+    if (!drop) return;
+    const clear = () => setDrop(null);
+    addEventListener("dragend", clear);
+    return () => removeEventListener("dragend", clear);
+  }, [drop]);
+
+  const onDragOver = (event: DragEvent<HTMLElement>) => {
+    if (!canWrite || !event.dataTransfer.types.includes(DRAG_TYPE)) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "move";
+    const next = slotAt(event.clientY);
+    if (next.slot !== drop?.slot || next.top !== drop.top) setDrop(next);
+  };
+
+  const onDragLeave = (event: DragEvent<HTMLElement>) => {
+    if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setDrop(null);
+  };
+
+  const onDropHere = (event: DragEvent<HTMLElement>) => {
+    if (!event.dataTransfer.types.includes(DRAG_TYPE)) return;
+    event.preventDefault();
+    const id = dragged ?? event.dataTransfer.getData(DRAG_TYPE);
+    const { slot } = slotAt(event.clientY);
+    setDrop(null);
+    if (id) onDrop(id, column.id, slot);
+  };
+
+  const created = async (title: string) => {
+    await onCreate(column.id, title);
+    requestAnimationFrame(() => scroller.current?.scrollTo({ top: scroller.current.scrollHeight }));
+  };
+
+  return (
+    <section
+      className={`lane${drop ? " drop-target" : ""}`}
+      aria-labelledby={`lane-${column.id}`}
+      onDragOver={onDragOver}
+      onDragLeave={onDragLeave}
+      onDrop={onDropHere}
+    >
+      <header className="lane-head">
+        <h2 id={`lane-${column.id}`}>{column.name}</h2>
+        <span className="lane-count" title={`${tasks.length} tasks`}>
+          {tasks.length}
+        </span>
+      </header>
+      <div className="lane-scroll" ref={scroller}>
+        <ol className="lane-cards" aria-label={`Tasks in ${column.name}`}>
+          {tasks.map((task) => {
+            const member = task.assignee_user_id;
+            return (
+              <Card
+                key={task.id}
+                task={task}
+                spaceId={spaceId}
+                canWrite={canWrite}
+                done={done}
+                assignee={member ? ws.nameOf(member) : null}
+                assigneeStaff={member ? ws.isStaff(member) : false}
+              />
+            );
+          })}
+        </ol>
+        {drop && <div className="drop-line" style={{ top: drop.top }} aria-hidden="true" />}
+        {tasks.length === 0 && !drop && <p className="lane-empty small muted">No tasks</p>}
+      </div>
+      {canWrite && <AddTask column={column} onCreate={created} />}
+    </section>
+  );
+});
+
+interface CardProps {
+  task: Task;
+  spaceId: string;
+  canWrite: boolean;
+  done: boolean;
+  assignee: string | null;
+  assigneeStaff: boolean;
+}
+
+/** One task on the board: a link to its detail, draggable; re-renders only when its own props change. */
+const Card = memo(function Card({ task, spaceId, canWrite, done, assignee, assigneeStaff }: CardProps) {
+  const overdue = !done && isOverdue(task.due_at);
+  const hasMeta = task.due_at || task.deliverable_required || assignee;
+  return (
+    <li>
+      <Link
+        href={taskHref(spaceId, task.id)}
+        className={`task-card${overdue ? " overdue" : ""}`}
+        data-task-id={task.id}
+        draggable={canWrite}
+        aria-describedby={canWrite ? HINT_ID : undefined}
+      >
+        <span className="task-card-title">{task.title}</span>
+        {hasMeta && (
+          <span className="task-card-meta">
+            {task.due_at && (
+              <span className={`due${overdue ? " overdue" : ""}`} title={new Date(task.due_at).toLocaleString()}>
+                {overdue ? "Overdue · " : "Due "}
+                {dueLabel(task.due_at, Date.now(), false)}
+              </span>
+            )}
+            {task.deliverable_required && (
+              <span className="deliverable-flag" title="A deliverable is required">
+                <PaperClip />
+                <span className="sr-only">Deliverable required</span>
+              </span>
+            )}
+            {assignee && task.assignee_user_id && (
+              <span className="task-card-assignee">
+                <Avatar id={task.assignee_user_id} name={assignee} staff={assigneeStaff} />
+                <span className="sr-only">
+                  Assigned to {assignee}
+                  {assigneeStaff ? " (AI staff)" : ""}
+                </span>
+              </span>
+            )}
+          </span>
+        )}
+      </Link>
+    </li>
+  );
+});
+
+/** "Add task" at the bottom of a column: stays open after adding, for the next one; Escape closes it. */
+function AddTask({ column, onCreate }: { column: Column; onCreate: (title: string) => Promise<void> }) {
+  const [open, setOpen] = useState(false);
+  const [title, setTitle] = useState("");
+  const input = useRef<HTMLInputElement>(null);
+  const { run, busy, error, clear } = useAction(async (value: string) => {
+    await onCreate(value);
+    setTitle("");
+  });
+
+  const close = () => {
+    setOpen(false);
+    setTitle("");
+    clear();
+  };
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const value = title.trim();
+    if (value) void run(value).then(() => input.current?.focus());
+  };
+
+  if (!open)
+    return (
+      <button
+        type="button"
+        className="lane-add"
+        aria-label={`Add a task to ${column.name}`}
+        onClick={() => setOpen(true)}
+      >
+        + Add task
+      </button>
+    );
+  return (
+    <form className="lane-form" onSubmit={submit}>
+      <input
+        ref={input}
+        // biome-ignore lint/a11y/noAutofocus: the form opens on purpose, to type the title at once.
+        autoFocus
+        aria-label={`Title of the new task in ${column.name}`}
+        placeholder="Task title"
+        value={title}
+        maxLength={500}
+        onChange={(event) => setTitle(event.target.value)}
+        onKeyDown={(event) => {
+          if (event.key === "Escape") {
+            event.preventDefault();
+            close();
+          }
+        }}
+      />
+      <div className="row">
+        <button type="submit" className="primary" disabled={busy || !title.trim()}>
+          Add
+        </button>
+        <button type="button" onClick={close}>
+          Cancel
+        </button>
+      </div>
+      <ErrorText error={error} />
+    </form>
+  );
 }

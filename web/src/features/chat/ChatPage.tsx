@@ -1,5 +1,437 @@
-/** (being built) */
+/**
+ * The chat of a space: its rooms (with unread counts and live creation and deletion) beside the open room.
+ * `/spaces/:spaceId/chat` opens `general`, or the first room.
+ *
+ * Unread: per room, the time of the last message seen is kept in this browser (localStorage); a room created
+ * or never opened counts from when this browser first opened the space's chat. Counts come from a short look
+ * at each room's newest messages on opening, then from live events.
+ */
+import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { ApiError, api, messageOf } from "../../lib/api";
+import { useLiveEvents } from "../../lib/events";
+import { useAction, useApi, useStored } from "../../lib/hooks";
+import { Link, navigate } from "../../lib/router";
 import type { Space } from "../../lib/types";
-export function ChatPage(_: { space: Space; roomId: string | null }) {
-  return <p className="muted">This screen is being built.</p>;
+import { Empty, ErrorText, Modal, Spinner, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import type { ChatRoom, Message, MessagePage, ReplyEvent, Thinking } from "./chat-types";
+import { PlusIcon } from "./icons";
+import type { Candidate } from "./mentions";
+import { RoomView } from "./RoomView";
+
+/** How many of a room's newest messages are looked at to count its unread ones. */
+const UNREAD_PROBE = 20;
+
+/** What this browser remembers of reading a space's rooms. */
+interface Seen {
+  /** When this browser first opened the space's chat: rooms never opened count from here. */
+  since: string;
+  /** Per room, the `created_at` of the newest message seen. */
+  rooms: Record<string, string>;
+}
+
+/** A reply job of the staff activity log (only the fields used here). */
+interface ActivityEntry {
+  job_id: string;
+  space_id: string | null;
+  staff_user_id: string;
+  chat_room_id: string | null;
+  status: string;
+}
+
+/** The chat screen of `space`, with `roomId` open. */
+export function ChatPage({ space, roomId }: { space: Space; roomId: string | null }) {
+  // Per space: the stored reading state and everything loaded belong to one space.
+  return <ChatScreen key={space.id} space={space} roomId={roomId} />;
+}
+
+function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) {
+  const ws = useWorkspace();
+  const base = `${ws.base}/spaces/${space.id}`;
+  const roomsApi = useApi<{ chat_rooms: ChatRoom[] }>(`${base}/chat-rooms`);
+  const rooms = roomsApi.data?.chat_rooms;
+  const setRooms = roomsApi.setData;
+  const me = ws.me.id;
+
+  const [initialSeen] = useState<Seen>(() => ({ since: new Date().toISOString(), rooms: {} }));
+  const [seen, storeSeen] = useStored<Seen>(`tandem.chat.seen.${me}.${space.id}`, initialSeen);
+  const seenRef = useRef(seen);
+  seenRef.current = seen;
+  // The first visit starts the clock that never-opened rooms count from.
+  useEffect(() => {
+    if (seenRef.current === initialSeen) storeSeen(initialSeen);
+  }, [initialSeen, storeSeen]);
+  const seenOf = useCallback((id: string) => seenRef.current.rooms[id] ?? seenRef.current.since, []);
+
+  const [unread, setUnread] = useState<Record<string, number>>({});
+  const [thinking, setThinking] = useState<Record<string, Thinking[]>>({});
+  const [roomsOpen, setRoomsOpen] = useState(false);
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<ChatRoom | null>(null);
+
+  const current = rooms?.find((r) => r.id === roomId) ?? null;
+  const currentId = current?.id ?? null;
+  const currentRef = useRef(currentId);
+  currentRef.current = currentId;
+
+  // No room in the URL, or one that is gone: open `general`, or the first room.
+  useEffect(() => {
+    if (!rooms || current) return;
+    const fallback = rooms.find((r) => r.name.toLowerCase() === "general") ?? rooms[0];
+    if (roomId)
+      toast(fallback ? `That room no longer exists: #${fallback.name} is open instead` : "That room no longer exists");
+    if (fallback) navigate(`/spaces/${space.id}/chat/${fallback.id}`, { replace: true });
+  }, [rooms, current, roomId, space.id]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the room list closes on each change of room.
+  useEffect(() => setRoomsOpen(false), [currentId]);
+
+  const onSeen = useCallback(
+    (id: string, at: string) => {
+      const stored = seenRef.current;
+      if ((stored.rooms[id] ?? "") < at) {
+        const next = { ...stored, rooms: { ...stored.rooms, [id]: at } };
+        seenRef.current = next;
+        storeSeen(next);
+      }
+      setUnread((counts) => (counts[id] ? { ...counts, [id]: 0 } : counts));
+    },
+    [storeSeen],
+  );
+
+  // Unread counts of the other rooms, from their newest messages.
+  const probe = useCallback(
+    async (list: ChatRoom[]) => {
+      const counts = await Promise.all(
+        list.map(async (room) => {
+          if (room.id === currentRef.current) return [room.id, 0] as const;
+          let page: MessagePage;
+          try {
+            page = await api<MessagePage>("GET", `${base}/chat-rooms/${room.id}/messages?limit=${UNREAD_PROBE}`);
+          } catch (err) {
+            // Deleted meanwhile: its chat.room.deleted event takes it off the list.
+            if (err instanceof ApiError && err.status === 404) return [room.id, 0] as const;
+            throw err;
+          }
+          const after = seenOf(room.id);
+          const n = page.messages.filter(
+            (m) => m.created_at > after && m.author_user_id !== me && m.deleted_at === null,
+          ).length;
+          return [room.id, n] as const;
+        }),
+      );
+      setUnread(Object.fromEntries(counts));
+    },
+    [base, me, seenOf],
+  );
+  const roomIds = rooms?.map((r) => r.id).join(",");
+  // biome-ignore lint/correctness/useExhaustiveDependencies: probed once per set of rooms, not per rename.
+  useEffect(() => {
+    if (rooms) probe(rooms).catch((err) => toast(`Unread counts not loaded: ${messageOf(err)}`, "error"));
+  }, [roomIds, probe]);
+
+  // Staff replies already under way when the chat opens (or while the socket was away).
+  const loadThinking = useCallback(async () => {
+    const { activity } = await api<{ activity: ActivityEntry[] }>("GET", `${ws.base}/staff-activity?limit=50`);
+    const next: Record<string, Thinking[]> = {};
+    for (const a of activity) {
+      if (a.space_id !== space.id || !a.chat_room_id || (a.status !== "running" && a.status !== "queued")) continue;
+      next[a.chat_room_id] = [...(next[a.chat_room_id] ?? []), { jobId: a.job_id, staffUserId: a.staff_user_id }];
+    }
+    setThinking(next);
+  }, [ws.base, space.id]);
+  useEffect(() => {
+    // Only a hint for replies started before the page opened; live events carry the rest.
+    loadThinking().catch(() => {});
+  }, [loadThinking]);
+
+  useLiveEvents((event) => {
+    if (event.type === "resync") {
+      void roomsApi.reload();
+      loadThinking().catch(() => {});
+      return;
+    }
+    if (event.space_id !== space.id) return;
+    switch (event.type) {
+      case "chat.room.created": {
+        const room = event.payload as ChatRoom;
+        setRooms((d) =>
+          d && !d.chat_rooms.some((r) => r.id === room.id) ? { chat_rooms: [...d.chat_rooms, room] } : d,
+        );
+        break;
+      }
+      case "chat.room.deleted": {
+        const { id } = event.payload as { id: string };
+        // When it is the open room, the effect above moves to another one and says so.
+        setRooms((d) => (d ? { chat_rooms: d.chat_rooms.filter((r) => r.id !== id) } : d));
+        break;
+      }
+      case "chat.message.created": {
+        const { message } = event.payload as { message: Message };
+        const room = message.chat_room_id;
+        // The staff member answered: its reply is the end of its thinking.
+        setThinking((t) => {
+          const list = t[room];
+          if (!list?.some((x) => x.staffUserId === message.author_user_id)) return t;
+          return { ...t, [room]: list.filter((x) => x.staffUserId !== message.author_user_id) };
+        });
+        if (room !== currentRef.current && message.author_user_id !== me && message.created_at > seenOf(room))
+          setUnread((counts) => ({ ...counts, [room]: (counts[room] ?? 0) + 1 }));
+        break;
+      }
+      case "ai.reply.started": {
+        const reply = event.payload as ReplyEvent;
+        const room = reply.chat_room_id;
+        if (!room) break;
+        setThinking((t) => {
+          const list = t[room] ?? [];
+          if (list.some((x) => x.jobId === reply.job_id)) return t;
+          return { ...t, [room]: [...list, { jobId: reply.job_id, staffUserId: reply.staff_user_id }] };
+        });
+        break;
+      }
+      case "ai.reply.finished":
+      case "ai.reply.failed": {
+        const reply = event.payload as ReplyEvent;
+        const room = reply.chat_room_id;
+        if (!room) break;
+        setThinking((t) => {
+          const list = t[room];
+          if (!list?.some((x) => x.jobId === reply.job_id)) return t;
+          return { ...t, [room]: list.filter((x) => x.jobId !== reply.job_id) };
+        });
+        break;
+      }
+    }
+  });
+
+  // People and staff who can read this space: everyone for a public one, its members for a private one.
+  const spaceMembers = useApi<{ members: { user_id: string }[] }>(space.private ? `${base}/members` : null);
+  const candidates = useMemo<Candidate[]>(() => {
+    const allowed = space.private ? new Set(spaceMembers.data?.members.map((m) => m.user_id) ?? []) : null;
+    return ws.members
+      .filter((m) => m.user_id !== me && (!allowed || allowed.has(m.user_id)))
+      .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
+  }, [ws.members, me, space.private, spaceMembers.data]);
+
+  const totalUnread = Object.entries(unread).reduce((sum, [id, n]) => (id === currentId ? sum : sum + n), 0);
+  const canWrite = ws.can("chat.write");
+
+  if (roomsApi.error && !rooms) return <ErrorText error={roomsApi.error} />;
+  if (!rooms) return <Spinner />;
+
+  const roomsButton = (
+    <button
+      type="button"
+      className="chat-rooms-toggle"
+      aria-expanded={roomsOpen}
+      aria-controls="chat-rooms"
+      onClick={() => setRoomsOpen(!roomsOpen)}
+    >
+      Rooms
+      {totalUnread > 0 && (
+        <span className="unread-badge">
+          {totalUnread}
+          <span className="sr-only"> unread</span>
+        </span>
+      )}
+    </button>
+  );
+
+  return (
+    <div className={`chat${roomsOpen ? " rooms-open" : ""}`}>
+      <nav
+        className="chat-rooms"
+        id="chat-rooms"
+        aria-label="Rooms"
+        onKeyDown={(event) => {
+          if (event.key === "Escape" && roomsOpen) setRoomsOpen(false);
+        }}
+      >
+        <div className="chat-rooms-head">
+          <h2>Rooms</h2>
+          {canWrite && (
+            <button
+              type="button"
+              className="icon"
+              aria-label="New room"
+              title="New room"
+              onClick={() => setCreating(true)}
+            >
+              <PlusIcon />
+            </button>
+          )}
+        </div>
+        <ul className="list chat-room-list">
+          {rooms.map((room) => {
+            const count = room.id === currentId ? 0 : (unread[room.id] ?? 0);
+            const busy = (thinking[room.id]?.length ?? 0) > 0;
+            return (
+              <li key={room.id}>
+                <Link
+                  href={`/spaces/${space.id}/chat/${room.id}`}
+                  className={`chat-room-link${room.id === currentId ? " active" : ""}${count ? " unread" : ""}`}
+                  aria-current={room.id === currentId ? "page" : undefined}
+                >
+                  <span className="muted" aria-hidden="true">
+                    #
+                  </span>
+                  <span className="grow">{room.name}</span>
+                  {busy && (
+                    <span title="A staff member is answering" role="img" aria-label="staff answering">
+                      💭
+                    </span>
+                  )}
+                  {count > 0 && (
+                    <span className="unread-badge">
+                      {count >= UNREAD_PROBE ? `${count}+` : count}
+                      <span className="sr-only"> unread</span>
+                    </span>
+                  )}
+                </Link>
+              </li>
+            );
+          })}
+        </ul>
+      </nav>
+      {current ? (
+        <RoomView
+          key={current.id}
+          spaceId={space.id}
+          room={current}
+          seenOf={seenOf}
+          onSeen={onSeen}
+          thinking={thinking[current.id] ?? NO_THINKING}
+          candidates={candidates}
+          roomsButton={roomsButton}
+          onDeleteRoom={canWrite ? () => setDeleting(current) : null}
+        />
+      ) : rooms.length === 0 ? (
+        <div className="chat-room">
+          <div className="chat-room-head">{roomsButton}</div>
+          <Empty>
+            No rooms yet.
+            {canWrite && (
+              <>
+                {" "}
+                <button type="button" className="link" onClick={() => setCreating(true)}>
+                  Create the first one
+                </button>
+                .
+              </>
+            )}
+          </Empty>
+        </div>
+      ) : (
+        <Spinner />
+      )}
+      {creating && (
+        <CreateRoom
+          base={base}
+          spaceId={space.id}
+          onClose={() => setCreating(false)}
+          onCreated={(room) =>
+            setRooms((d) =>
+              d && !d.chat_rooms.some((r) => r.id === room.id) ? { chat_rooms: [...d.chat_rooms, room] } : d,
+            )
+          }
+        />
+      )}
+      {deleting && (
+        <DeleteRoom
+          base={base}
+          room={deleting}
+          onClose={() => setDeleting(null)}
+          onDeleted={() => {
+            setRooms((d) => (d ? { chat_rooms: d.chat_rooms.filter((r) => r.id !== deleting.id) } : d));
+            const next =
+              rooms.find((r) => r.id !== deleting.id && r.name.toLowerCase() === "general") ??
+              rooms.find((r) => r.id !== deleting.id);
+            navigate(next ? `/spaces/${space.id}/chat/${next.id}` : `/spaces/${space.id}/chat`, { replace: true });
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+const NO_THINKING: readonly Thinking[] = Object.freeze([]);
+
+function CreateRoom({
+  base,
+  spaceId,
+  onClose,
+  onCreated,
+}: {
+  base: string;
+  spaceId: string;
+  onClose: () => void;
+  onCreated: (room: ChatRoom) => void;
+}) {
+  const { run, busy, error } = useAction(async (name: string) => {
+    const room = await api<ChatRoom>("POST", `${base}/chat-rooms`, { name });
+    onCreated(room);
+    navigate(`/spaces/${spaceId}/chat/${room.id}`);
+    onClose();
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void run(String(new FormData(event.currentTarget).get("name") ?? ""));
+  };
+  return (
+    <Modal title="New room" onClose={onClose}>
+      <form onSubmit={submit} className="stack">
+        <label className="field">
+          <span>Room name</span>
+          <input name="name" required maxLength={80} autoComplete="off" placeholder="e.g. design" />
+        </label>
+        <ErrorText error={error} />
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={busy}>
+            Create room
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+function DeleteRoom({
+  base,
+  room,
+  onClose,
+  onDeleted,
+}: {
+  base: string;
+  room: ChatRoom;
+  onClose: () => void;
+  onDeleted: () => void;
+}) {
+  const { run, busy, error } = useAction(async () => {
+    await api("DELETE", `${base}/chat-rooms/${room.id}`);
+    onDeleted();
+    onClose();
+  });
+  return (
+    <Modal title={`Delete #${room.name}`} onClose={onClose}>
+      <div className="stack">
+        <p>
+          Delete <strong>#{room.name}</strong> for everyone? Its messages, reactions and attachments are deleted for
+          good.
+        </p>
+        <ErrorText error={error} />
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="button" className="primary danger-fill" disabled={busy} onClick={() => void run()}>
+            Delete room
+          </button>
+        </div>
+      </div>
+    </Modal>
+  );
 }

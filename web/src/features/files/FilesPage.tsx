@@ -1,5 +1,685 @@
-/** (being built) */
-import type { Space } from "../../lib/types";
-export function FilesPage(_: { space: Space; nodeId: string | null }) {
-  return <p className="muted">This screen is being built.</p>;
+/**
+ * A space's files (URL /spaces/:spaceId/files/:nodeId?): the tree beside the open file or folder. The tree is
+ * the API's flat list nested here and kept current by the live events (`file.*`, and `file.proposal.*` for the
+ * files waiting for a review); a reconnect refetches it. Creating, renaming, moving, deleting, uploading and
+ * downloading happen in place; a text file opens in the collaborative editor.
+ */
+import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { api, messageOf } from "../../lib/api";
+import { useLiveEvents } from "../../lib/events";
+import { useAction, useApi, useStored } from "../../lib/hooks";
+import { navigate } from "../../lib/router";
+import type { FileNode, Space } from "../../lib/types";
+import { dateTime, Empty, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { FileMenu, type MenuItem } from "./FileMenu";
+import { type Draft, FileTree, type TreeActions } from "./FileTree";
+import { Breadcrumbs, FileView } from "./FileView";
+import { FileIcon } from "./icons";
+import { NameInput } from "./NameInput";
+import { type Proposal, pendingByFile, upsertProposal } from "./proposals";
+import { saveFile, uploadFile } from "./transfer";
+import {
+  ancestorsOf,
+  buildTree,
+  countBelow,
+  folderPath,
+  formatSize,
+  isWithin,
+  removeSubtree,
+  type Tree,
+  upsertNode,
+} from "./tree";
+
+/** An upload on its way, for the progress list. */
+interface Upload {
+  key: number;
+  name: string;
+  progress: number;
+}
+
+let uploadKeys = 0;
+
+function MoveDialog({
+  node,
+  tree,
+  onMove,
+  onClose,
+}: {
+  node: FileNode;
+  tree: Tree;
+  onMove: (parentId: string | null) => Promise<void>;
+  onClose: () => void;
+}) {
+  const { run, busy, error } = useAction(async (parentId: string | null) => {
+    await onMove(parentId);
+    onClose();
+  });
+  // Folders it can go to: not itself nor below itself (the API would answer `cannot move a folder into itself`).
+  const folders = [...tree.byId.values()]
+    .filter((n) => n.kind === "folder" && !isWithin(tree, n.id, node.id))
+    .map((n) => ({ id: n.id, path: [folderPath(tree, n.id), n.name].filter(Boolean).join(" / ") }))
+    .sort((a, b) => a.path.localeCompare(b.path, undefined, { sensitivity: "base", numeric: true }));
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const value = String(new FormData(event.currentTarget).get("parent") ?? "");
+    void run(value === "" ? null : value);
+  };
+  return (
+    <Modal title={`Move ${node.name}`} onClose={onClose}>
+      <form className="stack" onSubmit={submit}>
+        <label className="field">
+          <span>Destination folder</span>
+          <select name="parent" defaultValue={node.parent_id ?? ""}>
+            <option value="">All files (top level)</option>
+            {folders.map((f) => (
+              <option key={f.id} value={f.id}>
+                {f.path}
+              </option>
+            ))}
+          </select>
+        </label>
+        <ErrorText error={error} />
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={busy}>
+            Move
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+function DeleteDialog({
+  node,
+  tree,
+  onDelete,
+  onClose,
+}: {
+  node: FileNode;
+  tree: Tree;
+  onDelete: () => Promise<void>;
+  onClose: () => void;
+}) {
+  const { run, busy, error } = useAction(async () => {
+    await onDelete();
+    onClose();
+  });
+  const inside = node.kind === "folder" ? countBelow(tree, node.id) : 0;
+  return (
+    <Modal title={`Delete ${node.name}?`} onClose={onClose}>
+      <div className="stack">
+        <p>
+          {node.kind === "folder" ? (
+            <>
+              The folder <strong>{node.name}</strong>
+              {inside > 0 ? ` and the ${inside} ${inside === 1 ? "item" : "items"} inside it` : ""} will be deleted for
+              everyone in this space.
+            </>
+          ) : (
+            <>
+              <strong>{node.name}</strong> will be deleted for everyone in this space; anyone editing it is
+              disconnected.
+            </>
+          )}
+        </p>
+        <ErrorText error={error} />
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="button" className="primary danger-fill" disabled={busy} onClick={() => void run()}>
+            Delete
+          </button>
+        </div>
+      </div>
+    </Modal>
+  );
+}
+
+/** The open folder (or the root): what is in it, with sizes and when each changed. */
+function FolderView({
+  tree,
+  folder,
+  onOpen,
+  onUpload,
+  canWrite,
+  renaming,
+  onRename,
+  onStopRenaming,
+  onMenu,
+}: {
+  tree: Tree;
+  folder: FileNode | null;
+  onOpen: (id: string | null) => void;
+  onUpload: (files: File[], parentId: string | null) => void;
+  canWrite: boolean;
+  renaming: boolean;
+  onRename: (node: FileNode, name: string) => Promise<string | null>;
+  onStopRenaming: () => void;
+  onMenu: (node: FileNode, at: { x: number; y: number }) => void;
+}) {
+  const ws = useWorkspace();
+  const [dropping, setDropping] = useState(false);
+  const children = tree.childrenOf.get(folder?.id ?? "") ?? [];
+  return (
+    <section
+      className={`folder-view${dropping ? " drop" : ""}`}
+      aria-label={folder ? folder.name : "All files"}
+      onDragOver={(event) => {
+        if (!canWrite || !event.dataTransfer.types.includes("Files")) return;
+        event.preventDefault();
+        setDropping(true);
+      }}
+      onDragLeave={() => setDropping(false)}
+      onDrop={(event) => {
+        if (!canWrite || event.dataTransfer.files.length === 0) return;
+        event.preventDefault();
+        setDropping(false);
+        onUpload([...event.dataTransfer.files], folder?.id ?? null);
+      }}
+    >
+      <header className="file-head">
+        {folder && <Breadcrumbs tree={tree} node={folder} onOpen={onOpen} />}
+        <div className="file-title row">
+          {folder && renaming ? (
+            <NameInput
+              label={`New name for ${folder.name}`}
+              initial={folder.name}
+              depth={0}
+              className="title-edit grow"
+              onSave={(name) => onRename(folder, name)}
+              onCancel={onStopRenaming}
+            />
+          ) : (
+            <h2 className="grow">{folder ? folder.name : "All files"}</h2>
+          )}
+          {folder && (
+            <button
+              type="button"
+              aria-label={`More actions for ${folder.name}`}
+              onClick={(event) => {
+                const box = event.currentTarget.getBoundingClientRect();
+                onMenu(folder, { x: box.right, y: box.bottom });
+              }}
+            >
+              ⋯
+            </button>
+          )}
+        </div>
+        <p className="muted small">
+          {children.length === 0 ? "Empty" : `${children.length} ${children.length === 1 ? "item" : "items"}`}
+          {folder && (
+            <>
+              {" "}
+              · created by {ws.nameOf(folder.created_by)}{" "}
+              <span title={dateTime(folder.created_at)}>{timeAgo(folder.created_at)}</span>
+            </>
+          )}
+        </p>
+      </header>
+      {children.length === 0 ? (
+        <Empty>
+          {folder ? "This folder is empty." : "This space has no files yet."}
+          {canWrite ? " Create a file or folder, upload, or drop files here." : ""}
+        </Empty>
+      ) : (
+        <table className="folder-table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Size</th>
+              <th scope="col">Changed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {children.map(({ node }) => (
+              <tr key={node.id}>
+                <td>
+                  <button type="button" className="link folder-entry" onClick={() => onOpen(node.id)}>
+                    <FileIcon node={node} />
+                    {node.name}
+                  </button>
+                </td>
+                <td className="muted">{node.kind === "folder" ? "—" : formatSize(node.size_bytes)}</td>
+                <td className="muted" title={dateTime(node.updated_at)}>
+                  {timeAgo(node.updated_at)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** Search across the space by name (the API's `scope=space`), shown in place of the tree. */
+function SearchResults({
+  filesPath,
+  query,
+  tree,
+  onOpen,
+}: {
+  filesPath: string;
+  query: string;
+  tree: Tree;
+  onOpen: (id: string) => void;
+}) {
+  const [debounced, setDebounced] = useState(query);
+  useEffect(() => {
+    const timer = setTimeout(() => setDebounced(query.trim()), 200);
+    return () => clearTimeout(timer);
+  }, [query]);
+  const results = useApi<{ nodes: FileNode[] }>(
+    debounced ? `${filesPath}?q=${encodeURIComponent(debounced)}&scope=space` : null,
+  );
+  // The tree changes live: search again so renames, moves and new files show in the results.
+  const searched = useRef(tree);
+  const reload = results.reload;
+  useEffect(() => {
+    if (searched.current === tree) return;
+    searched.current = tree;
+    void reload();
+  }, [tree, reload]);
+  if (!debounced || (results.loading && !results.data)) return <Spinner label="Searching…" />;
+  if (results.error) return <ErrorText error={results.error} />;
+  const nodes = (results.data?.nodes ?? []).filter((n) => tree.byId.has(n.id));
+  if (nodes.length === 0) return <p className="muted small tree-empty">Nothing is named like “{debounced}”.</p>;
+  return (
+    <ul className="search-results" aria-label="Search results">
+      {nodes.map((node) => (
+        <li key={node.id}>
+          <button type="button" onClick={() => onOpen(node.id)}>
+            <FileIcon node={node} />
+            <span className="tree-name">{node.name}</span>
+            <span className="muted small result-path">{folderPath(tree, node.id) || "All files"}</span>
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null }) {
+  const ws = useWorkspace();
+  const filesPath = `${ws.base}/spaces/${space.id}/files`;
+  const collabUrl = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/api/v1${filesPath}/collab/ws`;
+  const canWrite = ws.can("files.write");
+
+  const loaded = useApi<{ nodes: FileNode[] }>(`${filesPath}/tree`);
+  const pendingLoad = useApi<{ proposals: Proposal[] }>(`${filesPath}/proposals?status=pending`);
+  const nodes = loaded.data?.nodes;
+  const tree = useMemo(() => buildTree(nodes ?? []), [nodes]);
+  const setNodes = loaded.setData;
+  const update = useCallback(
+    (change: (nodes: FileNode[]) => FileNode[]) => setNodes((data) => (data ? { nodes: change(data.nodes) } : data)),
+    [setNodes],
+  );
+
+  const [storedOpen, setStoredOpen] = useStored<string[]>(`tandem.files.expanded.${space.id}`, []);
+  const expanded = useMemo(() => new Set(storedOpen), [storedOpen]);
+  const [draft, setDraft] = useState<Draft | null>(null);
+  const [renaming, setRenaming] = useState<{ id: string; where: "tree" | "header" } | null>(null);
+  const [menu, setMenu] = useState<{ node: FileNode; at: { x: number; y: number }; where: "tree" | "header" } | null>(
+    null,
+  );
+  const [moving, setMoving] = useState<FileNode | null>(null);
+  const [deleting, setDeleting] = useState<FileNode | null>(null);
+  const [uploads, setUploads] = useState<Upload[]>([]);
+  const [query, setQuery] = useState("");
+  const [created, setCreated] = useState<string | null>(null);
+  const [showPending, setShowPending] = useState(false);
+  const uploadInput = useRef<HTMLInputElement>(null);
+  const uploadTarget = useRef<string | null>(null);
+
+  useLiveEvents((event) => {
+    if (event.type === "resync") {
+      void loaded.reload();
+      void pendingLoad.reload();
+      return;
+    }
+    if (event.space_id !== space.id) return;
+    switch (event.type) {
+      case "file.created":
+      case "file.updated":
+        update((list) => upsertNode(list, event.payload as FileNode));
+        break;
+      case "file.deleted":
+        update((list) => removeSubtree(list, (event.payload as FileNode).id));
+        break;
+      case "file.proposal.created":
+      case "file.proposal.updated": {
+        const proposal = event.payload as Proposal;
+        pendingLoad.setData((data) => {
+          const list = data?.proposals ?? [];
+          return {
+            proposals:
+              proposal.status === "pending" ? upsertProposal(list, proposal) : list.filter((p) => p.id !== proposal.id),
+          };
+        });
+        break;
+      }
+    }
+  });
+
+  const selected = nodeId ? tree.byId.get(nodeId) : undefined;
+  const pending = useMemo(() => {
+    const byFile = pendingByFile(pendingLoad.data?.proposals ?? []);
+    for (const id of byFile.keys()) if (!tree.byId.has(id)) byFile.delete(id);
+    return byFile;
+  }, [pendingLoad.data, tree]);
+  const pendingCount = useMemo(() => new Map([...pending].map(([id, list]) => [id, list.length])), [pending]);
+
+  // Opening a node (by URL, search, a link) unfolds its folders, and a folder itself, once: folding them again
+  // afterwards is the reader's choice.
+  const revealed = useRef<string | null>(null);
+  useEffect(() => {
+    const node = nodeId ? tree.byId.get(nodeId) : undefined;
+    if (!node || revealed.current === node.id) return;
+    revealed.current = node.id;
+    const wanted = ancestorsOf(tree, node.id).map((n) => n.id);
+    if (node.kind === "folder") wanted.push(node.id);
+    const missing = wanted.filter((id) => !expanded.has(id));
+    if (missing.length > 0) setStoredOpen([...expanded, ...missing]);
+  }, [nodeId, tree, expanded, setStoredOpen]);
+
+  const open = useCallback(
+    (id: string | null) => navigate(id ? `/spaces/${space.id}/files/${id}` : `/spaces/${space.id}/files`),
+    [space.id],
+  );
+  const toggle = (id: string, force?: boolean) => {
+    const next = new Set(expanded);
+    const show = force ?? !next.has(id);
+    if (show) next.add(id);
+    else next.delete(id);
+    // Folders that no longer exist are forgotten as the list is rewritten.
+    setStoredOpen([...next].filter((n) => tree.byId.has(n)));
+  };
+
+  /** Where "New file", "New folder" and "Upload" put things: the open folder, or the open file's folder. */
+  const currentFolder = selected ? (selected.kind === "folder" ? selected.id : selected.parent_id) : null;
+
+  const startDraft = (kind: Draft["kind"], parentId: string | null) => {
+    setQuery("");
+    setShowPending(false);
+    if (parentId) toggle(parentId, true);
+    setDraft({ kind, parentId });
+  };
+
+  const rename = async (node: FileNode, name: string): Promise<string | null> => {
+    try {
+      const res = await api<{ node: FileNode }>("PATCH", `${filesPath}/${node.id}`, { name });
+      update((list) => upsertNode(list, res.node));
+      setRenaming(null);
+      return null;
+    } catch (err) {
+      return messageOf(err);
+    }
+  };
+
+  const move = async (node: FileNode, parentId: string | null) => {
+    const res = await api<{ node: FileNode }>("PATCH", `${filesPath}/${node.id}`, { parent_id: parentId });
+    update((list) => upsertNode(list, res.node));
+    if (parentId) toggle(parentId, true);
+    const where = parentId ? (tree.byId.get(parentId)?.name ?? "the folder") : "All files";
+    toast(`Moved ${node.name} to ${where}`);
+  };
+
+  const upload = (files: File[], parentId: string | null) => {
+    if (!canWrite) return;
+    if (parentId) toggle(parentId, true);
+    for (const file of files) {
+      const key = ++uploadKeys;
+      setUploads((list) => [...list, { key, name: file.name, progress: 0 }]);
+      uploadFile(filesPath, file, parentId, (progress) =>
+        setUploads((list) => list.map((u) => (u.key === key ? { ...u, progress } : u))),
+      )
+        .then((node) => {
+          update((list) => upsertNode(list, node));
+          if (files.length === 1) open(node.id);
+        })
+        .catch((err) => toast(`Could not upload ${file.name}: ${messageOf(err)}`, "error"))
+        .finally(() => setUploads((list) => list.filter((u) => u.key !== key)));
+    }
+  };
+
+  const download = (node: FileNode) => {
+    saveFile(filesPath, node).catch((err) => toast(`Could not download ${node.name}: ${messageOf(err)}`, "error"));
+  };
+
+  const remove = async (node: FileNode) => {
+    await api("DELETE", `${filesPath}/${node.id}`);
+    update((list) => removeSubtree(list, node.id));
+    if (nodeId && isWithin(tree, nodeId, node.id)) open(node.parent_id);
+    toast(`Deleted ${node.name}`);
+  };
+
+  const pickUpload = (parentId: string | null) => {
+    uploadTarget.current = parentId;
+    uploadInput.current?.click();
+  };
+
+  const treeActions: TreeActions = {
+    open: (node) => open(node.id),
+    openRoot: () => open(null),
+    toggle,
+    rename,
+    create: async (d, name) => {
+      try {
+        const res = await api<{ node: FileNode }>("POST", `${filesPath}/${d.kind === "folder" ? "folders" : "text"}`, {
+          name,
+          parent_id: d.parentId,
+        });
+        update((list) => upsertNode(list, res.node));
+        setDraft(null);
+        setCreated(res.node.id);
+        open(res.node.id);
+        return null;
+      } catch (err) {
+        return messageOf(err);
+      }
+    },
+    cancelDraft: () => setDraft(null),
+    move: (node, parentId) => {
+      move(node, parentId).catch((err) => toast(`Could not move ${node.name}: ${messageOf(err)}`, "error"));
+    },
+    upload,
+    remove: (node) => setDeleting(node),
+    menu: (node, at) => setMenu({ node, at, where: "tree" }),
+    startRenaming: (node) => setRenaming({ id: node.id, where: "tree" }),
+    stopRenaming: () => setRenaming(null),
+  };
+
+  const menuItems = (node: FileNode, where: "tree" | "header"): MenuItem[] => {
+    const items: MenuItem[] = [];
+    if (where === "tree") items.push({ label: "Open", run: () => open(node.id) });
+    if (canWrite && node.kind === "folder") {
+      items.push({ label: "New file here", run: () => startDraft("text", node.id) });
+      items.push({ label: "New folder here", run: () => startDraft("folder", node.id) });
+      items.push({ label: "Upload here", run: () => pickUpload(node.id) });
+    }
+    if (node.kind === "file") items.push({ label: "Download", run: () => download(node) });
+    if (canWrite) {
+      items.push({ label: "Rename", run: () => setRenaming({ id: node.id, where }) });
+      items.push({ label: "Move to…", run: () => setMoving(node) });
+      items.push({ label: "Delete…", run: () => setDeleting(node), danger: true });
+    }
+    return items;
+  };
+
+  if (loaded.error && !nodes) return <ErrorText error={loaded.error} />;
+  if (!nodes) return <Spinner />;
+
+  const searching = query.trim() !== "";
+  const waiting = [...pending.entries()]
+    .map(([id, list]) => ({ node: tree.byId.get(id) as FileNode, count: list.length }))
+    .sort((a, b) => a.node.name.localeCompare(b.node.name, undefined, { sensitivity: "base", numeric: true }));
+  // On a phone the open file takes the whole screen; folders are browsed in the tree.
+  const fileOpen = selected?.kind === "file" || (nodeId !== null && !selected);
+
+  return (
+    <div className={`files${fileOpen ? " has-file" : ""}`}>
+      <aside className="files-side" aria-label="Files of the space">
+        {canWrite && (
+          <div className="files-toolbar">
+            <button type="button" onClick={() => startDraft("text", currentFolder)}>
+              New file
+            </button>
+            <button type="button" onClick={() => startDraft("folder", currentFolder)}>
+              New folder
+            </button>
+            <button type="button" onClick={() => pickUpload(currentFolder)}>
+              Upload
+            </button>
+            <input
+              ref={uploadInput}
+              type="file"
+              multiple
+              className="sr-only"
+              tabIndex={-1}
+              aria-label="Files to upload"
+              onChange={(event) => {
+                const files = [...(event.currentTarget.files ?? [])];
+                event.currentTarget.value = "";
+                if (files.length > 0) upload(files, uploadTarget.current);
+              }}
+            />
+          </div>
+        )}
+        <input
+          type="search"
+          className="files-search"
+          placeholder="Search files by name"
+          aria-label="Search files"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === "Escape") setQuery("");
+          }}
+        />
+        {waiting.length > 0 && (
+          <button
+            type="button"
+            className={`pending-toggle${showPending ? " active" : ""}`}
+            aria-expanded={showPending}
+            onClick={() => setShowPending(!showPending)}
+          >
+            <span className="count-badge">{waiting.reduce((sum, w) => sum + w.count, 0)}</span> Waiting for review
+          </button>
+        )}
+        {showPending && waiting.length > 0 && (
+          <ul className="search-results pending-list" aria-label="Files with proposed changes">
+            {waiting.map(({ node, count }) => (
+              <li key={node.id}>
+                <button type="button" onClick={() => open(node.id)}>
+                  <FileIcon node={node} />
+                  <span className="tree-name">{node.name}</span>
+                  <span className="muted small result-path">
+                    {count} {count === 1 ? "proposal" : "proposals"} · {folderPath(tree, node.id) || "All files"}
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+        <ErrorText error={loaded.error ?? pendingLoad.error} />
+        {searching ? (
+          <SearchResults filesPath={filesPath} query={query} tree={tree} onOpen={(id) => open(id)} />
+        ) : (
+          <FileTree
+            tree={tree}
+            expanded={expanded}
+            selectedId={selected ? selected.id : null}
+            draft={draft}
+            renamingId={renaming?.where === "tree" ? renaming.id : null}
+            pendingCount={pendingCount}
+            canWrite={canWrite}
+            actions={treeActions}
+          />
+        )}
+        {uploads.length > 0 && (
+          <ul className="uploads" aria-label="Uploads">
+            {uploads.map((u) => (
+              <li key={u.key}>
+                <span className="tree-name small">{u.name}</span>
+                <progress max={1} value={u.progress} aria-label={`Uploading ${u.name}`} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </aside>
+      <div className="files-main">
+        {nodeId && !selected ? (
+          <div className="file-missing">
+            <Empty>
+              This file or folder does not exist any more: it was deleted or moved out of this space.{" "}
+              <button type="button" className="link" onClick={() => open(null)}>
+                See all files
+              </button>
+            </Empty>
+          </div>
+        ) : selected?.kind === "file" ? (
+          <FileView
+            key={selected.id}
+            node={selected}
+            tree={tree}
+            filesPath={filesPath}
+            collabUrl={collabUrl}
+            canWrite={canWrite}
+            renaming={renaming?.where === "header" && renaming.id === selected.id}
+            onStopRenaming={() => setRenaming(null)}
+            autoFocus={created === selected.id}
+            actions={{
+              navigate: open,
+              back: () => open(selected.parent_id),
+              download,
+              rename,
+              menu: (node, at) => setMenu({ node, at, where: "header" }),
+            }}
+          />
+        ) : (
+          <FolderView
+            tree={tree}
+            folder={selected ?? null}
+            onOpen={open}
+            onUpload={upload}
+            canWrite={canWrite}
+            renaming={selected !== undefined && renaming?.where === "header" && renaming.id === selected.id}
+            onRename={rename}
+            onStopRenaming={() => setRenaming(null)}
+            onMenu={(node, at) => setMenu({ node, at, where: "header" })}
+          />
+        )}
+      </div>
+      {menu && (
+        <FileMenu
+          label={`Actions for ${menu.node.name}`}
+          at={menu.at}
+          items={menuItems(menu.node, menu.where)}
+          onClose={() => setMenu(null)}
+        />
+      )}
+      {moving && (
+        <MoveDialog
+          node={moving}
+          tree={tree}
+          onMove={(parentId) => move(moving, parentId)}
+          onClose={() => setMoving(null)}
+        />
+      )}
+      {deleting && (
+        <DeleteDialog node={deleting} tree={tree} onDelete={() => remove(deleting)} onClose={() => setDeleting(null)} />
+      )}
+    </div>
+  );
+}
+
+/** The files tab of a space; `nodeId` is the open file or folder (none: the top level). */
+export function FilesPage({ space, nodeId }: { space: Space; nodeId: string | null }) {
+  // A new space starts afresh (its own unfolded folders, no half-typed name).
+  return <FilesScreen key={space.id} space={space} nodeId={nodeId} />;
 }

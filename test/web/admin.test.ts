@@ -1,0 +1,444 @@
+/**
+ * The admin screens in a real browser against the compiled binary: AI staff (create, token shown once,
+ * activity of a reply through a loopback fake gateway, live), provider keys (only the hint), a space's
+ * automations (create with a write-only OAuth token, pause, remove the token), the approval inbox (a staff
+ * proposal approved, another rejected with a reason, a new one arriving live), and organization settings
+ * (invite link accepted in another browser, open signups and approving a request, a custom role).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { DESKTOP, launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
+import { addMember, addStaff, type Org, OWNER } from "../helpers/factories";
+import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
+import { client } from "../helpers/http";
+import type { TestServer } from "../helpers/server";
+
+let browser: Browser;
+let server: TestServer;
+let org: Org;
+let fake: FakeProvider;
+let spaceId: string;
+
+const orgPath = () => `/api/v1/organizations/${org.id}`;
+const automationsPath = () => `${orgPath()}/spaces/${spaceId}/automations`;
+
+/** Polls the API until `check` holds on what `read` answers. */
+async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await read();
+    if (check(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await Bun.sleep(50);
+  }
+}
+
+beforeAll(async () => {
+  fake = startFakeProvider(() => completion("Happy to help: the launch is on Tuesday."));
+  const started = await Promise.all([
+    launchBrowser(),
+    startWorkspace({ MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1` }),
+  ]);
+  browser = started[0];
+  ({ server, org } = started[1]);
+  const space = await org.owner.api.post(`${orgPath()}/spaces`, { name: "Launch" });
+  if (space.status !== 201) throw new Error(`space: ${space.status} ${space.text}`);
+  spaceId = space.body.id;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  fake?.stop();
+});
+
+async function ownerPage(path: string, viewport = DESKTOP): Promise<{ page: Page; close: () => Promise<void> }> {
+  const { context, page } = await signedInPage(browser, server, OWNER, path, { viewport });
+  return { page, close: () => context.close() };
+}
+
+describe("AI staff", () => {
+  it("creates a staff member and shows its token once, in a dialog that does not come back", async () => {
+    const { page, close } = await ownerPage("/staff");
+    await page.getByRole("heading", { name: "AI staff" }).waitFor();
+    await page.getByText("No AI staff yet.").waitFor();
+    await page.getByRole("button", { name: "New staff member" }).click();
+    const form = page.getByRole("dialog", { name: "New staff member" });
+    await form.getByLabel("Name", { exact: true }).fill("Ada");
+    // The model field shows the default as a placeholder and may stay empty.
+    expect(await form.getByLabel("Model", { exact: true }).getAttribute("placeholder")).toBe(
+      "meta-llama/llama-3.3-70b-instruct:free",
+    );
+    await form.getByRole("button", { name: "Create staff member" }).click();
+
+    const dialog = page.getByRole("dialog", { name: "Ada's token" });
+    await dialog.waitFor();
+    await dialog.getByText("This is the only time the token is shown").waitFor();
+    const token = await dialog.getByLabel("Token").inputValue();
+    expect(token).toStartWith("sa_");
+    await dialog.getByRole("button", { name: "Copy" }).waitFor();
+    // The token works: it is the staff member's.
+    const me = await client(server.url, token).get("/api/v1/me");
+    expect(me.status).toBe(200);
+    expect(me.body.user.display_name).toBe("Ada");
+
+    await dialog.getByRole("button", { name: "I have saved it" }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(await page.content()).not.toContain(token);
+    const card = page.getByRole("link", { name: "Ada", exact: true });
+    await card.waitFor();
+    await page.getByText("meta-llama/llama-3.3-70b-instruct:free").waitFor();
+
+    // Its own page: settings (the token is not among them) and the activity, empty for now.
+    await card.click();
+    await page.getByRole("heading", { name: "Ada", level: 1 }).waitFor();
+    await page.getByText("Nothing yet. Mention this staff member").waitFor();
+    const settings = page.getByRole("form", { name: "Staff settings" });
+    expect(await settings.getByLabel("Model", { exact: true }).inputValue()).toBe(
+      "meta-llama/llama-3.3-70b-instruct:free",
+    );
+    expect(await page.content()).not.toContain(token);
+    await close();
+  });
+
+  it("edits and deletes a staff member, asking first", async () => {
+    const staff = await addStaff(org, { name: "Temp" });
+    const { page, close } = await ownerPage(`/staff/${staff.account.user_id}`);
+    const settings = page.getByRole("form", { name: "Staff settings" });
+    await settings.getByLabel("Name", { exact: true }).fill("Temporary");
+    await settings.getByLabel("Model", { exact: true }).fill("test/model-b");
+    await settings.getByRole("button", { name: "Save changes" }).click();
+    await page.getByRole("heading", { name: "Temporary", level: 1 }).waitFor();
+    const listed = await org.owner.api.get(`${orgPath()}/service-accounts`);
+    expect(listed.body.service_accounts.find((a: any) => a.id === staff.account.id)).toMatchObject({
+      name: "Temporary",
+      modelrouter_model: "test/model-b",
+    });
+
+    await page.getByRole("button", { name: "Delete Temporary" }).click();
+    const confirm = page.getByRole("dialog", { name: "Delete Temporary?" });
+    await confirm.getByRole("button", { name: "Delete staff member" }).click();
+    await page.waitForURL(/\/staff$/);
+    expect((await staff.api.get("/api/v1/me")).status).toBe(401);
+    await close();
+  });
+});
+
+describe("provider keys", () => {
+  it("saves a key and shows only its hint, never the key", async () => {
+    const key = `sk-test-${crypto.randomUUID()}-wxyz`;
+    const { page, close } = await ownerPage("/settings/integrations");
+    const panel = page.getByRole("region", { name: /Model gateway/ });
+    await panel.getByText("Not set").waitFor();
+    await panel.getByLabel("Model gateway key").fill(key);
+    await panel.getByRole("button", { name: "Save key" }).click();
+    await panel.getByText("****wxyz").waitFor();
+    await panel.getByText("Configured").waitFor();
+    expect(await panel.getByLabel("New model gateway key").inputValue()).toBe("");
+    expect(await page.content()).not.toContain(key);
+    // After a reload, too: only the hint.
+    await page.reload();
+    await page
+      .getByRole("region", { name: /Model gateway/ })
+      .getByText("****wxyz")
+      .waitFor();
+    expect(await page.content()).not.toContain(key);
+    const stored = await org.owner.api.get(`${orgPath()}/integrations/modelrouter`);
+    expect(stored.body.integration).toMatchObject({ configured: true, key_hint: "****wxyz" });
+    await close();
+  });
+});
+
+describe("staff activity", () => {
+  it("lists what a staff member did, live, linked to the room", async () => {
+    const key = await org.owner.api.put(`${orgPath()}/integrations/modelrouter`, { api_key: "sk-test-activity-1234" });
+    expect(key.status).toBe(200);
+    const staff = await until(
+      () => org.owner.api.get(`${orgPath()}/service-accounts`),
+      (r) => r.body.service_accounts.some((a: any) => a.name === "Ada"),
+      "Ada",
+    );
+    const ada = staff.body.service_accounts.find((a: any) => a.name === "Ada");
+    const { page, close } = await ownerPage(`/staff/${ada.user_id}`);
+    await page.getByText("Nothing yet. Mention this staff member").waitFor();
+
+    const rooms = await org.owner.api.get(`${orgPath()}/spaces/${spaceId}/chat-rooms`);
+    const roomId = rooms.body.chat_rooms[0].id;
+    const posted = await org.owner.api.post(`${orgPath()}/spaces/${spaceId}/chat-rooms/${roomId}/messages`, {
+      content: "@Ada when is the launch?",
+    });
+    expect(posted.status).toBe(201);
+
+    // Arrives without a reload (ai.reply.* events), and names the room it answered in.
+    const entry = page.locator(".activity-entry").first();
+    await entry.getByText("answered a mention in").waitFor({ timeout: 15_000 });
+    const room = entry.getByRole("link", { name: "#general" });
+    await room.waitFor();
+    expect(await room.getAttribute("href")).toBe(`/spaces/${spaceId}/chat/${roomId}`);
+    await entry.getByText("meta-llama/llama-3.3-70b-instruct:free", { exact: false }).waitFor();
+    await screenshot(page, "staff");
+
+    // The staff list shows it too, for everyone.
+    await page.getByRole("link", { name: "← All staff" }).click();
+    await page.locator(".activity-entry").getByRole("link", { name: "Ada" }).first().waitFor();
+    await close();
+  });
+});
+
+describe("AI staff for members", () => {
+  it("lists the staff read-only for a member who cannot manage them", async () => {
+    const member = await addMember(org, ["Member"], "Mo Member");
+    const { context, page } = await signedInPage(browser, server, member, "/staff");
+    // The card comes first; the activity below links the name too.
+    await page.getByRole("link", { name: "Ada", exact: true }).first().click();
+    await page.getByRole("heading", { name: "Ada", level: 1 }).waitFor();
+    await page.locator(".activity-entry").first().getByText("answered a mention in").waitFor();
+    expect(await page.getByRole("button", { name: "New staff member" }).count()).toBe(0);
+    expect(await page.getByRole("form", { name: "Staff settings" }).count()).toBe(0);
+    await context.close();
+  });
+});
+
+describe("automations of a space", () => {
+  it("creates one with a write-only OAuth token, pauses it, and removes the token", async () => {
+    const { page, close } = await ownerPage(`/spaces/${spaceId}/automations`);
+    await page.getByRole("button", { name: "New automation" }).click();
+    const form = page.getByRole("dialog", { name: "New automation" });
+    await form.getByLabel("Name", { exact: true }).fill("Nightly digest");
+    await form.getByLabel("Status").selectOption("active");
+    await form.getByLabel("Configuration (JSON)").fill('{"cron": "0 9 * * *", "channel": "#general"}');
+    await form.getByLabel("OAuth token (optional)").fill("oauth-secret-value-1");
+    await form.getByRole("button", { name: "Create automation" }).click();
+    const card = page.getByRole("article", { name: "Nightly digest" });
+    await card.getByText("Active").waitFor();
+    await card.getByText("set (write-only)").waitFor();
+    expect(await page.content()).not.toContain("oauth-secret-value-1");
+    let listed = (await org.owner.api.get(automationsPath())).body.automations;
+    const created = listed.find((a: any) => a.name === "Nightly digest");
+    expect(created).toMatchObject({
+      status: "active",
+      kind: "scheduled",
+      config: { cron: "0 9 * * *", channel: "#general" },
+      has_oauth_token: true,
+    });
+
+    await card.getByRole("button", { name: "Pause" }).click();
+    await card.getByText("Paused").waitFor();
+    await card.getByRole("button", { name: "Resume" }).waitFor();
+
+    await card.getByRole("button", { name: "Edit" }).click();
+    const edit = page.getByRole("dialog", { name: "Edit “Nightly digest”" });
+    await edit.getByLabel("Remove it").check();
+    await edit.getByRole("button", { name: "Save" }).click();
+    await card.getByText("OAuth token: none").waitFor();
+    listed = (await org.owner.api.get(automationsPath())).body.automations;
+    expect(listed.find((a: any) => a.id === created.id)).toMatchObject({ status: "paused", has_oauth_token: false });
+    await close();
+  });
+});
+
+describe("approval inbox", () => {
+  it("approves one staff proposal and rejects another with a reason; new ones arrive live", async () => {
+    const staff = await addStaff(org, { name: "Proposer" });
+    const propose = async (name: string, description: string) => {
+      const res = await staff.api.post(automationsPath(), {
+        name,
+        kind: "webhook",
+        status: "active",
+        config: { url: "https://example.com/hook" },
+        description,
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.automation.status).toBe("pending_approval");
+      return res.body.automation;
+    };
+    const first = await propose("Deploy hook", "Deploy **on every merge** to main.");
+    const second = await propose("Spam poster", "Post every minute.");
+
+    const { page, close } = await ownerPage("/approvals");
+    const one = page.getByRole("article", { name: "Deploy hook" });
+    await one.getByText("Deploy on every merge to main.").waitFor();
+    await one.getByText("Proposer").first().waitFor();
+    await page.getByText("2 waiting").waitFor();
+    await screenshot(page, "approvals");
+
+    await one.getByRole("button", { name: "Approve" }).click();
+    await one.waitFor({ state: "detached" });
+    const approved = (await org.owner.api.get(automationsPath())).body.automations.find((a: any) => a.id === first.id);
+    expect(approved).toMatchObject({ status: "active", reviewed_by_user_id: org.owner.id });
+
+    const two = page.getByRole("article", { name: "Spam poster" });
+    await two.getByRole("button", { name: "Reject" }).click();
+    const dialog = page.getByRole("dialog", { name: "Reject “Spam poster”" });
+    await dialog.getByLabel("Reason").fill("Far too often: once a day at most.");
+    await dialog.getByRole("button", { name: "Reject" }).click();
+    await two.waitFor({ state: "detached" });
+    const rejected = (await org.owner.api.get(automationsPath())).body.automations.find((a: any) => a.id === second.id);
+    expect(rejected).toMatchObject({ status: "rejected", rejection_reason: "Far too often: once a day at most." });
+    await page.getByText("Nothing waits for approval.").waitFor();
+
+    // A proposal made while the inbox is open shows up without a reload.
+    await propose("Weekly report", "Summarise the week on Fridays.");
+    await page.getByRole("article", { name: "Weekly report" }).waitFor();
+    await close();
+  });
+
+  it("shows the API's refusal when a staff token tries to approve", async () => {
+    const staff = await addStaff(org, { name: "Self approver" });
+    const res = await staff.api.post(automationsPath(), { name: "Own idea", kind: "scheduled" });
+    const context = await browser.newContext({ baseURL: server.url, viewport: DESKTOP });
+    // A staff token stored as the session: the app works with it like any token.
+    await context.addInitScript((token: string) => {
+      localStorage.setItem(
+        "tandem.session",
+        JSON.stringify({ access_token: token, refresh_token: "none", expires_at: Date.now() + 3_600_000 }),
+      );
+    }, staff.token);
+    const page = await context.newPage();
+    await page.goto("/approvals");
+    const card = page.getByRole("article", { name: "Own idea" });
+    await card.getByRole("button", { name: "Approve" }).click();
+    await card.getByRole("alert").getByText("only a person can approve or reject an automation").waitFor();
+    const still = (await org.owner.api.get(automationsPath())).body.automations.find(
+      (a: any) => a.id === res.body.automation.id,
+    );
+    expect(still.status).toBe("pending_approval");
+    await context.close();
+  });
+});
+
+describe("organization settings", () => {
+  it("creates an invite link that a new person accepts in another browser", async () => {
+    const { page, close } = await ownerPage("/settings/invites");
+    await page.getByLabel("Email (optional)").fill("newbie@acme.test");
+    await page.getByRole("button", { name: "Create invite link" }).click();
+    const link = await page.getByLabel("Invite link").inputValue();
+    const url = new URL(link);
+    expect(url.origin).toBe(server.url);
+    expect(url.pathname).toBe("/invite");
+    expect(url.searchParams.get("email")).toBe("newbie@acme.test");
+    expect(url.searchParams.get("token")).toBeTruthy();
+    await page.locator(".invite-row", { hasText: "newbie@acme.test" }).getByText("Pending").waitFor();
+    await screenshot(page, "settings");
+
+    const other = await browser.newContext({ baseURL: server.url, viewport: PHONE });
+    const newbie = await other.newPage();
+    await newbie.goto(link);
+    expect(await newbie.getByLabel("Email").inputValue()).toBe("newbie@acme.test");
+    await newbie.getByLabel("Your name").fill("Nina Newbie");
+    await newbie.getByLabel("Password (at least 8 characters)").fill("newbie-password");
+    await newbie.getByRole("button", { name: "Join" }).click();
+    await newbie.getByRole("heading", { name: "Spaces" }).waitFor();
+    await newbie.getByRole("main").getByRole("link", { name: "Launch" }).first().waitFor();
+    await other.close();
+
+    await page.reload();
+    await page.locator(".invite-row", { hasText: "newbie@acme.test" }).getByText("Accepted").waitFor();
+    const members = await org.owner.api.get(`${orgPath()}/members`);
+    expect(members.body.members.map((m: any) => m.display_name)).toContain("Nina Newbie");
+    await close();
+  });
+
+  it("turns open signups on, and approves a request with a role", async () => {
+    const { page, close } = await ownerPage("/settings");
+    await page.waitForURL(/\/settings\/organization$/);
+    const toggle = page.getByRole("switch", { name: /Open signups/ });
+    expect(await toggle.isChecked()).toBe(false);
+    await toggle.check();
+    await until(
+      () => org.owner.api.get(orgPath()),
+      (r) => r.body.organization.open_signups_enabled === true,
+      "open signups",
+    );
+    const registered = await org.anon.post("/api/v1/auth/register", {
+      email: "walkin@acme.test",
+      password: "walkin-password",
+      display_name: "Walter Walkin",
+    });
+    expect(registered.status).toBe(201);
+
+    await page.getByRole("link", { name: "Sign-up requests" }).first().click();
+    await page.getByRole("button", { name: "Approve Walter Walkin" }).click();
+    const dialog = page.getByRole("dialog", { name: "Approve Walter Walkin" });
+    await dialog.getByRole("checkbox", { name: "Member" }).waitFor();
+    expect(await dialog.getByRole("checkbox", { name: "Member" }).isChecked()).toBe(true);
+    await dialog.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("Nobody is waiting for approval.").waitFor();
+    const login = await org.anon.post("/api/v1/auth/login", { email: "walkin@acme.test", password: "walkin-password" });
+    expect(login.body.signup_pending).toBeUndefined();
+
+    await page.getByRole("link", { name: "Organization" }).click();
+    await page.getByRole("switch", { name: /Open signups/ }).uncheck();
+    await until(
+      () => org.owner.api.get(orgPath()),
+      (r) => r.body.organization.open_signups_enabled === false,
+      "open signups off",
+    );
+    await close();
+  });
+
+  it("creates a custom role with checkboxes and marks system roles", async () => {
+    const { page, close } = await ownerPage("/settings/roles");
+    await page.getByRole("listitem").filter({ hasText: "Owner" }).getByText("System").waitFor();
+    await page.getByRole("button", { name: "New role" }).click();
+    const dialog = page.getByRole("dialog", { name: "New role" });
+    await dialog.getByLabel("Name", { exact: true }).fill("Reviewer");
+    await dialog.getByRole("checkbox", { name: /Read files/ }).check();
+    await dialog.getByRole("checkbox", { name: /Write files/ }).check();
+    await dialog.getByRole("button", { name: "Create role" }).click();
+    const card = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: "Reviewer" }) });
+    await card.getByText("files.write").waitFor();
+    const roles = await org.owner.api.get(`${orgPath()}/roles`);
+    expect(roles.body.roles.find((r: any) => r.name === "Reviewer")).toMatchObject({
+      is_system: false,
+      permissions: ["files.read", "files.write"],
+    });
+    await close();
+  });
+
+  it("shows a member manager only their tabs, and the refusal in words on another reached by URL", async () => {
+    const role = await org.owner.api.post(`${orgPath()}/roles`, {
+      name: "People manager",
+      permissions: ["org.members.manage"],
+    });
+    const invite = await org.owner.api.post(`${orgPath()}/invites`, {
+      email: "pat@acme.test",
+      role_ids: [role.body.role.id],
+    });
+    const who = { email: "pat@acme.test", password: "pat-password" };
+    const accepted = await org.anon.post("/api/v1/auth/accept-invite", {
+      token: invite.body.token,
+      ...who,
+      display_name: "Pat Manager",
+    });
+    expect(accepted.status).toBe(201);
+
+    const { context, page } = await signedInPage(browser, server, who, "/settings");
+    await page.waitForURL(/\/settings\/members$/);
+    const tabs = page.getByRole("navigation", { name: "Settings" });
+    await tabs.getByRole("link", { name: "Members" }).waitFor();
+    expect(await tabs.getByRole("link", { name: "Organization" }).count()).toBe(0);
+    expect(await tabs.getByRole("link", { name: "Integrations" }).count()).toBe(0);
+
+    // Roles holding permissions Pat lacks cannot be granted by Pat: the checkbox says so.
+    await page.getByRole("button", { name: "Change roles of Nina Newbie" }).click();
+    const dialog = page.getByRole("dialog", { name: "Roles of Nina Newbie" });
+    expect(await dialog.getByRole("checkbox", { name: /Owner/ }).isDisabled()).toBe(true);
+    expect(await dialog.getByRole("checkbox", { name: /^Viewer/ }).isDisabled()).toBe(true);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+
+    await page.goto("/settings/integrations");
+    await page.getByRole("alert").filter({ hasText: "missing permission: org.manage" }).waitFor();
+    await page
+      .getByRole("region", { name: /Model gateway/ })
+      .getByLabel("New model gateway key")
+      .fill("sk-nope-0000");
+    await page.getByRole("button", { name: "Replace key" }).first().click();
+    await page
+      .getByRole("region", { name: /Model gateway/ })
+      .getByRole("alert")
+      .getByText("missing permission: org.manage")
+      .waitFor();
+    await context.close();
+  });
+});

@@ -1,0 +1,435 @@
+/**
+ * The board in a real browser against the compiled binary: adding a task, dragging it to Done and within a
+ * column, moving it by keyboard, a second browser seeing moves live, a refused move rolled back with the API's
+ * error, the task detail (title, description, assignee, due date, deliverables, comments, delete), a stale edit
+ * shown as a conflict, and My tasks with an overdue task marked. Checks land on the API, not only on the page.
+ * The board's state functions are checked on their own first.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { dropPosition, find, lanesOf, place, remove, upsert } from "../../web/src/features/board/board-state";
+import type { Column, Task } from "../../web/src/lib/types";
+import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
+import { addMember, addStaff, type Org, type Person } from "../helpers/factories";
+import type { TestServer } from "../helpers/server";
+
+let browser: Browser;
+let server: TestServer;
+let org: Org;
+let member: Person;
+let spaceId: string;
+let columns: Record<string, string>;
+
+const spaces = () => `/api/v1/organizations/${org.id}/spaces`;
+const tasks = () => `${spaces()}/${spaceId}/tasks`;
+
+async function createTask(title: string, column = "To do", extra: Record<string, unknown> = {}): Promise<Task> {
+  const res = await org.owner.api.post(tasks(), { title, column_id: columns[column], ...extra });
+  if (res.status !== 201) throw new Error(`task create failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+async function taskById(id: string): Promise<Task> {
+  const res = await org.owner.api.get(tasks());
+  const task = (res.body.tasks as Task[]).find((t) => t.id === id);
+  if (!task) throw new Error(`task ${id} is gone`);
+  return task;
+}
+
+/** Polls `check` until it passes (the page saves in the background). */
+async function eventually(check: () => Promise<void>, timeout = 5000): Promise<void> {
+  const end = Date.now() + timeout;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await Bun.sleep(50);
+    }
+  }
+}
+
+const lane = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
+const card = (page: Page, title: string) => page.locator(".task-card", { hasText: title });
+
+async function openBoard(who = org.owner as { email: string; password: string }, options = {}) {
+  const opened = await signedInPage(browser, server, who, `/spaces/${spaceId}/board`, options);
+  await opened.page.getByRole("heading", { name: "To do", exact: true }).waitFor();
+  return opened;
+}
+
+beforeAll(async () => {
+  [browser, { server, org }] = await Promise.all([launchBrowser(), startWorkspace()]);
+  member = await addMember(org, ["Member"], "Mia Member");
+  const space = await org.owner.api.post(spaces(), { name: "Launch" });
+  spaceId = space.body.id;
+  const board = await org.owner.api.get(`${spaces()}/${spaceId}/board`);
+  columns = Object.fromEntries(board.body.columns.map((c: Column) => [c.name, c.id]));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("board state", () => {
+  const cols: Column[] = ["a", "b"].map((id, position) => ({ id, board_id: "x", name: id, position }));
+  const t = (id: string, column_id: string, position: number, version = 1) =>
+    ({ id, column_id, position, version, title: id }) as Task;
+  const ids = (lanes: ReturnType<typeof lanesOf>, column: string) => lanes[column]?.map((x) => x.id);
+
+  it("orders each column by position and moves a task to its index after the move", () => {
+    const lanes = lanesOf(cols, [t("2", "a", 1), t("1", "a", 0), t("3", "b", 0)]);
+    expect(ids(lanes, "a")).toEqual(["1", "2"]);
+    const moved = place(lanes, find(lanes, "1")?.task as Task, "b", 1);
+    expect(ids(moved, "a")).toEqual(["2"]);
+    expect(ids(moved, "b")).toEqual(["3", "1"]);
+    expect(moved.b?.[1]?.column_id).toBe("b");
+    // Untouched tasks keep their objects, so their cards do not re-render.
+    expect(moved.b?.[0]).toBe(lanes.b?.[0] as Task);
+  });
+
+  it("ignores an answer that is not newer than what it holds, and a drop below itself lands one higher", () => {
+    const lanes = lanesOf(cols, [t("1", "a", 0, 2), t("2", "a", 1), t("3", "a", 2)]);
+    expect(upsert(lanes, t("1", "b", 0, 2))).toBe(lanes);
+    expect(ids(upsert(lanes, t("1", "a", 2, 3)), "a")).toEqual(["2", "3", "1"]);
+    expect(dropPosition(lanes, "1", "a", 3)).toBe(2);
+    expect(dropPosition(lanes, "3", "a", 0)).toBe(0);
+    expect(dropPosition(lanes, "3", "b", 0)).toBe(0);
+    expect(ids(remove(lanes, "2"), "a")).toEqual(["1", "3"]);
+  });
+});
+
+describe("the board", () => {
+  it("adds a task at the bottom of a column and drags it to Done", async () => {
+    const day = 86_400_000;
+    await createTask("Send the invoices", "To do", {
+      assignee_user_id: org.owner.id,
+      due_at: new Date(Date.now() - day).toISOString(),
+      deliverable_required: true,
+    });
+    await createTask("Confirm the speakers", "To do", {
+      assignee_user_id: member.id,
+      due_at: new Date(Date.now() + 2 * day).toISOString(),
+    });
+    await createTask("Pick the caterer", "Done", { assignee_user_id: member.id });
+    await createTask("Book the venue");
+    const { context, page } = await openBoard();
+    await page.getByRole("button", { name: "Add a task to To do" }).click();
+    await page.getByLabel("Title of the new task in To do").fill("Write the launch plan");
+    await page.keyboard.press("Enter");
+    await card(page, "Write the launch plan").waitFor();
+    // The form stays open for the next task.
+    await expect(page.getByLabel("Title of the new task in To do").inputValue()).resolves.toBe("");
+    const titles = await lane(page, "To do").locator(".task-card-title").allTextContents();
+    expect(titles.slice(-2)).toEqual(["Book the venue", "Write the launch plan"]);
+
+    await card(page, "Write the launch plan").dragTo(lane(page, "Done"));
+    await lane(page, "Done").locator(".task-card", { hasText: "Write the launch plan" }).waitFor();
+    const created = (await org.owner.api.get(tasks())).body.tasks.find(
+      (x: Task) => x.title === "Write the launch plan",
+    ) as Task;
+    await eventually(async () => expect((await taskById(created.id)).column_id).toBe(columns.Done as string));
+    await screenshot(page, "board");
+    await context.close();
+  });
+
+  it("reorders within a column by drag and drop, showing where the task will land", async () => {
+    const [a, , c] = [
+      await createTask("R1", "Review"),
+      await createTask("R2", "Review"),
+      await createTask("R3", "Review"),
+    ];
+    const { context, page } = await openBoard();
+    const target = card(page, "R1");
+    const box = await target.boundingBox();
+    if (!box) throw new Error("no box");
+    // Drag R3 by hand to the top half of R1, checking the drop line on the way.
+    await card(page, "R3").hover();
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2, box.y + 4, { steps: 8 });
+    await lane(page, "Review").locator(".drop-line").waitFor();
+    await page.mouse.up();
+    await eventually(async () => expect((await taskById((c as Task).id)).position).toBe(0));
+    expect((await taskById(a.id)).position).toBe(1);
+    expect(await lane(page, "Review").locator(".task-card-title").allTextContents()).toEqual(["R3", "R1", "R2"]);
+    expect(await page.locator(".drop-line").count()).toBe(0);
+    await context.close();
+  });
+
+  it("moves the focused task with Alt + arrows and keeps it focused", async () => {
+    const k1 = await createTask("K1", "In progress");
+    const k2 = await createTask("K2", "In progress");
+    const { context, page } = await openBoard();
+    await page.getByText("Alt + ← / → moves the focused task").waitFor();
+    await card(page, "K1").focus();
+    await page.keyboard.press("Alt+ArrowDown");
+    await eventually(async () => expect((await taskById(k1.id)).position).toBe(1));
+    expect((await taskById(k2.id)).position).toBe(0);
+    await page.keyboard.press("Alt+ArrowRight");
+    await lane(page, "Review").locator(".task-card", { hasText: "K1" }).waitFor();
+    await eventually(async () => expect((await taskById(k1.id)).column_id).toBe(columns.Review as string));
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.taskId)).toBe(k1.id);
+    await page.keyboard.press("Alt+ArrowLeft");
+    await page.keyboard.press("Alt+ArrowLeft");
+    await eventually(async () => expect((await taskById(k1.id)).column_id).toBe(columns["To do"] as string));
+    // Alt+Left must not have left the page (it is the browser's Back elsewhere).
+    expect(new URL(page.url()).pathname).toBe(`/spaces/${spaceId}/board`);
+    // Plain arrows walk between cards.
+    await page.keyboard.press("ArrowUp");
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.taskId)).not.toBe(k1.id);
+    await page.getByRole("status").filter({ hasText: "Moved “K1” to To do, position" }).waitFor({ state: "attached" });
+    await context.close();
+  });
+
+  it("shows a second browser the moves as they happen", async () => {
+    const task = await createTask("Live move");
+    const first = await openBoard();
+    const second = await openBoard(member);
+    await card(second.page, "Live move").waitFor();
+    await card(first.page, "Live move").dragTo(lane(first.page, "In progress"));
+    await lane(second.page, "In progress").locator(".task-card", { hasText: "Live move" }).waitFor();
+    // A change made elsewhere (over the API) shows in both, and so do a new task and a deletion.
+    await org.owner.api.patch(`${tasks()}/${task.id}`, { column_id: columns.Done, position: 0 });
+    await lane(first.page, "Done").locator(".task-card", { hasText: "Live move" }).first().waitFor();
+    await lane(second.page, "Done").locator(".task-card", { hasText: "Live move" }).first().waitFor();
+    expect(await lane(second.page, "Done").locator(".task-card-title").first().textContent()).toBe("Live move");
+    const extra = await createTask("Appears live");
+    await card(second.page, "Appears live").waitFor();
+    await org.owner.api.delete(`${tasks()}/${extra.id}`);
+    await card(second.page, "Appears live").waitFor({ state: "detached" });
+    await first.context.close();
+    await second.context.close();
+  });
+
+  it("puts a refused move back and says why", async () => {
+    const task = await createTask("Refused move");
+    const { context, page } = await openBoard();
+    await page.route(`**/tasks/${task.id}`, (route) =>
+      route.request().method() === "PATCH"
+        ? route.fulfill({ status: 400, contentType: "application/json", body: '{"error":"invalid column"}' })
+        : route.continue(),
+    );
+    await card(page, "Refused move").dragTo(lane(page, "Review"));
+    await page.getByRole("alert").filter({ hasText: "invalid column" }).waitFor();
+    await lane(page, "To do").locator(".task-card", { hasText: "Refused move" }).waitFor();
+    expect(await lane(page, "Review").locator(".task-card", { hasText: "Refused move" }).count()).toBe(0);
+    expect((await taskById(task.id)).column_id).toBe(columns["To do"] as string);
+    await context.close();
+  });
+});
+
+describe("the task detail", () => {
+  it("edits title, description (markdown), assignee and due date, each saved", async () => {
+    const task = await createTask("Draft the announcement");
+    const { context, page } = await openBoard();
+    await card(page, "Draft the announcement").click();
+    await page.waitForURL(new RegExp(`\\?task=${task.id}$`));
+    const panel = page.getByRole("dialog");
+    await panel.getByLabel("Title", { exact: true }).fill("Draft the launch announcement");
+    await page.keyboard.press("Enter");
+    await eventually(async () => expect((await taskById(task.id)).title).toBe("Draft the launch announcement"));
+    await card(page, "Draft the launch announcement").waitFor({ state: "attached" });
+
+    await panel.getByRole("button", { name: "Edit description" }).click();
+    await panel
+      .getByRole("textbox", { name: "Description", exact: true })
+      .fill("Mention the **new pricing** and\n\n- the date\n- the venue");
+    // Escape in a changed description keeps the editor (and the panel) open.
+    await page.keyboard.press("Escape");
+    await panel.getByRole("textbox", { name: "Description", exact: true }).waitFor();
+    await panel.getByRole("tab", { name: "Preview" }).click();
+    await panel.locator(".detail-preview strong", { hasText: "new pricing" }).waitFor();
+    await panel.getByRole("button", { name: "Save description" }).click();
+    await panel.locator(".detail-description li", { hasText: "the venue" }).waitFor();
+    expect((await taskById(task.id)).description).toContain("**new pricing**");
+
+    await panel.getByLabel("Assignee").selectOption({ label: "Mia Member" });
+    await eventually(async () => expect((await taskById(task.id)).assignee_user_id).toBe(member.id));
+
+    await panel.getByLabel("Due date").fill("2031-03-14");
+    await panel.getByLabel("Due date").blur();
+    await eventually(async () => {
+      const due = (await taskById(task.id)).due_at as string;
+      const local = new Date(due);
+      expect([local.getFullYear(), local.getMonth() + 1, local.getDate(), local.getHours()]).toEqual([2031, 3, 14, 23]);
+    });
+    await panel.getByLabel("Deliverable required").check();
+    await panel.getByLabel("Instructions for the deliverable").waitFor();
+    await eventually(async () => expect((await taskById(task.id)).deliverable_required).toBe(true));
+    await screenshot(page, "task-detail");
+
+    await panel.getByRole("button", { name: "Clear the due date" }).click();
+    await eventually(async () => expect((await taskById(task.id)).due_at).toBeNull());
+    // The link opens the same task in a fresh page.
+    const again = await signedInPage(browser, server, org.owner, `/spaces/${spaceId}/board?task=${task.id}`);
+    await again.page.getByRole("dialog").getByLabel("Title", { exact: true }).waitFor();
+    expect(await again.page.getByRole("dialog").getByLabel("Title", { exact: true }).inputValue()).toBe(
+      "Draft the launch announcement",
+    );
+    await again.context.close();
+    await page.keyboard.press("Escape");
+    await page.waitForURL(new RegExp(`/spaces/${spaceId}/board$`));
+    await context.close();
+  });
+
+  it("shows a stale edit as a conflict with both values, and lets the user keep theirs or apply their own", async () => {
+    const task = await createTask("Pick a date");
+    const { context, page } = await openBoard();
+    await page.goto(`/spaces/${spaceId}/board?task=${task.id}`);
+    const panel = page.getByRole("dialog");
+    const title = panel.getByLabel("Title", { exact: true });
+    await title.click();
+    // Someone else renames it while this browser is editing.
+    await org.owner.api.patch(`${tasks()}/${task.id}`, { title: "Pick a date in May" });
+    await title.fill("Pick a date in June");
+    await page.keyboard.press("Enter");
+    const alert = panel.getByRole("alert").filter({ hasText: "Someone else changed this task" });
+    await alert.waitFor();
+    await alert.getByText("Pick a date in May").waitFor();
+    await alert.getByText("Pick a date in June").waitFor();
+    expect((await taskById(task.id)).title).toBe("Pick a date in May");
+    await alert.getByRole("button", { name: "Keep their version" }).click();
+    expect(await title.inputValue()).toBe("Pick a date in May");
+
+    // Again, and this time apply the user's own change on top.
+    await title.click();
+    await org.owner.api.patch(`${tasks()}/${task.id}`, { title: "Pick a date in July" });
+    await title.fill("Pick a date in June");
+    await page.keyboard.press("Enter");
+    await alert.waitFor();
+    await alert.getByRole("button", { name: "Apply my change" }).click();
+    await eventually(async () => expect((await taskById(task.id)).title).toBe("Pick a date in June"));
+
+    // A change of another field meanwhile is no conflict: the edit is saved on top of it.
+    await title.click();
+    await org.owner.api.patch(`${tasks()}/${task.id}`, { description: "Asked by the venue" });
+    await title.fill("Pick a date in August");
+    await page.keyboard.press("Enter");
+    await eventually(async () => expect((await taskById(task.id)).title).toBe("Pick a date in August"));
+    expect((await taskById(task.id)).description).toBe("Asked by the venue");
+    expect(await alert.count()).toBe(0);
+    await context.close();
+  });
+
+  it("posts a comment that a second browser sees live, and shows AI staff answering an assignment", async () => {
+    const task = await createTask("Collect quotes");
+    await addStaff(org, { name: "Ada" });
+    const first = await signedInPage(browser, server, org.owner, `/spaces/${spaceId}/board?task=${task.id}`);
+    const second = await signedInPage(browser, server, member, `/spaces/${spaceId}/board?task=${task.id}`);
+    const panel = first.page.getByRole("dialog");
+    await panel.getByText("No comments yet.").waitFor();
+    await second.page.getByRole("dialog").getByText("No comments yet.").waitFor();
+    await panel.getByLabel("Comment", { exact: true }).fill("Three quotes by **Friday**, please.");
+    await panel.getByRole("button", { name: "Comment", exact: true }).click();
+    await panel.locator(".comment strong", { hasText: "Friday" }).waitFor();
+    await second.page.getByRole("dialog").locator(".comment strong", { hasText: "Friday" }).waitFor();
+    const messages = await org.owner.api.get(`${tasks()}/${task.id}/messages`);
+    expect(messages.body.messages.map((m: { content: string }) => m.content)).toEqual([
+      "Three quotes by **Friday**, please.",
+    ]);
+
+    // Staff are offered as assignees, marked; assigned, Ada answers in the comments (here: no model key set).
+    await panel.getByLabel("Assignee").selectOption({ label: "Ada (AI staff)" });
+    await panel.getByText("Ada is AI staff").waitFor();
+    await second.page.getByRole("dialog").locator(".comment", { hasText: "Sorry, I couldn't answer" }).waitFor();
+    await panel.locator(".comment", { hasText: "AI staff" }).first().waitFor();
+    await first.context.close();
+    await second.context.close();
+  });
+
+  it("uploads a deliverable into the Deliverables folder, links it, and downloads it", async () => {
+    const task = await createTask("Send the poster", "To do", { deliverable_required: true });
+    const { context, page } = await signedInPage(
+      browser,
+      server,
+      org.owner,
+      `/spaces/${spaceId}/board?task=${task.id}`,
+    );
+    const panel = page.getByRole("dialog");
+    await panel.getByText("Nothing delivered yet.").waitFor();
+    await panel.getByLabel("File to attach").setInputFiles({
+      name: "poster.pdf",
+      mimeType: "application/pdf",
+      buffer: Buffer.from("%PDF-1.4 poster"),
+    });
+    await panel.getByRole("listitem").filter({ hasText: "poster.pdf" }).waitFor();
+    const linked = await org.owner.api.get(`${tasks()}/${task.id}/deliverables`);
+    expect(linked.body.deliverables.map((d: { file_name: string }) => d.file_name)).toEqual(["poster.pdf"]);
+    const root = await org.owner.api.get(`${spaces()}/${spaceId}/files`);
+    expect(root.body.nodes.map((n: { name: string }) => n.name)).toContain("Deliverables");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      panel.getByRole("button", { name: "Download poster.pdf" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("poster.pdf");
+
+    // Delete the task from its detail.
+    await panel.getByRole("button", { name: "Delete task" }).click();
+    await panel.getByRole("button", { name: "Delete for good" }).click();
+    await page.waitForURL(new RegExp(`/spaces/${spaceId}/board$`));
+    expect((await org.owner.api.get(tasks())).body.tasks.some((x: Task) => x.id === task.id)).toBe(false);
+    await context.close();
+  });
+
+  it("works on a phone-sized screen", async () => {
+    const task = await createTask("Phone task");
+    const { context, page } = await openBoard(org.owner, { viewport: PHONE });
+    await card(page, "Phone task").click();
+    await page.waitForURL(new RegExp(`\\?task=${task.id}$`));
+    const panel = page.getByRole("dialog");
+    await panel.getByLabel("Title", { exact: true }).waitFor();
+    const width = await panel.evaluate((el) => el.getBoundingClientRect().width);
+    expect(width).toBeLessThanOrEqual(PHONE.width);
+    await context.close();
+  });
+});
+
+describe("my tasks", () => {
+  it("lists my tasks across spaces by due date with the overdue ones marked, live, linking to the board", async () => {
+    const other = await org.owner.api.post(spaces(), { name: "Ops" });
+    const otherBoard = await org.owner.api.get(`${spaces()}/${other.body.id}/board`);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString();
+    const nextWeek = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const late = await createTask("Renew the domain", "To do", { assignee_user_id: org.owner.id, due_at: yesterday });
+    await createTask("Print badges", "In progress", { assignee_user_id: org.owner.id, due_at: nextWeek });
+    await org.owner.api.post(`${spaces()}/${other.body.id}/tasks`, {
+      title: "Rotate the keys",
+      column_id: otherBoard.body.columns[0].id,
+      assignee_user_id: org.owner.id,
+    });
+    const { context, page } = await signedInPage(browser, server, org.owner, "/my-tasks");
+    await page.getByRole("heading", { name: "My tasks" }).waitFor();
+    const overdue = page.getByRole("region", { name: /Overdue/ });
+    const item = overdue.getByRole("listitem").filter({ hasText: "Renew the domain" });
+    await item.waitFor();
+    await item.getByText("Overdue", { exact: false }).waitFor();
+    expect(await item.evaluate((el) => el.className)).toContain("overdue");
+    await page
+      .getByRole("region", { name: /Due in the next 7 days/ })
+      .getByText("Print badges")
+      .waitFor();
+    await page
+      .getByRole("region", { name: /No due date/ })
+      .getByText("Rotate the keys")
+      .waitFor();
+    await page
+      .getByRole("region", { name: /No due date/ })
+      .getByText("Ops")
+      .waitFor();
+
+    // Live: a task assigned to me elsewhere appears, one unassigned goes.
+    const fresh = await createTask("Call the caterer");
+    await org.owner.api.patch(`${tasks()}/${fresh.id}`, { assignee_user_id: org.owner.id });
+    await page.getByText("Call the caterer").waitFor();
+    await org.owner.api.patch(`${tasks()}/${fresh.id}`, { assignee_user_id: null });
+    await page.getByText("Call the caterer").waitFor({ state: "detached" });
+    await screenshot(page, "my-tasks");
+
+    await item.getByRole("link", { name: "Renew the domain" }).click();
+    await page.waitForURL(new RegExp(`/spaces/${spaceId}/board\\?task=${late.id}$`));
+    await page.getByRole("dialog").getByText("Overdue since").waitFor();
+    await context.close();
+  });
+});

@@ -1,0 +1,423 @@
+/**
+ * The chat screen in real browsers against the compiled binary: two people in one room see each other's
+ * messages and reactions live; editing and deleting one's own messages; markdown rendered with raw HTML shown
+ * as text; history loaded while scrolling up; attachments by URL; `@` autocomplete; rooms created, deleted and
+ * marked unread live; a staff member mentioned in the UI answering through a loopback fake model gateway
+ * (💭 first, then "thinking", then its reply); and how a room of 1,000 loaded messages scrolls.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
+import { addMember, addStaff, type Org, OWNER, type Person } from "../helpers/factories";
+import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
+import type { Client } from "../helpers/http";
+import type { TestServer } from "../helpers/server";
+
+const STAFF_REPLY = "Ada here: the launch moves to Tuesday.";
+/** The fake gateway waits this long before answering, so the "thinking" state can be seen. */
+const GATEWAY_DELAY_MS = 1500;
+
+let browser: Browser;
+let server: TestServer;
+let org: Org;
+let fake: FakeProvider;
+let member: Person;
+let spaceId: string;
+let generalId: string;
+const contexts: BrowserContext[] = [];
+
+const spacePath = () => `/api/v1/organizations/${org.id}/spaces/${spaceId}`;
+
+async function newRoom(name: string): Promise<string> {
+  const res = await org.owner.api.post(`${spacePath()}/chat-rooms`, { name });
+  if (res.status !== 201) throw new Error(`room create failed: ${res.status} ${res.text}`);
+  return res.body.id;
+}
+
+async function say(roomId: string, content: string, as: Client = org.owner.api): Promise<any> {
+  const res = await as.post(`${spacePath()}/chat-rooms/${roomId}/messages`, { content });
+  if (res.status !== 201) throw new Error(`post failed: ${res.status} ${res.text}`);
+  return res.body.message;
+}
+
+/** Posts `count` messages, a few at a time (each room stamps them in order of arrival). */
+async function seed(roomId: string, count: number, text: (i: number) => string): Promise<void> {
+  for (let i = 1; i <= count; i++) await say(roomId, text(i));
+}
+
+async function open(who: { email: string; password: string }, path: string, phone = false): Promise<Page> {
+  // The phone runs in dark mode, so the screenshots show both.
+  const options = phone ? { viewport: PHONE, colorScheme: "dark" as const } : {};
+  const { context, page } = await signedInPage(browser, server, who, path, options);
+  contexts.push(context);
+  return page;
+}
+
+const composer = (page: Page, room = "general") => page.getByRole("combobox", { name: `Message #${room}` });
+const messageList = (page: Page, room = "general") => page.getByRole("log", { name: `Messages in #${room}` });
+const message = (page: Page, text: string) => page.getByRole("article").filter({ hasText: text });
+
+beforeAll(async () => {
+  fake = startFakeProvider(async () => {
+    await Bun.sleep(GATEWAY_DELAY_MS);
+    return completion(STAFF_REPLY);
+  });
+  let ws: { server: TestServer; org: Org };
+  [browser, ws] = await Promise.all([
+    launchBrowser(),
+    startWorkspace({ MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1` }),
+  ]);
+  server = ws.server;
+  org = ws.org;
+  const key = await org.owner.api.put(`/api/v1/organizations/${org.id}/integrations/modelrouter`, {
+    api_key: "sk-or-v1-test-key-for-the-fake",
+  });
+  if (key.status !== 200) throw new Error(`key not set: ${key.status} ${key.text}`);
+  member = await addMember(org, ["Member"], "Maya Member");
+  // Public, so the staff member created below can see it and answer there.
+  const space = await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, { name: "Launch" });
+  spaceId = space.body.id;
+  const rooms = await org.owner.api.get(`${spacePath()}/chat-rooms`);
+  generalId = rooms.body.chat_rooms[0].id;
+});
+
+afterAll(async () => {
+  for (const context of contexts) await context.close().catch(() => {});
+  await browser?.close();
+  await server?.stop();
+  fake?.stop();
+});
+
+describe("chat between two browsers", () => {
+  it("opens general, shows a message posted in one browser live in the other, and a reaction both ways", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat`);
+    const maya = await open(member, `/spaces/${spaceId}/chat/${generalId}`);
+    await owner.waitForURL(new RegExp(`/spaces/${spaceId}/chat/${generalId}$`));
+    await messageList(owner).waitFor();
+    await messageList(maya).waitFor();
+
+    await composer(owner).fill("Hello **team**, the plan is in the spec");
+    await composer(owner).press("Enter");
+    const seen = message(maya, "Hello team, the plan is in the spec");
+    await seen.waitFor();
+    expect(await seen.locator("strong").textContent()).toBe("team");
+    expect(await seen.getByText("Olivia Owner").count()).toBe(1);
+    expect(await composer(owner).inputValue()).toBe("");
+
+    // Maya reacts through the picker, by keyboard: search, then Enter.
+    await seen.hover();
+    await seen.getByRole("button", { name: "Add reaction" }).click();
+    const picker = maya.getByRole("dialog", { name: "Add a reaction" });
+    await picker.getByRole("searchbox", { name: "Search emoji" }).fill("thumbs up");
+    await picker.getByRole("searchbox", { name: "Search emoji" }).press("Enter");
+    await picker.waitFor({ state: "detached" });
+    const ownersChip = message(owner, "Hello team").getByRole("button", { name: /^👍 1: Maya Member/ });
+    await ownersChip.waitFor();
+    expect(await ownersChip.getAttribute("aria-pressed")).toBe("false");
+
+    // The owner adds theirs by clicking the chip; Maya sees the count go to 2, hers highlighted.
+    await ownersChip.click();
+    const mayasChip = message(maya, "Hello team").getByRole("button", { name: /^👍 2:/ });
+    await mayasChip.waitFor();
+    expect(await mayasChip.getAttribute("aria-pressed")).toBe("true");
+    // And takes it back.
+    await message(owner, "Hello team")
+      .getByRole("button", { name: /^👍 2:/ })
+      .click();
+    await message(maya, "Hello team")
+      .getByRole("button", { name: /^👍 1:/ })
+      .waitFor();
+
+    await composer(maya).fill("Looks good to me");
+    await composer(maya).press("Enter");
+    await message(owner, "Looks good to me").waitFor();
+  });
+
+  it("edits and deletes one's own message, live in the other browser; Shift+Enter makes a new line", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    const maya = await open(member, `/spaces/${spaceId}/chat/${generalId}`);
+    await composer(owner).fill("Draft one");
+    await composer(owner).press("Shift+Enter");
+    await composer(owner).pressSequentially("second line");
+    expect(await composer(owner).inputValue()).toBe("Draft one\nsecond line");
+    await composer(owner).press("Enter");
+    const mine = message(owner, "Draft one");
+    await mine.waitFor();
+    await message(maya, "second line").waitFor();
+    // Maya cannot edit or delete it.
+    expect(await message(maya, "Draft one").getByRole("button", { name: "Edit message" }).count()).toBe(0);
+    expect(await message(maya, "Draft one").getByRole("button", { name: "Delete message" }).count()).toBe(0);
+
+    await mine.hover();
+    await mine.getByRole("button", { name: "Edit message" }).click();
+    const editor = owner.getByRole("textbox", { name: "Edit message" });
+    await editor.fill("Final version");
+    await editor.press("Enter");
+    await message(owner, "Final version").getByText("(edited)").waitFor();
+    await message(maya, "Final version").getByText("(edited)").waitFor();
+
+    // Up in the empty composer edits one's last message; Escape leaves it as it was.
+    await composer(owner).press("ArrowUp");
+    await owner.getByRole("textbox", { name: "Edit message" }).press("Escape");
+    await owner.getByRole("textbox", { name: "Edit message" }).waitFor({ state: "detached" });
+
+    const edited = message(owner, "Final version");
+    await edited.hover();
+    await edited.getByRole("button", { name: "Delete message" }).click();
+    const confirm = owner.getByRole("dialog", { name: "Delete message" });
+    await confirm.getByRole("button", { name: "Delete" }).click();
+    await confirm.waitFor({ state: "detached" });
+    await owner.getByText("This message was deleted").waitFor();
+    await maya.getByText("This message was deleted").waitFor();
+    expect(await message(maya, "Final version").count()).toBe(0);
+  });
+
+  it("renders markdown and shows raw HTML as text, never as elements", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await composer(owner).fill(
+      "Safe: <img src=x onerror=alert(1)> and <script>alert(2)</script> and [bad](javascript:alert(3)) and *emphasis* and `code`",
+    );
+    await composer(owner).press("Enter");
+    const shown = message(owner, "Safe:");
+    await shown.waitFor();
+    const text = await shown.locator(".message-text").textContent();
+    expect(text).toContain("<img src=x onerror=alert(1)>");
+    expect(text).toContain("<script>alert(2)</script>");
+    expect(await shown.locator(".message-text img, .message-text script").count()).toBe(0);
+    expect(await shown.locator('a[href^="javascript"]').count()).toBe(0);
+    expect(await shown.locator("em").textContent()).toBe("emphasis");
+    expect(await shown.locator("code").textContent()).toBe("code");
+    expect(await owner.evaluate(() => document.querySelectorAll("img[src='x']").length)).toBe(0);
+  });
+});
+
+describe("history", () => {
+  it("loads older messages while scrolling up, keeping the reading position", async () => {
+    const roomId = await newRoom("history");
+    await seed(roomId, 120, (i) => `History message ${i}`);
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${roomId}`);
+    await message(owner, "History message 120").waitFor();
+    // The newest page only: 71..120.
+    expect(await message(owner, "History message 70").count()).toBe(0);
+    const scroller = owner.locator(".chat-scroll");
+    const atBottom = await scroller.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 48);
+    expect(atBottom).toBe(true);
+
+    // Scroll to the top: the next page comes in front and the message that was first stays where it was.
+    const first = message(owner, "History message 71");
+    const offsetOf = (row: Element) => {
+      const list = row.closest(".chat-scroll") as HTMLElement;
+      return row.getBoundingClientRect().top - list.getBoundingClientRect().top;
+    };
+    const before = await first.evaluate((row) => {
+      (row.closest(".chat-scroll") as HTMLElement).scrollTop = 0;
+      const list = row.closest(".chat-scroll") as HTMLElement;
+      return row.getBoundingClientRect().top - list.getBoundingClientRect().top;
+    });
+    await message(owner, "History message 70").waitFor({ state: "attached" });
+    await owner.waitForTimeout(100);
+    const after = await first.evaluate(offsetOf);
+    expect(Math.abs(after - before)).toBeLessThan(40);
+    expect(await scroller.evaluate((el) => el.scrollTop)).toBeGreaterThan(500);
+
+    // And on to the very beginning.
+    for (let i = 0; i < 5 && (await owner.getByText("Welcome to #history").count()) === 0; i++) {
+      await scroller.evaluate((el) => {
+        el.scrollTop = 0;
+      });
+      await owner.waitForTimeout(300);
+    }
+    await message(owner, "History message 1").first().waitFor({ state: "attached" });
+    await owner.getByRole("heading", { name: "Welcome to #history" }).waitFor({ state: "attached" });
+    expect(await owner.getByRole("article").count()).toBe(120);
+  });
+});
+
+describe("composing", () => {
+  it("attaches a link by URL, and shows the API's error for a link that is not http(s)", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await owner.getByRole("button", { name: "Attach link" }).click();
+    await owner.getByLabel("Link URL").fill("ftp://files.example.com/spec.pdf");
+    await owner.getByRole("button", { name: "Add link" }).click();
+    await composer(owner).fill("The spec, over FTP");
+    await composer(owner).press("Enter");
+    await owner.getByRole("alert").filter({ hasText: "attachments[0].url: must be an http(s) URL" }).waitFor();
+    // The message is given back to fix.
+    expect(await composer(owner).inputValue()).toBe("The spec, over FTP");
+    await owner.getByRole("button", { name: "Remove ftp://files.example.com/spec.pdf" }).click();
+
+    await owner.getByRole("button", { name: "Attach link" }).click();
+    await owner.getByLabel("Link URL").fill("https://example.com/files/spec.pdf");
+    await owner.getByLabel("Link name").fill("Launch spec");
+    await owner.getByRole("button", { name: "Add link" }).click();
+    await composer(owner).fill("The spec, as a link");
+    await composer(owner).press("Enter");
+    const link = message(owner, "The spec, as a link").getByRole("link", { name: /Launch spec/ });
+    await link.waitFor();
+    expect(await link.getAttribute("href")).toBe("https://example.com/files/spec.pdf");
+    expect(await link.getAttribute("rel")).toContain("noopener");
+  });
+
+  it("reacts and inserts emoji with the picker by keyboard alone", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await composer(owner).fill("Pick by keyboard");
+    await composer(owner).press("Enter");
+    const row = message(owner, "Pick by keyboard");
+    await row.waitFor();
+    const react = row.getByRole("button", { name: "Add reaction" });
+    await react.focus();
+    await owner.keyboard.press("Enter");
+    const picker = owner.getByRole("dialog", { name: "Add a reaction" });
+    await picker.waitFor();
+    // Escape closes it and gives the focus back.
+    await owner.keyboard.press("Escape");
+    await picker.waitFor({ state: "detached" });
+    expect(await react.evaluate((el) => el === document.activeElement)).toBe(true);
+    // Down from the search field enters the grid; Right moves to the second emoji; Enter picks it.
+    await owner.keyboard.press("Enter");
+    await owner.keyboard.press("ArrowDown");
+    await owner.keyboard.press("ArrowRight");
+    expect(
+      await picker.getByRole("button", { name: "heart", exact: true }).evaluate((el) => el === document.activeElement),
+    ).toBe(true);
+    await owner.keyboard.press("Enter");
+    await row.getByRole("button", { name: /^❤️ 1: you/ }).waitFor();
+
+    await owner.getByRole("button", { name: "Insert emoji" }).click();
+    await owner.getByRole("dialog", { name: "Insert an emoji" }).getByRole("searchbox").fill("rocket");
+    await owner.keyboard.press("Enter");
+    expect(await composer(owner).inputValue()).toBe("🚀");
+  });
+
+  it("completes an @mention from the list of people by keyboard", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    const box = composer(owner);
+    await box.click();
+    await box.pressSequentially("Thanks @ma");
+    const list = owner.getByRole("listbox", { name: "People and staff to mention" });
+    await list.getByRole("option", { name: "Maya Member" }).waitFor();
+    expect(await box.getAttribute("aria-expanded")).toBe("true");
+    await box.press("Enter");
+    expect(await box.inputValue()).toBe("Thanks @Maya Member ");
+    await list.waitFor({ state: "detached" });
+    await box.pressSequentially("for the review");
+    await box.press("Enter");
+    await message(owner, "Thanks @Maya Member for the review").waitFor();
+  });
+});
+
+describe("rooms", () => {
+  it("creates a room seen live by the other browser, marks it unread, and deletes it after confirmation", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    const maya = await open(member, `/spaces/${spaceId}/chat/${generalId}`);
+    await messageList(maya).waitFor();
+    const mayaRooms = maya.getByRole("navigation", { name: "Rooms" });
+
+    await owner.getByRole("button", { name: "New room" }).click();
+    await owner.getByLabel("Room name").fill("general");
+    await owner.getByRole("button", { name: "Create room" }).click();
+    await owner.getByRole("alert").filter({ hasText: "room name already exists" }).waitFor();
+    await owner.getByLabel("Room name").fill("design");
+    await owner.getByRole("button", { name: "Create room" }).click();
+    await messageList(owner, "design").waitFor();
+    const designLink = mayaRooms.getByRole("link", { name: /design/ });
+    await designLink.waitFor();
+
+    // A message in a room Maya is not looking at: an unread count there, then the divider when she opens it.
+    await composer(owner, "design").fill("Mockups are up");
+    await composer(owner, "design").press("Enter");
+    await designLink.getByText("1 unread").waitFor();
+    await designLink.click();
+    await message(maya, "Mockups are up").waitFor();
+    await maya.getByText("New messages").waitFor();
+    expect(await designLink.getByText("unread").count()).toBe(0);
+
+    await owner.getByRole("button", { name: "Delete room" }).click();
+    const confirm = owner.getByRole("dialog", { name: "Delete #design" });
+    await confirm.getByRole("button", { name: "Delete room" }).click();
+    await owner.waitForURL(new RegExp(`/chat/${generalId}$`));
+    await designLink.waitFor({ state: "detached" });
+    await maya.waitForURL(new RegExp(`/chat/${generalId}$`));
+  });
+
+  it("works on a phone (in dark mode): the room list opens from the room's header", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`, true);
+    await messageList(owner).waitFor();
+    const rooms = owner.getByRole("navigation", { name: "Rooms" });
+    expect(await rooms.isVisible()).toBe(false);
+    await owner.getByRole("button", { name: /^Rooms/ }).click();
+    await rooms.getByRole("link", { name: /history/ }).click();
+    await messageList(owner, "history").waitFor();
+    expect(await rooms.isVisible()).toBe(false);
+    await screenshot(owner, "chat-phone");
+  });
+});
+
+describe("AI staff in chat", () => {
+  it("shows the staff member's 💭, then its thinking, then its reply to a mention typed in the UI", async () => {
+    await addStaff(org, { name: "Ada" });
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    const box = composer(owner);
+    await box.click();
+    await box.pressSequentially("@Ad");
+    const option = owner.getByRole("option", { name: /Ada/ });
+    await option.waitFor();
+    expect(await option.getByText("Staff").count()).toBe(1);
+    await box.press("Tab");
+    await box.pressSequentially("when is the launch?");
+    expect(await box.inputValue()).toBe("@Ada when is the launch?");
+    await box.press("Enter");
+
+    const asked = message(owner, "@Ada when is the launch?");
+    await asked.getByRole("button", { name: /^💭 1: Ada/ }).waitFor();
+    await owner.getByRole("status").filter({ hasText: "Ada is thinking…" }).waitFor();
+    const reply = message(owner, STAFF_REPLY);
+    await reply.waitFor({ timeout: 15000 });
+    expect(await reply.getByText("Staff", { exact: true }).count()).toBe(1);
+    await owner.getByText("Ada is thinking…").waitFor({ state: "detached" });
+    expect(fake.requests.length).toBe(1);
+    await owner.mouse.move(1, 1);
+    await screenshot(owner, "chat");
+  });
+});
+
+describe("a room of 1,000 loaded messages", () => {
+  it("loads every message by scrolling back through history", async () => {
+    const roomId = await newRoom("busy");
+    const bodies = [
+      "Short one",
+      "A **bold** point with `code` and a [link](https://example.com)",
+      "- a list\n- of things\n- to do",
+      "A longer paragraph that wraps over a couple of lines on a desktop screen, to give the rows some variety in height as a real conversation would have.",
+    ];
+    // Posted 20 at a time; the room stamps them in the order they arrive.
+    for (let batch = 0; batch < 1000; batch += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) => {
+          const i = batch + j + 1;
+          return say(roomId, `Message ${i}: ${bodies[i % 4]}`, i % 7 === 0 ? member.api : org.owner.api);
+        }),
+      );
+    }
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${roomId}`);
+    await owner.getByRole("article").last().waitFor();
+    // Load all 20 pages by scrolling up, each time the previous page is in.
+    await owner.waitForFunction(
+      () => {
+        const el = document.querySelector(".chat-scroll") as HTMLElement;
+        el.scrollTop = 0;
+        return document.querySelectorAll("article.message").length === 1000;
+      },
+      undefined,
+      { polling: 50, timeout: 30_000 },
+    );
+
+    // How smoothly it scrolls is measured by bench/ui.ts; here, that every message is there exactly once.
+    const numbers = await owner.evaluate(() =>
+      [...document.querySelectorAll("article.message")].map((el) =>
+        Number(/Message (\d+):/.exec(el.textContent ?? "")?.[1]),
+      ),
+    );
+    expect(numbers.sort((a, b) => a - b)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+  }, 60_000);
+});

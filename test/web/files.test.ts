@@ -1,0 +1,382 @@
+/**
+ * The files screen in a real browser against the compiled binary: the tree (create, rename inline, move by
+ * drag, delete, search), upload and download, two people editing one text file in the collaborative editor
+ * until both editors and the API agree (with each other's cursors and names), and a staff member's proposal
+ * reviewed as a diff and accepted (and a stale one refused in words).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
+import { addMember, addStaff, type Org, OWNER, type Person } from "../helpers/factories";
+import type { TestServer } from "../helpers/server";
+
+let browser: Browser;
+let server: TestServer;
+let org: Org;
+let member: Person;
+let spaceId: string;
+
+const filesApi = () => `/api/v1/organizations/${org.id}/spaces/${spaceId}/files`;
+const filesUrl = (id?: string) => `/spaces/${spaceId}/files${id ? `/${id}` : ""}`;
+
+async function tree(): Promise<{ id: string; name: string; parent_id: string | null; kind: string }[]> {
+  const res = await org.owner.api.get(`${filesApi()}/tree`);
+  expect(res.status).toBe(200);
+  return res.body.nodes;
+}
+
+async function textFile(name: string, content: string, parentId: string | null = null): Promise<{ id: string }> {
+  const res = await org.owner.api.post(`${filesApi()}/text`, { name, content, parent_id: parentId });
+  expect(res.status).toBe(201);
+  return res.body.node;
+}
+
+async function served(id: string): Promise<string> {
+  const res = await fetch(`${server.url}${filesApi()}/${id}/content`, {
+    headers: { authorization: `Bearer ${org.owner.token}` },
+  });
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
+/** What the editor shows, line by line, without other people's cursor labels or the placeholder. */
+function editorText(page: Page): Promise<string> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".cm-content .cm-line")]
+      .map((line) => {
+        const copy = line.cloneNode(true) as HTMLElement;
+        for (const extra of copy.querySelectorAll(".cm-ySelectionCaret, .cm-placeholder")) extra.remove();
+        return copy.textContent ?? "";
+      })
+      .join("\n"),
+  );
+}
+
+const item = (page: Page, name: string) => page.getByRole("treeitem", { name, exact: true });
+/** A tree item at a depth (1: the top level), to wait for a move to show. */
+const atLevel = (page: Page, name: string, level: number) =>
+  page.locator(`[role="treeitem"][aria-label="${name}"][aria-level="${level}"]`);
+/** The top level of the tree (a drop target and a way back to the root). */
+const root = (page: Page) =>
+  page.getByRole("complementary", { name: "Files of the space" }).getByRole("button", { name: "All files" });
+
+beforeAll(async () => {
+  const [launched, workspace] = await Promise.all([launchBrowser(), startWorkspace()]);
+  browser = launched;
+  ({ server, org } = workspace);
+  member = await addMember(org, ["Member"], "Mia Member");
+  const space = await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, { name: "Handbook" });
+  expect(space.status).toBe(201);
+  spaceId = space.body.id;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe("the file tree", () => {
+  it("creates a folder and a text file, renames inline, moves by drag, searches, and deletes", async () => {
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl());
+    await page.getByText("This space has no files yet.").waitFor();
+
+    await page.getByRole("button", { name: "New folder" }).click();
+    await page.getByLabel("Name of the new folder").fill("Guides");
+    await page.keyboard.press("Enter");
+    await item(page, "Guides").waitFor();
+    await page.waitForURL(/\/files\/[0-9a-f-]+$/);
+
+    // Back at the top level, a new text file goes to the root and opens in the editor.
+    await root(page).click();
+    await page.getByRole("button", { name: "New file" }).click();
+    await page.getByLabel("Name of the new file").fill("draft.md");
+    await page.keyboard.press("Enter");
+    await page.getByRole("textbox", { name: "Content of draft.md" }).waitFor();
+    // The new file's editor has the cursor: typing goes straight into it.
+    await page.getByText("Live: changes save as you type").waitFor();
+    await page.keyboard.type("Welcome aboard");
+    await page.locator(".cm-line", { hasText: "Welcome aboard" }).waitFor();
+
+    // Rename in place from the keyboard (F2).
+    await item(page, "draft.md").focus();
+    await page.keyboard.press("F2");
+    const rename = page.getByLabel("New name for draft.md");
+    await rename.fill("onboarding.md");
+    await rename.press("Enter");
+    await item(page, "onboarding.md").waitFor();
+    await page.getByRole("heading", { name: "onboarding.md" }).waitFor();
+
+    // A second file and a duplicate name: the API's 409 shows in words.
+    await root(page).click();
+    await page.getByRole("button", { name: "New file" }).click();
+    await page.getByLabel("Name of the new file").fill("ONBOARDING.md");
+    await page.keyboard.press("Enter");
+    await page.getByRole("alert").filter({ hasText: "name already exists" }).waitFor();
+    await page.getByLabel("Name of the new file").press("Escape");
+
+    // Drag the file onto the folder: it moves there.
+    await item(page, "onboarding.md").dragTo(item(page, "Guides"));
+    const guides = (await tree()).find((n) => n.name === "Guides");
+    let moved = false;
+    for (let i = 0; i < 50 && !moved; i++) {
+      moved = (await tree()).some((n) => n.name === "onboarding.md" && n.parent_id === guides?.id);
+      if (!moved) await Bun.sleep(100);
+    }
+    expect(moved).toBe(true);
+    const onboarding = (await tree()).find((n) => n.name === "onboarding.md")?.id as string;
+    expect(await served(onboarding)).toBe("Welcome aboard");
+    await atLevel(page, "onboarding.md", 2).waitFor();
+
+    // A folder dragged into its own subfolder: the API refuses and says why.
+    await root(page).click();
+    await item(page, "Guides").click();
+    await page.getByRole("button", { name: "New folder" }).click();
+    await page.getByLabel("Name of the new folder").fill("Archive");
+    await page.keyboard.press("Enter");
+    await item(page, "Archive").waitFor();
+    await item(page, "Guides").dragTo(item(page, "Archive"));
+    await page.getByRole("alert").filter({ hasText: "cannot move a folder into itself" }).waitFor();
+
+    // Arrow keys walk the tree.
+    await item(page, "Guides").focus();
+    await page.keyboard.press("ArrowDown");
+    await page.locator('[role="treeitem"][aria-label="Archive"]:focus').waitFor();
+
+    // Search across the space by name, with where each result lives.
+    await page.getByLabel("Search files").fill("boarding");
+    const results = page.getByRole("list", { name: "Search results" });
+    await results.getByRole("button", { name: /onboarding\.md/ }).waitFor();
+    await expect(results.getByRole("button", { name: /onboarding\.md/ }).textContent()).resolves.toContain("Guides");
+    await results.getByRole("button", { name: /onboarding\.md/ }).click();
+    await page.getByRole("heading", { name: "onboarding.md" }).waitFor();
+    await page.getByLabel("Search files").fill("");
+
+    // Dragged onto "All files", a folder moves to the top level.
+    await item(page, "Archive").dragTo(root(page));
+    await atLevel(page, "Archive", 1).waitFor();
+    expect((await tree()).find((n) => n.name === "Archive")?.parent_id).toBeNull();
+
+    // Delete a folder (confirmed): everything inside goes with it.
+    await item(page, "Guides").focus();
+    await page.keyboard.press("Delete");
+    const dialog = page.getByRole("dialog", { name: "Delete Guides?" });
+    await dialog.getByText("and the 1 item inside it").waitFor();
+    await dialog.getByRole("button", { name: "Delete" }).click();
+    await item(page, "Guides").waitFor({ state: "detached" });
+    expect((await tree()).map((n) => n.name)).toEqual(["Archive"]);
+
+    // The actions menu of a row does the same.
+    await item(page, "Archive").hover();
+    await page.getByRole("button", { name: "Actions for Archive" }).click();
+    await page.getByRole("menuitem", { name: "Delete…" }).click();
+    await page.getByRole("dialog", { name: "Delete Archive?" }).getByRole("button", { name: "Delete" }).click();
+    await item(page, "Archive").waitFor({ state: "detached" });
+    expect(await tree()).toEqual([]);
+    await context.close();
+  });
+
+  it("shows another browser's changes live", async () => {
+    const a = await signedInPage(browser, server, OWNER, filesUrl());
+    const b = await signedInPage(browser, server, member, filesUrl());
+    await root(a.page).waitFor();
+    await root(b.page).waitFor();
+    await a.page.getByRole("button", { name: "New folder" }).click();
+    await a.page.getByLabel("Name of the new folder").fill("Shared live");
+    await a.page.keyboard.press("Enter");
+    await item(b.page, "Shared live").waitFor();
+    const id = (await tree()).find((n) => n.name === "Shared live")?.id as string;
+    expect((await org.owner.api.patch(`${filesApi()}/${id}`, { name: "Renamed live" })).status).toBe(200);
+    await item(b.page, "Renamed live").waitFor();
+    expect((await org.owner.api.delete(`${filesApi()}/${id}`)).status).toBe(204);
+    await item(b.page, "Renamed live").waitFor({ state: "detached" });
+    await a.context.close();
+    await b.context.close();
+  });
+});
+
+describe("upload and download", () => {
+  it("uploads an image with its details and preview, and downloads the same bytes", async () => {
+    // A 1x1 PNG.
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl());
+    await root(page).waitFor();
+    await page.getByLabel("Files to upload").setInputFiles({ name: "pixel.png", mimeType: "image/png", buffer: png });
+    await page.getByRole("heading", { name: "pixel.png" }).waitFor();
+    await page.getByText("image/png").first().waitFor();
+    await page.getByRole("img", { name: "Preview of pixel.png" }).waitFor();
+    const node = (await tree()).find((n) => n.name === "pixel.png");
+    expect(node).toBeDefined();
+    expect((await org.owner.api.get(`${filesApi()}/${node?.id}`)).body.node.checksum_sha256).toBe(
+      new Bun.CryptoHasher("sha256").update(png).digest("hex"),
+    );
+
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download pixel.png" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("pixel.png");
+    const saved = await download.path();
+    expect(Buffer.from(await Bun.file(saved).arrayBuffer()).equals(png)).toBe(true);
+
+    // A small text upload becomes a text file that opens in the editor.
+    await root(page).click();
+    await page.getByLabel("Files to upload").setInputFiles({
+      name: "readme.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("Hello from an upload\n"),
+    });
+    await page.getByRole("textbox", { name: "Content of readme.txt" }).waitFor();
+    await page.getByText("Hello from an upload").waitFor();
+    await context.close();
+  });
+});
+
+describe("editing together", () => {
+  it("two browsers type into one file and converge; each sees the other's cursor and name", async () => {
+    const file = await textFile("together.md", "# Together\n\nShared notes for the launch.\n");
+    const a = await signedInPage(browser, server, OWNER, filesUrl(file.id));
+    const b = await signedInPage(browser, server, member, filesUrl(file.id));
+    const editorA = a.page.getByRole("textbox", { name: "Content of together.md" });
+    const editorB = b.page.getByRole("textbox", { name: "Content of together.md" });
+    await a.page.locator(".cm-line", { hasText: "Shared notes" }).waitFor();
+    await b.page.locator(".cm-line", { hasText: "Shared notes" }).waitFor();
+
+    await editorA.click();
+    await a.page.keyboard.press("Control+End");
+    await editorB.click();
+    await b.page.keyboard.press("Control+Home");
+    await Promise.all([
+      a.page.keyboard.type("Alpha wrote this line.", { delay: 15 }),
+      b.page.keyboard.type("Beta was here. ", { delay: 15 }),
+    ]);
+
+    let textA = "";
+    let textB = "";
+    for (let i = 0; i < 100; i++) {
+      [textA, textB] = await Promise.all([editorText(a.page), editorText(b.page)]);
+      if (textA === textB && textA.includes("Alpha wrote this line.") && textA.includes("Beta was here. ")) break;
+      await Bun.sleep(100);
+    }
+    expect(textA).toBe(textB);
+    expect(textA).toContain("Alpha wrote this line.");
+    expect(textA.startsWith("Beta was here. # Together")).toBe(true);
+    let fromApi = "";
+    for (let i = 0; i < 50 && fromApi !== textA; i++) {
+      fromApi = await served(file.id);
+      if (fromApi !== textA) await Bun.sleep(100);
+    }
+    expect(fromApi).toBe(textA);
+
+    // Each sees who else is here: the name over the other's cursor and in the list of people editing.
+    await a.page.locator(".cm-ySelectionInfo", { hasText: "Mia Member" }).waitFor();
+    await a.page.getByRole("list", { name: "Also editing" }).getByText("Mia Member").waitFor();
+    await b.page.getByRole("list", { name: "Also editing" }).getByText("Olivia Owner").waitFor();
+    await a.page.getByRole("button", { name: "Split" }).click();
+    await a.page.getByRole("region", { name: "Preview" }).getByText("Alpha wrote this line.").waitFor();
+    await screenshot(a.page, "editor");
+    await a.context.close();
+    await b.context.close();
+  });
+
+  it("is read-only for a Viewer, who still sees the text", async () => {
+    const viewer = await addMember(org, ["Viewer"], "Vic Viewer");
+    const file = await textFile("readonly.md", "Look, do not touch.\n");
+    const { context, page } = await signedInPage(browser, server, viewer, filesUrl(file.id));
+    await page.locator(".cm-line", { hasText: "Look, do not touch." }).waitFor();
+    await page.getByText("Read-only").waitFor();
+    expect(await page.getByRole("textbox", { name: "Content of readonly.md" }).getAttribute("contenteditable")).toBe(
+      "false",
+    );
+    expect(await page.getByRole("button", { name: "New file" }).count()).toBe(0);
+    await context.close();
+  });
+
+  it("works on a phone-sized screen: the open file takes the screen, with a way back", async () => {
+    const file = await textFile("phone.md", "Small screens too.\n");
+    const { context, page } = await signedInPage(browser, server, member, filesUrl(file.id), { viewport: PHONE });
+    await page.locator(".cm-line", { hasText: "Small screens too." }).waitFor();
+    expect(await page.getByRole("tree", { name: "Files" }).isVisible()).toBe(false);
+    await page.getByRole("button", { name: "← Files" }).click();
+    await item(page, "phone.md").waitFor();
+    await context.close();
+  });
+});
+
+describe("proposals", () => {
+  it("shows a staff proposal live, reviews it as a diff, and accepts it into the file", async () => {
+    const staff = await addStaff(org, { name: "Ada" });
+    const original = "# Guide\n\nLine one\nLine two\nLine four\n";
+    const proposed = "# Guide\n\nLine one\nLine 2, clearer\nLine four\nLine five\n";
+    const file = await textFile("guide.md", original);
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl(file.id));
+    await page.locator(".cm-line", { hasText: "Line two" }).waitFor();
+
+    const created = await staff.api.post(`${filesApi()}/${file.id}/proposals`, {
+      proposed_content: proposed,
+      note: "Clarify line two and add a fifth line",
+    });
+    expect(created.status).toBe(201);
+
+    // It arrives live: a count on the file, in the side list, and in the file's own bar.
+    const bar = page.getByRole("region", { name: "Proposed changes" });
+    await bar.getByText("proposed change waits for review").waitFor();
+    await page.getByRole("button", { name: /Waiting for review/ }).click();
+    await page.getByRole("list", { name: "Files with proposed changes" }).getByText("guide.md").waitFor();
+
+    await bar.getByRole("button", { name: /Review/ }).click();
+    const dialog = page.getByRole("dialog", { name: "Proposed change to guide.md" });
+    await dialog.getByText("Clarify line two and add a fifth line").waitFor();
+    await dialog.getByText("Ada", { exact: true }).waitFor();
+    const changes = dialog.getByRole("table", { name: "Changes" });
+    await changes.locator("tr.diff-del", { hasText: "Line two" }).waitFor();
+    await changes.locator("tr.diff-add", { hasText: "Line 2, clearer" }).waitFor();
+    await changes.locator("tr.diff-add", { hasText: "Line five" }).waitFor();
+    await screenshot(page, "proposal");
+
+    await dialog.getByRole("button", { name: "Accept change" }).click();
+    await dialog.waitFor({ state: "detached" });
+    let text = "";
+    for (let i = 0; i < 50 && text !== proposed; i++) {
+      text = await served(file.id);
+      if (text !== proposed) await Bun.sleep(100);
+    }
+    expect(text).toBe(proposed);
+    await page.locator(".cm-line", { hasText: "Line five" }).waitFor();
+    await bar.getByText("No proposed changes waiting").waitFor();
+    const list = (await org.owner.api.get(`${filesApi()}/${file.id}/proposals`)).body.proposals;
+    expect(list[0].status).toBe("accepted");
+
+    // A proposal made before the file changed cannot be accepted: the refusal shows in words; reject works.
+    const stale = await staff.api.post(`${filesApi()}/${file.id}/proposals`, { proposed_content: "Too late\n" });
+    expect(stale.status).toBe(201);
+    await bar.getByText("proposed change waits for review").waitFor();
+    const put = await org.owner.api.put(`${filesApi()}/${file.id}/content`, undefined, {
+      raw: `${proposed}Edited meanwhile\n`,
+      contentType: "text/plain",
+    });
+    expect(put.status).toBe(200);
+    await bar.getByRole("button", { name: /Review/ }).click();
+    await dialog.getByText("The file was edited after this proposal was made").waitFor();
+    await dialog.getByRole("button", { name: "Accept change" }).click();
+    await dialog.getByRole("alert").filter({ hasText: "file changed since the proposal" }).waitFor();
+    await dialog.getByRole("button", { name: "Reject" }).click();
+    await dialog.waitFor({ state: "detached" });
+    await bar.getByText("No proposed changes waiting").waitFor();
+    expect((await org.owner.api.get(`${filesApi()}/${file.id}/proposals`)).body.proposals[0].status).toBe("rejected");
+    await context.close();
+  });
+
+  it("renders the files screen with a few folders and files (screenshot)", async () => {
+    const folder = (await org.owner.api.post(`${filesApi()}/folders`, { name: "Design" })).body.node;
+    await textFile("brief.md", "# Brief\n", folder.id);
+    await textFile("roadmap.md", "# Roadmap\n", folder.id);
+    await org.owner.api.post(`${filesApi()}/folders`, { name: "Meeting notes" });
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl(folder.id));
+    await page.getByRole("table").getByText("roadmap.md").waitFor();
+    await screenshot(page, "files");
+    await context.close();
+  });
+});

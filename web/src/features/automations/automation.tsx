@@ -1,0 +1,228 @@
+/**
+ * One automation as both the space's list and the approval inbox show it: its status, who proposed it and why,
+ * its configuration, and the actions the status allows (approve / reject, pause / resume, edit, delete).
+ */
+import { type FormEvent, useState } from "react";
+import { api } from "../../lib/api";
+import { useAction, useApi } from "../../lib/hooks";
+import { Markdown } from "../../lib/markdown";
+import { Link } from "../../lib/router";
+import type { Space } from "../../lib/types";
+import { dateTime, ErrorText, Modal, timeAgo, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { ConfirmDialog } from "../settings/dialogs";
+import { AutomationForm } from "./AutomationForm";
+import { type Automation, type AutomationStatus, automationsPath, KINDS, proposalNote, STATUSES } from "./model";
+
+/** A status as a colored pill. */
+export function StatusPill({ status }: { status: string }) {
+  return <span className={`status-pill status-${status}`}>{STATUSES[status as AutomationStatus] ?? status}</span>;
+}
+
+/** Names of service accounts by id, for "proposed by"; only managers can list them, others see "AI staff". */
+export function useStaffNames(): Map<string, string> {
+  const ws = useWorkspace();
+  const list = useApi<{ service_accounts: { id: string; name: string }[] }>(
+    ws.can("org.members.manage") ? `${ws.base}/service-accounts` : null,
+  );
+  return new Map((list.data?.service_accounts ?? []).map((sa) => [sa.id, sa.name]));
+}
+
+/** Asks for an optional reason, then rejects. */
+function RejectDialog({ automation, onClose }: { automation: Automation; onClose: () => void }) {
+  const ws = useWorkspace();
+  const reject = useAction(async (reason: string) => {
+    await api("POST", `${automationsPath(ws.base, automation.space_id)}/${automation.id}/reject`, {
+      ...(reason ? { reason } : {}),
+    });
+    toast(`Rejected “${automation.name}”`);
+    onClose();
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void reject.run(String(new FormData(event.currentTarget).get("reason") ?? "").trim());
+  };
+  return (
+    <Modal title={`Reject “${automation.name}”`} onClose={onClose}>
+      <form className="stack" onSubmit={submit}>
+        <label className="field">
+          <span>Reason</span>
+          <textarea
+            name="reason"
+            rows={3}
+            maxLength={2000}
+            placeholder="What should change before it can run? (optional)"
+          />
+        </label>
+        <p className="muted small">The reason is kept with the automation, for whoever proposed it.</p>
+        <ErrorText error={reject.error} />
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary danger-fill" disabled={reject.busy}>
+            Reject
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+/**
+ * One automation. `space` shows which space it belongs to (the approval inbox); `inbox` keeps only the review
+ * actions. Changes come back through the `automation.updated` / `automation.deleted` live events, and `onSaved`
+ * for callers that want the answer at once.
+ */
+export function AutomationCard({
+  automation: a,
+  space,
+  inbox = false,
+  staffNames,
+  onSaved,
+  onDeleted,
+}: {
+  automation: Automation;
+  space?: Space;
+  inbox?: boolean;
+  staffNames: Map<string, string>;
+  onSaved: (automation: Automation) => void;
+  onDeleted: (id: string) => void;
+}) {
+  const ws = useWorkspace();
+  const [dialog, setDialog] = useState<"reject" | "edit" | "delete" | null>(null);
+  const one = `${automationsPath(ws.base, a.space_id)}/${a.id}`;
+  const act = useAction(async (kind: "approve" | "pause" | "resume" | "activate" | "submit") => {
+    let answer: { automation: Automation };
+    if (kind === "approve") answer = await api("POST", `${one}/approve`);
+    else {
+      const status = { pause: "paused", resume: "active", activate: "active", submit: "pending_approval" }[kind];
+      answer = await api("PATCH", one, { status });
+    }
+    onSaved(answer.automation);
+    if (kind === "approve") toast(`Approved “${a.name}”: it is active now`);
+  });
+  const note = proposalNote(a);
+  const { proposal_note: _, ...config } = a.config;
+  const byStaff = a.created_by_service_account_id !== null;
+  const author = byStaff
+    ? (staffNames.get(a.created_by_service_account_id as string) ?? "AI staff")
+    : ws.nameOf(a.created_by_user_id);
+  const write = ws.can("files.write");
+  // A staff token in the browser still gets the buttons, so the API's refusal is shown rather than guessed.
+  const review = write || ws.me.service_account_id !== null;
+
+  return (
+    <article className="card automation" aria-label={a.name}>
+      <header className="automation-head">
+        <h3 className="grow">{a.name}</h3>
+        <StatusPill status={a.status} />
+      </header>
+      <p className="muted small">
+        {KINDS[a.kind] ?? a.kind} · {byStaff ? "proposed by " : "created by "}
+        <strong>{author}</strong>
+        {byStaff && <span className="staff-tag"> AI staff</span>} ·{" "}
+        <time dateTime={a.created_at} title={dateTime(a.created_at)}>
+          {timeAgo(a.created_at)}
+        </time>
+        {space && (
+          <>
+            {" "}
+            · in <Link href={`/spaces/${space.id}/automations`}>{space.name}</Link>
+          </>
+        )}
+      </p>
+      {note && (
+        <blockquote className="proposal-note">
+          <span className="small muted">Why {author} proposes it</span>
+          <Markdown source={note} />
+        </blockquote>
+      )}
+      {Object.keys(config).length > 0 ? (
+        <details className="automation-config" open={inbox}>
+          <summary className="small">Configuration</summary>
+          <pre>{JSON.stringify(config, null, 2)}</pre>
+        </details>
+      ) : (
+        <p className="small muted">No configuration.</p>
+      )}
+      <p className="small muted">
+        OAuth token: {a.has_oauth_token ? <span className="ok-text">set (write-only)</span> : "none"}
+        {a.last_run_at && <> · last run {timeAgo(a.last_run_at)}</>}
+      </p>
+      {a.last_error && <p className="error small">Last run failed: {a.last_error}</p>}
+      {a.status === "rejected" && (
+        <p className="small rejection">
+          Rejected by {ws.nameOf(a.reviewed_by_user_id)}
+          {a.reviewed_at && ` ${timeAgo(a.reviewed_at)}`}
+          {a.rejection_reason ? `: ${a.rejection_reason}` : " (no reason given)"}
+        </p>
+      )}
+      {a.status !== "rejected" && a.reviewed_at && (
+        <p className="small muted">
+          Approved by {ws.nameOf(a.reviewed_by_user_id)} {timeAgo(a.reviewed_at)}
+        </p>
+      )}
+      <ErrorText error={act.error} />
+      <footer className="automation-actions">
+        {a.status === "pending_approval" && review && (
+          <>
+            <button type="button" className="primary" disabled={act.busy} onClick={() => void act.run("approve")}>
+              Approve
+            </button>
+            <button type="button" className="danger" disabled={act.busy} onClick={() => setDialog("reject")}>
+              Reject
+            </button>
+          </>
+        )}
+        {!inbox && write && (
+          <>
+            {a.status === "active" && (
+              <button type="button" disabled={act.busy} onClick={() => void act.run("pause")}>
+                Pause
+              </button>
+            )}
+            {a.status === "paused" && (
+              <button type="button" disabled={act.busy} onClick={() => void act.run("resume")}>
+                Resume
+              </button>
+            )}
+            {a.status === "draft" && (
+              <>
+                <button type="button" disabled={act.busy} onClick={() => void act.run("activate")}>
+                  Activate
+                </button>
+                <button type="button" disabled={act.busy} onClick={() => void act.run("submit")}>
+                  Ask for approval
+                </button>
+              </>
+            )}
+            <button type="button" onClick={() => setDialog("edit")}>
+              Edit
+            </button>
+            <button type="button" className="link danger" onClick={() => setDialog("delete")}>
+              Delete
+            </button>
+          </>
+        )}
+      </footer>
+      {dialog === "reject" && <RejectDialog automation={a} onClose={() => setDialog(null)} />}
+      {dialog === "edit" && (
+        <AutomationForm spaceId={a.space_id} automation={a} onClose={() => setDialog(null)} onSaved={onSaved} />
+      )}
+      {dialog === "delete" && (
+        <ConfirmDialog
+          title={`Delete “${a.name}”?`}
+          confirmLabel="Delete automation"
+          onClose={() => setDialog(null)}
+          onConfirm={async () => {
+            await api("DELETE", one);
+            onDeleted(a.id);
+          }}
+        >
+          <p>The automation is deleted for good, with its stored OAuth token.</p>
+        </ConfirmDialog>
+      )}
+    </article>
+  );
+}

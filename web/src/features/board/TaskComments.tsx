@@ -1,0 +1,144 @@
+/**
+ * A task's comments (its messages): oldest first with "Load older comments", posting, live from
+ * `task.message.created`, and a "thinking" line while AI staff answer an assignment.
+ */
+import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { api, messageOf } from "../../lib/api";
+import { useLiveEvents } from "../../lib/events";
+import { useAction } from "../../lib/hooks";
+import { Markdown } from "../../lib/markdown";
+import type { Space, Task } from "../../lib/types";
+import { Avatar, dateTime, ErrorText, timeAgo } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { type TaskMessage, taskPath } from "./model";
+
+const PAGE = 50;
+
+/** The comments section of a task's detail. */
+export function TaskComments({ space, task, canWrite }: { space: Space; task: Task; canWrite: boolean }) {
+  const ws = useWorkspace();
+  const path = `${taskPath(ws.base, space.id, task.id)}/messages`;
+  const [messages, setMessages] = useState<TaskMessage[] | null>(null);
+  const [more, setMore] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [thinking, setThinking] = useState<string[]>([]);
+  const [draft, setDraft] = useState("");
+
+  const load = useCallback(async () => {
+    try {
+      const page = await api<{ messages: TaskMessage[] }>("GET", `${path}?limit=${PAGE}`);
+      setMessages(page.messages);
+      setMore(page.messages.length === PAGE);
+      setError(null);
+    } catch (err) {
+      setError(messageOf(err));
+    }
+  }, [path]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const add = (message: TaskMessage) =>
+    setMessages((list) => (list && !list.some((m) => m.id === message.id) ? [...list, message] : list));
+
+  useLiveEvents((event) => {
+    if (event.type === "resync") {
+      void load();
+      return;
+    }
+    if (event.space_id !== space.id || event.payload?.task_id !== task.id) return;
+    if (event.type === "task.message.created") {
+      add(event.payload as TaskMessage);
+      setThinking((ids) => ids.filter((id) => id !== event.payload.author_user_id));
+    } else if (event.type === "ai.reply.started") {
+      const id = String(event.payload.staff_user_id);
+      setThinking((ids) => (ids.includes(id) ? ids : [...ids, id]));
+    } else if (event.type === "ai.reply.finished" || event.type === "ai.reply.failed") {
+      setThinking((ids) => ids.filter((id) => id !== event.payload.staff_user_id));
+    }
+  });
+
+  const older = useAction(async () => {
+    const oldest = messages?.[0];
+    if (!oldest) return;
+    const page = await api<{ messages: TaskMessage[] }>(
+      "GET",
+      `${path}?limit=${PAGE}&before=${encodeURIComponent(oldest.created_at)}`,
+    );
+    setMessages((list) => [...page.messages, ...(list ?? [])]);
+    setMore(page.messages.length === PAGE);
+  });
+
+  const post = useAction(async (content: string) => {
+    add(await api<TaskMessage>("POST", path, { content }));
+    setDraft("");
+  });
+
+  const submit = (event?: FormEvent) => {
+    event?.preventDefault();
+    if (draft.trim() && !post.busy) void post.run(draft);
+  };
+
+  return (
+    <section className="detail-section" aria-labelledby={`comments-${task.id}`}>
+      <div className="detail-section-head">
+        <h3 id={`comments-${task.id}`}>Comments</h3>
+      </div>
+      <ErrorText error={error ?? older.error} />
+      {more && (
+        <button type="button" className="link" disabled={older.busy} onClick={() => void older.run()}>
+          {older.busy ? "Loading…" : "Load older comments"}
+        </button>
+      )}
+      {messages === null && !error && <p className="muted">Loading comments…</p>}
+      {messages?.length === 0 && <p className="muted">No comments yet.</p>}
+      <ol className="comments">
+        {messages?.map((message) => {
+          const staff = ws.isStaff(message.author_user_id);
+          const name = ws.nameOf(message.author_user_id);
+          return (
+            <li key={message.id} className="comment">
+              <Avatar id={message.author_user_id ?? "?"} name={name} staff={staff} />
+              <div className="grow">
+                <div className="comment-head">
+                  <strong>{name}</strong>
+                  {staff && <span className="badge">AI staff</span>}
+                  <time className="small muted" dateTime={message.created_at} title={dateTime(message.created_at)}>
+                    {timeAgo(message.created_at)}
+                  </time>
+                </div>
+                <Markdown source={message.content} />
+              </div>
+            </li>
+          );
+        })}
+      </ol>
+      {thinking.map((id) => (
+        <p key={id} className="small muted thinking" aria-live="polite">
+          {ws.nameOf(id)} is thinking…
+        </p>
+      ))}
+      {canWrite && (
+        <form className="comment-form" onSubmit={submit}>
+          <textarea
+            aria-label="Comment"
+            rows={3}
+            placeholder="Write a comment (Markdown; Ctrl + Enter sends)"
+            value={draft}
+            onChange={(event) => setDraft(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) submit();
+            }}
+          />
+          <div className="row end">
+            <button type="submit" className="primary" disabled={post.busy || !draft.trim()}>
+              Comment
+            </button>
+          </div>
+          <ErrorText error={post.error} />
+        </form>
+      )}
+    </section>
+  );
+}

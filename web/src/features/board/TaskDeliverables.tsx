@@ -1,0 +1,226 @@
+/**
+ * A task's deliverables: the linked files (download, unlink), uploading a new one into the space's
+ * `Deliverables` root folder (created when missing) and linking it, or linking a file already under that
+ * folder. The API only links files below that folder (contract §4), so uploads go there.
+ */
+import { useRef, useState } from "react";
+import { ApiError, api, download } from "../../lib/api";
+import { useLiveEvents } from "../../lib/events";
+import { useAction, useApi } from "../../lib/hooks";
+import type { FileNode, Space, Task } from "../../lib/types";
+import { ErrorText, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { PaperClip } from "./icons";
+import { type Deliverable, sizeLabel, taskPath } from "./model";
+
+const FOLDER = "Deliverables";
+
+/** The root folder `Deliverables` (any case), null when there is none, "blocked" when a file has the name. */
+async function findFolder(files: string): Promise<FileNode | null | "blocked"> {
+  const { nodes } = await api<{ nodes: FileNode[] }>("GET", files);
+  const named = nodes.filter((n) => n.name.toLocaleLowerCase() === FOLDER.toLocaleLowerCase());
+  return named.find((n) => n.kind === "folder") ?? (named.length > 0 ? "blocked" : null);
+}
+
+async function ensureFolder(files: string): Promise<FileNode> {
+  const found = await findFolder(files);
+  if (found === "blocked")
+    throw new Error(
+      `A file named “${FOLDER}” sits in the root of this space's files: rename it so the folder can be made.`,
+    );
+  if (found) return found;
+  try {
+    return (await api<{ node: FileNode }>("POST", `${files}/folders`, { name: FOLDER })).node;
+  } catch (err) {
+    // Someone made it meanwhile.
+    if (err instanceof ApiError && err.status === 409) {
+      const again = await findFolder(files);
+      if (again && again !== "blocked") return again;
+    }
+    throw err;
+  }
+}
+
+/** Saves a blob under `name` through a temporary link. */
+function saveAs(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** The deliverables part of a task's detail. */
+export function TaskDeliverables({ space, task, canWrite }: { space: Space; task: Task; canWrite: boolean }) {
+  const ws = useWorkspace();
+  const files = `${ws.base}/spaces/${space.id}/files`;
+  const path = `${taskPath(ws.base, space.id, task.id)}/deliverables`;
+  const listing = useApi<{ deliverables: Deliverable[] }>(path);
+  const input = useRef<HTMLInputElement>(null);
+  const [choices, setChoices] = useState<{ node: FileNode; path: string }[] | null>(null);
+  const [chosen, setChosen] = useState("");
+
+  useLiveEvents((event) => {
+    // A linked file deleted (or the folder above it) drops out of the list.
+    if (event.type === "resync" || (event.space_id === space.id && event.type === "file.deleted"))
+      void listing.reload();
+  });
+
+  const upload = useAction(async (file: File) => {
+    const folder = await ensureFolder(files);
+    const form = new FormData();
+    form.set("parent_id", folder.id);
+    form.set("file", file, file.name);
+    let node: FileNode;
+    try {
+      node = (await api<{ node: FileNode }>("POST", `${files}/upload`, form)).node;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409)
+        throw new Error(
+          `A file named “${file.name}” is already in ${folder.name}: rename yours, or link that one with “Link an existing file”.`,
+        );
+      throw err;
+    }
+    await api("POST", path, { file_node_id: node.id });
+    await listing.reload();
+    toast(`Attached ${file.name}`);
+  });
+
+  const browse = useAction(async () => {
+    const folder = await findFolder(files);
+    if (!folder || folder === "blocked") {
+      setChoices([]);
+      return;
+    }
+    const { nodes } = await api<{ nodes: FileNode[] }>("GET", `${files}/tree`);
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    const linked = new Set(listing.data?.deliverables.map((d) => d.file_node_id));
+    const found: { node: FileNode; path: string }[] = [];
+    for (const node of nodes) {
+      if (node.kind !== "file" || linked.has(node.id)) continue;
+      const parts = [node.name];
+      let parent = node.parent_id ? byId.get(node.parent_id) : undefined;
+      while (parent && parent.id !== folder.id) {
+        parts.unshift(parent.name);
+        parent = parent.parent_id ? byId.get(parent.parent_id) : undefined;
+      }
+      if (parent?.id === folder.id) found.push({ node, path: parts.join("/") });
+    }
+    found.sort((a, b) => a.path.localeCompare(b.path));
+    setChoices(found);
+    setChosen(found[0]?.node.id ?? "");
+  });
+
+  const link = useAction(async (nodeId: string) => {
+    await api("POST", path, { file_node_id: nodeId });
+    await listing.reload();
+    setChoices(null);
+  });
+
+  const unlink = useAction(async (nodeId: string) => {
+    await api("DELETE", `${path}/${nodeId}`);
+    await listing.reload();
+  });
+
+  const get = useAction(async (d: Deliverable) =>
+    saveAs(await download(`${files}/${d.file_node_id}/content`), d.file_name),
+  );
+
+  const list = listing.data?.deliverables ?? [];
+  return (
+    <div className="deliverables">
+      {listing.data && list.length === 0 && (
+        <p className="small muted">{task.deliverable_required ? "Nothing delivered yet." : "No files linked."}</p>
+      )}
+      {list.length > 0 && (
+        <ul className="list" aria-label="Deliverables">
+          {list.map((d) => (
+            <li key={d.file_node_id} className="deliverable">
+              <PaperClip />
+              <span className="grow">
+                {d.file_name} <span className="small muted">{sizeLabel(d.size_bytes)}</span>
+              </span>
+              <button
+                type="button"
+                className="link"
+                aria-label={`Download ${d.file_name}`}
+                disabled={get.busy}
+                onClick={() => void get.run(d)}
+              >
+                Download
+              </button>
+              {canWrite && (
+                <button
+                  type="button"
+                  className="link danger"
+                  aria-label={`Unlink ${d.file_name}`}
+                  disabled={unlink.busy}
+                  onClick={() => void unlink.run(d.file_node_id)}
+                >
+                  Unlink
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {canWrite && (
+        <div className="row wrap">
+          <input
+            ref={input}
+            type="file"
+            className="sr-only"
+            tabIndex={-1}
+            aria-label="File to attach"
+            onChange={(event) => {
+              const file = event.target.files?.[0];
+              event.target.value = "";
+              if (file) void upload.run(file);
+            }}
+          />
+          <button type="button" disabled={upload.busy} onClick={() => input.current?.click()}>
+            {upload.busy ? "Uploading…" : "Upload a deliverable"}
+          </button>
+          <button type="button" disabled={browse.busy} onClick={() => void browse.run()}>
+            Link an existing file
+          </button>
+        </div>
+      )}
+      {choices && (
+        <div className="row wrap deliverable-pick">
+          {choices.length === 0 ? (
+            <span className="small muted">No other files under {FOLDER}.</span>
+          ) : (
+            <>
+              <label className="sr-only" htmlFor={`pick-${task.id}`}>
+                File under {FOLDER}
+              </label>
+              <select id={`pick-${task.id}`} value={chosen} onChange={(event) => setChosen(event.target.value)}>
+                {choices.map((c) => (
+                  <option key={c.node.id} value={c.node.id}>
+                    {c.path}
+                  </option>
+                ))}
+              </select>
+              <button
+                type="button"
+                className="primary"
+                disabled={!chosen || link.busy}
+                onClick={() => void link.run(chosen)}
+              >
+                Link
+              </button>
+            </>
+          )}
+          <button type="button" onClick={() => setChoices(null)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      <ErrorText error={listing.error ?? upload.error ?? browse.error ?? link.error ?? unlink.error ?? get.error} />
+    </div>
+  );
+}

@@ -1,0 +1,124 @@
+/** Shapes of the board's API answers (docs/api.md, Tasks) and the due-date rules the board screens share. */
+import type { Column, Task } from "../../lib/types";
+
+/** `GET .../spaces/{id}/board`. */
+export interface BoardAnswer {
+  board: { id: string; space_id: string; name: string; created_at: string };
+  columns: Column[];
+}
+
+/** A comment on a task (a task message). */
+export interface TaskMessage {
+  id: string;
+  task_id: string;
+  author_user_id: string | null;
+  content: string;
+  created_at: string;
+}
+
+/** A file linked to a task as its deliverable. */
+export interface Deliverable {
+  task_id: string;
+  file_node_id: string;
+  added_by: string | null;
+  created_at: string;
+  file_name: string;
+  mime_type: string | null;
+  size_bytes: number | null;
+}
+
+/** A task of `GET /me/tasks`: the task with its organization and the name of its space. */
+export type MyTask = Task & { organization_id: string; space_name: string };
+
+/** The fields a task PATCH may carry. */
+export interface TaskChanges {
+  title?: string;
+  description?: string;
+  column_id?: string;
+  position?: number;
+  assignee_user_id?: string | null;
+  due_at?: string | null;
+  clear_due_at?: boolean;
+  deliverable_required?: boolean;
+  deliverable_instructions?: string;
+}
+
+/** True for the column that means finished (overdue no longer applies there). */
+export function isDoneColumn(column: Pick<Column, "name"> | undefined): boolean {
+  return column?.name.trim().toLowerCase() === "done";
+}
+
+/** The path of a task's own routes. */
+export function taskPath(base: string, spaceId: string, taskId: string): string {
+  return `${base}/spaces/${spaceId}/tasks/${taskId}`;
+}
+
+/** The board URL that opens the task, so it can be linked. */
+export function taskHref(spaceId: string, taskId: string): string {
+  return `/spaces/${spaceId}/board?task=${encodeURIComponent(taskId)}`;
+}
+
+/**
+ * A due date is a day: it is stored as the last millisecond of that day in the browser's time zone, so a task
+ * due today is not overdue until the day is over.
+ */
+export function endOfDay(day: string): string {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Date(y as number, (m as number) - 1, d as number, 23, 59, 59, 999).toISOString();
+}
+
+/** The `<input type="date">` value of a due date, in local time ("" for none). */
+export function dayOf(iso: string | null): string {
+  if (!iso) return "";
+  const date = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/** True when the due date has passed. */
+export function isOverdue(iso: string | null, now = Date.now()): boolean {
+  return iso !== null && Date.parse(iso) < now;
+}
+
+function startOfToday(now: number): number {
+  const date = new Date(now);
+  return new Date(date.getFullYear(), date.getMonth(), date.getDate()).getTime();
+}
+
+/** Whole days from today to the due date (0 today, 1 tomorrow, -1 yesterday). */
+export function daysUntil(iso: string, now = Date.now()): number {
+  const due = new Date(iso);
+  const dueDay = new Date(due.getFullYear(), due.getMonth(), due.getDate()).getTime();
+  return Math.round((dueDay - startOfToday(now)) / 86_400_000);
+}
+
+/**
+ * A due date in words: "Today", "Tomorrow", "Yesterday", "Mon 24 Nov"; the year only when it is another
+ * year; the time only when it is not the end of a day (dates set over the API may carry one) and `withTime`.
+ */
+export function dueLabel(iso: string, now = Date.now(), withTime = true): string {
+  const due = new Date(iso);
+  const days = daysUntil(iso, now);
+  const endOfItsDay = due.getHours() === 23 && due.getMinutes() === 59;
+  const time =
+    endOfItsDay || !withTime ? "" : ` ${due.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })}`;
+  if (days === 0) return `Today${time}`;
+  if (days === 1) return `Tomorrow${time}`;
+  if (days === -1) return `Yesterday${time}`;
+  const sameYear = due.getFullYear() === new Date(now).getFullYear();
+  const day = due.toLocaleDateString(undefined, {
+    weekday: Math.abs(days) < 7 ? "short" : undefined,
+    day: "numeric",
+    month: "short",
+    year: sameYear ? undefined : "numeric",
+  });
+  return `${day}${time}`;
+}
+
+/** A size in bytes for people. */
+export function sizeLabel(bytes: number | null): string {
+  if (bytes === null) return "";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

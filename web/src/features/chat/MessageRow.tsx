@@ -1,0 +1,276 @@
+/**
+ * One message of a room: avatar, author (staff marked), time, the content as safe markdown, its attachments
+ * and reaction chips, and actions (react, edit and delete one's own). Rows are memoized and get only values
+ * that change with the message itself, so a live event re-renders the one row it concerns.
+ */
+import { createContext, type KeyboardEvent, memo, useContext, useEffect, useRef, useState } from "react";
+import { Markdown } from "../../lib/markdown";
+import { Avatar, dateTime, ErrorText } from "../../lib/ui";
+import type { Attachment, Message, Reaction } from "./chat-types";
+import { EditIcon, LinkIcon, ReactIcon, TrashIcon } from "./icons";
+import { groupReactions } from "./room-state";
+
+/**
+ * What every row needs that is the same for all of them. The functions are stable (they read the latest state
+ * through refs), so the context never changes and never re-renders the rows by itself.
+ */
+export interface RowActions {
+  me: string;
+  canWrite: boolean;
+  /** Whether the viewer may delete messages of others (moderation). */
+  canModerate: boolean;
+  nameOf: (userId: string) => string;
+  toggleReaction: (messageId: string, emoji: string, mine: boolean) => void;
+  openPicker: (messageId: string, anchor: HTMLElement) => void;
+  /** Saves an edit; resolves to the API's error in words, or null. */
+  edit: (message: Message, content: string) => Promise<string | null>;
+  askDelete: (message: Message) => void;
+}
+
+/** The row actions of the room being shown. */
+export const RowContext = createContext<RowActions | null>(null);
+
+const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+
+/** `HH:MM` in the viewer's locale. */
+export function clock(iso: string): string {
+  return timeFormat.format(new Date(iso));
+}
+
+/** Whether a URL may become a link (the API only stores http(s) ones; checked again before it is clickable). */
+function isHttp(url: string): boolean {
+  return /^https?:\/\//i.test(url);
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "";
+  }
+}
+
+interface RowProps {
+  message: Message;
+  reactions: readonly Reaction[];
+  attachments: readonly Attachment[];
+  authorName: string;
+  staff: boolean;
+  /** A follow-up of the same author within minutes: no avatar or name. */
+  compact: boolean;
+  /** Shown as a divider above the row ("Today", a date). */
+  day: string | null;
+  /** The first message the viewer has not seen: a "New messages" divider above it. */
+  firstUnread: boolean;
+  /** Set once to open the editor (Up in an empty composer edits one's last message). */
+  editRequest: number;
+}
+
+function ReactionChips({ message, reactions }: { message: Message; reactions: readonly Reaction[] }) {
+  const ctx = useContext(RowContext) as RowActions;
+  if (reactions.length === 0) return null;
+  const groups = groupReactions(reactions, ctx.me);
+  return (
+    <ul className="reactions" aria-label="Reactions">
+      {groups.map((g) => {
+        const names = g.userIds.map((id) => (id === ctx.me ? "you" : ctx.nameOf(id)));
+        return (
+          <li key={g.emoji}>
+            <button
+              type="button"
+              className={g.mine ? "reaction mine" : "reaction"}
+              aria-pressed={g.mine}
+              aria-label={`${g.emoji} ${g.count}: ${names.join(", ")}${ctx.canWrite ? (g.mine ? ". Remove yours" : ". Add yours") : ""}`}
+              title={`${names.join(", ")} reacted with ${g.emoji}`}
+              disabled={!ctx.canWrite}
+              onClick={() => ctx.toggleReaction(message.id, g.emoji, g.mine)}
+            >
+              <span className="reaction-emoji">{g.emoji}</span>
+              <span className="reaction-count">{g.count}</span>
+            </button>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
+  const ctx = useContext(RowContext) as RowActions;
+  const [text, setText] = useState(message.content);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const ref = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const area = ref.current;
+    if (!area) return;
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
+  }, []);
+  const save = async () => {
+    if (text === message.content) return onDone();
+    setBusy(true);
+    const failure = await ctx.edit(message, text);
+    setBusy(false);
+    if (failure) setError(failure);
+    else onDone();
+  };
+  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      onDone();
+    } else if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void save();
+    }
+  };
+  return (
+    <div className="message-edit">
+      <textarea
+        ref={ref}
+        aria-label="Edit message"
+        value={text}
+        rows={Math.min(10, text.split("\n").length + 1)}
+        onChange={(event) => setText(event.target.value)}
+        onKeyDown={onKey}
+      />
+      <div className="row small">
+        <button type="button" className="primary" disabled={busy} onClick={() => void save()}>
+          Save
+        </button>
+        <button type="button" onClick={onDone}>
+          Cancel
+        </button>
+        <span className="muted">Enter to save, Escape to cancel</span>
+      </div>
+      <ErrorText error={error} />
+    </div>
+  );
+}
+
+function Row({ message, reactions, attachments, authorName, staff, compact, day, firstUnread, editRequest }: RowProps) {
+  const ctx = useContext(RowContext) as RowActions;
+  const [editing, setEditing] = useState(false);
+  const reactRef = useRef<HTMLButtonElement>(null);
+  const deleted = message.deleted_at !== null;
+  const mine = message.author_user_id === ctx.me;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new request number opens the editor once.
+  useEffect(() => {
+    if (editRequest > 0 && mine && !deleted) setEditing(true);
+  }, [editRequest]);
+  const canDelete = !deleted && (mine || ctx.canModerate);
+  const showCompact = compact && !day && !firstUnread;
+
+  return (
+    <>
+      {day && (
+        <div className="chat-divider day">
+          <span>{day}</span>
+        </div>
+      )}
+      {firstUnread && (
+        <div className="chat-divider unread">
+          <span>New messages</span>
+        </div>
+      )}
+      <article
+        className={`message${showCompact ? " compact" : ""}${deleted ? " deleted" : ""}${mine ? " mine" : ""}`}
+        data-id={message.id}
+        aria-label={`${authorName} at ${clock(message.created_at)}`}
+      >
+        <div className="message-gutter">
+          {showCompact ? (
+            <time className="message-hover-time" dateTime={message.created_at} title={dateTime(message.created_at)}>
+              {clock(message.created_at)}
+            </time>
+          ) : (
+            <Avatar id={message.author_user_id ?? "none"} name={authorName} staff={staff} />
+          )}
+        </div>
+        <div className="message-main">
+          {!showCompact && (
+            <header className="message-head">
+              <span className="message-author">{authorName}</span>
+              {staff && <span className="badge staff">Staff</span>}
+              <time className="muted small" dateTime={message.created_at} title={dateTime(message.created_at)}>
+                {clock(message.created_at)}
+              </time>
+            </header>
+          )}
+          {deleted ? (
+            <p className="message-deleted muted">This message was deleted</p>
+          ) : editing ? (
+            <Editor message={message} onDone={() => setEditing(false)} />
+          ) : (
+            <div className="message-body">
+              {message.content && <Markdown source={message.content} className="message-text" />}
+              {message.edited_at && (
+                <span className="muted small edited" title={`Edited ${dateTime(message.edited_at)}`}>
+                  (edited)
+                </span>
+              )}
+            </div>
+          )}
+          {attachments.length > 0 && (
+            <ul className="attachments" aria-label="Attachments">
+              {attachments.map((a) => (
+                <li key={a.id}>
+                  {isHttp(a.url) ? (
+                    <a href={a.url} target="_blank" rel="noopener noreferrer nofollow" className="attachment">
+                      <LinkIcon /> {a.name || a.url}
+                      <span className="muted small"> {hostOf(a.url)}</span>
+                    </a>
+                  ) : (
+                    <span className="attachment">{a.name || a.url}</span>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+          <ReactionChips message={message} reactions={reactions} />
+        </div>
+        {!deleted && !editing && (ctx.canWrite || mine) && (
+          <div className="message-actions">
+            {ctx.canWrite && (
+              <button
+                ref={reactRef}
+                type="button"
+                className="icon"
+                aria-label="Add reaction"
+                title="Add reaction"
+                onClick={() => reactRef.current && ctx.openPicker(message.id, reactRef.current)}
+              >
+                <ReactIcon />
+              </button>
+            )}
+            {mine && (
+              <button
+                type="button"
+                className="icon"
+                aria-label="Edit message"
+                title="Edit"
+                onClick={() => setEditing(true)}
+              >
+                <EditIcon />
+              </button>
+            )}
+            {canDelete && (
+              <button
+                type="button"
+                className="icon danger"
+                aria-label="Delete message"
+                title="Delete"
+                onClick={() => ctx.askDelete(message)}
+              >
+                <TrashIcon />
+              </button>
+            )}
+          </div>
+        )}
+      </article>
+    </>
+  );
+}
+
+/** A message row, re-rendered only when its own props change. */
+export const MessageRow = memo(Row);

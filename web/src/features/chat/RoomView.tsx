@@ -1,0 +1,501 @@
+/**
+ * One open room: its messages (newest at the bottom, older pages loaded while scrolling up, the reading
+ * position kept when they are put in front), live updates, the "thinking" line of staff replies under way,
+ * and the composer.
+ *
+ * Scrolling: the list stays pinned to the bottom while the reader is there (new messages and images that load
+ * keep it there); once they scroll up, nothing moves under them and a button offers the newest messages.
+ */
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { api, messageOf } from "../../lib/api";
+import { useLiveEvents } from "../../lib/events";
+import { ErrorText, Modal, Spinner, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { Composer } from "./Composer";
+import type { Attachment, AttachmentDraft, ChatRoom, Message, MessagePage, Reaction, Thinking } from "./chat-types";
+import { EmojiPicker } from "./EmojiPicker";
+import { LinkIcon, TrashIcon } from "./icons";
+import { type EditRequest, MessageBlocks, useRowInfos } from "./MessageBlocks";
+import { type RowActions, RowContext } from "./MessageRow";
+import type { Candidate } from "./mentions";
+import {
+  addReaction,
+  EMPTY_ROOM,
+  fromPage,
+  mergeNewest,
+  PAGE,
+  prependPage,
+  type RoomData,
+  reactionsOf,
+  removeReaction,
+  upsertMessage,
+} from "./room-state";
+
+/** Older messages are fetched when the reader comes this close to the top. */
+const NEAR_TOP_PX = 600;
+/** Within this of the bottom counts as "at the bottom". */
+const NEAR_BOTTOM_PX = 48;
+
+/** A message being sent, shown until the server has it. */
+interface Pending {
+  key: string;
+  content: string;
+  attachments: AttachmentDraft[];
+}
+
+/** The room `room` of `spaceId`. What was seen before it opened places the "New messages" divider. */
+export function RoomView({
+  spaceId,
+  room,
+  seenOf,
+  onSeen,
+  thinking,
+  candidates,
+  roomsButton,
+  onDeleteRoom,
+}: {
+  spaceId: string;
+  room: ChatRoom;
+  /** When the newest message seen in a room was posted; read once, when the room opens. */
+  seenOf: (roomId: string) => string;
+  onSeen: (roomId: string, at: string) => void;
+  thinking: readonly Thinking[];
+  candidates: readonly Candidate[];
+  /** The button that shows the room list on narrow screens. */
+  roomsButton: React.ReactNode;
+  onDeleteRoom: (() => void) | null;
+}) {
+  const ws = useWorkspace();
+  const path = `${ws.base}/spaces/${spaceId}/chat-rooms/${room.id}/messages`;
+  const [data, setData] = useState<RoomData>(EMPTY_ROOM);
+  const [loaded, setLoaded] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [olderBusy, setOlderBusy] = useState(false);
+  const [olderError, setOlderError] = useState<string | null>(null);
+  const [pending, setPending] = useState<Pending[]>([]);
+  const [newBelow, setNewBelow] = useState(0);
+  const [picker, setPicker] = useState<{ messageId: string; anchor: HTMLElement } | null>(null);
+  const [deleting, setDeleting] = useState<Message | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const [seenAtOpen] = useState(() => seenOf(room.id));
+  /** The first message not seen before: the "New messages" divider goes above it. */
+  const [dividerId, setDividerId] = useState<string | null>(null);
+  const [editRequest, setEditRequest] = useState<EditRequest>({ id: "", n: 0 });
+
+  const dataRef = useRef(data);
+  dataRef.current = data;
+  const scroller = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLDivElement>(null);
+  /** Pinned to the bottom: new content scrolls into view. */
+  const stick = useRef(true);
+  /** The row to hold in place while an older page is put in front. */
+  const anchor = useRef<{ id: string; offset: number } | null>(null);
+  const olderLoading = useRef(false);
+  const firstLayout = useRef(true);
+  const pendingCounter = useRef(0);
+
+  const canWrite = ws.can("chat.write");
+  const canModerate = ws.can("org.manage");
+  const me = ws.me.id;
+
+  // The newest page, first and after the events socket reconnects (events sent meanwhile are lost).
+  const loadNewest = useCallback(
+    async (merge: boolean) => {
+      try {
+        const page = await api<MessagePage>("GET", `${path}?limit=${PAGE}`);
+        setData((current) => (merge ? mergeNewest(current, page) : fromPage(page)));
+        // Only what was there before the room opened is "new"; messages arriving while it is watched are not.
+        if (!merge) {
+          const first = page.messages.find(
+            (m) => m.created_at > seenAtOpen && m.author_user_id !== me && m.deleted_at === null,
+          );
+          setDividerId(first?.id ?? null);
+        }
+        setError(null);
+      } catch (err) {
+        setError(messageOf(err));
+      } finally {
+        setLoaded(true);
+      }
+    },
+    [path, seenAtOpen, me],
+  );
+  useEffect(() => {
+    void loadNewest(false);
+  }, [loadNewest]);
+
+  const loadOlder = useCallback(async () => {
+    const current = dataRef.current;
+    const oldest = current.messages[0];
+    if (olderLoading.current || !current.hasMore || !oldest) return;
+    olderLoading.current = true;
+    setOlderBusy(true);
+    setOlderError(null);
+    try {
+      const page = await api<MessagePage>(
+        "GET",
+        `${path}?limit=${PAGE}&before=${encodeURIComponent(oldest.created_at)}`,
+      );
+      anchor.current = firstVisibleRow(scroller.current);
+      setData((d) => prependPage(d, page));
+    } catch (err) {
+      setOlderError(messageOf(err));
+    } finally {
+      olderLoading.current = false;
+      setOlderBusy(false);
+    }
+  }, [path]);
+
+  // Scroll after each change of the list: hold the anchor row in place, or stay at the bottom.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after every change of what the list shows.
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || !loaded) return;
+    const held = anchor.current;
+    anchor.current = null;
+    if (held) {
+      const row = el.querySelector<HTMLElement>(`[data-id="${held.id}"]`);
+      if (row) el.scrollTop += row.getBoundingClientRect().top - el.getBoundingClientRect().top - held.offset;
+    } else if (firstLayout.current) {
+      firstLayout.current = false;
+      const divider = el.querySelector<HTMLElement>(".chat-divider.unread");
+      el.scrollTop = el.scrollHeight;
+      // Unread messages taller than the screen: start at the first of them.
+      if (divider && divider.getBoundingClientRect().top < el.getBoundingClientRect().top) {
+        divider.scrollIntoView({ block: "start" });
+        stick.current = false;
+      }
+    } else if (stick.current) {
+      el.scrollTop = el.scrollHeight;
+    }
+    // A short room, or a fast scroll up: keep loading while the top is in sight.
+    if (el.scrollTop < NEAR_TOP_PX && dataRef.current.hasMore && !olderError) setTimeout(() => void loadOlder(), 0);
+  }, [data.messages, pending, loaded]);
+
+  // Images that load and edits change heights: stay at the bottom if there.
+  useEffect(() => {
+    const el = scroller.current;
+    const inner = list.current;
+    if (!el || !inner) return;
+    const observer = new ResizeObserver(() => {
+      if (stick.current) el.scrollTop = el.scrollHeight;
+    });
+    observer.observe(inner);
+    return () => observer.disconnect();
+  }, []);
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (!el) return;
+    stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < NEAR_BOTTOM_PX;
+    if (stick.current && newBelow) setNewBelow(0);
+    if (el.scrollTop < NEAR_TOP_PX) void loadOlder();
+  };
+
+  const toBottom = () => {
+    const el = scroller.current;
+    if (!el) return;
+    stick.current = true;
+    el.scrollTop = el.scrollHeight;
+    setNewBelow(0);
+  };
+
+  // Reading: the newest message counts as seen while the room is on screen.
+  const newest = data.messages[data.messages.length - 1];
+  useEffect(() => {
+    if (!newest) return;
+    const mark = () => {
+      if (document.visibilityState === "visible") onSeen(room.id, newest.created_at);
+    };
+    mark();
+    document.addEventListener("visibilitychange", mark);
+    return () => document.removeEventListener("visibilitychange", mark);
+  }, [newest, room.id, onSeen]);
+
+  useLiveEvents((event) => {
+    if (event.type === "resync") {
+      void loadNewest(true);
+      return;
+    }
+    if (event.space_id !== spaceId) return;
+    switch (event.type) {
+      case "chat.message.created": {
+        const { message, attachments } = event.payload as { message: Message; attachments: Attachment[] };
+        if (message.chat_room_id !== room.id) return;
+        setData((d) => upsertMessage(d, message, attachments));
+        if (message.author_user_id === me)
+          setPending((list) => {
+            const i = list.findIndex((p) => p.content === message.content);
+            return i < 0 ? list : list.filter((_, j) => j !== i);
+          });
+        else {
+          if (!stick.current) setNewBelow((n) => n + 1);
+          // Arriving while the tab is in the background: new to the reader when they come back.
+          if (document.visibilityState === "hidden") setDividerId((id) => id ?? message.id);
+        }
+        break;
+      }
+      case "chat.message.updated":
+      case "chat.message.deleted": {
+        const message = event.payload as Message;
+        if (message.chat_room_id === room.id) setData((d) => upsertMessage(d, message));
+        break;
+      }
+      case "chat.reaction.added":
+        setData((d) => addReaction(d, event.payload as Reaction));
+        break;
+      case "chat.reaction.removed":
+        setData((d) => removeReaction(d, event.payload as Reaction));
+        break;
+    }
+  });
+
+  const send = useCallback(
+    async (content: string, attachments: AttachmentDraft[]): Promise<string | null> => {
+      const key = `pending-${++pendingCounter.current}`;
+      stick.current = true;
+      setPending((list) => [...list, { key, content, attachments }]);
+      try {
+        const body: { content?: string; attachments?: { url: string; name?: string }[] } = {};
+        if (content) body.content = content;
+        if (attachments.length)
+          body.attachments = attachments.map((a) => (a.name ? { url: a.url, name: a.name } : { url: a.url }));
+        const answer = await api<{ message: Message; attachments: Attachment[] }>("POST", path, body);
+        setData((d) => upsertMessage(d, answer.message, answer.attachments));
+        return null;
+      } catch (err) {
+        return messageOf(err);
+      } finally {
+        setPending((list) => list.filter((p) => p.key !== key));
+      }
+    },
+    [path],
+  );
+
+  const editLast = useCallback(() => {
+    const messages = dataRef.current.messages;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i] as Message;
+      if (m.author_user_id === me && !m.deleted_at) {
+        setEditRequest((r) => ({ id: m.id, n: r.n + 1 }));
+        return true;
+      }
+    }
+    return false;
+  }, [me]);
+
+  // Stable actions for the rows: they read the latest workspace through a ref.
+  const wsRef = useRef(ws);
+  wsRef.current = ws;
+  const actions = useMemo<RowActions>(
+    () => ({
+      me,
+      canWrite,
+      canModerate,
+      nameOf: (id) => wsRef.current.nameOf(id),
+      toggleReaction: (messageId, emoji, mine) => {
+        const at = `${path}/${messageId}/reactions`;
+        const done = mine
+          ? api("DELETE", `${at}?emoji=${encodeURIComponent(emoji)}`).then(() =>
+              setData((d) => removeReaction(d, { message_id: messageId, user_id: me, emoji })),
+            )
+          : api<Reaction>("POST", at, { emoji }).then((r) => setData((d) => addReaction(d, r)));
+        done.catch((err) => toast(`Reaction not saved: ${messageOf(err)}`, "error"));
+      },
+      openPicker: (messageId, anchorEl) => setPicker({ messageId, anchor: anchorEl }),
+      edit: async (message, content) => {
+        try {
+          const saved = await api<Message>("PATCH", `${path}/${message.id}`, { content });
+          setData((d) => upsertMessage(d, saved));
+          return null;
+        } catch (err) {
+          return messageOf(err);
+        }
+      },
+      askDelete: (message) => {
+        setDeleteError(null);
+        setDeleting(message);
+      },
+    }),
+    [me, canWrite, canModerate, path],
+  );
+
+  const confirmDelete = async () => {
+    const message = deleting;
+    if (!message) return;
+    try {
+      await api("DELETE", `${path}/${message.id}`);
+      setData((d) =>
+        upsertMessage(d, {
+          ...message,
+          content: "",
+          deleted_at: new Date().toISOString(),
+          updated_at: new Date().toISOString(),
+        }),
+      );
+      setDeleting(null);
+    } catch (err) {
+      setDeleteError(messageOf(err));
+    }
+  };
+
+  const rows = useRowInfos(data.messages, dividerId);
+
+  const thinkingNames = [...new Set(thinking.map((t) => ws.nameOf(t.staffUserId)))];
+
+  return (
+    <section className="chat-room" aria-label={`#${room.name}`}>
+      <header className="chat-room-head">
+        {roomsButton}
+        <h2 className="grow">
+          <span className="muted" aria-hidden="true">
+            #
+          </span>
+          {room.name}
+        </h2>
+        {onDeleteRoom && (
+          <button type="button" className="danger chat-delete-room" onClick={onDeleteRoom}>
+            <TrashIcon />
+            <span className="label">Delete room</span>
+          </button>
+        )}
+      </header>
+      <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
+        <div className="chat-list" ref={list} role="log" aria-label={`Messages in #${room.name}`}>
+          {!loaded ? (
+            <Spinner />
+          ) : error && data.messages.length === 0 ? (
+            <ErrorText error={error} />
+          ) : (
+            <>
+              {data.hasMore ? (
+                <div className="chat-older">
+                  {olderBusy ? (
+                    <Spinner label="Loading older messages…" />
+                  ) : olderError ? (
+                    <>
+                      <ErrorText error={olderError} />
+                      <button type="button" onClick={() => void loadOlder()}>
+                        Try again
+                      </button>
+                    </>
+                  ) : (
+                    <button type="button" className="link" onClick={() => void loadOlder()}>
+                      Load older messages
+                    </button>
+                  )}
+                </div>
+              ) : (
+                <div className="chat-start">
+                  <h3>
+                    Welcome to <span className="muted">#</span>
+                    {room.name}
+                  </h3>
+                  <p className="muted">
+                    This is the start of the room.
+                    {data.messages.length === 0 && canWrite ? " Write the first message below." : ""}
+                  </p>
+                </div>
+              )}
+              <RowContext.Provider value={actions}>
+                <MessageBlocks rows={rows} data={data} nameOf={ws.nameOf} isStaff={ws.isStaff} edit={editRequest} />
+              </RowContext.Provider>
+              {pending.map((p) => (
+                <div key={p.key} className="message pending">
+                  <div className="message-gutter" />
+                  <div className="message-main">
+                    <p className="muted small">Sending…</p>
+                    {p.content && <p className="pending-text">{p.content}</p>}
+                    {p.attachments.map((a) => (
+                      <p key={a.url} className="muted small">
+                        <LinkIcon /> {a.name || a.url}
+                      </p>
+                    ))}
+                  </div>
+                </div>
+              ))}
+              {error && data.messages.length > 0 && <ErrorText error={error} />}
+            </>
+          )}
+        </div>
+      </div>
+      {newBelow > 0 && (
+        <button type="button" className="chat-jump" onClick={toBottom}>
+          {newBelow} new {newBelow === 1 ? "message" : "messages"} ↓
+        </button>
+      )}
+      <div className="chat-thinking" role="status" aria-live="polite">
+        {thinkingNames.length > 0 && (
+          <>
+            <span className="thinking-dots" aria-hidden="true">
+              <span />
+              <span />
+              <span />
+            </span>
+            {thinkingNames.join(", ")} {thinkingNames.length === 1 ? "is" : "are"} thinking…
+          </>
+        )}
+      </div>
+      {canWrite ? (
+        <Composer
+          key={room.id}
+          roomId={room.id}
+          roomName={room.name}
+          candidates={candidates}
+          onSend={send}
+          onEditLast={editLast}
+        />
+      ) : (
+        <p className="composer-readonly muted">You can read this room; posting needs the chat.write permission.</p>
+      )}
+      {picker && (
+        <EmojiPicker
+          anchor={picker.anchor}
+          label="Add a reaction"
+          onPick={(emoji) => {
+            // Picking an emoji one has already reacted with takes it back, like clicking its chip.
+            const mine = reactionsOf(dataRef.current, picker.messageId).some(
+              (r) => r.user_id === me && r.emoji === emoji,
+            );
+            actions.toggleReaction(picker.messageId, emoji, mine);
+            setPicker(null);
+            picker.anchor.focus();
+          }}
+          onClose={() => setPicker(null)}
+        />
+      )}
+      {deleting && (
+        <Modal title="Delete message" onClose={() => setDeleting(null)}>
+          <div className="stack">
+            <p>Delete this message for everyone? This cannot be undone.</p>
+            {deleting.content && <blockquote className="delete-preview">{deleting.content.slice(0, 300)}</blockquote>}
+            <ErrorText error={deleteError} />
+            <div className="row end">
+              <button type="button" onClick={() => setDeleting(null)}>
+                Cancel
+              </button>
+              <button type="button" className="primary danger-fill" onClick={() => void confirmDelete()}>
+                Delete
+              </button>
+            </div>
+          </div>
+        </Modal>
+      )}
+    </section>
+  );
+}
+
+/** The first message row at least partly in view, and how far its top is from the list's top. */
+function firstVisibleRow(el: HTMLElement | null): { id: string; offset: number } | null {
+  if (!el) return null;
+  const top = el.getBoundingClientRect().top;
+  // Blocks first: rows of blocks above the view are never measured (they may not be laid out).
+  for (const block of el.querySelectorAll<HTMLElement>(".message-block")) {
+    if (block.getBoundingClientRect().bottom <= top) continue;
+    for (const row of block.querySelectorAll<HTMLElement>("article.message")) {
+      const box = row.getBoundingClientRect();
+      if (box.bottom > top) return { id: row.dataset.id as string, offset: box.top - top };
+    }
+  }
+  return null;
+}

@@ -1,0 +1,277 @@
+/**
+ * The collaborative editor of a text file: CodeMirror 6 bound by y-codemirror.next to a Y.Doc that the stock
+ * y-websocket client syncs with the server (docs/api.md "Editing together"), other people's cursors and names
+ * through awareness, and a markdown preview beside or instead of the text. Loaded lazily: CodeMirror and Yjs
+ * stay out of the first screen's JavaScript.
+ */
+import { defaultKeymap, indentLess, indentMore } from "@codemirror/commands";
+import { markdownKeymap, markdownLanguage } from "@codemirror/lang-markdown";
+import { LanguageSupport, syntaxHighlighting } from "@codemirror/language";
+import { Compartment, EditorState, Prec } from "@codemirror/state";
+import {
+  drawSelection,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+  placeholder,
+} from "@codemirror/view";
+import { tagHighlighter, tags } from "@lezer/highlight";
+import { useEffect, useRef, useState } from "react";
+import { yCollab, yUndoManagerKeymap } from "y-codemirror.next";
+import { WebsocketProvider } from "y-websocket";
+import * as Y from "yjs";
+import { accessToken } from "../../lib/api";
+import { Markdown } from "../../lib/markdown";
+import { Avatar } from "../../lib/ui";
+
+/** How the file shows: the text, the text and its preview side by side, or the preview alone. */
+export type ViewMode = "edit" | "split" | "preview";
+
+/** Someone else in the document, from their awareness state. */
+interface Peer {
+  id: string;
+  name: string;
+  color: string;
+}
+
+/** A person's cursor color, stable per user id (the same hue as their avatar). */
+export function userColor(id: string): { color: string; colorLight: string } {
+  let hash = 0;
+  for (let i = 0; i < id.length; i++) hash = (hash * 31 + id.charCodeAt(i)) | 0;
+  const hue = Math.abs(hash) % 360;
+  return { color: `hsl(${hue} 65% 42%)`, colorLight: `hsl(${hue} 65% 50% / 0.22)` };
+}
+
+/** Messages of the server's close reasons (4000 + the REST status), in words for people. */
+function closedText(reason: string): string {
+  if (reason === "file not found") return "This file was deleted.";
+  if (reason.startsWith("missing permission")) return `You can no longer open this file (${reason}).`;
+  if (reason === "space not found" || reason === "organization not found")
+    return `You no longer have access to this file (${reason}).`;
+  return `The connection to this file was closed: ${reason}.`;
+}
+
+/**
+ * Markdown's parts as classes (styled in files.css with the page's tokens, so dark mode follows the system)
+ * rather than CodeMirror's default colors, which are made for a light background.
+ */
+const markdownClasses = tagHighlighter([
+  { tag: tags.heading1, class: "md-heading md-h1" },
+  { tag: tags.heading2, class: "md-heading md-h2" },
+  { tag: tags.heading, class: "md-heading" },
+  { tag: tags.emphasis, class: "md-em" },
+  { tag: tags.strong, class: "md-strong" },
+  { tag: tags.strikethrough, class: "md-strike" },
+  { tag: tags.link, class: "md-link" },
+  { tag: tags.url, class: "md-url" },
+  { tag: tags.monospace, class: "md-code" },
+  { tag: tags.quote, class: "md-quote" },
+  { tag: [tags.processingInstruction, tags.contentSeparator, tags.comment, tags.labelName], class: "md-mark" },
+]);
+
+/**
+ * Markdown (GitHub flavoured) without `markdown()`'s embedded-HTML support, which would bring the HTML, CSS and
+ * JavaScript languages along: raw HTML is shown as text in the preview anyway.
+ */
+const markdownSupport = new LanguageSupport(markdownLanguage);
+
+/** Tab indents (and Escape then Tab leaves the editor, CodeMirror's own accessible way out). */
+const tabKeys = [
+  { key: "Tab", run: indentMore, shift: indentLess },
+  { key: "Mod-s", run: () => true },
+];
+
+/**
+ * Opens `fileId`'s document and edits it with whoever else has it open. `readOnly` users see every change and
+ * every cursor but cannot type (the server drops their updates anyway).
+ */
+export default function FileEditor({
+  collabUrl,
+  fileId,
+  fileName,
+  me,
+  readOnly,
+  mode,
+  isMarkdown,
+  autoFocus = false,
+}: {
+  /** `ws(s)://host/api/v1/organizations/{orgId}/spaces/{spaceId}/files/collab/ws` */
+  collabUrl: string;
+  fileId: string;
+  fileName: string;
+  me: { id: string; name: string };
+  readOnly: boolean;
+  mode: ViewMode;
+  isMarkdown: boolean;
+  /** Put the cursor in the text once it has loaded (a file just created). */
+  autoFocus?: boolean;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const editable = useRef(new Compartment());
+  const label = useRef(new Compartment());
+  const [status, setStatus] = useState<"connecting" | "connected" | "disconnected">("connecting");
+  const [synced, setSynced] = useState(false);
+  const [closed, setClosed] = useState<string | null>(null);
+  const [peers, setPeers] = useState<Peer[]>([]);
+  const [text, setText] = useState("");
+
+  // One document and socket per file: a new name or reader does not reconnect; access changes apply below.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: opened once per file on purpose (see above).
+  useEffect(() => {
+    const parent = host.current;
+    if (!parent) return;
+    let disposed = false;
+    const doc = new Y.Doc();
+    const ytext = doc.getText("content");
+    const provider = new WebsocketProvider(collabUrl, fileId, doc, { connect: false, params: {} });
+
+    // Every (re)connection asks for a current token: the one a socket opened with may have expired since.
+    const connect = async () => {
+      const token = await accessToken().catch(() => null);
+      if (disposed) return;
+      provider.params = token ? { token } : {};
+      provider.connect();
+    };
+    provider.on("connection-close", (event) => {
+      // A close of our own (null) or a final one from the server (44xx: deleted, no access) is not retried here.
+      if (disposed || !event || (event.code >= 4400 && event.code < 4500)) return;
+      provider.shouldConnect = false;
+      const delay = Math.min(2 ** provider.wsUnsuccessfulReconnects * 100, 2500);
+      setTimeout(() => void connect(), delay);
+    });
+    provider.on("closed", ({ reason, code }) => setClosed(closedText(reason || `code ${code}`)));
+    provider.on("status", ({ status: next }) => setStatus(next));
+    let focused = false;
+    provider.on("sync", (isSynced) => {
+      if (!isSynced) return;
+      setSynced(true);
+      if (autoFocus && !focused && !readOnly) {
+        focused = true;
+        view.current?.focus();
+      }
+    });
+
+    provider.awareness.setLocalStateField("user", { id: me.id, name: me.name, ...userColor(me.id) });
+    const showPeers = () => {
+      const byUser = new Map<string, Peer>();
+      provider.awareness.getStates().forEach((state, clientId) => {
+        const user = state.user as Peer | undefined;
+        if (clientId === doc.clientID || !user?.name) return;
+        byUser.set(user.id ?? String(clientId), {
+          id: user.id ?? String(clientId),
+          name: user.name,
+          color: user.color,
+        });
+      });
+      setPeers([...byUser.values()]);
+    };
+    provider.awareness.on("change", showPeers);
+
+    // The preview follows the text, at most a few times a second while someone types.
+    let previewTimer: ReturnType<typeof setTimeout> | undefined;
+    const showText = () => {
+      clearTimeout(previewTimer);
+      previewTimer = setTimeout(() => setText(ytext.toString()), 120);
+    };
+    ytext.observe(showText);
+
+    const undoManager = new Y.UndoManager(ytext);
+    const editor = new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: ytext.toString(),
+        extensions: [
+          lineNumbers(),
+          highlightActiveLineGutter(),
+          highlightActiveLine(),
+          drawSelection(),
+          EditorView.lineWrapping,
+          keymap.of([...yUndoManagerKeymap, ...tabKeys, ...defaultKeymap]),
+          isMarkdown ? [markdownSupport, Prec.high(keymap.of(markdownKeymap))] : [],
+          isMarkdown ? syntaxHighlighting(markdownClasses) : [],
+          placeholder(readOnly ? "This file is empty." : "Start writing…"),
+          editable.current.of(access(readOnly)),
+          label.current.of(EditorView.contentAttributes.of({ "aria-label": `Content of ${fileName}` })),
+          yCollab(ytext, provider.awareness, { undoManager }),
+        ],
+      }),
+    });
+    view.current = editor;
+    void connect();
+
+    return () => {
+      disposed = true;
+      clearTimeout(previewTimer);
+      ytext.unobserve(showText);
+      provider.awareness.off("change", showPeers);
+      provider.destroy();
+      editor.destroy();
+      undoManager.destroy();
+      doc.destroy();
+      view.current = null;
+    };
+  }, [collabUrl, fileId]);
+
+  // Losing or gaining files.write applies at once, without reopening the document; so does a rename.
+  useEffect(() => {
+    view.current?.dispatch({ effects: editable.current.reconfigure(access(readOnly)) });
+  }, [readOnly]);
+  useEffect(() => {
+    view.current?.dispatch({
+      effects: label.current.reconfigure(EditorView.contentAttributes.of({ "aria-label": `Content of ${fileName}` })),
+    });
+  }, [fileName]);
+
+  const live = status === "connected" && synced;
+  return (
+    <div className={`file-editor mode-${isMarkdown ? mode : "edit"}`}>
+      <div className="editor-status small" aria-live="polite">
+        <span className={`editor-dot ${closed ? "offline" : live ? "live" : "connecting"}`} aria-hidden="true" />
+        <span>
+          {closed
+            ? "Closed"
+            : live
+              ? "Live: changes save as you type"
+              : status === "disconnected"
+                ? "Offline: your changes are kept and sent when the connection is back"
+                : "Connecting…"}
+        </span>
+        {readOnly && <span className="badge">Read-only</span>}
+        <span className="grow" />
+        {peers.length > 0 && (
+          <ul className="editor-peers" aria-label="Also editing">
+            {peers.map((peer) => (
+              <li key={peer.id} style={{ "--peer": peer.color } as React.CSSProperties} title={peer.name}>
+                <Avatar id={peer.id} name={peer.name} />
+                <span className="peer-name">{peer.name}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      {closed && (
+        <p className="error" role="alert">
+          {closed}
+        </p>
+      )}
+      <div className="editor-panes">
+        <div className="editor-text" aria-busy={!synced}>
+          {!synced && !closed && <p className="editor-loading muted">Opening the document…</p>}
+          <div ref={host} className="editor-host" />
+        </div>
+        {isMarkdown && mode !== "edit" && (
+          <section className="editor-preview" aria-label="Preview">
+            <Markdown source={text} />
+          </section>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function access(readOnly: boolean) {
+  return [EditorState.readOnly.of(readOnly), EditorView.editable.of(!readOnly)];
+}

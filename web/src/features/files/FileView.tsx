@@ -1,0 +1,319 @@
+/**
+ * One open file: its place in the tree, its actions, and then either the collaborative editor (text files,
+ * with a markdown preview and the proposals waiting for review) or the details of a binary file with a
+ * download and, for images, a preview.
+ */
+import { lazy, Suspense, useEffect, useState } from "react";
+import { download, messageOf } from "../../lib/api";
+import { useLiveEvents } from "../../lib/events";
+import { useApi, useStored } from "../../lib/hooks";
+import type { FileNode } from "../../lib/types";
+import { Avatar, copy, dateTime, ErrorText, Spinner, timeAgo } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import type { ViewMode } from "./FileEditor";
+import { NameInput } from "./NameInput";
+import { type Proposal, upsertProposal } from "./proposals";
+import { ancestorsOf, formatSize, isMarkdown, type Tree } from "./tree";
+
+// CodeMirror, Yjs and the diff code load when a file is first opened, not with the first screen.
+const FileEditor = lazy(() => import("./FileEditor"));
+const ProposalReview = lazy(() => import("./ProposalReview"));
+
+/** What the file's header asks of the page. */
+export interface FileViewActions {
+  navigate: (id: string | null) => void;
+  back: () => void;
+  download: (node: FileNode) => void;
+  rename: (node: FileNode, name: string) => Promise<string | null>;
+  menu: (node: FileNode, at: { x: number; y: number }) => void;
+}
+
+/** The path above a node as links, for the header of a file or folder. */
+export function Breadcrumbs({
+  tree,
+  node,
+  onOpen,
+}: {
+  tree: Tree;
+  node: FileNode;
+  onOpen: (id: string | null) => void;
+}) {
+  return (
+    <nav className="breadcrumbs small" aria-label="Folder path">
+      <button type="button" className="link" onClick={() => onOpen(null)}>
+        All files
+      </button>
+      {ancestorsOf(tree, node.id).map((folder) => (
+        <span key={folder.id}>
+          <span aria-hidden="true"> / </span>
+          <button type="button" className="link" onClick={() => onOpen(folder.id)}>
+            {folder.name}
+          </button>
+        </span>
+      ))}
+    </nav>
+  );
+}
+
+function ImagePreview({ node, filesPath }: { node: FileNode; filesPath: string }) {
+  const [url, setUrl] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refetched when the content changes (its checksum).
+  useEffect(() => {
+    let made: string | null = null;
+    let stale = false;
+    setError(null);
+    download(`${filesPath}/${node.id}/content`)
+      .then((blob) => {
+        if (stale) return;
+        made = URL.createObjectURL(blob);
+        setUrl(made);
+      })
+      .catch((err) => {
+        if (!stale) setError(messageOf(err));
+      });
+    return () => {
+      stale = true;
+      if (made) URL.revokeObjectURL(made);
+    };
+  }, [filesPath, node.id, node.checksum_sha256]);
+  if (error) return <ErrorText error={`The preview could not load: ${error}`} />;
+  if (!url) return <Spinner label="Loading the preview…" />;
+  return <img className="image-preview" src={url} alt={`Preview of ${node.name}`} />;
+}
+
+/** Images the browser shows, small enough to fetch just for a look. */
+const PREVIEWABLE = /^image\/(png|jpe?g|gif|webp|avif|bmp|svg\+xml)$/;
+
+function BinaryDetails({ node, filesPath, onDownload }: { node: FileNode; filesPath: string; onDownload: () => void }) {
+  const ws = useWorkspace();
+  const image = node.mime_type !== null && PREVIEWABLE.test(node.mime_type) && (node.size_bytes ?? 0) <= 25_000_000;
+  return (
+    <div className="binary-details">
+      {image && <ImagePreview node={node} filesPath={filesPath} />}
+      <dl className="details">
+        <dt>Type</dt>
+        <dd>{node.mime_type ?? "unknown"}</dd>
+        <dt>Size</dt>
+        <dd>
+          {formatSize(node.size_bytes)}
+          {node.size_bytes !== null && node.size_bytes >= 1000 && (
+            <span className="muted"> ({node.size_bytes.toLocaleString()} bytes)</span>
+          )}
+        </dd>
+        <dt>SHA-256</dt>
+        <dd className="checksum">
+          <code>{node.checksum_sha256 ?? "—"}</code>
+          {node.checksum_sha256 && (
+            <button
+              type="button"
+              className="link small"
+              onClick={() => void copy(node.checksum_sha256 as string, "Checksum copied")}
+            >
+              Copy
+            </button>
+          )}
+        </dd>
+        <dt>Uploaded</dt>
+        <dd title={dateTime(node.created_at)}>
+          {timeAgo(node.created_at)} by {ws.nameOf(node.created_by)}
+        </dd>
+        <dt>Changed</dt>
+        <dd title={dateTime(node.updated_at)}>{timeAgo(node.updated_at)}</dd>
+      </dl>
+      <p>
+        <button type="button" className="primary" onClick={onDownload}>
+          Download {node.name}
+        </button>
+      </p>
+      <p className="muted small">This file is not text, so it opens on your device rather than in the editor.</p>
+    </div>
+  );
+}
+
+/** The proposals of a text file: those waiting (with a count) and, on demand, the ones already decided. */
+function ProposalsBar({ proposals, onReview }: { proposals: Proposal[]; onReview: (proposal: Proposal) => void }) {
+  const ws = useWorkspace();
+  const [history, setHistory] = useState(false);
+  const pending = proposals.filter((p) => p.status === "pending");
+  const resolved = proposals.filter((p) => p.status !== "pending");
+  if (proposals.length === 0) return null;
+  const item = (p: Proposal) => (
+    <li key={p.id} className="proposal-item">
+      <Avatar id={p.author_user_id ?? ""} name={ws.nameOf(p.author_user_id)} staff={ws.isStaff(p.author_user_id)} />
+      <div className="grow">
+        <strong>{ws.nameOf(p.author_user_id)}</strong>{" "}
+        <span className="muted small" title={dateTime(p.created_at)}>
+          {timeAgo(p.created_at)}
+        </span>
+        {p.status !== "pending" && (
+          <span className={`badge status-${p.status}`}>
+            {p.status}
+            {p.resolved_by ? ` by ${ws.nameOf(p.resolved_by)}` : ""}
+          </span>
+        )}
+        {p.note && <p className="proposal-text small">{p.note}</p>}
+      </div>
+      <button type="button" className={p.status === "pending" ? "primary" : ""} onClick={() => onReview(p)}>
+        {p.status === "pending" ? "Review" : "View"}
+        <span className="sr-only"> the change proposed by {ws.nameOf(p.author_user_id)}</span>
+      </button>
+    </li>
+  );
+  return (
+    <section className="proposals-bar" aria-label="Proposed changes">
+      <div className="row">
+        <h3 className="grow">
+          {pending.length > 0 ? (
+            <>
+              <span className="count-badge">{pending.length}</span> proposed{" "}
+              {pending.length === 1 ? "change waits" : "changes wait"} for review
+            </>
+          ) : (
+            <span className="muted">No proposed changes waiting</span>
+          )}
+        </h3>
+        {resolved.length > 0 && (
+          <button type="button" className="link small" aria-expanded={history} onClick={() => setHistory(!history)}>
+            {history ? "Hide" : "Show"} {resolved.length} decided
+          </button>
+        )}
+      </div>
+      {pending.length > 0 && <ul className="list">{pending.map(item)}</ul>}
+      {history && <ul className="list">{resolved.map(item)}</ul>}
+    </section>
+  );
+}
+
+export function FileView({
+  node,
+  tree,
+  filesPath,
+  collabUrl,
+  canWrite,
+  renaming,
+  onStopRenaming,
+  autoFocus,
+  actions,
+}: {
+  node: FileNode;
+  tree: Tree;
+  filesPath: string;
+  collabUrl: string;
+  canWrite: boolean;
+  /** The name is being edited in the header. */
+  renaming: boolean;
+  onStopRenaming: () => void;
+  /** Start typing in it at once (it was just created). */
+  autoFocus: boolean;
+  actions: FileViewActions;
+}) {
+  const ws = useWorkspace();
+  const [mode, setMode] = useStored<ViewMode>("tandem.files.mode", "split");
+  const markdown = isMarkdown(node);
+  const proposals = useApi<{ proposals: Proposal[] }>(node.editable ? `${filesPath}/${node.id}/proposals` : null);
+  const [reviewing, setReviewing] = useState<string | null>(null);
+
+  useLiveEvents((event) => {
+    if (event.type === "resync") {
+      if (node.editable) void proposals.reload();
+      return;
+    }
+    if (
+      (event.type === "file.proposal.created" || event.type === "file.proposal.updated") &&
+      event.payload?.node_id === node.id
+    )
+      proposals.setData((data) => ({ proposals: upsertProposal(data?.proposals ?? [], event.payload as Proposal) }));
+  });
+
+  const list = proposals.data?.proposals ?? [];
+  const reviewed = reviewing ? list.find((p) => p.id === reviewing) : undefined;
+
+  return (
+    <article className="file-view" aria-label={node.name}>
+      <header className="file-head">
+        <button type="button" className="link files-back" onClick={actions.back}>
+          ← Files
+        </button>
+        <Breadcrumbs tree={tree} node={node} onOpen={actions.navigate} />
+        <div className="file-title row wrap">
+          {renaming ? (
+            <NameInput
+              label={`New name for ${node.name}`}
+              initial={node.name}
+              depth={0}
+              className="title-edit grow"
+              onSave={(name) => actions.rename(node, name)}
+              onCancel={onStopRenaming}
+            />
+          ) : (
+            <h2 className="grow">{node.name}</h2>
+          )}
+          {node.editable && markdown && (
+            // biome-ignore lint/a11y/useSemanticElements: a segmented control of toggle buttons, not a form field.
+            <div className="segmented" role="group" aria-label="View">
+              {(
+                [
+                  ["edit", "Edit"],
+                  ["split", "Split"],
+                  ["preview", "Preview"],
+                ] as const
+              ).map(([key, label]) => (
+                <button key={key} type="button" aria-pressed={mode === key} onClick={() => setMode(key)}>
+                  {label}
+                </button>
+              ))}
+            </div>
+          )}
+          <button type="button" onClick={() => actions.download(node)}>
+            Download
+          </button>
+          <button
+            type="button"
+            aria-label={`More actions for ${node.name}`}
+            onClick={(event) => {
+              const box = event.currentTarget.getBoundingClientRect();
+              actions.menu(node, { x: box.right, y: box.bottom });
+            }}
+          >
+            ⋯
+          </button>
+        </div>
+        <p className="muted small file-meta">
+          {node.editable ? "Text" : (node.mime_type ?? "File")} · {formatSize(node.size_bytes)} · changed{" "}
+          <span title={dateTime(node.updated_at)}>{timeAgo(node.updated_at)}</span>
+        </p>
+      </header>
+      {node.editable ? (
+        <>
+          <ErrorText error={proposals.error} />
+          <ProposalsBar proposals={list} onReview={(p) => setReviewing(p.id)} />
+          <Suspense fallback={<Spinner label="Opening the editor…" />}>
+            <FileEditor
+              collabUrl={collabUrl}
+              fileId={node.id}
+              fileName={node.name}
+              me={{ id: ws.me.id, name: ws.me.display_name }}
+              readOnly={!canWrite}
+              mode={mode}
+              isMarkdown={markdown}
+              autoFocus={autoFocus}
+            />
+          </Suspense>
+          {reviewed && (
+            <Suspense fallback={null}>
+              <ProposalReview
+                proposal={reviewed}
+                node={node}
+                filesPath={filesPath}
+                onClose={() => setReviewing(null)}
+              />
+            </Suspense>
+          )}
+        </>
+      ) : (
+        <BinaryDetails node={node} filesPath={filesPath} onDownload={() => actions.download(node)} />
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,247 @@
+/**
+ * Reviewing a proposed text: the file's current text against the proposal, line by line (the `diff` package),
+ * with the author's note, then accept (the text lands in the live document for everyone) or reject. Loaded
+ * lazily with the diff code.
+ */
+import { diffLines } from "diff";
+import { useEffect, useMemo, useState } from "react";
+import { api, download, messageOf } from "../../lib/api";
+import { useAction } from "../../lib/hooks";
+import type { FileNode } from "../../lib/types";
+import { Avatar, dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import type { Proposal } from "./proposals";
+
+/** Unchanged lines kept around each change; longer unchanged runs fold into one line. */
+const CONTEXT = 3;
+
+type Line = { kind: "add" | "del" | "same"; text: string; oldNo: number | null; newNo: number | null };
+type Row = Line | { kind: "fold"; count: number; lines: Line[] };
+
+function splitLines(value: string): string[] {
+  const lines = value.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** The diff as numbered lines with long unchanged stretches folded; null when it took too long. */
+function diffRows(current: string, proposed: string): { rows: Row[]; added: number; removed: number } | null {
+  const parts = diffLines(current, proposed, { timeout: 1500 });
+  if (!parts) return null;
+  const lines: Line[] = [];
+  let oldNo = 1;
+  let newNo = 1;
+  let added = 0;
+  let removed = 0;
+  for (const part of parts) {
+    for (const text of splitLines(part.value)) {
+      if (part.added) {
+        lines.push({ kind: "add", text, oldNo: null, newNo: newNo++ });
+        added++;
+      } else if (part.removed) {
+        lines.push({ kind: "del", text, oldNo: oldNo++, newNo: null });
+        removed++;
+      } else lines.push({ kind: "same", text, oldNo: oldNo++, newNo: newNo++ });
+    }
+  }
+  const rows: Row[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    if ((lines[i] as Line).kind !== "same") {
+      rows.push(lines[i] as Line);
+      i++;
+      continue;
+    }
+    let end = i;
+    while (end < lines.length && (lines[end] as Line).kind === "same") end++;
+    const run = lines.slice(i, end);
+    const keepBefore = i === 0 ? 0 : CONTEXT;
+    const keepAfter = end === lines.length ? 0 : CONTEXT;
+    if (run.length > keepBefore + keepAfter + 1) {
+      rows.push(...run.slice(0, keepBefore));
+      const folded = run.slice(keepBefore, run.length - keepAfter);
+      rows.push({ kind: "fold", count: folded.length, lines: folded });
+      rows.push(...run.slice(run.length - keepAfter));
+    } else rows.push(...run);
+    i = end;
+  }
+  return { rows, added, removed };
+}
+
+/** Unique in a diff: an added line has only a new number, a removed one only an old one. */
+const keyOf = (line: Line) => `${line.oldNo ?? "-"}:${line.newNo ?? "-"}`;
+
+function DiffView({ current, proposed }: { current: string; proposed: string }) {
+  const diff = useMemo(() => diffRows(current, proposed), [current, proposed]);
+  const [opened, setOpened] = useState<ReadonlySet<number>>(new Set());
+  if (!diff)
+    return (
+      <>
+        <p className="muted">The texts differ too much to compare line by line. The proposed text:</p>
+        <pre className="diff-plain">{proposed}</pre>
+      </>
+    );
+  if (diff.added === 0 && diff.removed === 0)
+    return <p className="muted">The proposal is the same as the current text.</p>;
+  return (
+    <>
+      <p className="small diff-stats">
+        <span className="diff-added-count">+{diff.added}</span>{" "}
+        <span className="diff-removed-count">−{diff.removed}</span> lines
+      </p>
+      <table className="diff" aria-label="Changes">
+        <tbody>
+          {diff.rows.flatMap((row, index) => {
+            if (row.kind === "fold") {
+              const first = row.lines[0] as Line;
+              if (!opened.has(index))
+                return [
+                  <tr key={`fold-${keyOf(first)}`} className="diff-fold">
+                    <td colSpan={4}>
+                      <button type="button" className="link" onClick={() => setOpened(new Set(opened).add(index))}>
+                        Show {row.count} unchanged {row.count === 1 ? "line" : "lines"}
+                      </button>
+                    </td>
+                  </tr>,
+                ];
+              return row.lines.map((line) => <DiffLine key={keyOf(line)} line={line} />);
+            }
+            return [<DiffLine key={keyOf(row)} line={row} />];
+          })}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function DiffLine({ line }: { line: Line }) {
+  const sign = line.kind === "add" ? "+" : line.kind === "del" ? "−" : " ";
+  return (
+    <tr className={`diff-${line.kind}`}>
+      <td className="diff-no">{line.oldNo ?? ""}</td>
+      <td className="diff-no">{line.newNo ?? ""}</td>
+      <td
+        className="diff-sign"
+        aria-label={line.kind === "add" ? "added" : line.kind === "del" ? "removed" : undefined}
+      >
+        {sign}
+      </td>
+      <td className="diff-text">{line.text || " "}</td>
+    </tr>
+  );
+}
+
+/**
+ * The review dialog of one proposal. The current text is fetched again whenever the file changes (its checksum
+ * moves), so the diff always shows what accepting would replace.
+ */
+export default function ProposalReview({
+  proposal,
+  node,
+  filesPath,
+  onClose,
+}: {
+  proposal: Proposal;
+  node: FileNode;
+  filesPath: string;
+  onClose: () => void;
+}) {
+  const ws = useWorkspace();
+  const [current, setCurrent] = useState<string | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const canResolve = ws.can("files.write") && !ws.me.service_account_id;
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: fetched again when the file's text changes (its checksum).
+  useEffect(() => {
+    let stale = false;
+    download(`${filesPath}/${node.id}/content`)
+      .then((blob) => blob.text())
+      .then((text) => {
+        if (!stale) setCurrent(text);
+      })
+      .catch((err) => {
+        if (!stale) setLoadError(messageOf(err));
+      });
+    return () => {
+      stale = true;
+    };
+  }, [filesPath, node.id, node.checksum_sha256]);
+
+  const resolve = useAction(async (action: "accept" | "reject") => {
+    await api("POST", `${filesPath}/proposals/${proposal.id}/${action}`);
+    toast(action === "accept" ? `Accepted: ${node.name} now has the proposed text` : "Proposal rejected");
+    onClose();
+  });
+
+  const changedSince = node.checksum_sha256 !== null && node.checksum_sha256 !== proposal.base_content_sha256;
+  const author = ws.nameOf(proposal.author_user_id);
+  const pending = proposal.status === "pending";
+
+  return (
+    <Modal title={`Proposed change to ${node.name}`} onClose={onClose} wide>
+      <div className="stack">
+        <div className="proposal-meta">
+          <Avatar id={proposal.author_user_id ?? ""} name={author} staff={ws.isStaff(proposal.author_user_id)} />
+          <div className="grow">
+            <strong>{author}</strong>{" "}
+            <span className="muted small" title={dateTime(proposal.created_at)}>
+              proposed {timeAgo(proposal.created_at)}
+            </span>
+            {proposal.note ? <p className="proposal-text">{proposal.note}</p> : <p className="muted small">No note.</p>}
+          </div>
+          {!pending && <span className={`badge status-${proposal.status}`}>{proposal.status}</span>}
+        </div>
+        {pending && changedSince && (
+          <p className="warn-text" role="status">
+            The file was edited after this proposal was made. Accepting it will be refused; the changes below compare
+            the proposal with the text as it is now.
+          </p>
+        )}
+        {loadError ? (
+          <ErrorText error={loadError} />
+        ) : current === null ? (
+          <Spinner label="Loading the current text…" />
+        ) : (
+          <div className="diff-scroll">
+            <DiffView current={current} proposed={proposal.proposed_content} />
+          </div>
+        )}
+        {resolve.error && (
+          <p className="error" role="alert">
+            {resolve.error === "file changed since the proposal"
+              ? "Could not accept: file changed since the proposal. Someone edited the file after it was proposed; ask for a new proposal or apply the change by hand."
+              : `Could not save the review: ${resolve.error}`}
+          </p>
+        )}
+        <div className="row end wrap">
+          <button type="button" onClick={onClose}>
+            Close
+          </button>
+          {pending && canResolve && (
+            <>
+              <button
+                type="button"
+                className="danger"
+                disabled={resolve.busy}
+                onClick={() => void resolve.run("reject")}
+              >
+                Reject
+              </button>
+              <button
+                type="button"
+                className="primary"
+                disabled={resolve.busy || current === null}
+                onClick={() => void resolve.run("accept")}
+              >
+                Accept change
+              </button>
+            </>
+          )}
+        </div>
+        {pending && !canResolve && (
+          <p className="muted small">Only a person with the files.write permission can accept or reject it.</p>
+        )}
+      </div>
+    </Modal>
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * Provider keys: the organization's key for the model gateway and for cloud agents. A key is write-only:
+ * once saved only whether one is set and its last four characters are ever shown, here as anywhere.
+ */
+import { type FormEvent, useState } from "react";
+import { api } from "../../lib/api";
+import { useAction, useApi } from "../../lib/hooks";
+import { dateTime, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import type { Integration } from "../staff/model";
+import { ConfirmDialog } from "./dialogs";
+
+const PROVIDERS = [
+  {
+    provider: "modelrouter",
+    title: "Model gateway",
+    about: "Used by staff with the modelrouter provider: an OpenAI-compatible gateway key.",
+  },
+  {
+    provider: "agent",
+    title: "Cloud agents",
+    about: "Used by staff with the agent provider to launch cloud coding-agent runs.",
+  },
+] as const;
+
+function KeyPanel({ provider, title, about }: (typeof PROVIDERS)[number]) {
+  const ws = useWorkspace();
+  const path = `${ws.base}/integrations/${provider}`;
+  const current = useApi<{ integration: Integration }>(path);
+  const [key, setKey] = useState("");
+  const [removing, setRemoving] = useState(false);
+  const save = useAction(async () => {
+    current.setData(await api<{ integration: Integration }>("PUT", path, { api_key: key.trim() }));
+    // The field is emptied at once: a saved key is never on screen again.
+    setKey("");
+    toast(`${title} key saved`);
+  });
+  const integration = current.data?.integration;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void save.run();
+  };
+  const label = integration?.configured ? `New ${title.toLowerCase()} key` : `${title} key`;
+  return (
+    <section className="panel" aria-labelledby={`key-${provider}`}>
+      <h2 id={`key-${provider}`}>
+        {title} <code className="small">{provider}</code>
+      </h2>
+      <p className="muted small">{about}</p>
+      <ErrorText error={current.error} />
+      {!current.data && !current.error && <Spinner />}
+      {integration && (
+        <p className="key-state" data-testid={`key-state-${provider}`}>
+          {integration.configured ? (
+            <>
+              <span className="status-pill status-active">Configured</span> key{" "}
+              <code className="key-hint">{integration.key_hint}</code>
+              {integration.updated_at && (
+                <span className="muted small" title={dateTime(integration.updated_at)}>
+                  {" "}
+                  · set {timeAgo(integration.updated_at)}
+                </span>
+              )}
+            </>
+          ) : (
+            <span className="status-pill status-draft">Not set</span>
+          )}
+        </p>
+      )}
+      <form className="stack" onSubmit={submit}>
+        <label className="field">
+          <span>{label}</span>
+          <div className="row">
+            <input
+              className="grow"
+              type="password"
+              autoComplete="off"
+              spellCheck={false}
+              value={key}
+              onChange={(e) => setKey(e.target.value)}
+              maxLength={4096}
+              required
+            />
+            <button type="submit" className="primary" disabled={save.busy || !key.trim()}>
+              {integration?.configured ? "Replace key" : "Save key"}
+            </button>
+          </div>
+        </label>
+        {integration?.configured && (
+          <div>
+            <button type="button" className="link danger" onClick={() => setRemoving(true)}>
+              Remove the key
+            </button>
+          </div>
+        )}
+        <ErrorText error={save.error} />
+      </form>
+      {removing && (
+        <ConfirmDialog
+          title={`Remove the ${title.toLowerCase()} key?`}
+          confirmLabel="Remove key"
+          onClose={() => setRemoving(false)}
+          onConfirm={async () => {
+            await api("DELETE", path);
+            await current.reload();
+            toast(`${title} key removed`);
+          }}
+        >
+          <p>Staff using the {provider} provider answer with an error until a new key is set.</p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+/** The Integrations tab. */
+export function IntegrationsTab() {
+  return (
+    <div className="stack">
+      <p className="muted small">
+        Keys are stored encrypted and sent only to their provider. They are never shown again after saving: only their
+        last four characters, to tell them apart.
+      </p>
+      {PROVIDERS.map((p) => (
+        <KeyPanel key={p.provider} {...p} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,184 @@
+/** Members: who is in the organization with which roles; changing roles and removing people. */
+import { useState } from "react";
+import { api } from "../../lib/api";
+import { useAction, useApi } from "../../lib/hooks";
+import { Link } from "../../lib/router";
+import type { Member } from "../../lib/types";
+import { Avatar, dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { ConfirmDialog } from "./dialogs";
+import { type Role, RolePicker, roleNames } from "./roles";
+
+function RolesDialog({
+  member,
+  roles,
+  onClose,
+  onSaved,
+}: {
+  member: Member;
+  roles: Role[];
+  onClose: () => void;
+  onSaved: () => Promise<void>;
+}) {
+  const ws = useWorkspace();
+  const [value, setValue] = useState(member.role_ids);
+  const save = useAction(async () => {
+    await api("PUT", `${ws.base}/members/${member.user_id}/roles`, { role_ids: value });
+    await onSaved();
+    toast(`Roles of ${member.display_name} saved`);
+    onClose();
+  });
+  return (
+    <Modal title={`Roles of ${member.display_name}`} onClose={onClose}>
+      <form
+        className="stack"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void save.run();
+        }}
+      >
+        <RolePicker roles={roles} value={value} onChange={setValue} />
+        {value.length === 0 && (
+          <p className="small notice warn">
+            Without a role, {member.display_name} can see public spaces but do nothing.
+          </p>
+        )}
+        <ErrorText error={save.error} />
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={save.busy}>
+            Save roles
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+/** The Members tab. */
+export function MembersTab() {
+  const ws = useWorkspace();
+  const members = useApi<{ members: Member[] }>(`${ws.base}/members`);
+  const roles = useApi<{ roles: Role[] }>(`${ws.base}/roles`);
+  const [search, setSearch] = useState("");
+  const [editing, setEditing] = useState<Member | null>(null);
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const reload = async () => {
+    await Promise.all([members.reload(), ws.reloadMembers(), ws.reloadMe()]);
+  };
+  const roleList = roles.data?.roles ?? [];
+  const needle = search.trim().toLowerCase();
+  const list = (members.data?.members ?? []).filter(
+    (m) => !needle || m.display_name.toLowerCase().includes(needle) || m.email.toLowerCase().includes(needle),
+  );
+  const people = list.filter((m) => !m.is_service_account);
+  const staff = list.filter((m) => m.is_service_account);
+
+  const row = (m: Member) => (
+    <li key={m.user_id} className="member-row">
+      <Avatar id={m.user_id} name={m.display_name} staff={m.is_service_account} />
+      <div className="grow member-who">
+        <span className="member-name">
+          {m.display_name}
+          {m.user_id === ws.me.id && <span className="muted"> (you)</span>}
+        </span>
+        <span className="muted small">{m.is_service_account ? "AI staff" : m.email}</span>
+      </div>
+      <div className="member-roles">
+        {roleNames(roleList, m.role_ids).map((name) => (
+          <span key={name} className="role-chip">
+            {name}
+          </span>
+        ))}
+        {m.role_ids.length === 0 && <span className="muted small">no role</span>}
+      </div>
+      <span className="muted small member-joined" title={dateTime(m.joined_at)}>
+        joined {timeAgo(m.joined_at)}
+      </span>
+      <div className="member-actions">
+        <button
+          type="button"
+          onClick={() => setEditing(m)}
+          disabled={!roles.data}
+          aria-label={`Change roles of ${m.display_name}`}
+        >
+          Roles
+        </button>
+        {m.is_service_account ? (
+          <Link href={`/staff/${m.user_id}`} className="small">
+            Manage
+          </Link>
+        ) : (
+          m.user_id !== ws.me.id && (
+            <button
+              type="button"
+              className="link danger"
+              onClick={() => setRemoving(m)}
+              aria-label={`Remove ${m.display_name}`}
+            >
+              Remove
+            </button>
+          )
+        )}
+      </div>
+    </li>
+  );
+
+  return (
+    <div className="stack">
+      <div className="row wrap">
+        <label className="grow search-field">
+          <span className="sr-only">Search members</span>
+          <input
+            type="search"
+            placeholder="Search by name or email"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+          />
+        </label>
+        <Link href="/settings/invites">Invite people</Link>
+      </div>
+      <ErrorText error={members.error} />
+      <ErrorText error={roles.error} />
+      {!members.data && !members.error && <Spinner />}
+      {members.data && (
+        <>
+          <section className="panel">
+            <h2>
+              People <span className="muted small">{people.length}</span>
+            </h2>
+            <ul className="list member-list">{people.map(row)}</ul>
+          </section>
+          {staff.length > 0 && (
+            <section className="panel">
+              <h2>
+                AI staff <span className="muted small">{staff.length}</span>
+              </h2>
+              <ul className="list member-list">{staff.map(row)}</ul>
+            </section>
+          )}
+        </>
+      )}
+      {editing && <RolesDialog member={editing} roles={roleList} onClose={() => setEditing(null)} onSaved={reload} />}
+      {removing && (
+        <ConfirmDialog
+          title={`Remove ${removing.display_name}?`}
+          confirmLabel="Remove from the organization"
+          onClose={() => setRemoving(null)}
+          onConfirm={async () => {
+            await api("DELETE", `${ws.base}/members/${removing.user_id}`);
+            await reload();
+            toast(`${removing.display_name} was removed`);
+          }}
+        >
+          <p>
+            {removing.display_name} loses access at once, and leaves every space. Their account stays: an invite brings
+            them back.
+          </p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,172 @@
+/** Sign-up requests: accounts made through open signups, approved (with roles) or denied by a person. */
+import { useState } from "react";
+import { api } from "../../lib/api";
+import { useAction, useApi } from "../../lib/hooks";
+import { Link } from "../../lib/router";
+import { dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { ConfirmDialog } from "./dialogs";
+import { type Role, RolePicker } from "./roles";
+
+interface SignupRequest {
+  id: string;
+  user_id: string;
+  email: string;
+  display_name: string;
+  status: "pending" | "approved" | "denied";
+  created_at: string;
+  resolved_at: string | null;
+}
+
+const FILTERS = [
+  ["pending", "Pending"],
+  ["approved", "Approved"],
+  ["denied", "Denied"],
+  ["", "All"],
+] as const;
+
+function ApproveDialog({
+  request,
+  roles,
+  onClose,
+  onDone,
+}: {
+  request: SignupRequest;
+  roles: Role[];
+  onClose: () => void;
+  onDone: () => Promise<void>;
+}) {
+  const ws = useWorkspace();
+  const member = roles.find((r) => r.is_system && r.name === "Member");
+  const [value, setValue] = useState<string[]>(member ? [member.id] : []);
+  const approve = useAction(async () => {
+    await api("POST", `${ws.base}/signup-requests/${request.id}/approve`, { role_ids: value });
+    await onDone();
+    toast(`${request.display_name} can work now`);
+    onClose();
+  });
+  return (
+    <Modal title={`Approve ${request.display_name}`} onClose={onClose}>
+      <form
+        className="stack"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void approve.run();
+        }}
+      >
+        <p>
+          {request.display_name} <span className="muted">({request.email})</span> joins the organization with:
+        </p>
+        <RolePicker roles={roles} value={value} onChange={setValue} />
+        <ErrorText error={approve.error} />
+        <div className="row end">
+          <button type="button" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={approve.busy}>
+            Approve
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
+
+/** The Sign-up requests tab. */
+export function SignupsTab() {
+  const ws = useWorkspace();
+  const [status, setStatus] = useState<(typeof FILTERS)[number][0]>("pending");
+  const requests = useApi<{ signup_requests: SignupRequest[] }>(
+    `${ws.base}/signup-requests${status ? `?status=${status}` : ""}`,
+  );
+  const roles = useApi<{ roles: Role[] }>(`${ws.base}/roles`);
+  const [approving, setApproving] = useState<SignupRequest | null>(null);
+  const [denying, setDenying] = useState<SignupRequest | null>(null);
+  const done = async () => {
+    await Promise.all([requests.reload(), ws.reloadMembers()]);
+  };
+  return (
+    <div className="stack">
+      {!ws.org.open_signups_enabled && (
+        <p className="notice">
+          Open signups are off, so no new requests arrive.{" "}
+          {ws.can("org.manage") && <Link href="/settings/organization">Turn them on</Link>}
+        </p>
+      )}
+      <fieldset className="filter-chips">
+        <legend className="sr-only">Show requests</legend>
+        {FILTERS.map(([value, label]) => (
+          <button
+            key={value || "all"}
+            type="button"
+            className={status === value ? "chip active" : "chip"}
+            aria-pressed={status === value}
+            onClick={() => setStatus(value)}
+          >
+            {label}
+          </button>
+        ))}
+      </fieldset>
+      <ErrorText error={requests.error} />
+      <ErrorText error={roles.error} />
+      {!requests.data && !requests.error && <Spinner />}
+      {requests.data?.signup_requests.length === 0 && (
+        <p className="muted">{status === "pending" ? "Nobody is waiting for approval." : "No requests here."}</p>
+      )}
+      <ul className="list">
+        {requests.data?.signup_requests.map((r) => (
+          <li key={r.id} className="card signup-row">
+            <div className="grow">
+              <strong>{r.display_name}</strong> <span className="muted">{r.email}</span>
+              <br />
+              <span className="muted small" title={dateTime(r.created_at)}>
+                asked {timeAgo(r.created_at)}
+                {r.resolved_at && ` · ${r.status} ${timeAgo(r.resolved_at)}`}
+              </span>
+            </div>
+            {r.status === "pending" ? (
+              <div className="row">
+                <button
+                  type="button"
+                  className="primary"
+                  disabled={!roles.data}
+                  onClick={() => setApproving(r)}
+                  aria-label={`Approve ${r.display_name}`}
+                >
+                  Approve
+                </button>
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() => setDenying(r)}
+                  aria-label={`Deny ${r.display_name}`}
+                >
+                  Deny
+                </button>
+              </div>
+            ) : (
+              <span className={`invite-state ${r.status === "approved" ? "accepted" : "expired"}`}>{r.status}</span>
+            )}
+          </li>
+        ))}
+      </ul>
+      {approving && roles.data && (
+        <ApproveDialog request={approving} roles={roles.data.roles} onClose={() => setApproving(null)} onDone={done} />
+      )}
+      {denying && (
+        <ConfirmDialog
+          title={`Deny ${denying.display_name}?`}
+          confirmLabel="Deny"
+          onClose={() => setDenying(null)}
+          onConfirm={async () => {
+            await api("POST", `${ws.base}/signup-requests/${denying.id}/deny`);
+            await done();
+            toast(`${denying.display_name} was denied`);
+          }}
+        >
+          <p>{denying.email} can no longer sign in, and any open session ends.</p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}
