@@ -28,6 +28,7 @@ import {
 import { realtime } from "./realtime";
 import { api, space, times } from "./seed";
 import { staff } from "./staff";
+import { ui } from "./ui";
 
 const bearer = async (server: Server) => ({ Authorization: `Bearer ${await server.token()}` });
 
@@ -325,6 +326,7 @@ export const scenarios: Scenario[] = [
   tree,
   ...realtime,
   ...staff,
+  ...ui,
   startup,
   rss,
   wal,
