@@ -16,9 +16,27 @@ function NavLink({ href, children, exact = false }: { href: string; children: Re
   );
 }
 
-export function Shell({ children }: { children: ReactNode }) {
+/** The organization's name, with a dot that says whether live updates are flowing. */
+function OrgName() {
   const ws = useWorkspace();
   const status = useEventsStatus();
+  return (
+    <>
+      <Link href="/spaces" className="brand">
+        {ws.org.name}
+      </Link>
+      <span
+        className={`live-dot ${status}`}
+        title={status === "live" ? "Live" : status === "offline" ? "Offline: reconnecting" : "Connecting"}
+        role="img"
+        aria-label={`Live updates: ${status}`}
+      />
+    </>
+  );
+}
+
+export function Shell({ children }: { children: ReactNode }) {
+  const ws = useWorkspace();
   const { path } = useLocation();
   const [open, setOpen] = useState(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes on every navigation.
@@ -40,25 +58,11 @@ export function Shell({ children }: { children: ReactNode }) {
         >
           ☰
         </button>
-        <Link href="/spaces" className="brand">
-          {ws.org.name}
-        </Link>
-        <span
-          className={`live-dot ${status}`}
-          title={status === "live" ? "Live" : status === "offline" ? "Offline: reconnecting" : "Connecting"}
-          role="img"
-          aria-label={`Live updates: ${status}`}
-        />
+        <OrgName />
       </header>
       <nav className="sidebar" aria-label="Workspace">
         <div className="sidebar-org">
-          <Link href="/spaces" className="brand">
-            {ws.org.name}
-          </Link>
-          <span
-            className={`live-dot ${status}`}
-            title={status === "live" ? "Live" : status === "offline" ? "Offline: reconnecting" : "Connecting"}
-          />
+          <OrgName />
         </div>
         <NavLink href="/my-tasks">My tasks</NavLink>
         <NavLink href="/approvals">Approvals</NavLink>

@@ -1,7 +1,7 @@
 /**
  * The signed-in user's workspace: who they are, the organization (one per install), what they may do, its
  * members (people and staff) and the spaces they can see. Loaded once after sign-in; members and spaces
- * reload on demand and after the events socket reconnects.
+ * reload on demand, after the events socket reconnects and when the tab comes back into view.
  */
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
 import { api, messageOf } from "./api";
@@ -81,6 +81,15 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
     connectEvents(org?.id ?? null);
     return () => connectEvents(null);
   }, [base, org?.id, reloadMembers, reloadSpaces]);
+
+  // New spaces and members have no live event: look again whenever the tab comes back into view.
+  useEffect(() => {
+    const onVisible = () => {
+      if (document.visibilityState === "visible") void Promise.all([reloadMembers(), reloadSpaces()]).catch(() => {});
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => document.removeEventListener("visibilitychange", onVisible);
+  }, [reloadMembers, reloadSpaces]);
 
   useLiveEvents((event) => {
     if (event.type === "resync") {

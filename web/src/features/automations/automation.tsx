@@ -4,13 +4,13 @@
  */
 import { type FormEvent, useState } from "react";
 import { api } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { Link } from "../../lib/router";
 import type { Space } from "../../lib/types";
 import { dateTime, ErrorText, Modal, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { ConfirmDialog } from "../settings/dialogs";
 import { AutomationForm } from "./AutomationForm";
 import { type Automation, type AutomationStatus, automationsPath, KINDS, proposalNote, STATUSES } from "./model";
 

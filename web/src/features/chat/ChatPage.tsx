@@ -6,8 +6,10 @@
  * or never opened counts from when this browser first opened the space's chat. Counts come from a short look
  * at each room's newest messages on opening, then from live events.
  */
+
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, api, messageOf } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useLiveEvents } from "../../lib/events";
 import { useAction, useApi, useStored } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
@@ -410,28 +412,19 @@ function DeleteRoom({
   onClose: () => void;
   onDeleted: () => void;
 }) {
-  const { run, busy, error } = useAction(async () => {
-    await api("DELETE", `${base}/chat-rooms/${room.id}`);
-    onDeleted();
-    onClose();
-  });
   return (
-    <Modal title={`Delete #${room.name}`} onClose={onClose}>
-      <div className="stack">
-        <p>
-          Delete <strong>#{room.name}</strong> for everyone? Its messages, reactions and attachments are deleted for
-          good.
-        </p>
-        <ErrorText error={error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="button" className="primary danger-fill" disabled={busy} onClick={() => void run()}>
-            Delete room
-          </button>
-        </div>
-      </div>
-    </Modal>
+    <ConfirmDialog
+      title={`Delete #${room.name}`}
+      confirmLabel="Delete room"
+      onClose={onClose}
+      onConfirm={async () => {
+        await api("DELETE", `${base}/chat-rooms/${room.id}`);
+        onDeleted();
+      }}
+    >
+      <p>
+        Delete <strong>#{room.name}</strong> for everyone? Its messages, reactions and attachments are deleted for good.
+      </p>
+    </ConfirmDialog>
   );
 }

@@ -6,10 +6,12 @@
  * Scrolling: the list stays pinned to the bottom while the reader is there (new messages and images that load
  * keep it there); once they scroll up, nothing moves under them and a button offers the newest messages.
  */
+
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { api, messageOf } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useLiveEvents } from "../../lib/events";
-import { ErrorText, Modal, Spinner, toast } from "../../lib/ui";
+import { ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { Composer } from "./Composer";
 import type { Attachment, AttachmentDraft, ChatRoom, Message, MessagePage, Reaction, Thinking } from "./chat-types";
@@ -76,7 +78,6 @@ export function RoomView({
   const [newBelow, setNewBelow] = useState(0);
   const [picker, setPicker] = useState<{ messageId: string; anchor: HTMLElement } | null>(null);
   const [deleting, setDeleting] = useState<Message | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
   const [seenAtOpen] = useState(() => seenOf(room.id));
   /** The first message not seen before: the "New messages" divider goes above it. */
   const [dividerId, setDividerId] = useState<string | null>(null);
@@ -312,31 +313,16 @@ export function RoomView({
           return messageOf(err);
         }
       },
-      askDelete: (message) => {
-        setDeleteError(null);
-        setDeleting(message);
-      },
+      askDelete: (message) => setDeleting(message),
     }),
     [me, canWrite, canModerate, path],
   );
 
-  const confirmDelete = async () => {
-    const message = deleting;
-    if (!message) return;
-    try {
-      await api("DELETE", `${path}/${message.id}`);
-      setData((d) =>
-        upsertMessage(d, {
-          ...message,
-          content: "",
-          deleted_at: new Date().toISOString(),
-          updated_at: new Date().toISOString(),
-        }),
-      );
-      setDeleting(null);
-    } catch (err) {
-      setDeleteError(messageOf(err));
-    }
+  /** Deletes the message being confirmed; a refusal stays in the dialog. */
+  const deleteMessage = async (message: Message) => {
+    await api("DELETE", `${path}/${message.id}`);
+    const now = new Date().toISOString();
+    setData((d) => upsertMessage(d, { ...message, content: "", deleted_at: now, updated_at: now }));
   };
 
   const rows = useRowInfos(data.messages, dividerId);
@@ -465,21 +451,15 @@ export function RoomView({
         />
       )}
       {deleting && (
-        <Modal title="Delete message" onClose={() => setDeleting(null)}>
-          <div className="stack">
-            <p>Delete this message for everyone? This cannot be undone.</p>
-            {deleting.content && <blockquote className="delete-preview">{deleting.content.slice(0, 300)}</blockquote>}
-            <ErrorText error={deleteError} />
-            <div className="row end">
-              <button type="button" onClick={() => setDeleting(null)}>
-                Cancel
-              </button>
-              <button type="button" className="primary danger-fill" onClick={() => void confirmDelete()}>
-                Delete
-              </button>
-            </div>
-          </div>
-        </Modal>
+        <ConfirmDialog
+          title="Delete message"
+          confirmLabel="Delete"
+          onClose={() => setDeleting(null)}
+          onConfirm={() => deleteMessage(deleting)}
+        >
+          <p>Delete this message for everyone? This cannot be undone.</p>
+          {deleting.content && <blockquote className="delete-preview">{deleting.content.slice(0, 300)}</blockquote>}
+        </ConfirmDialog>
       )}
     </section>
   );

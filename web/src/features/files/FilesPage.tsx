@@ -4,8 +4,10 @@
  * files waiting for a review); a reconnect refetches it. Creating, renaming, moving, deleting, uploading and
  * downloading happen in place; a text file opens in the collaborative editor.
  */
+
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, messageOf } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useLiveEvents } from "../../lib/events";
 import { useAction, useApi, useStored } from "../../lib/hooks";
 import { navigate } from "../../lib/router";
@@ -104,39 +106,23 @@ function DeleteDialog({
   onDelete: () => Promise<void>;
   onClose: () => void;
 }) {
-  const { run, busy, error } = useAction(async () => {
-    await onDelete();
-    onClose();
-  });
   const inside = node.kind === "folder" ? countBelow(tree, node.id) : 0;
   return (
-    <Modal title={`Delete ${node.name}?`} onClose={onClose}>
-      <div className="stack">
-        <p>
-          {node.kind === "folder" ? (
-            <>
-              The folder <strong>{node.name}</strong>
-              {inside > 0 ? ` and the ${inside} ${inside === 1 ? "item" : "items"} inside it` : ""} will be deleted for
-              everyone in this space.
-            </>
-          ) : (
-            <>
-              <strong>{node.name}</strong> will be deleted for everyone in this space; anyone editing it is
-              disconnected.
-            </>
-          )}
-        </p>
-        <ErrorText error={error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="button" className="primary danger-fill" disabled={busy} onClick={() => void run()}>
-            Delete
-          </button>
-        </div>
-      </div>
-    </Modal>
+    <ConfirmDialog title={`Delete ${node.name}?`} confirmLabel="Delete" onConfirm={onDelete} onClose={onClose}>
+      <p>
+        {node.kind === "folder" ? (
+          <>
+            The folder <strong>{node.name}</strong>
+            {inside > 0 ? ` and the ${inside} ${inside === 1 ? "item" : "items"} inside it` : ""} will be deleted for
+            everyone in this space.
+          </>
+        ) : (
+          <>
+            <strong>{node.name}</strong> will be deleted for everyone in this space; anyone editing it is disconnected.
+          </>
+        )}
+      </p>
+    </ConfirmDialog>
   );
 }
 

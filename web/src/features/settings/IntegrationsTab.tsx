@@ -4,11 +4,11 @@
  */
 import { type FormEvent, useState } from "react";
 import { api } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { dateTime, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import type { Integration } from "../staff/model";
-import { ConfirmDialog } from "./dialogs";
 
 const PROVIDERS = [
   {

@@ -4,10 +4,10 @@
  */
 import { type FormEvent, useEffect, useState } from "react";
 import { api } from "../../lib/api";
+import { ConfirmDialog, ShownOnce } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { dateTime, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { ConfirmDialog, ShownOnce } from "./dialogs";
 import { type Role, RolePicker, roleNames } from "./roles";
 
 interface Invite {

@@ -1,12 +1,12 @@
 /** Members: who is in the organization with which roles; changing roles and removing people. */
 import { useState } from "react";
 import { api } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { Link } from "../../lib/router";
 import type { Member } from "../../lib/types";
 import { Avatar, dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { ConfirmDialog } from "./dialogs";
 import { type Role, RolePicker, roleNames } from "./roles";
 
 function RolesDialog({

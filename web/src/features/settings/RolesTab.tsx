@@ -1,10 +1,10 @@
 /** Roles: the system roles and custom ones, each a set of the seven permissions. */
 import { type FormEvent, useState } from "react";
 import { api } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { ErrorText, Modal, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { ConfirmDialog } from "./dialogs";
 import { PERMISSIONS, type Role } from "./roles";
 
 /** Creates a role (`role` absent) or edits one; the Owner's permissions and system names are fixed. */

@@ -1,11 +1,11 @@
 /** Sign-up requests: accounts made through open signups, approved (with roles) or denied by a person. */
 import { useState } from "react";
 import { api } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { Link } from "../../lib/router";
 import { dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { ConfirmDialog } from "./dialogs";
 import { type Role, RolePicker } from "./roles";
 
 interface SignupRequest {

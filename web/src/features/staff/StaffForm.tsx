@@ -5,10 +5,10 @@
  */
 import { type FormEvent, useState } from "react";
 import { api } from "../../lib/api";
+import { ShownOnce } from "../../lib/dialogs";
 import { useAction } from "../../lib/hooks";
 import { ErrorText, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { ShownOnce } from "../settings/dialogs";
 import { DEFAULT_MODEL, PROVIDERS, type ServiceAccount } from "./model";
 
 type Provider = ServiceAccount["provider"];

@@ -5,12 +5,12 @@
  */
 import { useState } from "react";
 import { api } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useLiveEvents } from "../../lib/events";
 import { useApi } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
 import { Avatar, dateTime, Empty, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { ConfirmDialog } from "../settings/dialogs";
 import { ActivityFeed } from "./Activity";
 import { type Integration, PROVIDERS, type ServiceAccount } from "./model";
 import { CreateStaff, EditStaff } from "./StaffForm";

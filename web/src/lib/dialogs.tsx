@@ -1,10 +1,10 @@
 /**
- * Dialogs the admin screens share: confirming a destructive action, and a secret (a staff token, an invite
+ * Dialogs screens share: confirming a destructive action, and a secret (a staff token, an invite
  * link) that the server shows exactly once.
  */
 import { type ReactNode, useId } from "react";
-import { useAction } from "../../lib/hooks";
-import { copy, ErrorText, Modal } from "../../lib/ui";
+import { useAction } from "./hooks";
+import { copy, ErrorText, Modal } from "./ui";
 
 /**
  * Asks before something that cannot be undone. `onConfirm` runs the action; its error stays in the dialog in
