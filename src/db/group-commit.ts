@@ -19,11 +19,15 @@ export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
   /** Prepared once: `exec` would compile each of these anew for every write. */
+  private readonly begin;
+  private readonly commit;
   private readonly savepoint;
   private readonly release;
   private readonly rollbackTo;
 
   constructor(private readonly sqlite: Database) {
+    this.begin = sqlite.prepare("BEGIN IMMEDIATE");
+    this.commit = sqlite.prepare("COMMIT");
     this.savepoint = sqlite.prepare("SAVEPOINT job");
     this.release = sqlite.prepare("RELEASE job");
     this.rollbackTo = sqlite.prepare("ROLLBACK TO job");
@@ -46,7 +50,7 @@ export class GroupCommit {
     this.scheduled = false;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     try {
-      this.sqlite.exec("BEGIN IMMEDIATE");
+      this.begin.run();
     } catch (error) {
       for (const job of jobs) job.reject(error);
       return;
@@ -64,7 +68,7 @@ export class GroupCommit {
           outcomes.push({ ok: false, value: error });
         }
       }
-      this.sqlite.exec("COMMIT");
+      this.commit.run();
     } catch (error) {
       // The commit itself failed (disk full, I/O error): nothing of this batch was stored.
       if (this.sqlite.inTransaction) this.sqlite.exec("ROLLBACK");

@@ -61,6 +61,7 @@ export class JobRunner {
   private readonly retryBaseMs: number;
   private timer: ReturnType<typeof setInterval> | null = null;
   private filling = false;
+  private waking = false;
   private stopped = true;
 
   constructor(
@@ -100,9 +101,17 @@ export class JobRunner {
     for (const controller of this.running.values()) controller.abort();
   }
 
-  /** Something was queued: look now rather than at the next poll. */
+  /**
+   * Something was queued: look now rather than at the next poll. With every worker busy there is nothing to do:
+   * the next one to finish looks at the queue (posts that mention staff in a burst skip a turn of the loop each).
+   */
   wake(): void {
-    if (!this.stopped) setImmediate(() => this.fill());
+    if (this.stopped || this.waking || this.running.size >= this.options.concurrency) return;
+    this.waking = true;
+    setImmediate(() => {
+      this.waking = false;
+      this.fill();
+    });
   }
 
   /** Writes only when there is something to do: an idle server reads one index a second. */

@@ -44,6 +44,10 @@ export const chatMessages = sqliteTable(
   ],
 );
 
+/**
+ * Stored WITHOUT ROWID (migration 0005, by hand: drizzle cannot declare it), so a reaction is one B-tree insert
+ * fewer; a drizzle-kit migration that recreates this table must add it again.
+ */
 export const chatReactions = sqliteTable(
   "chat_reactions",
   {
