@@ -108,13 +108,15 @@ export async function signedInPage(
   return { context, page };
 }
 
+let shotsDir: string | undefined;
+
 /**
  * Saves a screenshot of `page`: into docs/screenshots when UPDATE_SCREENSHOTS=1 (to refresh the README's
  * pictures), else into a temp dir, so every run still renders the screen.
  */
 export async function screenshot(page: Page, name: string): Promise<string> {
-  const dir =
-    process.env.UPDATE_SCREENSHOTS === "1" ? join(ROOT, "docs", "screenshots") : join(tempDir("tandem-shots-"));
+  shotsDir ??= process.env.UPDATE_SCREENSHOTS === "1" ? join(ROOT, "docs", "screenshots") : tempDir("tandem-shots-");
+  const dir = shotsDir;
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${name}.png`);
   await page.screenshot({ path });
