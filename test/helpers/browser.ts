@@ -11,12 +11,12 @@ import { type Org, setupOrg } from "./factories";
 import { client } from "./http";
 import { BINARY, ROOT, spawnServer, type TestServer, tempDir } from "./server";
 
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 /** Without a color emoji font, reactions and the 💭 render as empty boxes in screenshots. */
 const EMOJI_FONT = "/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf";
 
 /** Installs Debian's Chromium (and a color emoji font) when they are not there yet. */
-export function ensureChromium(): void {
+function ensureChromium(): void {
   if (existsSync(CHROMIUM) && existsSync(EMOJI_FONT)) return;
   const run = (args: string[]) => {
     const command = process.getuid?.() === 0 ? args : ["sudo", "-n", ...args];

@@ -11,6 +11,20 @@ export function ErrorText({ error }: { error: string | null | undefined }) {
   );
 }
 
+/** The end of a dialog's form: Cancel, and the submit button (disabled while its action runs). */
+export function FormButtons({ onCancel, label, disabled }: { onCancel: () => void; label: string; disabled: boolean }) {
+  return (
+    <div className="row end">
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+      <button type="submit" className="primary" disabled={disabled}>
+        {label}
+      </button>
+    </div>
+  );
+}
+
 export function Spinner({ label = "Loading…" }: { label?: string }) {
   return (
     <p className="muted" aria-busy="true">

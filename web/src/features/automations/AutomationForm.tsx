@@ -5,7 +5,7 @@
 import { type FormEvent, useId, useState } from "react";
 import { api } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
-import { ErrorText, Modal, toast } from "../../lib/ui";
+import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { type Automation, type AutomationKind, automationsPath, KINDS, STATUSES } from "./model";
 
@@ -188,14 +188,7 @@ export function AutomationForm({
           )}
         </fieldset>
         <ErrorText error={save.error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={save.busy}>
-            {automation ? "Save" : "Create automation"}
-          </button>
-        </div>
+        <FormButtons onCancel={onClose} disabled={save.busy} label={automation ? "Save" : "Create automation"} />
       </form>
     </Modal>
   );

@@ -14,7 +14,7 @@ import { useLiveEvents } from "../../lib/events";
 import { useAction, useApi, useStored } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
 import type { Space } from "../../lib/types";
-import { Empty, ErrorText, Modal, Spinner, toast } from "../../lib/ui";
+import { Empty, ErrorText, FormButtons, Modal, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import type { ChatRoom, Message, MessagePage, ReplyEvent, Thinking } from "./chat-types";
 import { PlusIcon } from "./icons";
@@ -388,14 +388,7 @@ function CreateRoom({
           <input name="name" required maxLength={80} autoComplete="off" placeholder="e.g. design" />
         </label>
         <ErrorText error={error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy}>
-            Create room
-          </button>
-        </div>
+        <FormButtons onCancel={onClose} disabled={busy} label="Create room" />
       </form>
     </Modal>
   );

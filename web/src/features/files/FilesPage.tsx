@@ -12,7 +12,7 @@ import { useLiveEvents } from "../../lib/events";
 import { useAction, useApi, useStored } from "../../lib/hooks";
 import { navigate } from "../../lib/router";
 import type { FileNode, Space } from "../../lib/types";
-import { dateTime, Empty, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
+import { dateTime, Empty, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { FileMenu, type MenuItem } from "./FileMenu";
 import { type Draft, FileTree, type TreeActions } from "./FileTree";
@@ -82,14 +82,7 @@ function MoveDialog({
           </select>
         </label>
         <ErrorText error={error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy}>
-            Move
-          </button>
-        </div>
+        <FormButtons onCancel={onClose} disabled={busy} label="Move" />
       </form>
     </Modal>
   );

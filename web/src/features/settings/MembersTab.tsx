@@ -5,7 +5,7 @@ import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { Link } from "../../lib/router";
 import type { Member } from "../../lib/types";
-import { Avatar, dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
+import { Avatar, dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { type Role, RolePicker, roleNames } from "./roles";
 
@@ -44,14 +44,7 @@ function RolesDialog({
           </p>
         )}
         <ErrorText error={save.error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={save.busy}>
-            Save roles
-          </button>
-        </div>
+        <FormButtons onCancel={onClose} disabled={save.busy} label="Save roles" />
       </form>
     </Modal>
   );

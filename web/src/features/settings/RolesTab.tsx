@@ -3,7 +3,7 @@ import { type FormEvent, useState } from "react";
 import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
-import { ErrorText, Modal, Spinner, toast } from "../../lib/ui";
+import { ErrorText, FormButtons, Modal, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { PERMISSIONS, type Role } from "./roles";
 
@@ -65,14 +65,7 @@ function RoleDialog({ role, onClose, onSaved }: { role?: Role; onClose: () => vo
           ))}
         </fieldset>
         <ErrorText error={save.error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={save.busy || owner}>
-            {role ? "Save role" : "Create role"}
-          </button>
-        </div>
+        <FormButtons onCancel={onClose} disabled={save.busy || owner} label={role ? "Save role" : "Create role"} />
       </form>
     </Modal>
   );

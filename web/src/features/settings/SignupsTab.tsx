@@ -4,7 +4,7 @@ import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { Link } from "../../lib/router";
-import { dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
+import { dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { type Role, RolePicker } from "./roles";
 
@@ -59,14 +59,7 @@ function ApproveDialog({
         </p>
         <RolePicker roles={roles} value={value} onChange={setValue} />
         <ErrorText error={approve.error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={approve.busy}>
-            Approve
-          </button>
-        </div>
+        <FormButtons onCancel={onClose} disabled={approve.busy} label="Approve" />
       </form>
     </Modal>
   );

@@ -4,7 +4,7 @@ import { api } from "../../lib/api";
 import { useAction, useApi } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
 import type { Space } from "../../lib/types";
-import { Empty, ErrorText, Modal, Spinner } from "../../lib/ui";
+import { Empty, ErrorText, FormButtons, Modal, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AutomationsPage } from "../automations/AutomationsPage";
 import { BoardPage } from "../board/BoardPage";
@@ -43,14 +43,7 @@ function CreateSpace({ onClose }: { onClose: () => void }) {
         <label className="check">
           <input type="checkbox" name="private" /> Private: only people I add can see it
         </label>
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy}>
-            Create space
-          </button>
-        </div>
+        <FormButtons onCancel={onClose} disabled={busy} label="Create space" />
         <ErrorText error={error} />
       </form>
     </Modal>

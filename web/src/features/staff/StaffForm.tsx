@@ -7,7 +7,7 @@ import { type FormEvent, useState } from "react";
 import { api } from "../../lib/api";
 import { ShownOnce } from "../../lib/dialogs";
 import { useAction } from "../../lib/hooks";
-import { ErrorText, Modal, toast } from "../../lib/ui";
+import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { DEFAULT_MODEL, PROVIDERS, type ServiceAccount } from "./model";
 
@@ -176,14 +176,7 @@ export function CreateStaff({ onClose, onCreated }: { onClose: () => void; onCre
       <form className="stack" onSubmit={submit}>
         <Fields provider={provider} setProvider={setProvider} />
         <ErrorText error={create.error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={create.busy}>
-            Create staff member
-          </button>
-        </div>
+        <FormButtons onCancel={onClose} disabled={create.busy} label="Create staff member" />
       </form>
     </Modal>
   );
