@@ -85,7 +85,12 @@ export async function signedInPage(
   server: TestServer,
   who: { email: string; password: string },
   path = "/spaces",
-  options: { viewport?: { width: number; height: number }; colorScheme?: "light" | "dark" } = {},
+  options: {
+    viewport?: { width: number; height: number };
+    colorScheme?: "light" | "dark";
+    /** Runs on the new page before it opens `path` (to route its requests, say). */
+    setup?: (page: Page) => Promise<unknown>;
+  } = {},
 ): Promise<{ context: BrowserContext; page: Page }> {
   const login = await client(server.url).post("/api/v1/auth/login", { email: who.email, password: who.password });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
@@ -104,6 +109,7 @@ export async function signedInPage(
     if (!localStorage.getItem("tandem.session")) localStorage.setItem("tandem.session", value);
   }, session);
   const page = await context.newPage();
+  await options.setup?.(page);
   await page.goto(path);
   return { context, page };
 }

@@ -340,6 +340,37 @@ describe("rooms", () => {
     await maya.waitForURL(new RegExp(`/chat/${generalId}$`));
   });
 
+  it("shows a room and a message made after the page loaded but before its events socket opened", async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { context, page: maya } = await signedInPage(
+      browser,
+      server,
+      member,
+      `/spaces/${spaceId}/chat/${generalId}`,
+      {
+        setup: (page) =>
+          page.routeWebSocket(/\/ws\?token=/, async (socket) => {
+            await held;
+            socket.connectToServer();
+          }),
+      },
+    );
+    contexts.push(context);
+    await messageList(maya).waitFor();
+    const roomId = await newRoom("late-news");
+    await say(generalId, "Said while the socket was still connecting");
+    release();
+    await maya
+      .getByRole("navigation", { name: "Rooms" })
+      .getByRole("link", { name: /late-news/ })
+      .waitFor();
+    await message(maya, "Said while the socket was still connecting").waitFor();
+    await org.owner.api.delete(`${spacePath()}/chat-rooms/${roomId}`);
+  });
+
   it("works on a phone (in dark mode): the room list opens from the room's header", async () => {
     const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`, true);
     await messageList(owner).waitFor();

@@ -1,6 +1,8 @@
 /**
- * The organization's live-events socket: one per tab, reconnecting with backoff and a fresh token. After a
- * reconnect it emits `resync`, because events sent while it was away are gone: views refetch what they show.
+ * The organization's live-events socket: one per tab, reconnecting with backoff and a fresh token. Each time it
+ * opens it emits `resync`, because events sent before that are gone: views refetch what they show. That holds
+ * for the first connection too, since a view may have loaded before the socket was there to hear a change.
+ * The payload says which: `{ reconnected: false }` on the first connection, `true` after a reconnect.
  */
 import { useEffect, useRef, useSyncExternalStore } from "react";
 import { accessToken } from "./api";
@@ -47,7 +49,7 @@ async function connect(): Promise<void> {
   ws.onopen = () => {
     attempt = 0;
     setStatus("live");
-    if (everConnected) emit({ type: "resync", organization_id: org, space_id: null, payload: null });
+    emit({ type: "resync", organization_id: org, space_id: null, payload: { reconnected: everConnected } });
     everConnected = true;
   };
   ws.onmessage = (message) => {

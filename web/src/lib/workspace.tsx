@@ -91,8 +91,10 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
     return () => document.removeEventListener("visibilitychange", onVisible);
   }, [reloadMembers, reloadSpaces]);
 
+  // Loaded above while the socket first connects; what it holds has no live event, so only a reconnect (after
+  // a while away) is worth a second look.
   useLiveEvents((event) => {
-    if (event.type === "resync") {
+    if (event.type === "resync" && event.payload?.reconnected) {
       void Promise.all([reloadMembers(), reloadSpaces(), reloadMe()]).catch(() => {});
     }
   });
