@@ -6,6 +6,7 @@
 import { type Db, prepared } from "../db/client";
 import { insertRow } from "../db/prepared";
 import { jobs } from "../db/schema";
+import { nextStamp } from "../lib/ids";
 
 export type JobRow = typeof jobs.$inferSelect;
 
@@ -67,9 +68,19 @@ export class JobsStore {
     this.db.$client.query("UPDATE jobs SET payload = $payload, updated_at = $now WHERE id = $id AND lease = $lease"),
   );
 
-  /** Queues a job; call inside the transaction of the write that causes it. */
+  /** The newest `created_at` given to a job by this process. */
+  private latestCreatedAt: number | undefined;
+
+  /**
+   * Queues a job; call inside the transaction of the write that causes it. Each job gets a `created_at` of its
+   * own (a millisecond after the last when several come at once), so the staff activity, which pages by that
+   * time, never has two entries on one instant to skip at a page boundary. A restart takes longer than any
+   * burst runs ahead of the clock, so the last stamp need not be read back from the table.
+   */
   enqueue(row: JobRow): void {
-    this.insertJob().run(row);
+    const createdAt = nextStamp(this.latestCreatedAt, row.createdAt);
+    this.latestCreatedAt = createdAt;
+    this.insertJob().run(createdAt === row.createdAt ? row : { ...row, createdAt });
   }
 
   /** The oldest due queued job, now running under `lease` until `until`. */

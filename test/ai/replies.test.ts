@@ -1003,6 +1003,24 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(everything.some((a) => a.space_id === hidden)).toBe(false);
       expect(everything.length).toBeGreaterThan(0);
     });
+
+    it("pages by before without skipping entries queued by one message: each has a time of its own", async () => {
+      const kit = await addStaff(w.org, { name: "Kit" });
+      const lou = await addStaff(w.org, { name: "Lou" });
+      const source = await say(w, "@Kit and @Lou, both of you please");
+      const both = await settled(w, "source_message_id", source.id, 2);
+      expect(new Set(both.map((a) => a.staff_user_id))).toEqual(new Set([kit.account.user_id, lou.account.user_id]));
+      expect(both[0].created_at).not.toBe(both[1].created_at);
+
+      const page = async (query: string) => {
+        const res = await w.org.owner.api.get(`/api/v1/organizations/${w.org.id}/staff-activity?limit=1${query}`);
+        expect(res.status).toBe(200);
+        return res.body.activity as any[];
+      };
+      const [newest] = await page("");
+      const [next] = await page(`&before=${encodeURIComponent(newest.created_at)}`);
+      expect([newest.job_id, next.job_id].sort()).toEqual(both.map((a) => a.job_id).sort());
+    });
   });
 });
 
