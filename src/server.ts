@@ -53,8 +53,9 @@ export async function startServer(
   app.listen({
     hostname: config.host,
     port: config.port,
-    // JSON routes cap themselves at 1 MiB; uploads stream up to their own limit.
-    maxRequestBodySize: config.maxUploadBytes + 1024 * 1024,
+    // Every route caps its own body (JSON at 1 MiB, uploads at TANDEM_MAX_UPLOAD_BYTES, both read as they
+    // stream) and answers 413 in the API's shape; the runtime's own cap would answer 413 with no body at all.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
   });
   const port = app.server?.port ?? config.port;
   // Staff replies queued before a restart resume here, once the server answers.

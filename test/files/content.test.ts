@@ -438,3 +438,48 @@ describe("content response headers", () => {
     }
   });
 });
+
+describe("the upload limit (TANDEM_MAX_UPLOAD_BYTES)", () => {
+  const LIMIT = 64 * 1024;
+  let small: TestServer;
+  let owner: Org["owner"];
+  let base: string;
+
+  beforeAll(async () => {
+    small = await startTestServer({ env: { TANDEM_MAX_UPLOAD_BYTES: String(LIMIT) } });
+    const smallOrg = await setupOrg(small);
+    owner = smallOrg.owner;
+    const space = await owner.api.post(`/api/v1/organizations/${smallOrg.id}/spaces`, { name: "Limits" });
+    base = `/api/v1/organizations/${smallOrg.id}/spaces/${space.body.id}/files`;
+  });
+  afterAll(() => small.stop());
+
+  const send = async (bytes: number, name: string) => {
+    const form = new FormData();
+    form.append("file", new Blob([randomBytes(bytes)]), name);
+    const res = await fetch(`${small.url}${base}/upload`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${owner.token}` },
+      body: form,
+    });
+    return { status: res.status, body: await res.text() };
+  };
+
+  it("takes a file of exactly the limit and refuses one byte more with 413 file too large, storing nothing", async () => {
+    expect((await send(LIMIT, "fits.bin")).status).toBe(201);
+    expect(await send(LIMIT + 1, "over.bin")).toEqual({ status: 413, body: '{"error":"file too large"}' });
+    const tree = await owner.api.get(`${base}/tree`);
+    expect(JSON.stringify(tree.body)).not.toContain("over.bin");
+  });
+
+  it("answers far larger bodies in the API's shape too: 413 file too large, and request body too large on JSON", async () => {
+    expect(await send(3 * 1024 * 1024, "huge.bin")).toEqual({ status: 413, body: '{"error":"file too large"}' });
+    const json = await fetch(`${small.url}/api/v1/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "a@b.co", password: "x".repeat(3 * 1024 * 1024) }),
+    });
+    expect(json.status).toBe(413);
+    expect(await json.json()).toEqual({ error: "request body too large" });
+  });
+});
