@@ -68,6 +68,22 @@ export function isSafeString(s: string): boolean {
 }
 
 /**
+ * How deep a body's arrays and objects may nest. No route needs more than a few levels; the validator and
+ * every walk over a body recurse, and a body of 40,000 nested arrays (80 KB) would overflow the stack.
+ */
+const MAX_DEPTH = 64;
+
+/** True when `value` (an object or array) holds containers more than `levels` deep; recurses at most that far. */
+function nestedBeyond(value: object, levels: number): boolean {
+  if (levels === 0) return true;
+  const inner = Array.isArray(value) ? value : Object.values(value);
+  for (const item of inner) {
+    if (item !== null && typeof item === "object" && nestedBeyond(item, levels - 1)) return true;
+  }
+  return false;
+}
+
+/**
  * Parses a JSON body. An empty body is `undefined` whatever its content type (routes without a body accept
  * it); a non-empty one must be declared JSON and be valid JSON.
  */
@@ -84,6 +100,9 @@ export async function parseJsonBody(request: Request, maxBytes: number): Promise
     value = JSON.parse(text);
   } catch {
     throw invalid("invalid json");
+  }
+  if (value !== null && typeof value === "object" && nestedBeyond(value, MAX_DEPTH)) {
+    throw invalid(`body nested too deeply (at most ${MAX_DEPTH} levels)`);
   }
   // Strict UTF-8 cannot hold a lone surrogate and JSON.parse refuses a raw NUL: only a `\u` escape can bring
   // either in, so the walk is needed only when the text has one.

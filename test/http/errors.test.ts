@@ -76,6 +76,26 @@ describe("error responses", () => {
     expect(await chunked.json()).toEqual({ error: "request body too large" });
   });
 
+  it("answers 400 for a body nested more than 64 levels deep, however deep (never a 500)", async () => {
+    const nested = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+    for (const body of [
+      nested(65),
+      nested(40_000),
+      `{"email":"a@b.co","password":${nested(100_000)}}`,
+      `{"email":"\\u0041","password":${nested(70)}}`,
+    ]) {
+      const res = await login(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "body nested too deeply (at most 64 levels)" });
+    }
+    const deepButAllowed = await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, {
+      name: "Deep",
+      description: JSON.parse(nested(63)), // 64 levels with the body itself
+    });
+    expect(deepButAllowed.status).toBe(400);
+    expect(deepButAllowed.body).toEqual({ error: "description: must be a string" });
+  });
+
   it("answers 400 naming the field for a missing or mistyped field, never 422", async () => {
     let res = await login(JSON.stringify({ email: "a@b.co" }));
     expect(res.status).toBe(400);
