@@ -11,6 +11,16 @@ export const timestampOut = z.string().meta({ format: "date-time" });
 /** A UUID in a request body. */
 export const uuidIn = z.uuid();
 
+/**
+ * A page size in a query string: decimal digits, at least 1. Any larger number, however many digits, stands
+ * for the route's maximum (clamped where the page is read); anything else is `invalid limit`.
+ */
+export const limitIn = z
+  .string({ error: "invalid limit" })
+  .regex(/^[0-9]+$/, { error: "invalid limit" })
+  .transform(Number)
+  .refine((n) => n >= 1, { error: "invalid limit" });
+
 /** An email address, trimmed and lower-cased. */
 export const emailIn = z.string().trim().toLowerCase().max(254).email();
 

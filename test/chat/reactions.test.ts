@@ -98,11 +98,16 @@ describe("POST .../messages/{messageId}/reactions", () => {
     });
   }
 
-  it("refuses an emoji that is not a string with a 400 naming the field", async () => {
+  it("refuses an emoji that is not a string, or is null, or a long string, with the same message", async () => {
     const m = await newMessage();
-    const res = await member.api.post(m.reactions, { emoji: 5 });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toStartWith("emoji: ");
+    for (const emoji of [5, null, true, ["👍"], "x".repeat(1000), "👍".repeat(40)]) {
+      const res = await member.api.post(m.reactions, { emoji });
+      expect({ emoji, status: res.status, body: res.body }).toEqual({
+        emoji,
+        status: 400,
+        body: { error: "emoji must be a single emoji" },
+      });
+    }
     expect(await reactionsOf(m.id)).toEqual([]);
   });
 

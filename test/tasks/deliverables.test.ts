@@ -275,12 +275,13 @@ describe("POST|GET .../tasks/{taskId}/deliverables", () => {
     }
   });
 
-  it("answers 400 for a folder: the Deliverables folder itself or one inside it", async () => {
+  it("answers 400 file_node_id: must be a file, not a folder for the Deliverables folder or one inside it", async () => {
     const inside = await folder(s, "Drafts", root.id);
-    for (const node of [root, inside]) {
+    const elsewhere = await folder(s, "Elsewhere");
+    for (const node of [root, inside, elsewhere]) {
       const res = await link(s, taskId, node.id);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual(OUTSIDE);
+      expect(res.body).toEqual({ error: "file_node_id: must be a file, not a folder" });
     }
   });
 

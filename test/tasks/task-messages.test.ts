@@ -184,7 +184,7 @@ describe("GET .../tasks/{taskId}/messages", () => {
     });
 
     it("clamps a limit above 200 to 200", async () => {
-      for (const limit of [201, 500, 1000000]) {
+      for (const limit of [201, 500, 1000000, "9007199254740993", "99999999999999999999999"]) {
         const res = await list(path, `?limit=${limit}`);
         expect(res.status).toBe(200);
         expect(res.body.messages).toHaveLength(200);
@@ -193,7 +193,7 @@ describe("GET .../tasks/{taskId}/messages", () => {
     });
 
     it("answers 400 invalid limit for 0, a negative number or something not a whole number", async () => {
-      for (const limit of ["0", "-1", "abc", "1.5", ""]) {
+      for (const limit of ["0", "-1", "abc", "1.5", "", "0x10", "1e2", "+5", "%2010", "300.0"]) {
         const res = await list(path, `?limit=${limit}`);
         expect({ limit, status: res.status, body: res.body }).toEqual({
           limit,

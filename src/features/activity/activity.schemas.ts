@@ -1,14 +1,10 @@
 /** The staff activity log: what each reply job did (issue scope "Transparency"). */
 import { z } from "zod";
-import { timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { limitIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
 
 export const activityQuery = z.object({
   staff_user_id: uuidIn.optional(),
-  limit: z.coerce
-    .number({ error: "invalid limit" })
-    .int({ error: "invalid limit" })
-    .min(1, { error: "invalid limit" })
-    .optional(),
+  limit: limitIn.optional(),
   before: z.iso.datetime({ offset: true, error: "invalid before" }).optional(),
 });
 export type ActivityQuery = z.infer<typeof activityQuery>;

@@ -56,5 +56,10 @@ export const postMessageIn = z.object({
   attachments: z.array(attachmentIn).max(20).optional(),
 });
 export const editMessageIn = z.object({ content: z.string().max(40_000) });
-export const reactIn = z.object({ emoji: z.string().max(64).optional() });
-export const unreactQuery = z.object({ emoji: z.string().max(64).optional() });
+/** Whatever is not one emoji (a number, null, a long string) gets the one message of contract §4. */
+const emojiIn = z
+  .string({ error: "emoji must be a single emoji" })
+  .max(64, { error: "emoji must be a single emoji" })
+  .optional();
+export const reactIn = z.object({ emoji: emojiIn });
+export const unreactQuery = z.object({ emoji: emojiIn });

@@ -368,9 +368,9 @@ export class FilesService {
   /** A live file (not folder) somewhere below the `Deliverables` root folder. */
   deliverableFile(actor: SpaceActor, id: string): NodeRow {
     const node = this.node(actor, id);
+    if (node.kind !== "file") throw invalid("file_node_id: must be a file, not a folder");
     const root = this.store.rootFolderNamed(actor.space.id, DELIVERABLES);
-    const ancestry = this.store.ancestry(node.id);
-    if (node.kind !== "file" || !root || !ancestry.slice(1).includes(root.id)) {
+    if (!root || !this.store.ancestry(node.id).slice(1).includes(root.id)) {
       throw invalid("file must be under the Deliverables folder");
     }
     return node;

@@ -1,6 +1,6 @@
 /** Request and response schemas of tasks, task messages and deliverables. */
 import { z } from "zod";
-import { timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { limitIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
 
 export const taskOut = z.object({
   id: uuidOut,
@@ -77,11 +77,7 @@ export type PatchTaskIn = z.infer<typeof patchTaskIn>;
 
 /** `limit` (default 50, above 200 means 200) and `before` of a message listing. */
 export const pageQuery = z.object({
-  limit: z.coerce
-    .number({ error: "invalid limit" })
-    .int({ error: "invalid limit" })
-    .min(1, { error: "invalid limit" })
-    .optional(),
+  limit: limitIn.optional(),
   before: z.iso.datetime({ offset: true, error: "invalid before" }).optional(),
 });
 export type PageQuery = z.infer<typeof pageQuery>;
