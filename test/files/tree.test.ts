@@ -271,6 +271,13 @@ describe("GET .../files", () => {
     }
   });
 
+  it("answers 400 parentId: not a folder when parentId names a file", async () => {
+    const file = await textFile("not-a-parent.txt", (await sandbox()).id);
+    const res = await member.api.get(`${files}?parentId=${file.id}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "parentId: not a folder" });
+  });
+
   it("searches names with q: case-insensitive substring among the parent's children", async () => {
     const parent = await sandbox();
     const sub = await folder("Quarterly", parent.id);

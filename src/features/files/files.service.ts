@@ -399,9 +399,10 @@ export class FilesService {
     return node;
   }
 
+  /** The folder a listing names in its `parentId` query parameter. */
   private folder(actor: SpaceActor, id: string): NodeRow {
     const node = this.node(actor, id);
-    if (node.kind !== "folder") throw invalid("parent_id: not a folder");
+    if (node.kind !== "folder") throw invalid("parentId: not a folder");
     return node;
   }
 
