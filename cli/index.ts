@@ -16,7 +16,9 @@ function buildProgram(): Command {
     .description("Tandem: a workspace where people and AI staff work side by side")
     .version(BUILD.version, "-V, --version-number")
     .exitOverride()
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    // Commander's own one-line errors (an unknown option, a missing argument) read like ours.
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, "tandem: ")) });
   serveCommand(program);
   setupCommand(program);
   keygenCommand(program);
@@ -55,6 +57,12 @@ function reason(error: unknown): string {
 
 /** Runs the CLI with `argv` (as `process.argv`). */
 export async function runCli(argv: string[]): Promise<void> {
+  if (argv.length <= 2) {
+    process.stderr.write(
+      "tandem: needs a command: serve, setup, users, provisioning, backup, restore, keygen or version\n",
+    );
+    process.exit(1);
+  }
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

@@ -262,6 +262,21 @@ describe("POST .../automations by a service account", () => {
     expect(res.body).toEqual({ error: "service accounts cannot set oauth_token" });
     expect(seen(await member.api.get(automations())).body.automations.length).toBe(before);
   });
+
+  it("gets the same 403 whatever the oauth_token's value: null, empty, a number, on create and PATCH", async () => {
+    const a = await proposed();
+    for (const oauth_token of [null, "", 5, { a: 1 }, "x".repeat(9000)]) {
+      const created = await staff.api.post(automations(), { name: unique("Token"), kind: "webhook", oauth_token });
+      const patched = await staff.api.patch(one(a.id), { oauth_token });
+      for (const res of [created, patched]) {
+        expect({ oauth_token, status: res.status, body: res.body }).toEqual({
+          oauth_token,
+          status: 403,
+          body: { error: "service accounts cannot set oauth_token" },
+        });
+      }
+    }
+  });
 });
 
 describe("oauth_token is write-only", () => {
@@ -308,10 +323,16 @@ describe("oauth_token is write-only", () => {
     expect(res.body).toEqual({ error: "service accounts cannot set oauth_token" });
   });
 
-  it("refuses an empty oauth_token with 400", async () => {
-    const res = await member.api.post(automations(), { name: unique("E"), kind: "webhook", oauth_token: "" });
-    expect(res.status).toBe(400);
-    expect(res.body.error).toStartWith("oauth_token:");
+  it("refuses an empty, mistyped or overlong oauth_token from a person with 400 naming the field", async () => {
+    for (const [oauth_token, error] of [
+      ["", "oauth_token: must not be empty"],
+      [null, "oauth_token: must be a string"],
+      [5, "oauth_token: must be a string"],
+      ["x".repeat(8193), "oauth_token: must be at most 8192 characters"],
+    ] as const) {
+      const res = await member.api.post(automations(), { name: unique("E"), kind: "webhook", oauth_token });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error } });
+    }
   });
 
   it("cannot be set by a service account through PATCH either", async () => {

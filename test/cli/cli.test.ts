@@ -693,6 +693,23 @@ describe("command groups", () => {
   });
 });
 
+describe("mistakes on the command line", () => {
+  it("exits 1 with one line naming the commands when given none", async () => {
+    const line = expectOneLineFailure(await runCli([]));
+    expect(line).toStartWith("tandem: needs a command: serve, setup");
+  });
+
+  it("exits 1 with one line, in Tandem's words, for an unknown command or option or a missing option", async () => {
+    for (const [args, text] of [
+      [["nope"], "tandem: unknown command 'nope'"],
+      [["version", "--bogus"], "tandem: unknown option '--bogus'"],
+      [["users", "reset-password", "--password", "x"], "tandem: required option '--email <email>' not specified"],
+    ] as const) {
+      expect(expectOneLineFailure(await runCli([...args]))).toBe(text);
+    }
+  });
+});
+
 describe("flags and environment", () => {
   it("takes PORT, HOST and TANDEM_DATA_DIR from the environment", async () => {
     const envDir = dir();

@@ -4,15 +4,23 @@
  */
 import type { OrgActor } from "../../http/actor";
 import { conflict, forbidden, invalid } from "../../http/errors";
+import { OAUTH_TOKEN_MAX } from "./automations.schemas";
 import type { AutomationRow } from "./automations.store";
 
 export const isServiceAccount = (actor: OrgActor) => actor.serviceAccountId !== null;
 
-/** contract §4: a service account supplying `oauth_token` (a value, or `null` to clear it) gets 403. */
-export function assertMaySetOauthToken(actor: OrgActor, token: string | null | undefined): void {
-  if (token === undefined) return;
+/**
+ * The `oauth_token` a caller gave, checked: contract §4 first (a service account supplying one, whatever its
+ * value, `null` included, gets 403), then the value: a non-empty string, or `null` where it may be cleared.
+ */
+export function oauthTokenOf(actor: OrgActor, token: unknown, clearable: boolean): string | null | undefined {
+  if (token === undefined) return undefined;
   if (isServiceAccount(actor)) throw forbidden("service accounts cannot set oauth_token");
+  if (token === null && clearable) return null;
+  if (typeof token !== "string") throw invalid("oauth_token: must be a string");
   if (token === "") throw invalid("oauth_token: must not be empty");
+  if (token.length > OAUTH_TOKEN_MAX) throw invalid(`oauth_token: must be at most ${OAUTH_TOKEN_MAX} characters`);
+  return token;
 }
 
 /** Approving and rejecting: a person (with `files.write`, checked by the route), from `pending_approval` only. */

@@ -2,6 +2,9 @@
 import { z } from "zod";
 import { nameIn, timestampOut, uuidOut } from "../../http/schemas";
 
+/** The longest OAuth token stored. */
+export const OAUTH_TOKEN_MAX = 8192;
+
 export const AUTOMATION_KINDS = ["social_post", "reverse_tunnel", "scheduled", "webhook"] as const;
 /** The statuses a create or PATCH may ask for; `rejected` only comes from a review. */
 export const SETTABLE_STATUSES = ["draft", "pending_approval", "active", "paused"] as const;
@@ -10,9 +13,12 @@ export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
 
 const kindIn = z.enum(AUTOMATION_KINDS, { error: "kind: must be social_post, reverse_tunnel, scheduled or webhook" });
 const statusIn = z.enum(SETTABLE_STATUSES, { error: "status: must be draft, pending_approval, active or paused" });
-const configIn = z.record(z.string(), z.unknown(), { error: "config must be an object" });
-/** Emptiness is checked after the service-account rule, so staff always get that rule's 403. */
-const oauthTokenIn = z.string().max(8192);
+const configIn = z.record(z.string(), z.unknown(), { error: "config: must be an object" });
+/**
+ * Any value here: its type, length and emptiness are checked after the service-account rule
+ * (`assertMaySetOauthToken`), so staff giving one always get that rule's 403.
+ */
+const oauthTokenIn = z.unknown().meta({ type: "string", maxLength: OAUTH_TOKEN_MAX });
 
 export const createAutomationIn = z.object({
   name: nameIn(200),
@@ -29,7 +35,7 @@ export const patchAutomationIn = z.object({
   config: configIn.optional(),
   status: statusIn.optional(),
   /** (extension) `null` removes the stored token. */
-  oauth_token: oauthTokenIn.nullable().optional(),
+  oauth_token: oauthTokenIn.meta({ type: ["string", "null"] }).optional(),
 });
 export type PatchAutomationIn = z.infer<typeof patchAutomationIn>;
 

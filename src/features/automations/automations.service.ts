@@ -8,7 +8,7 @@ import { encryptSecret } from "../../lib/encryption";
 import { isUuid, newId } from "../../lib/ids";
 import type { EventBus } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
-import { assertMayReview, assertMaySetOauthToken, isServiceAccount } from "./automations.policy";
+import { assertMayReview, isServiceAccount, oauthTokenOf } from "./automations.policy";
 import { presentAutomation } from "./automations.present";
 import { type CreateAutomationIn, type PatchAutomationIn, SETTABLE_STATUSES } from "./automations.schemas";
 import type { AutomationRow, AutomationsStore } from "./automations.store";
@@ -32,7 +32,7 @@ export class AutomationsService {
    * `pending_approval`, with its `description` kept as `config.proposal_note`.
    */
   create(actor: SpaceActor, input: CreateAutomationIn): AutomationRow {
-    assertMaySetOauthToken(actor, input.oauth_token);
+    const oauthToken = oauthTokenOf(actor, input.oauth_token, false);
     const staff = isServiceAccount(actor);
     const config: Record<string, unknown> = { ...(input.config ?? {}) };
     if (staff && input.description !== undefined) config.proposal_note = input.description;
@@ -45,7 +45,7 @@ export class AutomationsService {
       kind: input.kind,
       config: JSON.stringify(config),
       status: staff ? "pending_approval" : this.settableStatus(input.status),
-      oauthTokenCiphertext: input.oauth_token === undefined ? null : this.encrypt(input.oauth_token),
+      oauthTokenCiphertext: oauthToken == null ? null : this.encrypt(oauthToken),
       createdByUserId: staff ? null : actor.userId,
       createdByServiceAccountId: actor.serviceAccountId,
       reviewedByUserId: null,
@@ -62,7 +62,7 @@ export class AutomationsService {
 
   /** Only the fields given change; a service account's change always waits for approval again. */
   patch(actor: SpaceActor, id: string, input: PatchAutomationIn): AutomationRow {
-    assertMaySetOauthToken(actor, input.oauth_token);
+    const oauthToken = oauthTokenOf(actor, input.oauth_token, true);
     const updated = writeTx(this.db, () => {
       const current = this.require(actor, id);
       const next: AutomationRow = {
@@ -71,11 +71,11 @@ export class AutomationsService {
         config: input.config === undefined ? current.config : JSON.stringify(input.config),
         status: isServiceAccount(actor) ? "pending_approval" : (input.status ?? current.status),
         oauthTokenCiphertext:
-          input.oauth_token === undefined
+          oauthToken === undefined
             ? current.oauthTokenCiphertext
-            : input.oauth_token === null
+            : oauthToken === null
               ? null
-              : this.encrypt(input.oauth_token),
+              : this.encrypt(oauthToken),
         updatedAt: Date.now(),
       };
       this.store.save(current, next);
