@@ -37,7 +37,13 @@ export function decryptSecret(key: Uint8Array, ciphertext: string): string {
   }
 }
 
-/** The display hint of a secret: `****` and its last four characters. */
+/** Below this length a secret's last four characters would give away too much of it. */
+const HINTED_LENGTH = 12;
+
+/**
+ * The display hint of a secret: `****` and its last four characters, or only `****` for a secret shorter
+ * than 12 characters (no real provider key is), whose last four would be most or all of it.
+ */
 export function secretHint(secret: string): string {
-  return `****${secret.slice(-4)}`;
+  return secret.length < HINTED_LENGTH ? "****" : `****${secret.slice(-4)}`;
 }

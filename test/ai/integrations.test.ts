@@ -101,6 +101,19 @@ describe("GET .../integrations/{provider}", () => {
 });
 
 describe("PUT .../integrations/{provider}", () => {
+  it("hints a key shorter than 12 characters as **** alone, so the hint never shows most of it", async () => {
+    for (const key of ["ab", "abcd", "short-key01"]) {
+      const res = seen(await org.owner.api.put(path("agent"), { api_key: key }));
+      expect(res.status).toBe(200);
+      expect(res.body.integration.key_hint).toBe("****");
+    }
+    const twelve = "twelve-chars";
+    expect(seen(await org.owner.api.put(path("agent"), { api_key: twelve })).body.integration.key_hint).toBe(
+      "****hars",
+    );
+    expect((await org.owner.api.delete(path("agent"))).status).toBe(204);
+  });
+
   it("stores the key and answers only its hint: **** and the last four characters", async () => {
     const key = newKey();
     const before = Date.now();

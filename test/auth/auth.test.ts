@@ -115,6 +115,15 @@ describe("bearer tokens", () => {
     expect(basic.body).toEqual({ error: "unauthorized" });
   });
 
+  it("reads the scheme's name in any case, as HTTP says: bearer and BEARER work too", async () => {
+    for (const scheme of ["bearer", "BEARER", "bEaReR"]) {
+      const res = await org.anon.get("/api/v1/me", { headers: { authorization: `${scheme} ${org.owner.token}` } });
+      expect(res.status).toBe(200);
+    }
+    const glued = await org.anon.get("/api/v1/me", { headers: { authorization: `bearer${org.owner.token}` } });
+    expect(glued.status).toBe(401);
+  });
+
   it("accepts a forged-shape token only when it is exactly a valid HS256 access token", async () => {
     const token = forge(
       { alg: "HS256", typ: "JWT" },

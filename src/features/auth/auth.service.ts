@@ -38,7 +38,10 @@ export class AuthService {
 
   /** Resolves an `Authorization` header to a principal, or throws 401 `unauthorized`. */
   authenticate(authorization: string | null | undefined): Principal {
-    if (!authorization?.startsWith("Bearer ")) throw unauthenticated();
+    // The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are `Bearer` too.
+    if (!authorization || !(authorization.startsWith("Bearer ") || /^bearer /i.test(authorization))) {
+      throw unauthenticated();
+    }
     return this.authenticateToken(authorization.slice(7).trim());
   }
 
