@@ -21,6 +21,18 @@ export const limitIn = z
   .transform(Number)
   .refine((n) => n >= 1, { error: "invalid limit" });
 
+/**
+ * An RFC 3339 timestamp in a request, with `error` as its message. RFC 3339 lets `T` and `Z` be written in
+ * lower case; they are read as upper case, which is the form every parser here expects.
+ */
+export const timestampIn = (error: string) =>
+  z
+    .preprocess(
+      (value) => (typeof value === "string" ? value.toUpperCase() : value),
+      z.iso.datetime({ offset: true, error }),
+    )
+    .meta({ type: "string", format: "date-time" });
+
 /** An email address, trimmed and lower-cased. */
 export const emailIn = z.string().trim().toLowerCase().max(254).email();
 

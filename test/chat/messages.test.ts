@@ -338,6 +338,14 @@ describe("GET .../chat-rooms/{roomId}/messages", () => {
       expect(ids(res.body.messages)).toEqual(ids(all.slice(95, 100)));
     });
 
+    it("takes a before written with a lower-case t and z, as RFC 3339 allows", async () => {
+      const pivot = all[100] as Message;
+      const lower = pivot.created_at.replace("T", "t").replace("Z", "z");
+      const res = await member.api.get(`${room.messages}?limit=5&before=${encodeURIComponent(lower)}`);
+      expect(res.status).toBe(200);
+      expect(ids(res.body.messages)).toEqual(ids(all.slice(95, 100)));
+    });
+
     it("takes a before with more than three fractional digits at its exact instant", async () => {
       const pivot = all[100] as Message;
       // 0.5 ms after message 100 was created: message 100 is strictly before it and belongs to the page.

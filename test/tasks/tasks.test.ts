@@ -257,6 +257,16 @@ describe("POST /organizations/{orgId}/spaces/{spaceId}/tasks", () => {
     expect(wrongType.body).toEqual({ error: "title: must be a string" });
   });
 
+  it("takes a due_at written with a lower-case t and z, and answers it in the usual form", async () => {
+    const res = await member.api.post(space.tasks, {
+      title: "Lower-case due",
+      column_id: space.columns[0],
+      due_at: "2026-12-01t09:30:00.000z",
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.due_at).toBe("2026-12-01T09:30:00.000Z");
+  });
+
   it("answers 400 naming due_at for a date that is not an RFC 3339 timestamp", async () => {
     for (const due_at of ["tomorrow", "2026-13-45T00:00:00Z", "2026-11-21", 1700000000000]) {
       const res = await member.api.post(space.tasks, { title: "Bad due", column_id: space.columns[0], due_at });

@@ -1,11 +1,11 @@
 /** The staff activity log: what each reply job did (issue scope "Transparency"). */
 import { z } from "zod";
-import { limitIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { limitIn, timestampIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
 
 export const activityQuery = z.object({
   staff_user_id: uuidIn.optional(),
   limit: limitIn.optional(),
-  before: z.iso.datetime({ offset: true, error: "invalid before" }).optional(),
+  before: timestampIn("invalid before").optional(),
 });
 export type ActivityQuery = z.infer<typeof activityQuery>;
 

@@ -1,6 +1,6 @@
 /** Request and response schemas of tasks, task messages and deliverables. */
 import { z } from "zod";
-import { limitIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { limitIn, timestampIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
 
 export const taskOut = z.object({
   id: uuidOut,
@@ -47,7 +47,7 @@ export type DeliverableOut = z.infer<typeof deliverableOut>;
 const title = z.string().trim().min(1).max(500);
 const description = z.string().max(100_000);
 const instructions = z.string().max(10_000);
-const dueAt = z.iso.datetime({ offset: true, error: "due_at: must be an RFC 3339 timestamp" });
+const dueAt = timestampIn("due_at: must be an RFC 3339 timestamp");
 
 export const createTaskIn = z.object({
   title,
@@ -78,7 +78,7 @@ export type PatchTaskIn = z.infer<typeof patchTaskIn>;
 /** `limit` (default 50, above 200 means 200) and `before` of a message listing. */
 export const pageQuery = z.object({
   limit: limitIn.optional(),
-  before: z.iso.datetime({ offset: true, error: "invalid before" }).optional(),
+  before: timestampIn("invalid before").optional(),
 });
 export type PageQuery = z.infer<typeof pageQuery>;
 
