@@ -124,6 +124,16 @@ describe("bearer tokens", () => {
     expect(glued.status).toBe(401);
   });
 
+  it("answers 401 unauthorized to a valid token whose user does not exist", async () => {
+    const token = forge(
+      { alg: "HS256", typ: "JWT" },
+      { sub: "01a1ff00-0000-7000-8000-000000000000", typ: "access", iat: now(), exp: now() + 60 },
+    );
+    const res = await client(server.url, token).get("/api/v1/me");
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: "unauthorized" });
+  });
+
   it("accepts a forged-shape token only when it is exactly a valid HS256 access token", async () => {
     const token = forge(
       { alg: "HS256", typ: "JWT" },

@@ -1,7 +1,7 @@
 /** Organizations, members, roles, invites and signup requests: the rules, over the store. */
 import { type Db, writeTx } from "../../db/client";
 import type { OrgActor, Principal } from "../../http/actor";
-import { conflict, forbidden, invalid, notFound } from "../../http/errors";
+import { conflict, forbidden, invalid, notFound, unauthenticated } from "../../http/errors";
 import { isPermission, PERMISSIONS, SYSTEM_ROLES } from "../../http/permissions";
 import { isUuid, newId } from "../../lib/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "../../lib/password";
@@ -191,7 +191,8 @@ export class PeopleService {
 
   me(principal: Principal): { user: UserRow; serviceAccountId: string | null } {
     const row = this.store.userWithStaff(principal.userId);
-    if (!row) throw notFound("user not found");
+    // A token still valid for a user who no longer exists: the token is as good as invalid.
+    if (!row) throw unauthenticated();
     return row;
   }
 
