@@ -153,6 +153,21 @@ describe("PATCH .../service-accounts/{id}", () => {
     expect(res.body).toEqual({ error: "modelrouter_model: required when provider is modelrouter" });
   });
 
+  it("gives an agent staff member switched to modelrouter without a model the default model, as on create", async () => {
+    const made = await org.owner.api.post(base, { name: "Switcher", provider: "agent" });
+    expect(made.status).toBe(201);
+    const id = made.body.service_account.id;
+    const cleared = await org.owner.api.patch(`${base}/${id}`, { provider: "modelrouter", modelrouter_model: "" });
+    expect(cleared.status).toBe(400);
+    expect(cleared.body).toEqual({ error: "modelrouter_model: required when provider is modelrouter" });
+    const res = await org.owner.api.patch(`${base}/${id}`, { provider: "modelrouter" });
+    expect(res.status).toBe(200);
+    expect(res.body.service_account).toMatchObject({
+      provider: "modelrouter",
+      modelrouter_model: "meta-llama/llama-3.3-70b-instruct:free",
+    });
+  });
+
   it("renames the staff member and its display name", async () => {
     const { account, api } = await addStaff(org);
     const res = await org.owner.api.patch(`${base}/${account.id}`, { name: "Grace" });

@@ -72,9 +72,12 @@ export class StaffService {
     return writeTx(this.db, () => {
       const account = this.require(actor, id);
       const provider = input.provider ?? account.provider;
-      const model = input.modelrouter_model ?? account.modelrouterModel;
+      let model = input.modelrouter_model ?? account.modelrouterModel;
       if (provider === "modelrouter" && !model) {
-        throw invalid("modelrouter_model: required when provider is modelrouter");
+        // Clearing the model of a modelrouter staff member is refused; switching an agent staff member
+        // without one to modelrouter gives it the default model, as creating it would.
+        if (input.modelrouter_model === "") throw invalid("modelrouter_model: required when provider is modelrouter");
+        model = this.defaultModel;
       }
       const patch: Partial<ServiceAccountRow> = { provider, modelrouterModel: model, updatedAt: now };
       if (input.agent_default_repo_url !== undefined) patch.agentDefaultRepoUrl = orNull(input.agent_default_repo_url);
