@@ -33,6 +33,20 @@ export const timestampIn = (error: string) =>
     )
     .meta({ type: "string", format: "date-time" });
 
+/**
+ * A repository URL as the agent service takes it: http(s), or an scp-like `git@host:path`. With `orEmpty`,
+ * `""` passes too (it clears the field).
+ */
+export const repoUrlIn = (orEmpty = false) =>
+  z
+    .string()
+    .trim()
+    .min(orEmpty ? 0 : 1)
+    .max(2048)
+    .refine((v) => (orEmpty && v === "") || /^https?:\/\/[^\s]+$/i.test(v) || /^[\w.-]+@[\w.-]+:[^\s]+$/.test(v), {
+      params: { message: "must be an http(s) or git@ repository URL" },
+    });
+
 /** An email address, trimmed and lower-cased. */
 export const emailIn = z.string().trim().toLowerCase().max(254).email();
 

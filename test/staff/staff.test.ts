@@ -153,6 +153,26 @@ describe("PATCH .../service-accounts/{id}", () => {
     expect(res.body).toEqual({ error: "modelrouter_model: required when provider is modelrouter" });
   });
 
+  it('takes an agent_default_repo_url only as an http(s) or git@ URL, like a space\'s git link, or "" to clear', async () => {
+    for (const url of ["not a url", "ftp://git.example.com/r", "https://"]) {
+      const res = await org.owner.api.post(base, { name: "Repo", provider: "agent", agent_default_repo_url: url });
+      expect({ url, status: res.status, body: res.body }).toEqual({
+        url,
+        status: 400,
+        body: { error: "agent_default_repo_url: must be an http(s) or git@ repository URL" },
+      });
+    }
+    const made = await org.owner.api.post(base, {
+      name: "Repo",
+      provider: "agent",
+      agent_default_repo_url: "git@git.example.com:acme/app.git",
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.service_account.id;
+    const cleared = await org.owner.api.patch(`${base}/${id}`, { agent_default_repo_url: "" });
+    expect(cleared.body.service_account.agent_default_repo_url).toBeNull();
+  });
+
   it("gives an agent staff member switched to modelrouter without a model the default model, as on create", async () => {
     const made = await org.owner.api.post(base, { name: "Switcher", provider: "agent" });
     expect(made.status).toBe(201);

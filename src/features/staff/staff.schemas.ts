@@ -1,6 +1,6 @@
 /** Request and response schemas of the service-account routes. */
 import { z } from "zod";
-import { nameIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { nameIn, repoUrlIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
 
 const provider = z.enum(["modelrouter", "agent"]);
 const optionalText = z.string().trim().max(500);
@@ -23,7 +23,7 @@ export const createServiceAccountIn = z.object({
   name: nameIn(100),
   provider: provider.default("modelrouter"),
   modelrouter_model: optionalText.optional(),
-  agent_default_repo_url: optionalText.optional(),
+  agent_default_repo_url: repoUrlIn(true).optional(),
   agent_default_ref: optionalText.optional(),
   role_ids: z.array(uuidIn).max(100).optional(),
 });
@@ -33,7 +33,7 @@ export const patchServiceAccountIn = z.object({
   name: nameIn(100).optional(),
   provider: provider.optional(),
   modelrouter_model: optionalText.optional(),
-  agent_default_repo_url: optionalText.optional(),
+  agent_default_repo_url: repoUrlIn(true).optional(),
   agent_default_ref: optionalText.optional(),
 });
 export type PatchServiceAccountIn = z.infer<typeof patchServiceAccountIn>;
