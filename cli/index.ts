@@ -57,14 +57,14 @@ function reason(error: unknown): string {
 
 /** Runs the CLI with `argv` (as `process.argv`). */
 export async function runCli(argv: string[]): Promise<void> {
+  const program = buildProgram();
   if (argv.length <= 2) {
-    process.stderr.write(
-      "tandem: needs a command: serve, setup, users, provisioning, backup, restore, keygen or version\n",
-    );
+    const names = program.commands.map((command) => command.name());
+    process.stderr.write(`tandem: needs a command: ${names.slice(0, -1).join(", ")} or ${names.at(-1)}\n`);
     process.exit(1);
   }
   try {
-    await buildProgram().parseAsync(argv);
+    await program.parseAsync(argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       // Commander printed its own message (or help/version) already.

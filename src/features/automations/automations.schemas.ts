@@ -16,7 +16,7 @@ const statusIn = z.enum(SETTABLE_STATUSES, { error: "status: must be draft, pend
 const configIn = z.record(z.string(), z.unknown(), { error: "config: must be an object" });
 /**
  * Any value here: its type, length and emptiness are checked after the service-account rule
- * (`assertMaySetOauthToken`), so staff giving one always get that rule's 403.
+ * (`oauthTokenOf`), so staff giving one always get that rule's 403.
  */
 const oauthTokenIn = z.unknown().meta({ type: "string", maxLength: OAUTH_TOKEN_MAX });
 
