@@ -7,7 +7,6 @@ import { activityRoutes } from "./features/activity/activity.routes";
 import { authRoutes } from "./features/auth/auth.routes";
 import { automationsRoutes } from "./features/automations/automations.routes";
 import { chatRoutes } from "./features/chat/chat.routes";
-import { LiveEvents } from "./features/events/events.live";
 import { eventsRoutes } from "./features/events/events.routes";
 import { filesRoutes } from "./features/files/files.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
@@ -41,7 +40,6 @@ export function buildApp({ config, log, access, services }: AppDeps) {
   const auth = authMacro(services.auth, services.spaces);
   const { events, docs, files, spaces } = services;
   const collab = new CollabSockets(docs, services.auth, spaces, files, services.access, events, log);
-  const live = new LiveEvents(events, services.access, services.auth, spaces);
   // The docs describe the finished app, which does not exist yet while it is being built.
   let finished: { routes: unknown[] } | undefined;
   const app = new Elysia({
@@ -61,7 +59,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(tasksRoutes(auth, services.tasks))
     .use(chatRoutes(auth, services.chat, events))
     .use(automationsRoutes(auth, services.automations))
-    .use(eventsRoutes(auth, live))
+    .use(eventsRoutes(auth, services.live))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));
   finished = app;

@@ -13,6 +13,9 @@ import { newToken } from "./lib/tokens";
 import { createServices, type ServiceOptions } from "./services";
 
 /** A running server. */
+/** How long a stop waits for open connections to finish before it cuts them. */
+const STOP_GRACE_MS = 3000;
+
 export interface RunningServer {
   readonly url: string;
   readonly port: number;
@@ -87,7 +90,11 @@ export async function startServer(
       services.runner?.stop();
       // Documents in memory fold their logs into snapshots; editors reconnect to the next server.
       await services.docs.closeAll(CLOSE.goingAway, "server stopping");
-      await app.stop();
+      // An open events socket would hold a graceful stop forever: closed first, and anything still open after
+      // a few seconds (a client that never answers the close) is cut.
+      services.live.closeAll(CLOSE.goingAway, "server stopping");
+      await Promise.race([app.stop(), Bun.sleep(STOP_GRACE_MS)]);
+      await app.stop(true);
       conn.sqlite.close();
     },
   };

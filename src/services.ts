@@ -14,6 +14,7 @@ import { AutomationsStore } from "./features/automations/automations.store";
 import { ChatService } from "./features/chat/chat.service";
 import { ChatStore } from "./features/chat/chat.store";
 import { EventBus } from "./features/events/events.bus";
+import { LiveEvents } from "./features/events/events.live";
 import { FilesService } from "./features/files/files.service";
 import { FilesStore } from "./features/files/files.store";
 import { InstanceService } from "./features/instance/instance.service";
@@ -138,6 +139,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
   return {
     auth,
     authStore,
+    live: new LiveEvents(events, access, auth, spaces),
     people,
     instance,
     staff,

@@ -748,3 +748,17 @@ describe("across the whole file", () => {
     expect(log).not.toContain(staff.token.slice(3));
   });
 });
+
+describe("a server stopping", () => {
+  it("closes its events sockets with 1001 server stopping and stops promptly, however many are open", async () => {
+    const own = await startTestServer();
+    const ownOrg = await setupOrg(own);
+    const sockets = await Promise.all([1, 2, 3].map(() => listen(own.url, ownOrg.id, ownOrg.owner.token)));
+    const started = performance.now();
+    await own.stop();
+    expect(performance.now() - started).toBeLessThan(2500);
+    for (const socket of sockets) {
+      expect(await socket.closed).toEqual({ code: 1001, reason: "server stopping" });
+    }
+  });
+});

@@ -55,6 +55,12 @@ export class LiveEvents {
     this.sockets.add(socket);
   }
 
+  /** Closes every open socket (the server is stopping); clients reconnect to the next server. */
+  closeAll(code: number, reason: string): void {
+    for (const [, sockets] of [...this.sockets.users()])
+      for (const socket of [...sockets]) socket.ws.close(code, reason);
+  }
+
   closed(ws: ServerWebSocket<unknown>): void {
     const socket = this.byWs.get(ws);
     if (!socket) return;
