@@ -93,8 +93,8 @@ export async function startServer(
       // An open events socket would hold a graceful stop forever: closed first, and anything still open after
       // a few seconds (a client that never answers the close) is cut.
       services.live.closeAll(CLOSE.goingAway, "server stopping");
-      await Promise.race([app.stop(), Bun.sleep(STOP_GRACE_MS)]);
-      await app.stop(true);
+      const graceful = app.stop().then(() => true);
+      if (!(await Promise.race([graceful, Bun.sleep(STOP_GRACE_MS).then(() => false)]))) await app.stop(true);
       conn.sqlite.close();
     },
   };

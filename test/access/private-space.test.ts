@@ -283,6 +283,9 @@ const canManageMembers = (c: Caller): Expected | undefined =>
     ? undefined
     : { status: 403, error: "only a space owner can manage its members" };
 
+/** Staff add files and propose changes; changing an existing file is for people (docs/api.md, Files). */
+const STAFF_CANNOT_CHANGE_FILES = "service accounts cannot change existing files: propose a patch instead";
+
 /** Staff propose, people decide: a service account that gets this far is refused. */
 const peopleOnly =
   (error: string) =>
@@ -427,15 +430,18 @@ const PLANS: Record<string, Plan> = {
       raw: "replaced text",
       contentType: "text/plain",
     }),
+    expect: peopleOnly(STAFF_CANNOT_CHANGE_FILES),
   },
   "PATCH /files/:nodeId": {
     build: async ({ rows, live }) => ({
       params: await freshParam(live, "nodeId", () => freshTextFile(rows)),
       body: { name: unique("renamed.md") },
     }),
+    expect: peopleOnly(STAFF_CANNOT_CHANGE_FILES),
   },
   "DELETE /files/:nodeId": {
     build: async ({ rows, live }) => ({ params: await freshParam(live, "nodeId", () => freshTextFile(rows)) }),
+    expect: peopleOnly(STAFF_CANNOT_CHANGE_FILES),
   },
   "POST /files/:nodeId/proposals": { build: () => ({ body: { proposed_content: unique("proposed") } }) },
   "POST /files/proposals/:proposalId/accept": proposalReview,

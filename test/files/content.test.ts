@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
-import { addMember, type Org, type Person, setupOrg } from "../helpers/factories";
+import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
@@ -436,6 +436,34 @@ describe("content response headers", () => {
       expect(res.headers.get("content-disposition") ?? "").toStartWith("attachment");
       expect(res.headers.get("content-security-policy") ?? "").toContain("sandbox");
     }
+  });
+});
+
+describe("staff and existing files", () => {
+  it("a service account adds files but gets 403 changing one, and the file stays as it was", async () => {
+    const staff = await addStaff(org, { name: "Filer" });
+    const mine = await staff.api.post(`${files}/text`, { name: unique("staff-notes.md"), content: "by staff" });
+    expect(mine.status).toBe(201);
+    const file = await textFile(unique("human.md"), "written by a person");
+    const refused = { error: "service accounts cannot change existing files: propose a patch instead" };
+    const put = await fetch(`${server.url}${files}/${file.id}/content`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${staff.token}`, "content-type": "text/plain" },
+      body: "overwritten by staff",
+    });
+    expect(put.status).toBe(403);
+    expect(await put.json()).toEqual(refused);
+    for (const res of [
+      await staff.api.patch(`${files}/${file.id}`, { name: unique("renamed.md") }),
+      await staff.api.delete(`${files}/${file.id}`),
+      await staff.api.delete(`${files}/${mine.body.node.id}`),
+    ]) {
+      expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: refused });
+    }
+    const after = await download(file.id);
+    expect(new TextDecoder().decode(after.bytes)).toBe("written by a person");
+    const proposal = await staff.api.post(`${files}/${file.id}/proposals`, { proposed_content: "a better text" });
+    expect(proposal.status).toBe(201);
   });
 });
 

@@ -1,6 +1,6 @@
 /** File-tree rules that depend on names and rows. */
 import type { OrgActor } from "../../http/actor";
-import { invalid } from "../../http/errors";
+import { forbidden, invalid } from "../../http/errors";
 
 /** 1 to 255 characters after trimming, no `/` or NUL, not `.` or `..` (contract §4). */
 export function checkName(raw: string): string {
@@ -18,6 +18,17 @@ export function checkName(raw: string): string {
 export function canEditTogether(actor: OrgActor): boolean {
   return actor.serviceAccountId === null && actor.permissions.has("files.write");
 }
+
+/**
+ * Staff never change a file that exists without a person's approval: a service account may add files and
+ * folders and propose new text for a text file (a person accepts it), but its REST writes to existing nodes
+ * (new content, rename or move, delete) get 403, as its edits over the socket are dropped.
+ */
+export function assertMayChangeExisting(actor: OrgActor): void {
+  if (actor.serviceAccountId !== null) throw forbidden(STAFF_CANNOT_CHANGE_FILES);
+}
+
+export const STAFF_CANNOT_CHANGE_FILES = "service accounts cannot change existing files: propose a patch instead";
 
 /** A folder cannot move into itself or below itself: `ancestry` runs from the new parent up to the root. */
 export function assertMovable(folderId: string, ancestry: readonly string[]): void {

@@ -9,7 +9,7 @@ import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import type { EventBus, EventType } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
-import { assertMovable, checkName, isTextType, mimeOf } from "./files.policy";
+import { assertMayChangeExisting, assertMovable, checkName, isTextType, mimeOf } from "./files.policy";
 import { presentNode } from "./files.present";
 import type { FilesStore, NodeRow } from "./files.store";
 import { newTextState, replaceText, TEXT_KEY } from "./text-doc";
@@ -228,6 +228,7 @@ export class FilesService {
 
   /** Replaces a file's content with the raw request body. */
   async putContent(actor: SpaceActor, id: string, request: Request): Promise<NodeRow> {
+    assertMayChangeExisting(actor);
     const node = this.file(actor, id);
     if (node.storage === "text") {
       const bytes = await readAll(request.body, MAX_TEXT_BYTES, "text file");
@@ -316,6 +317,7 @@ export class FilesService {
     id: string,
     input: { name?: string | undefined; parent_id?: string | null | undefined },
   ): NodeRow {
+    assertMayChangeExisting(actor);
     if (input.name === undefined && input.parent_id === undefined) throw invalid("name or parent_id required");
     const name = input.name === undefined ? undefined : checkName(input.name);
     return this.announce(
@@ -338,6 +340,7 @@ export class FilesService {
   }
 
   delete(actor: SpaceActor, id: string): void {
+    assertMayChangeExisting(actor);
     const now = Date.now();
     const node = writeTx(this.db, () => {
       const found = this.node(actor, id);
