@@ -99,6 +99,9 @@ export class CollabSockets {
     } catch (error) {
       if (error instanceof BadMessage) {
         socket.close(CLOSE.badMessage, error.message);
+      } else if (error instanceof AppError) {
+        // An update that would take the text over its limit: 4413 `text file too large`, nothing applied.
+        closeFor(socket, error);
       } else {
         this.log.error({ err: error, file_id: socket.nodeId }, "collab message failed");
         socket.close(CLOSE.internal, "internal error");

@@ -16,7 +16,9 @@ import {
 import * as Y from "yjs";
 import { type Db, writeTx } from "../db/client";
 import type { GroupCommit } from "../db/group-commit";
+import { MAX_TEXT_BYTES } from "../features/files/files.policy";
 import { TEXT_KEY } from "../features/files/text-doc";
+import { AppError } from "../http/errors";
 import { CLOSE } from "../http/sockets";
 import type { DocPersistence } from "./persistence";
 import {
@@ -88,6 +90,8 @@ export interface RegistryOptions {
   idleMs?: number;
   /** Fold the update log into the snapshot after this many logged commits. */
   compactEvery?: number;
+  /** The largest text a document may hold, in UTF-8 bytes (a text file's limit). */
+  maxTextBytes?: number;
 }
 
 /** Hooks into the rest of the server. */
@@ -103,6 +107,7 @@ export class DocRegistry {
   private readonly docs = new Map<string, LiveDoc>();
   private readonly idleMs: number;
   private readonly compactEvery: number;
+  private readonly maxTextBytes: number;
 
   constructor(
     private readonly db: Db,
@@ -113,6 +118,7 @@ export class DocRegistry {
   ) {
     this.idleMs = options.idleMs ?? 30_000;
     this.compactEvery = options.compactEvery ?? 200;
+    this.maxTextBytes = options.maxTextBytes ?? MAX_TEXT_BYTES;
   }
 
   /**
@@ -151,6 +157,7 @@ export class DocRegistry {
           // A malformed update can keep applyUpdate busy for seconds before it throws; decoding it first
           // rejects the same update in well under a millisecond.
           Y.decodeUpdate(message.update);
+          if (!this.fits(live, message.update)) throw new AppError("too_large", "text file too large");
           Y.applyUpdate(live.doc, message.update, peer);
           break;
         case "awareness":
@@ -161,8 +168,23 @@ export class DocRegistry {
           break;
       }
     } catch (error) {
-      throw error instanceof BadMessage ? error : new BadMessage(`invalid ${message.kind}`);
+      throw error instanceof BadMessage || error instanceof AppError
+        ? error
+        : new BadMessage(`invalid ${message.kind}`);
     }
+  }
+
+  /**
+   * Whether the document stays within the text limit with `update` applied. An update carries the text it
+   * inserts (UTF-8), and a UTF-16 unit of the text is at most 3 UTF-8 bytes: under both bounds there is nothing
+   * to count; near the limit the text's bytes are counted. An update that could push it over is refused whole,
+   * before it is applied, and its socket closes (a large update that mostly deletes may be refused near the
+   * limit too).
+   */
+  private fits(live: LiveDoc, update: Uint8Array): boolean {
+    const text = live.doc.getText(TEXT_KEY);
+    if (text.length * 3 + update.byteLength <= this.maxTextBytes) return true;
+    return Buffer.byteLength(text.toString()) + update.byteLength <= this.maxTextBytes;
   }
 
   /**

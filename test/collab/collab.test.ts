@@ -390,3 +390,35 @@ describe("access changes while connected", () => {
     expect(await e2.closed).toEqual({ code: 4404, reason: "file not found" });
   });
 });
+
+describe("the text file limit over the socket", () => {
+  const LIMIT = 4096;
+  let small: TestServer;
+
+  beforeAll(async () => {
+    small = await startTestServer({ docs: { maxTextBytes: LIMIT } });
+  });
+  afterAll(() => small.stop());
+
+  it("refuses an update that would take the text over the limit: 4413 text file too large, nothing stored", async () => {
+    const smallOrg = await setupOrg(small);
+    const space = await smallOrg.owner.api.post(`/api/v1/organizations/${smallOrg.id}/spaces`, { name: "S" });
+    const path = `/api/v1/organizations/${smallOrg.id}/spaces/${space.body.id}/files`;
+    const fileId = (await smallOrg.owner.api.post(`${path}/text`, { name: "limit.md", content: "start" })).body.node.id;
+    const socketBase = collabBase(small.url, smallOrg.id, space.body.id);
+    const writer = openEditor(socketBase, fileId, smallOrg.owner.token);
+    const watcher = openEditor(socketBase, fileId, smallOrg.owner.token);
+    editors.push(writer, watcher);
+    await Promise.all([writer.synced(), watcher.synced()]);
+
+    // Up to the limit, edits land as usual: counted in UTF-8 bytes (é is two).
+    writer.insert(5, "é".repeat(1000));
+    await eventually(() => watcher.text().length === 1005, "an edit under the limit to be relayed");
+
+    writer.insert(0, "x".repeat(LIMIT));
+    expect(await writer.closed).toEqual({ code: 4413, reason: "text file too large" });
+    const stored = await smallOrg.owner.api.get(`${path}/${fileId}/content`);
+    expect(stored.text).toBe(`start${"é".repeat(1000)}`);
+    expect(watcher.text()).toBe(`start${"é".repeat(1000)}`);
+  });
+});

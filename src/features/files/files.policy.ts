@@ -2,6 +2,9 @@
 import type { OrgActor } from "../../http/actor";
 import { forbidden, invalid } from "../../http/errors";
 
+/** The largest text file, in UTF-8 bytes, however it is written: REST or the collaborative socket. */
+export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
+
 /** 1 to 255 characters after trimming, no `/` or NUL, not `.` or `..` (contract §4). */
 export function checkName(raw: string): string {
   const name = raw.trim();

@@ -9,7 +9,7 @@ import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import type { EventBus, EventType } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
-import { assertMayChangeExisting, assertMovable, checkName, isTextType, mimeOf } from "./files.policy";
+import { assertMayChangeExisting, assertMovable, checkName, isTextType, MAX_TEXT_BYTES, mimeOf } from "./files.policy";
 import { presentNode } from "./files.present";
 import type { FilesStore, NodeRow } from "./files.store";
 import { newTextState, replaceText, TEXT_KEY } from "./text-doc";
@@ -17,7 +17,6 @@ import { newTextState, replaceText, TEXT_KEY } from "./text-doc";
 /** Blob chunk size: big enough for few rows, small enough to stream. */
 const CHUNK_BYTES = 256 * 1024;
 /** Uploads of a text type up to this size become editable text files. */
-const MAX_TEXT_BYTES = 5 * 1024 * 1024;
 /**
  * Blobs up to this size are answered from memory with their exact Content-Length; larger ones stream in
  * chunks (Bun cannot yet announce the length of a streamed body: oven-sh/bun#10507).
