@@ -124,7 +124,14 @@ export class CollabSockets {
       const space = this.spaces.access(actor, socket.spaceId);
       assertPermission(actor, READ);
       this.files.textFile({ ...actor, space }, socket.nodeId);
-      socket.canWrite = canEditTogether(actor);
+      const canWrite = canEditTogether(actor);
+      if (canWrite && !socket.canWrite) {
+        // Its edits while read-only were dropped, and what it types next builds on them: the server could
+        // never apply that. Rejoining syncs the two documents again.
+        socket.close(CLOSE.rejoin, "you can edit now: reconnect");
+        return;
+      }
+      socket.canWrite = canWrite;
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       closeFor(socket, error);

@@ -23,6 +23,11 @@ export const CLOSE = {
   internal: 1011,
   /** The server is stopping; reconnecting reaches the next one. */
   goingAway: 1001,
+  /**
+   * The caller may edit now, having been read-only: the editor reconnects (as for any code outside 4400-4499)
+   * and its sync sends the server what it lacks (HTTP 205, Reset Content).
+   */
+  rejoin: 4205,
 } as const;
 
 /**

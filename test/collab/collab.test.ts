@@ -378,6 +378,27 @@ describe("access changes while connected", () => {
     expect(e.provider.wsconnected).toBe(true);
   });
 
+  it("has a read-only collaborator who may now edit rejoin (4205), so what it types from then on lands", async () => {
+    const promoted = await addMember(org, ["Viewer"]);
+    const fileId = await textFile("base");
+    const writer = await editor(fileId);
+    const e = await editor(fileId, promoted.token);
+    const rejoined = new Promise<number>((resolve) => {
+      e.provider.on("connection-close", (event: CloseEvent | null) => event && resolve(event.code));
+    });
+    e.insert(0, "typed while read-only ");
+    await Bun.sleep(100);
+    expect(writer.text()).toBe("base");
+    await org.owner.api.put(`/api/v1/organizations/${org.id}/members/${promoted.id}/roles`, {
+      role_ids: [org.roles.Member],
+    });
+    expect(await rejoined).toBe(4205);
+    await e.synced();
+    e.insert(e.text().length, " and after");
+    await eventually(() => writer.text() === e.text() && e.text().endsWith(" and after"), "the two to converge");
+    expect(await content(fileId)).toBe(e.text());
+  });
+
   it("closes the document of a deleted file (4404), and of the files in a deleted folder", async () => {
     const folder = await member.api.post(`${files}/folders`, { name: `dir-${++counter}` });
     const inner = await member.api.post(`${files}/text`, { name: "in.md", parent_id: folder.body.node.id });
