@@ -20,31 +20,56 @@ const ASSETS = new Map<string, Asset>(
   ]),
 );
 
-/** One embedded file as a Blob (gzip when the client takes it), 304 when the client already has it. */
+/** Whether the client takes gzip: `Accept-Encoding` names it (or `*`) without `q=0`. */
+export function acceptsGzip(header: string | null): boolean {
+  if (!header) return false;
+  let star = false;
+  for (const part of header.split(",")) {
+    const [name = "", ...params] = part.split(";").map((p) => p.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith("q="));
+    const refused = q !== undefined && Number(q.slice(2)) === 0;
+    if (name === "gzip") return !refused;
+    if (name === "*") star = !refused;
+  }
+  return star;
+}
+
+/** `If-None-Match` against an entity tag, compared weakly as RFC 9110 says for it (`W/` ignored, `*` any). */
+export function noneMatch(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
+}
+
+/**
+ * One embedded file, gzip when the client takes it, 304 when the client already has that representation
+ * (each has its own entity tag). Sent as bytes, not a Blob: a Blob body would answer byte ranges of the
+ * compressed form, and mark even full answers with a `Content-Range`.
+ */
 function serve(
   request: Request,
   set: { status?: number | string; headers: Record<string, string | number> },
   path: string,
   cacheControl: string,
-): Blob | string | null {
+): Uint8Array | string | null {
   const asset = ASSETS.get(path);
   if (!asset) {
     set.status = 404;
     set.headers["content-type"] = "application/json; charset=utf-8";
     return JSON.stringify({ error: "page not found" });
   }
-  set.headers.etag = asset.etag;
+  const gzip = acceptsGzip(request.headers.get("accept-encoding"));
+  const etag = gzip ? `${asset.etag.slice(0, -1)}-gzip"` : asset.etag;
+  set.headers.etag = etag;
   set.headers["cache-control"] = cacheControl;
   set.headers.vary = "accept-encoding";
-  if (request.headers.get("if-none-match") === asset.etag) {
+  if (noneMatch(request.headers.get("if-none-match"), etag)) {
     set.status = 304;
     return null;
   }
-  if ((request.headers.get("accept-encoding") ?? "").includes("gzip")) {
-    set.headers["content-encoding"] = "gzip";
-    return new Blob([asset.gzip as Uint8Array<ArrayBuffer>], { type: asset.type });
-  }
-  return new Blob([asset.body as Uint8Array<ArrayBuffer>], { type: asset.type });
+  set.headers["content-type"] = asset.type;
+  if (gzip) set.headers["content-encoding"] = "gzip";
+  return gzip ? asset.gzip : asset.body;
 }
 
 const PAGE_CACHE = "no-cache";

@@ -212,6 +212,26 @@ describe("headers", () => {
     expect(again.status).toBe(304);
   });
 
+  it("answers If-None-Match as HTTP says (weak tags, lists, *), honours gzip;q=0, and never serves ranges", async () => {
+    const html = await (await fetch(`${server.url}/`)).text();
+    const asset = html.match(/\/assets\/[^"]+\.js/)?.[0] as string;
+    const get = (headers: Record<string, string>) => fetch(`${server.url}${asset}`, { headers });
+    const gz = await get({ "accept-encoding": "gzip" });
+    const plain = await get({ "accept-encoding": "gzip;q=0, identity" });
+    expect(gz.headers.get("content-encoding")).toBe("gzip");
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    const [gzTag, plainTag] = [gz.headers.get("etag") as string, plain.headers.get("etag") as string];
+    expect(gzTag).not.toBe(plainTag);
+    for (const inm of [`W/${gzTag}`, `"other", ${gzTag}`, "*"]) {
+      expect((await get({ "accept-encoding": "gzip", "if-none-match": inm })).status).toBe(304);
+    }
+    expect((await get({ "accept-encoding": "identity", "if-none-match": gzTag })).status).toBe(200);
+    const ranged = await get({ "accept-encoding": "gzip", range: "bytes=0-9" });
+    expect(ranged.status).toBe(200);
+    expect(ranged.headers.get("content-range")).toBeNull();
+    expect((await ranged.text()).length).toBeGreaterThan(10);
+  });
+
   it("serves the app at /setup, with a policy that keeps scripts and connections to the origin", async () => {
     const page = await fetch(`${server.url}/setup?token=abc`);
     expect(page.status).toBe(200);
