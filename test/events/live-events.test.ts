@@ -631,6 +631,31 @@ describe("access changes", () => {
   });
 });
 
+describe("access.changed (an extension)", () => {
+  it("tells a member whose roles change, on every socket of theirs and no one else's, with no payload", async () => {
+    const changing = await addMember(org, ["Member"], "Rita Roles");
+    const bystander = await addMember(org, ["Member"], "Ben Bystander");
+    const [first, second, other] = await Promise.all([
+      live(changing.token),
+      live(changing.token),
+      live(bystander.token),
+    ]);
+    const put = await org.owner.api.put(`${orgPath()}/members/${changing.id}/roles`, { role_ids: [org.roles.Viewer] });
+    expect(put.status).toBe(200);
+    const isAccess = (e: LiveEvent) => e.type === "access.changed";
+    for (const socket of [first, second]) {
+      expect((await socket.next(isAccess)) as unknown).toStrictEqual({
+        type: "access.changed",
+        organization_id: org.id,
+        space_id: null,
+        payload: null,
+      });
+    }
+    await barrier(other, first);
+    expect(other.events.some(isAccess)).toBe(false);
+  });
+});
+
 describe("coalescing of file.updated", () => {
   it("sends the first of rapid edits at once and the last one within the interval, fewer than one per edit", async () => {
     const text = await newText("v0");

@@ -294,6 +294,39 @@ describe("editing together", () => {
     await context.close();
   });
 
+  it("turns read-only when the member's role loses files.write, and editable again when it comes back", async () => {
+    const changing = await addMember(org, ["Member"], "Cleo Changing");
+    const file = await textFile("changing.md", "Roles change.\n");
+    const { context, page } = await signedInPage(browser, server, changing, filesUrl(file.id));
+    const box = page.getByRole("textbox", { name: "Content of changing.md" });
+    await page.locator(".cm-line", { hasText: "Roles change." }).waitFor();
+    expect(await box.getAttribute("contenteditable")).toBe("true");
+    const roles = `/api/v1/organizations/${org.id}/members/${changing.id}/roles`;
+    expect((await org.owner.api.put(roles, { role_ids: [org.roles.Viewer] })).status).toBe(200);
+    await page.getByText("Read-only").waitFor();
+    expect(await box.getAttribute("contenteditable")).toBe("false");
+    expect(await page.getByRole("button", { name: "New file" }).count()).toBe(0);
+    expect((await org.owner.api.put(roles, { role_ids: [org.roles.Member] })).status).toBe(200);
+    await page.getByRole("button", { name: "New file" }).waitFor();
+    await page.waitForFunction(() => document.querySelector(".cm-content")?.getAttribute("contenteditable") === "true");
+    await box.click();
+    await page.keyboard.type("Again.");
+    for (let i = 0; i < 50 && !(await served(file.id)).includes("Again."); i++) await Bun.sleep(100);
+    const stored = await served(file.id);
+    expect(stored).toContain("Again.");
+    expect(stored).toContain("Roles change.");
+    await context.close();
+  });
+
+  it("shows a member removed from the organization the not-a-member screen at once", async () => {
+    const leaving = await addMember(org, ["Member"], "Lou Leaving");
+    const { context, page } = await signedInPage(browser, server, leaving, filesUrl());
+    await root(page).waitFor();
+    expect((await org.owner.api.delete(`/api/v1/organizations/${org.id}/members/${leaving.id}`)).status).toBe(204);
+    await page.getByText("Your account is not a member of this organization.").waitFor();
+    await context.close();
+  });
+
   it("works on a phone-sized screen: the open file takes the screen, with a way back", async () => {
     const file = await textFile("phone.md", "Small screens too.\n");
     const { context, page } = await signedInPage(browser, server, member, filesUrl(file.id), { viewport: PHONE });

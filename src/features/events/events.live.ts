@@ -1,7 +1,8 @@
 /**
  * The live-events sockets (contract §5): every event of the bus goes, serialized once, to the sockets of the
  * organization's members who can see its space, checked at delivery with the same rules as REST (remembered,
- * so this costs a lookup). A member removed from the organization has their sockets closed at once.
+ * so this costs a lookup). A member removed from the organization has their sockets closed at once; one whose
+ * access changed otherwise hears `access.changed`.
  *
  * Fan-out is this class alone, fed by `EventBus.subscribe`: several instances would each run one, with a
  * broker behind the bus.
@@ -45,7 +46,7 @@ export class LiveEvents {
     private readonly auth: AuthService,
     private readonly spaces: SpacesService,
   ) {
-    this.sockets = new OpenSockets(access, (socket) => void this.reach(socket));
+    this.sockets = new OpenSockets(access, (socket) => this.accessChanged(socket));
     bus.subscribe((event) => this.publish(event));
   }
 
@@ -139,6 +140,18 @@ export class LiveEvents {
         socket.ws.sendText(json);
       }
     }
+  }
+
+  /**
+   * The user's access changed (roles, their permissions, space memberships): a socket of someone no longer a
+   * member closes; the others hear `access.changed` (an extension, no payload), so the UI can look again at
+   * what its user may do and see.
+   */
+  private accessChanged(socket: EventSocket): void {
+    if (!this.reach(socket)) return;
+    socket.ws.sendText(
+      JSON.stringify({ type: "access.changed", organization_id: socket.orgId, space_id: null, payload: null }),
+    );
   }
 
   /** The socket's user as a member of its organization; closes the socket when they no longer are. */

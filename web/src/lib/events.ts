@@ -3,6 +3,8 @@
  * opens it emits `resync`, because events sent before that are gone: views refetch what they show. That holds
  * for the first connection too, since a view may have loaded before the socket was there to hear a change.
  * The payload says which: `{ reconnected: false }` on the first connection, `true` after a reconnect.
+ * When the server closes it for good (4400-4499: removed from the organization), it emits `access.lost`
+ * with `{ code, reason }` and stays closed.
  */
 import { useEffect, useRef, useSyncExternalStore } from "react";
 import { accessToken } from "./api";
@@ -60,10 +62,20 @@ async function connect(): Promise<void> {
       // Not an event: ignored.
     }
   };
-  ws.onclose = () => {
+  ws.onclose = (event) => {
     if (socket !== ws) return;
     socket = null;
     setStatus("offline");
+    if (event.code >= 4400 && event.code < 4500) {
+      // Final (4404: no longer a member): reconnecting would be refused the same way. Screens are told why.
+      emit({
+        type: "access.lost",
+        organization_id: org,
+        space_id: null,
+        payload: { code: event.code, reason: event.reason },
+      });
+      return;
+    }
     const delay = Math.min(30_000, 500 * 2 ** attempt++) * (0.75 + Math.random() / 2);
     timer = setTimeout(() => void connect(), delay);
   };

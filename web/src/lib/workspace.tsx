@@ -91,10 +91,12 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
     return () => document.removeEventListener("visibilitychange", onVisible);
   }, [reloadMembers, reloadSpaces]);
 
-  // Loaded above while the socket first connects; what it holds has no live event, so only a reconnect (after
-  // a while away) is worth a second look.
+  // Loaded above while the socket first connects. Looked at again after a reconnect (a while away), and when
+  // the server says this user's access changed (roles, permissions, space memberships). Removed from the
+  // organization: the "not a member" screen.
   useLiveEvents((event) => {
-    if (event.type === "resync" && event.payload?.reconnected) {
+    if (event.type === "access.lost") setOrg(null);
+    else if (event.type === "access.changed" || (event.type === "resync" && event.payload?.reconnected)) {
       void Promise.all([reloadMembers(), reloadSpaces(), reloadMe()]).catch(() => {});
     }
   });
