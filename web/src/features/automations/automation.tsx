@@ -105,9 +105,8 @@ export function AutomationCard({
   const note = proposalNote(a);
   const { proposal_note: _, ...config } = a.config;
   const byStaff = a.created_by_service_account_id !== null;
-  const author = byStaff
-    ? (staffNames.get(a.created_by_service_account_id as string) ?? "AI staff")
-    : ws.nameOf(a.created_by_user_id);
+  // Staff names are listed to managers only: others read "proposed by AI staff".
+  const author = byStaff ? staffNames.get(a.created_by_service_account_id as string) : ws.nameOf(a.created_by_user_id);
   const write = ws.can("files.write");
   // A staff token in the browser still gets the buttons, so the API's refusal is shown rather than guessed.
   const review = write || ws.me.service_account_id !== null;
@@ -120,8 +119,8 @@ export function AutomationCard({
       </header>
       <p className="muted small">
         {KINDS[a.kind] ?? a.kind} · {byStaff ? "proposed by " : "created by "}
-        <strong>{author}</strong>
-        {byStaff && <span className="staff-tag"> AI staff</span>} ·{" "}
+        {author ? <strong>{author}</strong> : "AI staff"}
+        {byStaff && author && <span className="staff-tag"> AI staff</span>} ·{" "}
         <time dateTime={a.created_at} title={dateTime(a.created_at)}>
           {timeAgo(a.created_at)}
         </time>
@@ -134,7 +133,7 @@ export function AutomationCard({
       </p>
       {note && (
         <blockquote className="proposal-note">
-          <span className="small muted">Why {author} proposes it</span>
+          <span className="small muted">{author ? `Why ${author} proposes it` : "Why it is proposed"}</span>
           <Markdown source={note} />
         </blockquote>
       )}

@@ -108,9 +108,12 @@ function useBoard(base: string, spaceId: string) {
     else apply(event);
   });
 
-  /** Moves a task to `index` (after the move) of `columnId`: shown at once, sent, undone if refused. */
+  /**
+   * Moves a task to `index` (after the move) of `columnId`: shown at once, sent, undone if refused, when
+   * `onRefused` hears why (a keyboard move keeps its card focused and says so).
+   */
   const move = useCallback(
-    (id: string, columnId: string, index: number) => {
+    (id: string, columnId: string, index: number, onRefused?: (message: string) => void) => {
       const before = find(current.current, id);
       if (!before || (before.columnId === columnId && before.index === index)) return;
       update((l) => place(l, before.task, columnId, index));
@@ -121,7 +124,9 @@ function useBoard(base: string, spaceId: string) {
           const task = await api<Task>("PATCH", taskPath(base, spaceId, id), { column_id: columnId, position: index });
           update((l) => upsert(l, task));
         } catch (err) {
-          toast(`Could not move “${before.task.title}”: ${messageOf(err)}`, "error");
+          const refused = `Could not move “${before.task.title}”: ${messageOf(err)}`;
+          toast(refused, "error");
+          onRefused?.(refused);
           if (err instanceof ApiError && err.status === 404) {
             gone.current.add(id);
             update((l) => remove(l, id));
@@ -175,7 +180,9 @@ export function BoardPage({ space }: { space: Space }) {
   const { columns, lanes, current, move } = board;
   const canWrite = ws.can("tasks.write");
   const root = useRef<HTMLDivElement>(null);
+  /** The card to focus after the next render (a keyboard move re-creates it in another column). */
   const refocus = useRef<string | null>(null);
+  /** What a screen reader hears after a keyboard move. */
   const [announcement, setAnnouncement] = useState("");
 
   // A card moved by keyboard is a new element in its new column: give it the focus back.
@@ -213,7 +220,11 @@ export function BoardPage({ space }: { space: Space }) {
         break;
       case "ArrowLeft":
       case "ArrowRight": {
-        const next = columns[col + (event.key === "ArrowLeft" ? -1 : 1)];
+        // Alt moves the card into the next column, empty or not; plain arrows walk to the next card, past
+        // empty columns.
+        const step = event.key === "ArrowLeft" ? -1 : 1;
+        let next = columns[col + step];
+        for (let c = col + step; !event.altKey && next && length(next.id) === 0; c += step) next = columns[c + step];
         if (next) target = { columnId: next.id, index: Math.min(at.index, length(next.id) - (event.altKey ? 0 : 1)) };
         break;
       }
@@ -230,7 +241,10 @@ export function BoardPage({ space }: { space: Space }) {
     }
     if (!canWrite || target.index >= length(target.columnId) + (target.columnId === at.columnId ? 0 : 1)) return;
     refocus.current = id;
-    move(id, target.columnId, target.index);
+    move(id, target.columnId, target.index, (refused) => {
+      refocus.current = id;
+      setAnnouncement(refused);
+    });
     const column = columns.find((c) => c.id === target.columnId);
     const total = length(target.columnId);
     setAnnouncement(`Moved “${at.task.title}” to ${column?.name}, position ${target.index + 1} of ${total}.`);

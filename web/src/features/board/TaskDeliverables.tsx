@@ -129,6 +129,14 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
     saveAs(await download(`${files}/${d.file_node_id}/content`), d.file_name),
   );
 
+  // One error line for all of them: doing something new clears what an earlier action left there.
+  const fresh =
+    <A extends unknown[]>(action: { run: (...args: A) => Promise<boolean> }) =>
+    (...args: A) => {
+      for (const each of [upload, browse, link, unlink, get]) each.clear();
+      return action.run(...args);
+    };
+
   const list = listing.data?.deliverables ?? [];
   return (
     <div className="deliverables">
@@ -148,7 +156,7 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
                 className="link"
                 aria-label={`Download ${d.file_name}`}
                 disabled={get.busy}
-                onClick={() => void get.run(d)}
+                onClick={() => void fresh(get)(d)}
               >
                 Download
               </button>
@@ -158,7 +166,7 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
                   className="link danger"
                   aria-label={`Unlink ${d.file_name}`}
                   disabled={unlink.busy}
-                  onClick={() => void unlink.run(d.file_node_id)}
+                  onClick={() => void fresh(unlink)(d.file_node_id)}
                 >
                   Unlink
                 </button>
@@ -178,13 +186,13 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
             onChange={(event) => {
               const file = event.target.files?.[0];
               event.target.value = "";
-              if (file) void upload.run(file);
+              if (file) void fresh(upload)(file);
             }}
           />
           <button type="button" disabled={upload.busy} onClick={() => input.current?.click()}>
             {upload.busy ? "Uploading…" : "Upload a deliverable"}
           </button>
-          <button type="button" disabled={browse.busy} onClick={() => void browse.run()}>
+          <button type="button" disabled={browse.busy} onClick={() => void fresh(browse)()}>
             Link an existing file
           </button>
         </div>
@@ -209,7 +217,7 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
                 type="button"
                 className="primary"
                 disabled={!chosen || link.busy}
-                onClick={() => void link.run(chosen)}
+                onClick={() => void fresh(link)(chosen)}
               >
                 Link
               </button>

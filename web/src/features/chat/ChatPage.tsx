@@ -66,6 +66,8 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   const seenOf = useCallback((id: string) => seenRef.current.rooms[id] ?? seenRef.current.since, []);
 
   const [unread, setUnread] = useState<Record<string, number>>({});
+  /** Rooms whose count is a lower bound: every probed message was unread, and there may be more. */
+  const [atLeast, setAtLeast] = useState<ReadonlySet<string>>(new Set());
   const [thinking, setThinking] = useState<Record<string, Thinking[]>>({});
   const [roomsOpen, setRoomsOpen] = useState(false);
   const [creating, setCreating] = useState(false);
@@ -97,6 +99,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
         storeSeen(next);
       }
       setUnread((counts) => (counts[id] ? { ...counts, [id]: 0 } : counts));
+      setAtLeast((ids) => (ids.has(id) ? new Set([...ids].filter((other) => other !== id)) : ids));
     },
     [storeSeen],
   );
@@ -123,6 +126,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
         }),
       );
       setUnread(Object.fromEntries(counts));
+      setAtLeast(new Set(counts.filter(([, n]) => n >= UNREAD_PROBE).map(([id]) => id)));
     },
     [base, me, seenOf],
   );
@@ -286,7 +290,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
                   )}
                   {count > 0 && (
                     <span className="unread-badge">
-                      {count >= UNREAD_PROBE ? `${count}+` : count}
+                      {atLeast.has(room.id) ? `${count}+` : count}
                       <span className="sr-only"> unread</span>
                     </span>
                   )}

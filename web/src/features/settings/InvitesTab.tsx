@@ -8,7 +8,7 @@ import { ConfirmDialog, ShownOnce } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { dateTime, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { type Role, RolePicker, roleNames } from "./roles";
+import { defaultRoleIds, type Role, RolePicker, roleNames, useMissing } from "./roles";
 
 interface Invite {
   id: string;
@@ -43,10 +43,11 @@ export function InvitesTab() {
   const [link, setLink] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<Invite | null>(null);
 
-  // Member is the default role of an invite, as on the server.
+  // Member is the default role of an invite, as on the server, when the user may grant it.
+  const missing = useMissing();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: chosen once the roles arrive, not on every render.
   useEffect(() => {
-    const member = roles.data?.roles.find((r) => r.is_system && r.name === "Member");
-    if (member) setRoleIds((ids) => (ids.length ? ids : [member.id]));
+    if (roles.data) setRoleIds((ids) => (ids.length ? ids : defaultRoleIds(roles.data?.roles ?? [], missing)));
   }, [roles.data]);
 
   const create = useAction(async (form: HTMLFormElement) => {

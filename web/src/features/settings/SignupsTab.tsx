@@ -6,7 +6,7 @@ import { useAction, useApi } from "../../lib/hooks";
 import { Link } from "../../lib/router";
 import { dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { type Role, RolePicker } from "./roles";
+import { defaultRoleIds, type Role, RolePicker, useMissing } from "./roles";
 
 interface SignupRequest {
   id: string;
@@ -37,8 +37,8 @@ function ApproveDialog({
   onDone: () => Promise<void>;
 }) {
   const ws = useWorkspace();
-  const member = roles.find((r) => r.is_system && r.name === "Member");
-  const [value, setValue] = useState<string[]>(member ? [member.id] : []);
+  const missing = useMissing();
+  const [value, setValue] = useState<string[]>(() => defaultRoleIds(roles, missing));
   const approve = useAction(async () => {
     await api("POST", `${ws.base}/signup-requests/${request.id}/approve`, { role_ids: value });
     await onDone();

@@ -42,6 +42,15 @@ export function useMissing(): (role: Role) => string[] {
 }
 
 /**
+ * The roles a newcomer starts with in a form: Member, as on the server, when the user may grant it; none
+ * otherwise, rather than a ticked box the API would refuse.
+ */
+export function defaultRoleIds(roles: Role[], missing: (role: Role) => string[]): string[] {
+  const member = roles.find((r) => r.is_system && r.name === "Member");
+  return member && missing(member).length === 0 ? [member.id] : [];
+}
+
+/**
  * Checkboxes of roles. Roles holding a permission the user lacks are disabled with the reason: the API would
  * answer 403 for them (nobody can grant more than they hold).
  */
