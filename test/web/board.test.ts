@@ -216,6 +216,16 @@ describe("the board", () => {
     await lane(page, "To do").locator(".task-card", { hasText: "Refused move" }).waitFor();
     expect(await lane(page, "Review").locator(".task-card", { hasText: "Refused move" }).count()).toBe(0);
     expect((await taskById(task.id)).column_id).toBe(columns["To do"] as string);
+
+    // Refused by keyboard: the card comes back focused, and the status line says why instead of "Moved".
+    await card(page, "Refused move").focus();
+    await page.keyboard.press("Alt+ArrowRight");
+    await page
+      .getByRole("status")
+      .filter({ hasText: "Could not move “Refused move”: invalid column" })
+      .waitFor({ state: "attached" });
+    await lane(page, "To do").locator(".task-card", { hasText: "Refused move" }).waitFor();
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.taskId)).toBe(task.id);
     await context.close();
   });
 });
