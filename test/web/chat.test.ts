@@ -160,6 +160,8 @@ describe("chat between two browsers", () => {
     await composer(owner).press("ArrowUp");
     await owner.getByRole("textbox", { name: "Edit message" }).press("Escape");
     await owner.getByRole("textbox", { name: "Edit message" }).waitFor({ state: "detached" });
+    // The keyboard is back in the composer.
+    expect(await composer(owner).evaluate((el) => el === document.activeElement)).toBe(true);
 
     const edited = message(owner, "Final version");
     await edited.hover();
@@ -168,6 +170,7 @@ describe("chat between two browsers", () => {
     await confirm.getByRole("button", { name: "Delete" }).click();
     await confirm.waitFor({ state: "detached" });
     await owner.getByText("This message was deleted").waitFor();
+    expect(await composer(owner).evaluate((el) => el === document.activeElement)).toBe(true);
     await maya.getByText("This message was deleted").waitFor();
     expect(await message(maya, "Final version").count()).toBe(0);
   });

@@ -104,6 +104,8 @@ describe("the file tree", () => {
     await rename.fill("onboarding.md");
     await rename.press("Enter");
     await item(page, "onboarding.md").waitFor();
+    // The keyboard stays on the renamed row.
+    expect(await item(page, "onboarding.md").evaluate((el) => el === document.activeElement)).toBe(true);
     await page.getByRole("heading", { name: "onboarding.md" }).waitFor();
 
     // A second file and a duplicate name: the API's 409 shows in words.
@@ -164,6 +166,8 @@ describe("the file tree", () => {
     await dialog.getByRole("button", { name: "Delete" }).click();
     await item(page, "Guides").waitFor({ state: "detached" });
     expect((await tree()).map((n) => n.name)).toEqual(["Archive"]);
+    // The keyboard moves to a row that is still there, not to the page.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("treeitem");
 
     // The actions menu of a row does the same.
     await item(page, "Archive").hover();

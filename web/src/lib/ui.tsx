@@ -78,11 +78,20 @@ export function Modal({
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
+    // Focus goes back where it was when the dialog opened, if that is still on the page (callers whose opener
+    // went away with the action move it themselves).
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (dialog && !dialog.open) {
       dialog.showModal();
       // Start in the first field rather than on the close button.
       dialog.querySelector<HTMLElement>(".modal-body input, .modal-body textarea, .modal-body select")?.focus();
     }
+    return () => {
+      // Unless the caller has put it somewhere else already.
+      const active = document.activeElement;
+      const lost = !active || active === document.body || dialog?.contains(active) === true;
+      if (opener && opener !== document.body && opener.isConnected && lost) opener.focus();
+    };
   }, []);
   return (
     // biome-ignore lint/a11y/useKeyWithClickEvents: a click on the backdrop; Escape closes through onCancel.

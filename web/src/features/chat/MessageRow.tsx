@@ -25,6 +25,8 @@ export interface RowActions {
   /** Saves an edit; resolves to the API's error in words, or null. */
   edit: (message: Message, content: string) => Promise<string | null>;
   askDelete: (message: Message) => void;
+  /** Puts the keyboard back in the composer (after an edit is saved or cancelled). */
+  focusComposer: () => void;
 }
 
 /** The row actions of the room being shown. */
@@ -200,7 +202,13 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
           {deleted ? (
             <p className="message-deleted muted">This message was deleted</p>
           ) : editing ? (
-            <Editor message={message} onDone={() => setEditing(false)} />
+            <Editor
+              message={message}
+              onDone={() => {
+                setEditing(false);
+                ctx.focusComposer();
+              }}
+            />
           ) : (
             <div className="message-body">
               {message.content && <Markdown source={message.content} className="message-text" />}

@@ -285,6 +285,7 @@ export function RoomView({
     return false;
   }, [me]);
 
+  const sectionRef = useRef<HTMLElement>(null);
   // Stable actions for the rows: they read the latest workspace through a ref.
   const wsRef = useRef(ws);
   wsRef.current = ws;
@@ -314,6 +315,7 @@ export function RoomView({
         }
       },
       askDelete: (message) => setDeleting(message),
+      focusComposer: () => sectionRef.current?.querySelector<HTMLElement>('[role="combobox"]')?.focus(),
     }),
     [me, canWrite, canModerate, path],
   );
@@ -330,7 +332,7 @@ export function RoomView({
   const thinkingNames = [...new Set(thinking.map((t) => ws.nameOf(t.staffUserId)))];
 
   return (
-    <section className="chat-room" aria-label={`#${room.name}`}>
+    <section ref={sectionRef} className="chat-room" aria-label={`#${room.name}`}>
       <header className="chat-room-head">
         {roomsButton}
         <h2 className="grow">
@@ -454,7 +456,12 @@ export function RoomView({
         <ConfirmDialog
           title="Delete message"
           confirmLabel="Delete"
-          onClose={() => setDeleting(null)}
+          onClose={() => {
+            setDeleting(null);
+            // The message's own buttons went with it: the keyboard goes back to the composer, once the dialog
+            // (which keeps the focus from the page while open) is gone.
+            setTimeout(actions.focusComposer);
+          }}
           onConfirm={() => deleteMessage(deleting)}
         >
           <p>Delete this message for everyone? This cannot be undone.</p>

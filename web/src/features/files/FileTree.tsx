@@ -3,7 +3,7 @@
  * menu key), inline rename and inline naming of a new file or folder, and drag and drop: a node onto a folder
  * (or "All files", the root) moves it; files from the desktop upload into the folder they are dropped on.
  */
-import { type DragEvent, type KeyboardEvent, useMemo, useRef, useState } from "react";
+import { type DragEvent, type KeyboardEvent, useEffect, useMemo, useRef, useState } from "react";
 import type { FileNode } from "../../lib/types";
 import { FileIcon, Icon } from "./icons";
 import { NameInput } from "./NameInput";
@@ -44,6 +44,8 @@ export function FileTree({
   pendingCount,
   canWrite,
   actions,
+  focusTarget,
+  onFocused,
 }: {
   tree: Tree;
   expanded: ReadonlySet<string>;
@@ -53,6 +55,12 @@ export function FileTree({
   pendingCount: ReadonlyMap<string, number>;
   canWrite: boolean;
   actions: TreeActions;
+  /**
+   * A row to focus once the tree shows the change that asked for it: the row itself, else its nearest shown
+   * folder, else the first row ("" asks for that). `onFocused` clears the request.
+   */
+  focusTarget: string | null;
+  onFocused: () => void;
 }) {
   const rows = useMemo(() => visibleRows(tree, expanded), [tree, expanded]);
   const buttons = useRef(new Map<string, HTMLButtonElement>());
@@ -72,6 +80,15 @@ export function FileTree({
     setFocusId(id);
     buttons.current.get(id)?.focus();
   };
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when a request comes or the rows change.
+  useEffect(() => {
+    if (focusTarget === null) return;
+    let id: string | null = focusTarget || null;
+    while (id && !buttons.current.has(id)) id = tree.byId.get(id)?.parent_id ?? null;
+    focusRow(id ?? rows[0]?.node.id);
+    onFocused();
+  }, [focusTarget, rows]);
 
   const onKey = (event: KeyboardEvent<HTMLButtonElement>, row: VisibleRow, i: number) => {
     const node = row.node;

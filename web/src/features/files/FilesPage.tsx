@@ -307,6 +307,8 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     null,
   );
   const [moving, setMoving] = useState<FileNode | null>(null);
+  /** A tree row to give the keyboard to once it shows (after a rename, a move or a delete). */
+  const [focusTarget, setFocusTarget] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<FileNode | null>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [query, setQuery] = useState("");
@@ -393,6 +395,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     try {
       const res = await api<{ node: FileNode }>("PATCH", `${filesPath}/${node.id}`, { name });
       update((list) => upsertNode(list, res.node));
+      if (renaming?.where === "tree") setFocusTarget(node.id);
       setRenaming(null);
       return null;
     } catch (err) {
@@ -404,6 +407,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     const res = await api<{ node: FileNode }>("PATCH", `${filesPath}/${node.id}`, { parent_id: parentId });
     update((list) => upsertNode(list, res.node));
     if (parentId) toggle(parentId, true);
+    setFocusTarget(node.id);
     const where = parentId ? (tree.byId.get(parentId)?.name ?? "the folder") : "All files";
     toast(`Moved ${node.name} to ${where}`);
   };
@@ -433,6 +437,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
   const remove = async (node: FileNode) => {
     await api("DELETE", `${filesPath}/${node.id}`);
     update((list) => removeSubtree(list, node.id));
+    setFocusTarget(node.parent_id ?? "");
     if (nodeId && isWithin(tree, nodeId, node.id)) open(node.parent_id);
     toast(`Deleted ${node.name}`);
   };
@@ -470,7 +475,10 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     remove: (node) => setDeleting(node),
     menu: (node, at) => setMenu({ node, at, where: "tree" }),
     startRenaming: (node) => setRenaming({ id: node.id, where: "tree" }),
-    stopRenaming: () => setRenaming(null),
+    stopRenaming: () => {
+      if (renaming) setFocusTarget(renaming.id);
+      setRenaming(null);
+    },
   };
 
   const menuItems = (node: FileNode, where: "tree" | "header"): MenuItem[] => {
@@ -578,6 +586,9 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
             pendingCount={pendingCount}
             canWrite={canWrite}
             actions={treeActions}
+            // Asked for once its dialog is gone: a modal dialog keeps the focus from the page.
+            focusTarget={deleting || moving ? null : focusTarget}
+            onFocused={() => setFocusTarget(null)}
           />
         )}
         {uploads.length > 0 && (
