@@ -234,6 +234,32 @@ describe("history", () => {
     await owner.getByRole("heading", { name: "Welcome to #history" }).waitFor({ state: "attached" });
     expect(await owner.getByRole("article").count()).toBe(120);
   });
+
+  it("moves the New messages divider up as older unread messages load", async () => {
+    const roomId = await newRoom("backlog");
+    // The browser is here before the messages come: to it, they are new.
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await messageList(owner).waitFor();
+    for (let i = 1; i <= 60; i++) await say(roomId, `Backlog message ${i}`, member.api);
+    await owner
+      .getByRole("navigation", { name: "Rooms" })
+      .getByRole("link", { name: /backlog/ })
+      .click();
+    await message(owner, "Backlog message 60").waitFor();
+    const afterDivider = () =>
+      owner.evaluate(() => document.querySelector(".chat-divider.unread + article")?.textContent ?? "");
+    // At first the divider stands above the oldest message loaded (11): all of them are new.
+    expect(await afterDivider()).toContain("Backlog message 11");
+    for (let i = 0; i < 5 && (await message(owner, "Backlog message 1").count()) === 0; i++) {
+      await owner.locator(".chat-scroll").evaluate((el) => {
+        el.scrollTop = 0;
+      });
+      await owner.waitForTimeout(300);
+    }
+    await message(owner, "Backlog message 1").first().waitFor({ state: "attached" });
+    expect(await afterDivider()).toContain("Backlog message 1");
+    expect(await afterDivider()).not.toContain("Backlog message 11");
+  });
 });
 
 describe("composing", () => {

@@ -99,19 +99,19 @@ export function RoomView({
   const canModerate = ws.can("org.manage");
   const me = ws.me.id;
 
+  // Only what was there before the room opened is "new"; messages arriving while it is watched are not.
+  const isUnread = useCallback(
+    (m: Message) => m.created_at > seenAtOpen && m.author_user_id !== me && m.deleted_at === null,
+    [seenAtOpen, me],
+  );
+
   // The newest page, first and after the events socket reconnects (events sent meanwhile are lost).
   const loadNewest = useCallback(
     async (merge: boolean) => {
       try {
         const page = await api<MessagePage>("GET", `${path}?limit=${PAGE}`);
         setData((current) => (merge ? mergeNewest(current, page) : fromPage(page)));
-        // Only what was there before the room opened is "new"; messages arriving while it is watched are not.
-        if (!merge) {
-          const first = page.messages.find(
-            (m) => m.created_at > seenAtOpen && m.author_user_id !== me && m.deleted_at === null,
-          );
-          setDividerId(first?.id ?? null);
-        }
+        if (!merge) setDividerId(page.messages.find(isUnread)?.id ?? null);
         setError(null);
       } catch (err) {
         setError(messageOf(err));
@@ -119,7 +119,7 @@ export function RoomView({
         setLoaded(true);
       }
     },
-    [path, seenAtOpen, me],
+    [path, isUnread],
   );
   useEffect(() => {
     void loadNewest(false);
@@ -139,13 +139,16 @@ export function RoomView({
       );
       anchor.current = firstVisibleRow(scroller.current);
       setData((d) => prependPage(d, page));
+      // A divider on the oldest message held so far may have unread messages before it: it moves up to the
+      // first unread one of this page.
+      setDividerId((id) => (id !== null && id === oldest.id ? (page.messages.find(isUnread)?.id ?? id) : id));
     } catch (err) {
       setOlderError(messageOf(err));
     } finally {
       olderLoading.current = false;
       setOlderBusy(false);
     }
-  }, [path]);
+  }, [path, isUnread]);
 
   // Scroll after each change of the list: hold the anchor row in place, or stay at the bottom.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs after every change of what the list shows.
