@@ -196,6 +196,32 @@ describe("the file tree", () => {
     await a.context.close();
     await b.context.close();
   });
+
+  it("keeps the keyboard on the tree: a cancelled dialog gives it back, a move leaves it on the moved row", async () => {
+    const dest = await org.owner.api.post(`${filesApi()}/folders`, { name: "Keyboard dest" });
+    expect(dest.status).toBe(201);
+    await textFile("keyboard-mover.md", "moves\n");
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl());
+    const focused = () => page.evaluate(() => document.activeElement?.textContent ?? "");
+    await item(page, "keyboard-mover.md").focus();
+
+    await page.keyboard.press("Delete");
+    const confirm = page.getByRole("dialog", { name: "Delete keyboard-mover.md?" });
+    await confirm.getByRole("button", { name: "Cancel" }).click();
+    await confirm.waitFor({ state: "detached" });
+    expect(await focused()).toContain("keyboard-mover.md");
+
+    await page.keyboard.press("Shift+F10");
+    await page.getByRole("menuitem", { name: "Move to…" }).click();
+    const move = page.getByRole("dialog", { name: "Move keyboard-mover.md" });
+    await move.getByLabel("Destination folder").selectOption({ label: "Keyboard dest" });
+    await move.getByRole("button", { name: "Move" }).click();
+    await move.waitFor({ state: "detached" });
+    await atLevel(page, "keyboard-mover.md", 2).waitFor();
+    await page.waitForFunction(() => document.activeElement?.textContent?.includes("keyboard-mover.md"));
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("treeitem");
+    await context.close();
+  });
 });
 
 describe("upload and download", () => {
