@@ -225,7 +225,7 @@ describe("the board", () => {
       .filter({ hasText: "Could not move “Refused move”: invalid column" })
       .waitFor({ state: "attached" });
     await lane(page, "To do").locator(".task-card", { hasText: "Refused move" }).waitFor();
-    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.taskId)).toBe(task.id);
+    await page.waitForFunction((id) => (document.activeElement as HTMLElement | null)?.dataset.taskId === id, task.id);
     await context.close();
   });
 });

@@ -170,6 +170,7 @@ describe("chat between two browsers", () => {
     await confirm.getByRole("button", { name: "Delete" }).click();
     await confirm.waitFor({ state: "detached" });
     await owner.getByText("This message was deleted").waitFor();
+    await owner.waitForFunction(() => document.activeElement?.getAttribute("role") === "combobox");
     expect(await composer(owner).evaluate((el) => el === document.activeElement)).toBe(true);
     await maya.getByText("This message was deleted").waitFor();
     expect(await message(maya, "Final version").count()).toBe(0);

@@ -105,6 +105,7 @@ describe("the file tree", () => {
     await rename.press("Enter");
     await item(page, "onboarding.md").waitFor();
     // The keyboard stays on the renamed row.
+    await page.waitForFunction(() => document.activeElement?.textContent?.includes("onboarding.md"));
     expect(await item(page, "onboarding.md").evaluate((el) => el === document.activeElement)).toBe(true);
     await page.getByRole("heading", { name: "onboarding.md" }).waitFor();
 
@@ -166,8 +167,8 @@ describe("the file tree", () => {
     await dialog.getByRole("button", { name: "Delete" }).click();
     await item(page, "Guides").waitFor({ state: "detached" });
     expect((await tree()).map((n) => n.name)).toEqual(["Archive"]);
-    // The keyboard moves to a row that is still there, not to the page.
-    expect(await page.evaluate(() => document.activeElement?.getAttribute("role"))).toBe("treeitem");
+    // The keyboard moves to a row that is still there, not to the page (once the dialog has gone).
+    await page.waitForFunction(() => document.activeElement?.getAttribute("role") === "treeitem");
 
     // The actions menu of a row does the same.
     await item(page, "Archive").hover();
