@@ -4,9 +4,9 @@
  * `/api/v1/organizations/{orgId}/spaces/{spaceId}/automations`, called over HTTP by people and by an `sa_` token.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
+import { addMember, type addStaff, type Org, type Person, staffWorld } from "../helpers/factories";
 import { TIMESTAMP, UUID } from "../helpers/http";
-import { startTestServer, type TestServer } from "../helpers/server";
+import type { TestServer } from "../helpers/server";
 import { type Listener, type LiveEvent, listen } from "../helpers/sockets";
 
 /** Every field api-spec §2 lists for an Automation, plus the `has_oauth_token` extension. */
@@ -87,16 +87,10 @@ const is = (id: string, status?: string) => (e: LiveEvent) =>
   e.type === "automation.updated" && e.payload?.id === id && (status === undefined || e.payload.status === status);
 
 beforeAll(async () => {
-  server = await startTestServer();
-  org = await setupOrg(server);
-  member = await addMember(org, ["Member"], "Mia Member");
-  viewer = await addMember(org, ["Viewer"], "Vic Viewer");
-  outsider = await addMember(org, ["Member"], "Otto Outsider");
-  staff = await addStaff(org);
-  const spaces = `/api/v1/organizations/${org.id}/spaces`;
-  spaceId = (await org.owner.api.post(spaces, { name: "Marketing" })).body.id;
-  otherSpaceId = (await org.owner.api.post(spaces, { name: "Ops" })).body.id;
-  privateSpaceId = (await org.owner.api.post(spaces, { name: "Secret", private: true })).body.id;
+  ({ server, org, member, viewer, outsider, staff, spaceId, otherSpaceId, privateSpaceId } = await staffWorld([
+    "Marketing",
+    "Ops",
+  ]));
   ownerLive = await listen(server.url, org.id, org.owner.token);
 });
 afterAll(async () => {

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
-import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
+import { type addStaff, type Org, type Person, staffWorld } from "../helpers/factories";
 import { TIMESTAMP, UUID } from "../helpers/http";
-import { startTestServer, type TestServer } from "../helpers/server";
+import type { TestServer } from "../helpers/server";
 import { collabBase, type Editor, eventually, openEditor } from "../helpers/sockets";
 
 const PROPOSAL_KEYS = [
@@ -92,16 +92,10 @@ async function proposalsList(fileId: string, as: { api: Person["api"] } = member
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
-  org = await setupOrg(server);
-  member = await addMember(org, ["Member"], "Mia Member");
-  viewer = await addMember(org, ["Viewer"], "Vic Viewer");
-  outsider = await addMember(org, ["Member"], "Otto Outsider");
-  staff = await addStaff(org);
-  const spaces = `/api/v1/organizations/${org.id}/spaces`;
-  spaceId = (await org.owner.api.post(spaces, { name: "Docs" })).body.id;
-  otherSpaceId = (await org.owner.api.post(spaces, { name: "Other" })).body.id;
-  privateSpaceId = (await org.owner.api.post(spaces, { name: "Secret", private: true })).body.id;
+  ({ server, org, member, viewer, outsider, staff, spaceId, otherSpaceId, privateSpaceId } = await staffWorld([
+    "Docs",
+    "Other",
+  ]));
 });
 afterAll(async () => {
   for (const editor of editors) editor.destroy();

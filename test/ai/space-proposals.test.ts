@@ -4,8 +4,8 @@
  * for a review, and a file's open page show a new proposal as it arrives.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { type addStaff, type Org, type Person, staffWorld } from "../helpers/factories";
+import type { TestServer } from "../helpers/server";
 import { type Listener, listen } from "../helpers/sockets";
 
 let server: TestServer;
@@ -38,16 +38,10 @@ async function propose(space: string, fileId: string, text: string, as: { api: P
 const ids = (list: { id: string }[]) => list.map((p) => p.id);
 
 beforeAll(async () => {
-  server = await startTestServer();
-  org = await setupOrg(server);
-  member = await addMember(org, ["Member"], "Mia Member");
-  viewer = await addMember(org, ["Viewer"], "Vic Viewer");
-  outsider = await addMember(org, ["Member"], "Otto Outsider");
-  staff = await addStaff(org);
-  const spaces = `/api/v1/organizations/${org.id}/spaces`;
-  spaceId = (await org.owner.api.post(spaces, { name: "Docs" })).body.id;
-  otherSpaceId = (await org.owner.api.post(spaces, { name: "Other" })).body.id;
-  privateSpaceId = (await org.owner.api.post(spaces, { name: "Secret", private: true })).body.id;
+  ({ server, org, member, viewer, outsider, staff, spaceId, otherSpaceId, privateSpaceId } = await staffWorld([
+    "Docs",
+    "Other",
+  ]));
 });
 afterAll(async () => {
   for (const listener of listeners) listener.close();

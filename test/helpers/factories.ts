@@ -1,6 +1,6 @@
 /** Factories that build state through the public API, the way a user would. */
 import { type Client, client } from "./http";
-import type { TestServer } from "./server";
+import { startTestServer, type TestServer } from "./server";
 
 export const OWNER = { email: "owner@acme.test", password: "owner-password", name: "Olivia Owner" };
 
@@ -94,4 +94,24 @@ export async function addStaff(org: Org, body: Record<string, unknown> = {}) {
     token: res.body.token as string,
     api: client(org.server.url, res.body.token),
   };
+}
+
+/**
+ * The cast of the staff tests (proposals, automations): a fresh server and organization with a Member, a
+ * Viewer, a Member kept out of the private space, a staff member, two public spaces and a private one that
+ * only the owner is in.
+ */
+export async function staffWorld(publicSpaces: readonly [string, string]) {
+  const server = await startTestServer();
+  const org = await setupOrg(server);
+  const member = await addMember(org, ["Member"], "Mia Member");
+  const viewer = await addMember(org, ["Viewer"], "Vic Viewer");
+  const outsider = await addMember(org, ["Member"], "Otto Outsider");
+  const staff = await addStaff(org);
+  const space = async (body: Record<string, unknown>) =>
+    (await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, body)).body.id as string;
+  const spaceId = await space({ name: publicSpaces[0] });
+  const otherSpaceId = await space({ name: publicSpaces[1] });
+  const privateSpaceId = await space({ name: "Secret", private: true });
+  return { server, org, member, viewer, outsider, staff, spaceId, otherSpaceId, privateSpaceId };
 }
