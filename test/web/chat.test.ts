@@ -402,6 +402,41 @@ describe("rooms", () => {
     await org.owner.api.delete(`${spacePath()}/chat-rooms/${roomId}`);
   });
 
+  it("keeps a live unread count when the room's unread probe answers after it, with older news", async () => {
+    const maya = await open(member, `/spaces/${spaceId}/chat/${generalId}`);
+    await messageList(maya).waitFor();
+    // Each room's unread probe is answered by the server at once, but reaches the page only when released: the
+    // new room's answer predates the message posted below, whose live event has counted it by then.
+    const room = Promise.withResolvers<string>();
+    const probed = Promise.withResolvers<void>();
+    const release = Promise.withResolvers<void>();
+    const delivered: Promise<void>[] = [];
+    await maya.route(/\/chat-rooms\/[^/]+\/messages\?limit=20$/, (route) => {
+      const done = (async () => {
+        const response = await route.fetch();
+        if (route.request().url().includes(await room.promise)) probed.resolve();
+        await release.promise;
+        await route.fulfill({ response });
+      })();
+      delivered.push(done);
+      return done;
+    });
+    const roomId = await newRoom("late-probe");
+    room.resolve(roomId);
+    const link = maya.getByRole("navigation", { name: "Rooms" }).getByRole("link", { name: /late-probe/ });
+    await link.waitFor();
+    await probed.promise;
+    await say(roomId, "Posted while the probe was on its way");
+    await link.getByText("1 unread").waitFor();
+    release.resolve();
+    await Promise.all(delivered);
+    // The late answers are taken in (two frames), and the count still holds the message they did not know of.
+    await maya.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    expect(await link.getByText("1 unread").count()).toBe(1);
+    await maya.unrouteAll();
+    await org.owner.api.delete(`${spacePath()}/chat-rooms/${roomId}`);
+  });
+
   it("works on a phone (in dark mode): the room list opens from the room's header", async () => {
     const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`, true);
     await messageList(owner).waitFor();

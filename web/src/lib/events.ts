@@ -28,6 +28,8 @@ let orgId: string | null = null;
 let attempt = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let everConnected = false;
+/** How many events have been emitted (resync included): a load compares it before and after. */
+let emitted = 0;
 
 function setStatus(next: typeof status): void {
   status = next;
@@ -35,6 +37,7 @@ function setStatus(next: typeof status): void {
 }
 
 function emit(event: LiveEvent): void {
+  emitted++;
   for (const listener of listeners) listener(event);
 }
 
@@ -94,6 +97,22 @@ export function connectEvents(organizationId: string | null): void {
   if (organizationId) {
     setStatus("connecting");
     void connect();
+  }
+}
+
+/** How many more times a load overtaken by an event is run before its answer is taken anyway. */
+const RELOADS = 2;
+
+/**
+ * Runs a load (GETs) so that its answer is not older than the events that arrived while it was under way. The
+ * server may have answered before the change an event brought, while the screen has already applied the event:
+ * taking that answer would undo it. So when any event arrived meanwhile, the load runs again (at most twice).
+ */
+export async function loadFresh<T>(load: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    const before = emitted;
+    const value = await load();
+    if (emitted === before || attempt === RELOADS) return value;
   }
 }
 

@@ -1,6 +1,7 @@
 /** Data hooks over the API client. */
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useRef, useState } from "react";
 import { api, messageOf } from "./api";
+import { loadFresh } from "./events";
 
 /** The state of one GET: its data (kept while reloading), its error in words, and a reload. */
 export interface Loaded<T> {
@@ -12,27 +13,33 @@ export interface Loaded<T> {
   setData: Dispatch<SetStateAction<T | undefined>>;
 }
 
-/** GETs `path` (relative to /api/v1) now and whenever it changes; null `path` waits. */
+/**
+ * GETs `path` (relative to /api/v1) now and whenever it changes; null `path` waits. Only the latest request's
+ * answer is used, and it is not older than the live events applied meanwhile (`loadFresh`).
+ */
 export function useApi<T>(path: string | null): Loaded<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(path !== null);
   const current = useRef(path);
   current.current = path;
+  const latest = useRef(0);
 
   const reload = useCallback(async () => {
     if (path === null) return;
+    const request = ++latest.current;
+    const mine = () => current.current === path && latest.current === request;
     setLoading(true);
     try {
-      const value = await api<T>("GET", path);
-      if (current.current === path) {
+      const value = await loadFresh(() => api<T>("GET", path));
+      if (mine()) {
         setData(value);
         setError(null);
       }
     } catch (err) {
-      if (current.current === path) setError(messageOf(err));
+      if (mine()) setError(messageOf(err));
     } finally {
-      if (current.current === path) setLoading(false);
+      if (mine()) setLoading(false);
     }
   }, [path]);
 

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useState } from "react";
 import { api, messageOf } from "../../lib/api";
-import { useLiveEvents } from "../../lib/events";
+import { loadFresh, useLiveEvents } from "../../lib/events";
 import type { Space } from "../../lib/types";
 import { Empty, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
@@ -20,9 +20,11 @@ export function ApprovalsPage() {
   const [failures, setFailures] = useState<string[]>([]);
 
   const load = useCallback(async () => {
-    const results = await Promise.allSettled(
-      ws.spaces.map((space) =>
-        api<{ automations: Automation[] }>("GET", automationsPath(ws.base, space.id)).then((r) => r.automations),
+    const results = await loadFresh(() =>
+      Promise.allSettled(
+        ws.spaces.map((space) =>
+          api<{ automations: Automation[] }>("GET", automationsPath(ws.base, space.id)).then((r) => r.automations),
+        ),
       ),
     );
     const found: Automation[] = [];

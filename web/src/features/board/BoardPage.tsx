@@ -45,6 +45,8 @@ function useBoard(base: string, spaceId: string) {
   const current = useRef<Lanes>({});
   const gone = useRef(new Set<string>());
   const loading = useRef(true);
+  /** The latest load: an earlier one still under way is dropped when it answers (the latest replays events). */
+  const latest = useRef(0);
   const held = useRef<LiveEvent[]>([]);
   const chains = useRef(new Map<string, Promise<void>>());
 
@@ -71,13 +73,16 @@ function useBoard(base: string, spaceId: string) {
 
   const load = useCallback(async () => {
     // Events that arrive while the listing is on its way are held and replayed on top of it (the version rule
-    // of `upsert` drops those the listing already holds), so none falls between the two.
+    // of `upsert` drops those the listing already holds), so none falls between the two. Held until the latest
+    // load answers, when two overlap (a resync while the first is on its way).
+    const load = ++latest.current;
     loading.current = true;
     try {
       const [board, listing] = await Promise.all([
         api<BoardAnswer>("GET", `${base}/spaces/${spaceId}/board`),
         api<{ tasks: Task[] }>("GET", `${base}/spaces/${spaceId}/tasks`),
       ]);
+      if (load !== latest.current) return;
       const sorted = [...board.columns].sort((a, b) => a.position - b.position);
       current.current = lanesOf(sorted, listing.tasks);
       for (const event of held.current) apply(event);
@@ -85,10 +90,12 @@ function useBoard(base: string, spaceId: string) {
       setLanes(current.current);
       setError(null);
     } catch (err) {
-      setError(messageOf(err));
+      if (load === latest.current) setError(messageOf(err));
     } finally {
-      held.current = [];
-      loading.current = false;
+      if (load === latest.current) {
+        held.current = [];
+        loading.current = false;
+      }
     }
   }, [base, spaceId, apply]);
 

@@ -4,7 +4,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, messageOf } from "../../lib/api";
-import { useLiveEvents } from "../../lib/events";
+import { loadFresh, useLiveEvents } from "../../lib/events";
 import { Link } from "../../lib/router";
 import type { Column, Task } from "../../lib/types";
 import { Empty, ErrorText, Spinner } from "../../lib/ui";
@@ -43,7 +43,9 @@ export function MyTasksPage() {
 
   const load = useCallback(async () => {
     try {
-      const answer = await api<{ tasks: MyTask[] }>("GET", `/me/tasks?org_id=${encodeURIComponent(ws.org.id)}`);
+      const answer = await loadFresh(() =>
+        api<{ tasks: MyTask[] }>("GET", `/me/tasks?org_id=${encodeURIComponent(ws.org.id)}`),
+      );
       setTasks(answer.tasks);
       setError(null);
     } catch (err) {

@@ -4,7 +4,7 @@
  */
 import { type FormEvent, useCallback, useEffect, useState } from "react";
 import { api, messageOf } from "../../lib/api";
-import { useLiveEvents } from "../../lib/events";
+import { loadFresh, useLiveEvents } from "../../lib/events";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import type { Space, Task } from "../../lib/types";
@@ -26,7 +26,7 @@ export function TaskComments({ space, task, canWrite }: { space: Space; task: Ta
 
   const load = useCallback(async () => {
     try {
-      const page = await api<{ messages: TaskMessage[] }>("GET", `${path}?limit=${PAGE}`);
+      const page = await loadFresh(() => api<{ messages: TaskMessage[] }>("GET", `${path}?limit=${PAGE}`));
       setMessages(page.messages);
       setMore(page.messages.length === PAGE);
       setError(null);

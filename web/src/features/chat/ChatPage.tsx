@@ -65,7 +65,11 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   }, [initialSeen, storeSeen]);
   const seenOf = useCallback((id: string) => seenRef.current.rooms[id] ?? seenRef.current.since, []);
 
-  const [unread, setUnread] = useState<Record<string, number>>({});
+  /**
+   * Per room, the ids of its unread messages. Ids, not counts, so a probe's answer and the live events that
+   * arrive while it is under way merge instead of one overwriting the other.
+   */
+  const [unread, setUnread] = useState<Record<string, ReadonlySet<string>>>({});
   /** Rooms whose count is a lower bound: every probed message was unread, and there may be more. */
   const [atLeast, setAtLeast] = useState<ReadonlySet<string>>(new Set());
   const [thinking, setThinking] = useState<Record<string, Thinking[]>>({});
@@ -98,7 +102,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
         seenRef.current = next;
         storeSeen(next);
       }
-      setUnread((counts) => (counts[id] ? { ...counts, [id]: 0 } : counts));
+      setUnread((ids) => (ids[id]?.size ? { ...ids, [id]: NONE } : ids));
       setAtLeast((ids) => (ids.has(id) ? new Set([...ids].filter((other) => other !== id)) : ids));
     },
     [storeSeen],
@@ -107,26 +111,40 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   // Unread counts of the other rooms, from their newest messages.
   const probe = useCallback(
     async (list: ChatRoom[]) => {
-      const counts = await Promise.all(
+      const pages = await Promise.all(
         list.map(async (room) => {
-          if (room.id === currentRef.current) return [room.id, 0] as const;
-          let page: MessagePage;
+          if (room.id === currentRef.current) return [room.id, [] as Message[]] as const;
           try {
-            page = await api<MessagePage>("GET", `${base}/chat-rooms/${room.id}/messages?limit=${UNREAD_PROBE}`);
+            const page = await api<MessagePage>("GET", `${base}/chat-rooms/${room.id}/messages?limit=${UNREAD_PROBE}`);
+            return [room.id, page.messages] as const;
           } catch (err) {
             // Deleted meanwhile: its chat.room.deleted event takes it off the list.
-            if (err instanceof ApiError && err.status === 404) return [room.id, 0] as const;
+            if (err instanceof ApiError && err.status === 404) return [room.id, [] as Message[]] as const;
             throw err;
           }
-          const after = seenOf(room.id);
-          const n = page.messages.filter(
-            (m) => m.created_at > after && m.author_user_id !== me && m.deleted_at === null,
-          ).length;
-          return [room.id, n] as const;
         }),
       );
-      setUnread(Object.fromEntries(counts));
-      setAtLeast(new Set(counts.filter(([, n]) => n >= UNREAD_PROBE).map(([id]) => id)));
+      // Read now, not before the probe: a room opened meanwhile has been seen.
+      const unreadIn = (id: string, messages: readonly Message[]) => {
+        const after = seenOf(id);
+        return messages.filter((m) => m.created_at > after && m.author_user_id !== me && m.deleted_at === null);
+      };
+      setUnread((ids) => {
+        const next = { ...ids };
+        for (const [id, messages] of pages) {
+          if (id === currentRef.current) continue;
+          const found = unreadIn(id, messages);
+          if (found.length) next[id] = new Set([...(ids[id] ?? []), ...found.map((m) => m.id)]);
+        }
+        return next;
+      });
+      setAtLeast(
+        new Set(
+          pages
+            .filter(([id, messages]) => id !== currentRef.current && unreadIn(id, messages).length >= UNREAD_PROBE)
+            .map(([id]) => id),
+        ),
+      );
     },
     [base, me, seenOf],
   );
@@ -182,7 +200,17 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
           return { ...t, [room]: list.filter((x) => x.staffUserId !== message.author_user_id) };
         });
         if (room !== currentRef.current && message.author_user_id !== me && message.created_at > seenOf(room))
-          setUnread((counts) => ({ ...counts, [room]: (counts[room] ?? 0) + 1 }));
+          setUnread((ids) => ({ ...ids, [room]: new Set(ids[room]).add(message.id) }));
+        break;
+      }
+      case "chat.message.deleted": {
+        const { id, chat_room_id: room } = event.payload as Message;
+        setUnread((ids) => {
+          if (!ids[room]?.has(id)) return ids;
+          const rest = new Set(ids[room]);
+          rest.delete(id);
+          return { ...ids, [room]: rest };
+        });
         break;
       }
       case "ai.reply.started": {
@@ -220,7 +248,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
   }, [ws.members, me, space.private, spaceMembers.data]);
 
-  const totalUnread = Object.entries(unread).reduce((sum, [id, n]) => (id === currentId ? sum : sum + n), 0);
+  const totalUnread = Object.entries(unread).reduce((sum, [id, ids]) => (id === currentId ? sum : sum + ids.size), 0);
   const canWrite = ws.can("chat.write");
 
   if (roomsApi.error && !rooms) return <ErrorText error={roomsApi.error} />;
@@ -270,7 +298,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
         </div>
         <ul className="list chat-room-list">
           {rooms.map((room) => {
-            const count = room.id === currentId ? 0 : (unread[room.id] ?? 0);
+            const count = room.id === currentId ? 0 : (unread[room.id]?.size ?? 0);
             const busy = (thinking[room.id]?.length ?? 0) > 0;
             return (
               <li key={room.id}>
@@ -362,6 +390,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 }
 
 const NO_THINKING: readonly Thinking[] = Object.freeze([]);
+const NONE: ReadonlySet<string> = new Set();
 
 function CreateRoom({
   base,
