@@ -10,7 +10,7 @@
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, api, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
-import { useLiveEvents } from "../../lib/events";
+import { loadFresh, useLiveEvents } from "../../lib/events";
 import { useAction, useApi, useStored } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
 import type { Space } from "../../lib/types";
@@ -156,7 +156,9 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 
   // Staff replies already under way when the chat opens (or while the socket was away).
   const loadThinking = useCallback(async () => {
-    const { activity } = await api<{ activity: ActivityEntry[] }>("GET", `${ws.base}/staff-activity?limit=50`);
+    const { activity } = await loadFresh(() =>
+      api<{ activity: ActivityEntry[] }>("GET", `${ws.base}/staff-activity?limit=50`),
+    );
     const next: Record<string, Thinking[]> = {};
     for (const a of activity) {
       if (a.space_id !== space.id || !a.chat_room_id || (a.status !== "running" && a.status !== "queued")) continue;

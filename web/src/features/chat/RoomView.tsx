@@ -10,7 +10,7 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { api, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
-import { useLiveEvents } from "../../lib/events";
+import { loadFresh, useLiveEvents } from "../../lib/events";
 import { ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { Composer } from "./Composer";
@@ -109,7 +109,7 @@ export function RoomView({
   const loadNewest = useCallback(
     async (merge: boolean) => {
       try {
-        const page = await api<MessagePage>("GET", `${path}?limit=${PAGE}`);
+        const page = await loadFresh(() => api<MessagePage>("GET", `${path}?limit=${PAGE}`));
         setData((current) => (merge ? mergeNewest(current, page) : fromPage(page)));
         if (!merge) setDividerId(page.messages.find(isUnread)?.id ?? null);
         setError(null);
