@@ -1,6 +1,7 @@
 /**
  * Bundles the web UI into web/dist (minified, hashed asset names under /assets/, code split so screens loaded
- * later stay out of the first download). `TANDEM_WEB_DIST` builds elsewhere (see scripts/build.ts).
+ * later stay out of the first download), each file with its gzip form beside it (`.gz`, compressed once here
+ * rather than by the server). `TANDEM_WEB_DIST` builds elsewhere (see scripts/build.ts).
  */
 import { rmSync } from "node:fs";
 
@@ -20,4 +21,8 @@ if (!result.success) {
   for (const log of result.logs) console.error(log);
   process.exit(1);
 }
-for (const output of result.outputs) console.log(`web: ${output.path} ${output.size} B`);
+for (const output of result.outputs) {
+  const gzip = Bun.gzipSync(new Uint8Array(await output.arrayBuffer()), { level: 9 });
+  await Bun.write(`${output.path}.gz`, gzip);
+  console.log(`web: ${output.path} ${output.size} B (${gzip.length} B gzipped)`);
+}

@@ -1,15 +1,17 @@
 /**
- * Builds the web UI into web/dist, then compiles the server, its migrations and the UI into one executable
- * `dist/tandem`, stamped with the version and git sha. `TANDEM_BUILD_OUT` (the executable) and `TANDEM_WEB_DIST`
+ * Builds the web UI into web/dist, then compiles the server, its migrations and the UI (as embedded files) into
+ * one executable `dist/tandem`, stamped with the version and git sha. `TANDEM_BUILD_OUT` (the executable) and `TANDEM_WEB_DIST`
  * (the built UI) put a build elsewhere, so two checkouts' work can be built and tested side by side.
  */
-import { dirname } from "node:path";
+import { basename, dirname, resolve } from "node:path";
 import { $ } from "bun";
 import pkg from "../package.json";
 
 await $`bun scripts/build-web.ts`;
+// The UI is embedded as files (read when first asked for), under its directory's name.
+const web = resolve(process.env.TANDEM_WEB_DIST ?? "web/dist");
 const sha = (await $`git rev-parse --short=12 HEAD`.nothrow().quiet()).stdout.toString().trim();
 const outfile = process.env.TANDEM_BUILD_OUT ?? "dist/tandem";
 await $`mkdir -p ${dirname(outfile)}`;
-await $`bun build src/main.ts --compile --bytecode --format=esm --minify --outfile ${outfile} --define process.env.NODE_ENV='"production"' --define TANDEM_VERSION=${JSON.stringify(pkg.version)} --define TANDEM_GIT_SHA=${JSON.stringify(sha)}`;
+await $`bun build src/main.ts --compile --bytecode --format=esm --minify --outfile ${outfile} --asset=${web} --define TANDEM_WEB_ASSETS=${JSON.stringify(basename(web))} --define process.env.NODE_ENV='"production"' --define TANDEM_VERSION=${JSON.stringify(pkg.version)} --define TANDEM_GIT_SHA=${JSON.stringify(sha)}`;
 console.log(`built ${outfile} ${pkg.version}${sha ? ` (${sha})` : ""}`);

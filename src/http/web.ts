@@ -1,10 +1,33 @@
 /**
- * The web UI, served from memory under explicit prefixes (`/`, `/setup`, `/assets/`), so an unknown
- * `/api/...` path can never fall through to a page. Hashed assets are immutable; pages revalidate.
+ * The web UI, served under explicit prefixes (`/`, `/setup`, `/assets/`), so an unknown `/api/...` path can
+ * never fall through to a page. Hashed assets are immutable; pages revalidate.
+ *
+ * The files come from the executable (scripts/build.ts embeds the built UI and names its directory in
+ * `TANDEM_WEB_ASSETS`), or, run from source, from web/dist when it has been built. Each is read on its first
+ * request and kept, with the gzip form built beside it: nothing of the UI is read or decoded at startup.
  */
+import { readFileSync } from "node:fs";
+import { extname, join } from "node:path";
 import { Elysia } from "elysia";
 import type { AuthMacro } from "./auth";
-import { embeddedWebAssets } from "./web-assets.macro" with { type: "macro" };
+
+declare const TANDEM_WEB_ASSETS: string | undefined;
+
+const ROOT =
+  typeof TANDEM_WEB_ASSETS === "string"
+    ? join(import.meta.dir, TANDEM_WEB_ASSETS)
+    : join(import.meta.dir, "..", "..", "web", "dist");
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".woff2": "font/woff2",
+  ".json": "application/json",
+  ".ico": "image/x-icon",
+};
 
 interface Asset {
   type: string;
@@ -13,12 +36,37 @@ interface Asset {
   etag: string;
 }
 
-const ASSETS = new Map<string, Asset>(
-  embeddedWebAssets().map((a) => [
-    a.path,
-    { type: a.type, body: Buffer.from(a.body, "base64"), gzip: Buffer.from(a.gzip, "base64"), etag: a.etag },
-  ]),
-);
+/** The files read so far (only files that exist: a miss is not remembered, so unknown paths cost no memory). */
+const loaded = new Map<string, Asset>();
+
+/** The UI's file at `path` (`/index.html`, `/assets/...`), or undefined. */
+function assetAt(path: string): Asset | undefined {
+  const known = loaded.get(path);
+  if (known) return known;
+  const file = join(ROOT, path);
+  // Nothing outside the UI's directory, and the gzip forms only as the encoding of their file.
+  if (!file.startsWith(`${ROOT}/`) || file.endsWith(".gz")) return undefined;
+  let body: Buffer;
+  try {
+    body = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  let gzip: Uint8Array;
+  try {
+    gzip = readFileSync(`${file}.gz`);
+  } catch {
+    gzip = Bun.gzipSync(new Uint8Array(body), { level: 9 });
+  }
+  const asset = {
+    type: TYPES[extname(file)] ?? "application/octet-stream",
+    body,
+    gzip,
+    etag: `"${Bun.hash(body).toString(36)}"`,
+  };
+  loaded.set(path, asset);
+  return asset;
+}
 
 /** Whether the client takes gzip: `Accept-Encoding` names it (or `*`) without `q=0`. */
 export function acceptsGzip(header: string | null): boolean {
@@ -52,7 +100,7 @@ function serve(
   path: string,
   cacheControl: string,
 ): Uint8Array | string | null {
-  const asset = ASSETS.get(path);
+  const asset = assetAt(path);
   if (!asset) {
     set.status = 404;
     set.headers["content-type"] = "application/json; charset=utf-8";
