@@ -4,8 +4,7 @@ import { buildApp } from "./app";
 import { type Config, loadSecrets } from "./config";
 import { openDatabase } from "./db/client";
 import { migrate } from "./db/migrate";
-import { AccessMemo } from "./features/people/access.memo";
-import { PeopleStore } from "./features/people/people.store";
+import { hasOrganization } from "./features/people/people.store";
 import { CLOSE } from "./http/sockets";
 import type { AccessEntry } from "./lib/access-log";
 import type { Logger } from "./lib/log";
@@ -43,7 +42,7 @@ export async function startServer(
   const applied = migrate(conn.sqlite);
   if (applied.length > 0) log.info({ migrations: applied }, "database migrated");
 
-  const setupToken = new PeopleStore(conn.db, new AccessMemo()).onlyOrg() ? null : newToken("");
+  const setupToken = hasOrganization(conn.sqlite) ? null : newToken("");
   const services = createServices(conn, config, {
     secrets,
     setupToken,

@@ -1,4 +1,5 @@
 /** Queries of organizations, users, memberships, roles, invites and signup requests. */
+import type { Database } from "bun:sqlite";
 import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import {
@@ -517,4 +518,12 @@ export class PeopleStore {
       )
       .run();
   }
+}
+
+/**
+ * Whether the install has its organization, at startup: a plain query, since building drizzle's first query
+ * while its code is still cold costs a couple of milliseconds of every start.
+ */
+export function hasOrganization(sqlite: Database): boolean {
+  return sqlite.query("SELECT 1 FROM organizations LIMIT 1").get() !== null;
 }
