@@ -1,7 +1,8 @@
 /**
  * Builds the web UI into web/dist, then compiles the server, its migrations and the UI (as embedded files) into
- * one executable `dist/tandem`, stamped with the version and git sha. `TANDEM_BUILD_OUT` (the executable) and `TANDEM_WEB_DIST`
- * (the built UI) put a build elsewhere, so two checkouts' work can be built and tested side by side.
+ * one executable `dist/tandem`, stamped with the version and git sha. `TANDEM_BUILD_OUT` (the executable) and
+ * `TANDEM_WEB_DIST` (the built UI) put a build elsewhere, so two checkouts' work can be built and tested side by
+ * side.
  */
 import { basename, dirname, resolve } from "node:path";
 import { $ } from "bun";
