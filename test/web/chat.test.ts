@@ -414,7 +414,8 @@ describe("rooms", () => {
     await maya.route(/\/chat-rooms\/[^/]+\/messages\?limit=20$/, (route) => {
       const done = (async () => {
         const response = await route.fetch();
-        if (route.request().url().includes(await room.promise)) probed.resolve();
+        const url = route.request().url();
+        if (url.includes(await room.promise)) probed.resolve();
         await release.promise;
         await route.fulfill({ response });
       })();
