@@ -503,9 +503,16 @@ function AddTask({ column, onCreate }: { column: Column; onCreate: (title: strin
   const [open, setOpen] = useState(false);
   const [title, setTitle] = useState("");
   const input = useRef<HTMLInputElement>(null);
+  // Emptied at once, so the next title can be typed while this one is stored; given back if refused (unless
+  // something new was typed meanwhile).
   const { run, busy, error, clear } = useAction(async (value: string) => {
-    await onCreate(value);
     setTitle("");
+    try {
+      await onCreate(value);
+    } catch (err) {
+      setTitle((current) => current || value);
+      throw err;
+    }
   });
 
   const close = () => {
