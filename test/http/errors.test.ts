@@ -232,6 +232,22 @@ describe("headers", () => {
     expect((await ranged.text()).length).toBeGreaterThan(10);
   });
 
+  it("serves nothing outside the UI's files: no path out of its folder, no gzip file as a file of its own", async () => {
+    const html = await (await fetch(`${server.url}/`)).text();
+    const asset = html.match(/\/assets\/[^"]+\.js/)?.[0] as string;
+    for (const path of [
+      `${asset}.gz`,
+      "/assets/..%2F..%2Fpackage.json",
+      "/assets/%2e%2e/%2e%2e/package.json",
+      "/assets/",
+      "/assets/nothing-here.js",
+    ]) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: "page not found" });
+    }
+  });
+
   it("serves the app at /setup, with a policy that keeps scripts and connections to the origin", async () => {
     const page = await fetch(`${server.url}/setup?token=abc`);
     expect(page.status).toBe(200);
