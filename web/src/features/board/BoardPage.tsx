@@ -75,14 +75,14 @@ function useBoard(base: string, spaceId: string) {
     // Events that arrive while the listing is on its way are held and replayed on top of it (the version rule
     // of `upsert` drops those the listing already holds), so none falls between the two. Held until the latest
     // load answers, when two overlap (a resync while the first is on its way).
-    const load = ++latest.current;
+    const request = ++latest.current;
     loading.current = true;
     try {
       const [board, listing] = await Promise.all([
         api<BoardAnswer>("GET", `${base}/spaces/${spaceId}/board`),
         api<{ tasks: Task[] }>("GET", `${base}/spaces/${spaceId}/tasks`),
       ]);
-      if (load !== latest.current) return;
+      if (request !== latest.current) return;
       const sorted = [...board.columns].sort((a, b) => a.position - b.position);
       current.current = lanesOf(sorted, listing.tasks);
       for (const event of held.current) apply(event);
@@ -90,9 +90,9 @@ function useBoard(base: string, spaceId: string) {
       setLanes(current.current);
       setError(null);
     } catch (err) {
-      if (load === latest.current) setError(messageOf(err));
+      if (request === latest.current) setError(messageOf(err));
     } finally {
-      if (load === latest.current) {
+      if (request === latest.current) {
         held.current = [];
         loading.current = false;
       }
