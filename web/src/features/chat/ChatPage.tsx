@@ -125,26 +125,21 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
         }),
       );
       // Read now, not before the probe: a room opened meanwhile has been seen.
-      const unreadIn = (id: string, messages: readonly Message[]) => {
-        const after = seenOf(id);
-        return messages.filter((m) => m.created_at > after && m.author_user_id !== me && m.deleted_at === null);
-      };
+      const found = pages
+        .filter(([id]) => id !== currentRef.current)
+        .map(([id, messages]) => {
+          const after = seenOf(id);
+          const unseen = messages.filter(
+            (m) => m.created_at > after && m.author_user_id !== me && m.deleted_at === null,
+          );
+          return [id, unseen.map((m) => m.id)] as const;
+        });
       setUnread((ids) => {
         const next = { ...ids };
-        for (const [id, messages] of pages) {
-          if (id === currentRef.current) continue;
-          const found = unreadIn(id, messages);
-          if (found.length) next[id] = new Set([...(ids[id] ?? []), ...found.map((m) => m.id)]);
-        }
+        for (const [id, unseen] of found) if (unseen.length) next[id] = new Set([...(ids[id] ?? []), ...unseen]);
         return next;
       });
-      setAtLeast(
-        new Set(
-          pages
-            .filter(([id, messages]) => id !== currentRef.current && unreadIn(id, messages).length >= UNREAD_PROBE)
-            .map(([id]) => id),
-        ),
-      );
+      setAtLeast(new Set(found.filter(([, unseen]) => unseen.length >= UNREAD_PROBE).map(([id]) => id)));
     },
     [base, me, seenOf],
   );
