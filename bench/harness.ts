@@ -267,6 +267,8 @@ export interface WrkResult {
   latency_ms: { p50: number; p90: number; p99: number; mean: number; max: number };
   /** Share of all cores' time that other processes of the machine used meanwhile (noise; see `cpuSnapshot`). */
   foreign_cpu: number;
+  /** Share of all cores' time the hypervisor gave to other machines meanwhile (steal: noise too). */
+  steal: number;
 }
 
 const REPORT_LUA = readFileSync(join(import.meta.dir, "lua/report.lua"), "utf8");
@@ -333,6 +335,7 @@ export async function wrk(
       max: ms(r.latency_us.max),
     },
     foreign_cpu: foreignShare(before, after, wrkSeconds),
+    steal: (after.steal - before.steal) / ((after.at - before.at) * cpus().length),
   };
 }
 
@@ -340,6 +343,8 @@ interface CpuSnapshot {
   at: number;
   /** user + nice + system seconds of all cores, from /proc/stat (softirq, irq and steal are not counted). */
   machine: number;
+  /** Seconds of all cores that the hypervisor ran something else on while this machine wanted them. */
+  steal: number;
   server: number;
   harness: number;
 }
@@ -355,6 +360,7 @@ function cpuSnapshot(serverPid?: number): CpuSnapshot {
   return {
     at: performance.now() / 1000,
     machine: (cpu[0]! + cpu[1]! + cpu[2]!) * TICK,
+    steal: (cpu[7] ?? 0) * TICK,
     server: serverPid ? (Number(fields[11]) + Number(fields[12])) * TICK : 0,
     harness: (self.user + self.system) / 1e6,
   };
@@ -383,7 +389,8 @@ function foreignShare(a: CpuSnapshot, b: CpuSnapshot, wrkSeconds: number): numbe
   return Math.max(0, foreign) / ((b.at - a.at) * cpus().length);
 }
 
-const noiseOf = (runs: WrkResult[]) => Math.max(...runs.map((r) => r.foreign_cpu));
+/** What a run lost to others: other processes of the machine, and other machines of the host. */
+export const noiseOf = (runs: WrkResult[]) => Math.max(...runs.map((r) => r.foreign_cpu + r.steal));
 
 export function errorCount(r: WrkResult): number {
   const e = r.errors;
@@ -419,8 +426,8 @@ export async function runLoad(scenarios: LoadScenario[], say: (s: string) => voi
   }
   const results: WrkResult[][] = all.map(() => []);
   for (let round = 1; round <= opts.rounds; round++) {
-    // A round during which other processes took more than 10% of the CPUs is run again (once by default); the
-    // quieter attempt is kept whole, so the interleaving holds.
+    // A round during which other processes (or other machines, by steal) took more than 10% of the CPUs is run
+    // again (once by default); the quieter attempt is kept whole, so the interleaving holds.
     let kept: WrkResult[] | undefined;
     for (let attempt = 0; attempt <= opts.retries; attempt++) {
       const runs: WrkResult[] = [];
@@ -432,7 +439,7 @@ export async function runLoad(scenarios: LoadScenario[], say: (s: string) => voi
         runs.push(r);
         say(
           `round ${round}/${opts.rounds}  ${s.name.padEnd(36)} ${r.rps.toFixed(0).padStart(7)} req/s  ` +
-            `p99 ${r.latency_ms.p99.toFixed(2)} ms  other processes ${pct(r.foreign_cpu)} of the CPUs` +
+            `p99 ${r.latency_ms.p99.toFixed(2)} ms  other processes ${pct(r.foreign_cpu)}, steal ${pct(r.steal)} of the CPUs` +
             (errorCount(r) ? `  errors ${JSON.stringify(r.errors)}` : ""),
         );
       }
@@ -489,7 +496,7 @@ export function table(rows: Row[]): string {
     "p99 ms",
     "ratio to bare",
     "measured",
-    "other procs",
+    "noise",
     "target",
     "result",
   ];

@@ -76,7 +76,7 @@ writeFileSync(
 const noisy = Math.max(0, ...rows.map((r) => r.noise ?? 0));
 if (noisy > 0.05) {
   console.log(
-    `\nnoise: other processes used up to ${pct(noisy)} of the CPUs during a wrk run: treat the figures with care`,
+    `\nnoise: other processes and the hypervisor's steal took up to ${pct(noisy)} of the CPUs during a wrk run: treat the figures with care`,
   );
 }
 const failed = rows.filter((r) => r.pass === false).map((r) => r.scenario);

@@ -13,6 +13,7 @@ import {
   median,
   memory,
   mib,
+  noiseOf,
   opts,
   type ProbeScenario,
   pin,
@@ -168,7 +169,7 @@ const wal: ProbeScenario = {
       measured:
         `max ${mib(max)}, final ${mib(final)}, thirds ${mib(firstMax)} -> ${mib(lastMax)}` +
         (errors ? `, ${errors} errors/non-2xx` : ""),
-      noise: r.foreign_cpu,
+      noise: noiseOf([r]),
       target: "max < 64 MiB, not growing",
       pass: max < 64 * MiB && !growing && errors === 0 && r.requests > 0,
       details: { wrk: r, seconds: opts.walDuration, samples_every_ms: 100, wal_bytes: samples },

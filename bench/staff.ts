@@ -13,6 +13,7 @@ import {
   errorCount,
   luaWith,
   median,
+  noiseOf,
   opts,
   type ProbeScenario,
   type Row,
@@ -172,6 +173,7 @@ const mentionLatency: ProbeScenario = {
       rps: median(mentionRuns.map((r) => r.rps)),
       p50_ms: p50(mentionRuns),
       p99_ms: p99(mentionRuns),
+      noise: noiseOf([...plainRuns, ...mentionRuns]),
       ratio: slower,
       measured:
         `p50 ${p50(mentionRuns).toFixed(3)} vs ${p50(plainRuns).toFixed(3)} ms, ` +
@@ -194,6 +196,7 @@ const mentionThroughput: ProbeScenario = {
       scenario: this.name,
       rps: rps(mentionRuns),
       p99_ms: median(mentionRuns.map((r) => r.latency_ms.p99)),
+      noise: noiseOf([...plainRuns, ...mentionRuns]),
       ratio,
       measured: `${rps(mentionRuns).toFixed(0)} vs ${rps(plainRuns).toFixed(0)} req/s${errors ? `, ${errors} errors` : ""}`,
       target: "info: throughput ratio to the plain post",

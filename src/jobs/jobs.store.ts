@@ -1,7 +1,8 @@
 /**
  * The job table: enqueue inside the caller's transaction, claim with one UPDATE ... RETURNING, and every later
  * write guarded by the claim's lease, so a worker that lost its claim (it stalled, the process was replaced)
- * can change nothing.
+ * can change nothing. A job that ends is deleted: the table is the live queue only, so reading it in `seq`
+ * order (its rowid, no index to keep up) stays short.
  */
 import { type Db, prepared } from "../db/client";
 import { insertRow } from "../db/prepared";
@@ -10,27 +11,32 @@ import { nextStamp } from "../lib/ids";
 
 export type JobRow = typeof jobs.$inferSelect;
 
-/** The oldest due job is claimed (`jobs_status_run_idx`). */
-export const CLAIM_SQL = `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease = $lease,
+/** A job to queue: its `seq` is given by the table. */
+export type NewJob = Omit<JobRow, "seq">;
+
+/**
+ * The first job in queue order that is due is claimed: the scan from the start of the table passes only the
+ * running jobs (at most the worker count) and the ones waiting to retry.
+ */
+const CLAIM_SQL = `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease = $lease,
   locked_until = $until, updated_at = $now
-  WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND run_at <= $now ORDER BY run_at, id LIMIT 1)
+  WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued' AND run_at <= $now ORDER BY seq LIMIT 1)
   RETURNING *`;
 
-/** Claims whose lease lapsed go back to the queue (the running rows, at most the worker count, by `jobs_status_run_idx`). */
-export const RECLAIM_SQL = `UPDATE jobs SET status = 'queued', lease = NULL, locked_until = NULL, updated_at = $now
+/** Claims whose lease lapsed go back to the queue. */
+const RECLAIM_SQL = `UPDATE jobs SET status = 'queued', lease = NULL, locked_until = NULL, updated_at = $now
   WHERE status = 'running' AND locked_until < $before`;
 
-/** When the next queued job is due (`jobs_status_run_idx`). */
-export const NEXT_DUE_SQL = "SELECT min(run_at) AS at FROM jobs WHERE status = 'queued'";
-
-/** Whether a running job's lease lapsed. */
-export const LAPSED_SQL = "SELECT 1 AS lapsed FROM jobs WHERE status = 'running' AND locked_until < $now LIMIT 1";
+/** In one pass over the live queue: when the next queued job is due, and whether a claim lapsed. */
+const QUEUE_STATE_SQL = `SELECT min(CASE WHEN status = 'queued' THEN run_at END) AS due,
+  max(status = 'running' AND locked_until < $now) AS lapsed FROM jobs`;
 
 type Raw = Record<string, unknown>;
 
 /** A row as bun:sqlite returns it, in the schema's property names. */
 function toRow(raw: Raw): JobRow {
   return {
+    seq: raw.seq as number,
     id: raw.id as string,
     kind: raw.kind as string,
     payload: raw.payload as string,
@@ -51,21 +57,23 @@ export class JobsStore {
   private readonly insertJob = prepared(() => insertRow(this.db, jobs));
   private readonly claimJob = prepared(() => this.db.$client.query<Raw, Record<string, string | number>>(CLAIM_SQL));
   private readonly reclaimJobs = prepared(() => this.db.$client.query(RECLAIM_SQL));
-  private readonly lapsed = prepared(() =>
-    this.db.$client.query<{ lapsed: number }, Record<string, number>>(LAPSED_SQL),
+  private readonly queueState = prepared(() =>
+    this.db.$client.query<{ due: number | null; lapsed: number | null }, Record<string, number>>(QUEUE_STATE_SQL),
   );
-  private readonly nextDue = prepared(() => this.db.$client.query<{ at: number | null }, []>(NEXT_DUE_SQL));
   private readonly renewLease = prepared(() =>
-    this.db.$client.query("UPDATE jobs SET locked_until = $until WHERE id = $id AND lease = $lease"),
+    this.db.$client.query("UPDATE jobs SET locked_until = $until WHERE seq = $seq AND lease = $lease"),
   );
-  private readonly settle = prepared(() =>
+  private readonly requeue = prepared(() =>
     this.db.$client.query(
-      `UPDATE jobs SET status = $status, lease = NULL, locked_until = NULL, last_error = $error, run_at = $runAt,
-        updated_at = $now WHERE id = $id AND lease = $lease`,
+      `UPDATE jobs SET status = 'queued', lease = NULL, locked_until = NULL, last_error = $error, run_at = $runAt,
+        updated_at = $now WHERE seq = $seq AND lease = $lease`,
     ),
   );
+  private readonly remove = prepared(() =>
+    this.db.$client.query("DELETE FROM jobs WHERE seq = $seq AND lease = $lease"),
+  );
   private readonly savePayload = prepared(() =>
-    this.db.$client.query("UPDATE jobs SET payload = $payload, updated_at = $now WHERE id = $id AND lease = $lease"),
+    this.db.$client.query("UPDATE jobs SET payload = $payload, updated_at = $now WHERE seq = $seq AND lease = $lease"),
   );
 
   /** The newest `created_at` given to a job by this process. */
@@ -77,10 +85,10 @@ export class JobsStore {
    * time, never has two entries on one instant to skip at a page boundary. A restart takes longer than any
    * burst runs ahead of the clock, so the last stamp need not be read back from the table.
    */
-  enqueue(row: JobRow): void {
+  enqueue(row: NewJob): void {
     const createdAt = nextStamp(this.latestCreatedAt, row.createdAt);
     this.latestCreatedAt = createdAt;
-    this.insertJob().run(createdAt === row.createdAt ? row : { ...row, createdAt });
+    this.insertJob().run({ ...row, seq: null, createdAt });
   }
 
   /** The oldest due queued job, now running under `lease` until `until`. */
@@ -95,42 +103,29 @@ export class JobsStore {
     return this.reclaimJobs().run({ $before: before, $now: now }).changes;
   }
 
-  /** Whether some running job's lease ended before `now`. */
-  hasLapsed(now: number): boolean {
-    return this.lapsed().all({ $now: now }).length > 0;
-  }
-
-  /** When the next queued job is due, if any is queued. */
-  nextDueAt(): number | undefined {
-    return this.nextDue().all()[0]?.at ?? undefined;
+  /** When the next queued job is due (if any is queued), and whether some running job's lease ended before `now`. */
+  state(now: number): { dueAt: number | undefined; lapsed: boolean } {
+    const row = this.queueState().all({ $now: now })[0];
+    return { dueAt: row?.due ?? undefined, lapsed: row?.lapsed === 1 };
   }
 
   /** Extends the lease; false when it is no longer ours. */
-  renew(id: string, lease: string, until: number): boolean {
-    return this.renewLease().run({ $id: id, $lease: lease, $until: until }).changes > 0;
+  renew(seq: number, lease: string, until: number): boolean {
+    return this.renewLease().run({ $seq: seq, $lease: lease, $until: until }).changes > 0;
   }
 
-  /** Ends the claim: `done` or `failed` for good, or `queued` again at `runAt`. False when the lease was lost. */
-  finish(
-    id: string,
-    lease: string,
-    outcome: { status: "done" | "failed" | "queued"; error?: string | null; runAt?: number },
-  ): boolean {
-    const now = Date.now();
-    return (
-      this.settle().run({
-        $id: id,
-        $lease: lease,
-        $status: outcome.status,
-        $error: outcome.error ?? null,
-        $runAt: outcome.runAt ?? now,
-        $now: now,
-      }).changes > 0
-    );
+  /** Ends the claim for good: the job leaves the queue. False when the lease was lost. */
+  end(seq: number, lease: string): boolean {
+    return this.remove().run({ $seq: seq, $lease: lease }).changes > 0;
+  }
+
+  /** Puts the job back in the queue, due at `runAt`, with the error that ended this attempt. False when the lease was lost. */
+  retryLater(seq: number, lease: string, error: string, runAt: number): boolean {
+    return this.requeue().run({ $seq: seq, $lease: lease, $error: error, $runAt: runAt, $now: Date.now() }).changes > 0;
   }
 
   /** Records progress that must survive a restart (a launched run); false when the lease was lost. */
-  saveProgress(id: string, lease: string, payload: string): boolean {
-    return this.savePayload().run({ $id: id, $lease: lease, $payload: payload, $now: Date.now() }).changes > 0;
+  saveProgress(seq: number, lease: string, payload: string): boolean {
+    return this.savePayload().run({ $seq: seq, $lease: lease, $payload: payload, $now: Date.now() }).changes > 0;
   }
 }

@@ -26,15 +26,15 @@ export interface JobContext {
   readonly signal: AbortSignal;
   /** Saves progress that must not be redone after a restart, in the caller's transaction when in one. */
   saveProgress(payload: unknown): void;
-  /** Runs `write` and marks the job done, in one transaction; throws LeaseLost (rolling back) when not ours. */
-  complete<T>(write: () => T, status?: "done" | "failed", error?: string | null): T;
+  /** Runs `write` and ends the job, in one transaction; throws LeaseLost (rolling back) when not ours. */
+  complete<T>(write: () => T): T;
 }
 
 /** One kind of job. Its top comment states its retry and idempotency rule. */
 export interface JobKind {
   readonly kind: string;
   run(context: JobContext): Promise<void>;
-  /** Every attempt failed: record the failure for good, through `context.complete(..., "failed")`. */
+  /** Every attempt failed: record the failure for good, through `context.complete`. */
   giveUp(context: JobContext, error: unknown): Promise<void> | void;
 }
 
@@ -114,12 +114,12 @@ export class JobRunner {
     });
   }
 
-  /** Writes only when there is something to do: an idle server reads one index a second. */
+  /** Writes only when there is something to do: an idle server reads its (empty) queue once a second. */
   private tick(): void {
     const now = Date.now();
-    if (this.store.hasLapsed(now)) writeTx(this.db, () => this.store.reclaim(now, now));
-    const due = this.store.nextDueAt();
-    if (due !== undefined && due <= now) this.fill();
+    const { dueAt, lapsed } = this.store.state(now);
+    if (lapsed) writeTx(this.db, () => this.store.reclaim(now, now));
+    if (lapsed || (dueAt !== undefined && dueAt <= now)) this.fill();
   }
 
   private fill(): void {
@@ -142,7 +142,7 @@ export class JobRunner {
     const controller = new AbortController();
     this.running.set(job.id, controller);
     const heartbeat = setInterval(() => {
-      const renewed = writeTx(this.db, () => this.store.renew(job.id, lease, Date.now() + this.leaseMs));
+      const renewed = writeTx(this.db, () => this.store.renew(job.seq, lease, Date.now() + this.leaseMs));
       if (!renewed) controller.abort();
     }, this.heartbeatMs);
     heartbeat.unref?.();
@@ -177,7 +177,7 @@ export class JobRunner {
         { job_id: job.id, kind: job.kind, attempt: job.attempts, err: error },
         "job failed; retrying later",
       );
-      writeTx(this.db, () => this.store.finish(job.id, lease, { status: "queued", error: message, runAt }));
+      writeTx(this.db, () => this.store.retryLater(job.seq, lease, message, runAt));
     }
   }
 
@@ -186,13 +186,13 @@ export class JobRunner {
       job,
       signal,
       saveProgress: (payload) => {
-        const saved = writeTx(this.db, () => this.store.saveProgress(job.id, lease, JSON.stringify(payload)));
+        const saved = writeTx(this.db, () => this.store.saveProgress(job.seq, lease, JSON.stringify(payload)));
         if (!saved) throw new LeaseLost();
       },
-      complete: (write, status = "done", error = null) =>
+      complete: (write) =>
         writeTx(this.db, () => {
           const value = write();
-          if (!this.store.finish(job.id, lease, { status, error })) throw new LeaseLost();
+          if (!this.store.end(job.seq, lease)) throw new LeaseLost();
           return value;
         }),
     };

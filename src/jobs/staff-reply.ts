@@ -459,25 +459,21 @@ export class StaffReplyJob implements JobKind {
     const text = answer ? answer.text : `Sorry, I couldn't answer: ${failure}.`;
     let reply: { id: string; announce(): void };
     try {
-      reply = context.complete(
-        () => {
-          const row = this.insertReply(actor, payload, text);
-          const now = Date.now();
-          this.deps.activity.update(context.job.id, {
-            status: failure ? "failed" : "done",
-            replyMessageId: row.id,
-            toolCalls: JSON.stringify(answer?.toolCalls ?? []),
-            promptTokens: answer?.promptTokens ?? 0,
-            completionTokens: answer?.completionTokens ?? 0,
-            durationMs: now - startedAt,
-            error: failure,
-            finishedAt: now,
-          });
-          return row;
-        },
-        failure ? "failed" : "done",
-        failure,
-      );
+      reply = context.complete(() => {
+        const row = this.insertReply(actor, payload, text);
+        const now = Date.now();
+        this.deps.activity.update(context.job.id, {
+          status: failure ? "failed" : "done",
+          replyMessageId: row.id,
+          toolCalls: JSON.stringify(answer?.toolCalls ?? []),
+          promptTokens: answer?.promptTokens ?? 0,
+          completionTokens: answer?.completionTokens ?? 0,
+          durationMs: now - startedAt,
+          error: failure,
+          finishedAt: now,
+        });
+        return row;
+      });
     } catch (error) {
       if (error instanceof AppError && error.kind === "not_found") {
         this.settleWithoutReply(context, payload, `nowhere to answer: ${error.message}`);
@@ -491,17 +487,13 @@ export class StaffReplyJob implements JobKind {
 
   /** Ends the job with no reply (the staff member or the conversation is gone). */
   private settleWithoutReply(context: JobContext, payload: ReplyPayload, error: string): void {
-    context.complete(
-      () => {
-        const now = Date.now();
-        const row = this.deps.activity.get(context.job.id);
-        const patch: Partial<ActivityRow> = { status: "failed", error, finishedAt: now };
-        if (row?.startedAt) patch.durationMs = now - row.startedAt;
-        this.deps.activity.update(context.job.id, patch);
-      },
-      "failed",
-      error,
-    );
+    context.complete(() => {
+      const now = Date.now();
+      const row = this.deps.activity.get(context.job.id);
+      const patch: Partial<ActivityRow> = { status: "failed", error, finishedAt: now };
+      if (row?.startedAt) patch.durationMs = now - row.startedAt;
+      this.deps.activity.update(context.job.id, patch);
+    });
     this.publish(context.job.id, payload, "ai.reply.failed", null, error);
   }
 

@@ -1,6 +1,8 @@
 /**
  * The durable job table, and what each staff reply job did. A job row is claimed with one UPDATE ... RETURNING
  * under a lease that its worker renews; a lease that lapses (the worker died) makes the job claimable again.
+ * A job that ends (done, or failed for good) leaves the table in the transaction that ends it: the table holds
+ * only the live queue, and what the job did stays in `staff_activity`.
  */
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { organizations, users } from "./people";
@@ -8,11 +10,17 @@ import { organizations, users } from "./people";
 export const jobs = sqliteTable(
   "jobs",
   {
-    id: text("id").primaryKey(),
+    /**
+     * The row's key (SQLite's rowid) and the queue's order: a new job is appended after every live one. The
+     * table is its only B-tree, so queuing a job in the transaction of a chat post writes one page, not three.
+     */
+    seq: integer("seq").primaryKey(),
+    /** What the job is known by outside the table: events and `staff_activity.job_id`. */
+    id: text("id").notNull(),
     kind: text("kind").notNull(),
     /** The kind's JSON input, and what it has done so far that must not be done twice (a launched run). */
     payload: text("payload").notNull(),
-    /** `queued`, `running`, `done` or `failed`. */
+    /** `queued` or `running`. */
     status: text("status").notNull(),
     attempts: integer("attempts").notNull().default(0),
     /** Not to be claimed before this time. */
@@ -24,17 +32,15 @@ export const jobs = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  // One index: claims read the queued rows by due time; reclaims read the few running rows by the same prefix.
-  (t) => [index("jobs_status_run_idx").on(t.status, t.runAt)],
+  // No index: the table holds only live jobs, read in `seq` order (claims) or whole (once a second).
 );
 
 /** What a staff member did for one reply job: the record behind `GET /staff-activity`. */
 export const staffActivity = sqliteTable(
   "staff_activity",
   {
-    jobId: text("job_id")
-      .primaryKey()
-      .references(() => jobs.id, { onDelete: "cascade" }),
+    /** The job's `id`; the entry outlives the job's row. */
+    jobId: text("job_id").primaryKey(),
     orgId: text("org_id")
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
