@@ -803,6 +803,13 @@ const DELETED_ON_REQUEST_PATHS: Record<string, string> = {
   blobs: "PUT /files/{id}/content replaces (and deletes) a file's blob",
 };
 
+/**
+ * Child keys left unindexed on purpose, with why. `chat_reactions(user_id)`: every reaction, a staff member's
+ * 💭 in the transaction of each post that mentions it included, would write that index too; the price is a
+ * scan of the reactions when a staff member's account is deleted (measured: 65-80 ms with 200k reactions, ~0.4 s with a million).
+ */
+const UNINDEXED_ON_PURPOSE = new Set(["chat_reactions(user_id) -> users"]);
+
 describe("foreign keys of deleted rows", () => {
   // Deleting a user (DELETE /service-accounts/{id}) checks every foreign key to users: each needs an index on
   // the child side, or the delete reads that whole table (chat_messages, the largest) inside the write lock.
@@ -833,7 +840,7 @@ describe("foreign keys of deleted rows", () => {
         if (!DELETED_ON_REQUEST_PATHS[parent]) continue;
         const columns = parts.map((p) => p.from);
         const indexed = indexes.some((ix) => columns.every((c) => ix.slice(0, columns.length).includes(c)));
-        if (!indexed)
+        if (!indexed && !UNINDEXED_ON_PURPOSE.has(`${table}(${columns.join(", ")}) -> ${parent}`))
           unindexed.push(
             `${table}(${columns.join(", ")}) -> ${parent} ON DELETE ${parts[0]?.on_delete}: deleting a ${parent} row scans ${table} (${DELETED_ON_REQUEST_PATHS[parent]})`,
           );

@@ -1,0 +1,1 @@
+DROP INDEX `chat_reactions_user_idx`;
