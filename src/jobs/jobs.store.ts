@@ -18,18 +18,20 @@ export type NewJob = Omit<JobRow, "seq">;
  * The first job in queue order that is due is claimed: the scan from the start of the table passes only the
  * running jobs (at most the worker count) and the ones waiting to retry.
  */
-const CLAIM_SQL = `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease = $lease,
+export const CLAIM_SQL = `UPDATE jobs SET status = 'running', attempts = attempts + 1, lease = $lease,
   locked_until = $until, updated_at = $now
   WHERE seq = (SELECT seq FROM jobs WHERE status = 'queued' AND run_at <= $now ORDER BY seq LIMIT 1)
   RETURNING *`;
 
-/** Claims whose lease lapsed go back to the queue. */
-const RECLAIM_SQL = `UPDATE jobs SET status = 'queued', lease = NULL, locked_until = NULL, updated_at = $now
+/** Claims whose lease lapsed go back to the queue (`jobs_running_idx`). */
+export const RECLAIM_SQL = `UPDATE jobs SET status = 'queued', lease = NULL, locked_until = NULL, updated_at = $now
   WHERE status = 'running' AND locked_until < $before`;
 
-/** In one pass over the live queue: when the next queued job is due, and whether a claim lapsed. */
-const QUEUE_STATE_SQL = `SELECT min(CASE WHEN status = 'queued' THEN run_at END) AS due,
-  max(status = 'running' AND locked_until < $now) AS lapsed FROM jobs`;
+/** Whether a claim lapsed (`jobs_running_idx`). */
+export const LAPSED_SQL = "SELECT 1 AS lapsed FROM jobs WHERE status = 'running' AND locked_until < $now LIMIT 1";
+
+/** Whether a job is due: the claim's scan, read only. */
+export const DUE_SQL = "SELECT 1 AS due FROM jobs WHERE status = 'queued' AND run_at <= $now LIMIT 1";
 
 type Raw = Record<string, unknown>;
 
@@ -57,9 +59,10 @@ export class JobsStore {
   private readonly insertJob = prepared(() => insertRow(this.db, jobs));
   private readonly claimJob = prepared(() => this.db.$client.query<Raw, Record<string, string | number>>(CLAIM_SQL));
   private readonly reclaimJobs = prepared(() => this.db.$client.query(RECLAIM_SQL));
-  private readonly queueState = prepared(() =>
-    this.db.$client.query<{ due: number | null; lapsed: number | null }, Record<string, number>>(QUEUE_STATE_SQL),
+  private readonly lapsed = prepared(() =>
+    this.db.$client.query<{ lapsed: number }, Record<string, number>>(LAPSED_SQL),
   );
+  private readonly due = prepared(() => this.db.$client.query<{ due: number }, Record<string, number>>(DUE_SQL));
   private readonly renewLease = prepared(() =>
     this.db.$client.query("UPDATE jobs SET locked_until = $until WHERE seq = $seq AND lease = $lease"),
   );
@@ -103,10 +106,14 @@ export class JobsStore {
     return this.reclaimJobs().run({ $before: before, $now: now }).changes;
   }
 
-  /** When the next queued job is due (if any is queued), and whether some running job's lease ended before `now`. */
-  state(now: number): { dueAt: number | undefined; lapsed: boolean } {
-    const row = this.queueState().all({ $now: now })[0];
-    return { dueAt: row?.due ?? undefined, lapsed: row?.lapsed === 1 };
+  /** Whether some running job's lease ended before `now`. */
+  hasLapsed(now: number): boolean {
+    return this.lapsed().all({ $now: now }).length > 0;
+  }
+
+  /** Whether some queued job is due at `now`. */
+  hasDue(now: number): boolean {
+    return this.due().all({ $now: now }).length > 0;
   }
 
   /** Extends the lease; false when it is no longer ours. */

@@ -114,12 +114,14 @@ export class JobRunner {
     });
   }
 
-  /** Writes only when there is something to do: an idle server reads its (empty) queue once a second. */
+  /**
+   * Writes only when there is something to do: an idle server reads an empty index and an empty table once a
+   * second; with every worker busy, the queue is not read at all, however long it is.
+   */
   private tick(): void {
     const now = Date.now();
-    const { dueAt, lapsed } = this.store.state(now);
-    if (lapsed) writeTx(this.db, () => this.store.reclaim(now, now));
-    if (lapsed || (dueAt !== undefined && dueAt <= now)) this.fill();
+    if (this.store.hasLapsed(now)) writeTx(this.db, () => this.store.reclaim(now, now));
+    if (this.running.size < this.options.concurrency && this.store.hasDue(now)) this.fill();
   }
 
   private fill(): void {

@@ -28,6 +28,7 @@ import { ProposalsStore } from "../../src/features/proposals/proposals.store";
 import { SpacesStore } from "../../src/features/spaces/spaces.store";
 import { StaffStore } from "../../src/features/staff/staff.store";
 import { TasksStore } from "../../src/features/tasks/tasks.store";
+import { CLAIM_SQL, DUE_SQL, LAPSED_SQL, RECLAIM_SQL } from "../../src/jobs/jobs.store";
 import { nameKey } from "../../src/lib/text";
 import { tempDir } from "../helpers/server";
 
@@ -783,6 +784,20 @@ const cases: Case[] = [
     tempBTree: "the proposals of every live file of the space are merged by date: a space's files, not a table",
   },
   { name: "integrations: the org's key of a provider", run: () => stores.integrations.get(ids.org, "modelrouter") },
+
+  // Jobs: the table holds only the live queue (a job that ends is deleted), read in queue order.
+  {
+    name: "jobs: claim the first due job",
+    raw: { sql: CLAIM_SQL, params: { lease: "l", until: now + 30_000, now } },
+    scan: { jobs: "the live queue in queue order, stopping at the first due job: past the running ones only" },
+  },
+  {
+    name: "jobs: is a job due",
+    raw: { sql: DUE_SQL, params: { now } },
+    scan: { jobs: "the claim's scan, read only; the runner looks only when a worker is free" },
+  },
+  { name: "jobs: a lapsed claim", raw: { sql: LAPSED_SQL, params: { now } } },
+  { name: "jobs: reclaim lapsed claims", raw: { sql: RECLAIM_SQL, params: { before: now, now } } },
 ];
 
 /**

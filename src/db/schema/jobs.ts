@@ -4,6 +4,7 @@
  * A job that ends (done, or failed for good) leaves the table in the transaction that ends it: the table holds
  * only the live queue, and what the job did stays in `staff_activity`.
  */
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { organizations, users } from "./people";
 
@@ -32,7 +33,9 @@ export const jobs = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  // No index: the table holds only live jobs, read in `seq` order (claims) or whole (once a second).
+  // The table holds only live jobs, claimed in `seq` order. The one index holds only the running jobs (at most
+  // the worker count): queuing a job does not write it, and finding a lapsed claim does not read the queue.
+  (t) => [index("jobs_running_idx").on(t.lockedUntil).where(sql`${t.status} = 'running'`)],
 );
 
 /** What a staff member did for one reply job: the record behind `GET /staff-activity`. */

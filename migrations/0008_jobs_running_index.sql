@@ -1,0 +1,1 @@
+CREATE INDEX `jobs_running_idx` ON `jobs` (`locked_until`) WHERE "jobs"."status" = 'running';
