@@ -44,11 +44,10 @@ export function updateRow(db: Db, table: SQLiteTable, key: SQLiteColumn, keyProp
 }
 
 /**
- * `UPDATE` of only the columns that differ between two versions of a row, by its key. SQLite maintains every
- * index that holds an assigned column, changed or not, so writing whole rows would rewrite all of a table's
- * indexes on each update. One prepared statement per set of changed columns, made on first use.
+ * `UPDATE` of the columns a patch names, by its key: `(key, patch)`. One prepared statement per set of
+ * columns, made on first use, so callers that write a few columns at a time never compile SQL again.
  */
-export function changedColumnsUpdater<Row extends Record<string, unknown>>(
+export function patchUpdater<Row extends Record<string, unknown>>(
   /** A getter: stores create their statements before their fields are all set. */
   db: () => Db,
   table: SQLiteTable,
@@ -56,22 +55,43 @@ export function changedColumnsUpdater<Row extends Record<string, unknown>>(
   keyProperty = "id",
 ) {
   const statements = new Map<string, { run: (params: Record<string, unknown>) => void }>();
-  return (before: Row, after: Row): void => {
-    const changed = Object.keys(after).filter((k) => k !== keyProperty && after[k] !== before[k]);
-    if (changed.length === 0) return;
-    const cacheKey = changed.join(",");
+  return (keyValue: unknown, patch: Partial<Row>): void => {
+    const columns = Object.keys(patch).filter((k) => k !== keyProperty && patch[k] !== undefined);
+    if (columns.length === 0) return;
+    const cacheKey = columns.join(",");
     let statement = statements.get(cacheKey);
     if (!statement) {
       statement = db()
         .update(table)
-        // biome-ignore lint/suspicious/noExplicitAny: placeholders stand in for the changed columns' values.
-        .set(Object.fromEntries(changed.map((k) => [k, sql.placeholder(k)])) as any)
+        // biome-ignore lint/suspicious/noExplicitAny: placeholders stand in for the patched columns' values.
+        .set(Object.fromEntries(columns.map((k) => [k, sql.placeholder(k)])) as any)
         .where(eq(key, sql.placeholder(keyProperty)))
         .prepare();
       statements.set(cacheKey, statement);
     }
-    const params: Record<string, unknown> = { [keyProperty]: after[keyProperty] };
-    for (const k of changed) params[k] = after[k];
+    const params: Record<string, unknown> = { [keyProperty]: keyValue };
+    for (const k of columns) params[k] = patch[k];
     statement.run(params);
+  };
+}
+
+/**
+ * `UPDATE` of only the columns that differ between two versions of a row, by its key. SQLite maintains every
+ * index that holds an assigned column, changed or not, so writing whole rows would rewrite all of a table's
+ * indexes on each update.
+ */
+export function changedColumnsUpdater<Row extends Record<string, unknown>>(
+  db: () => Db,
+  table: SQLiteTable,
+  key: SQLiteColumn,
+  keyProperty = "id",
+) {
+  const update = patchUpdater<Row>(db, table, key, keyProperty);
+  return (before: Row, after: Row): void => {
+    const changed: Partial<Row> = {};
+    for (const k of Object.keys(after) as (keyof Row & string)[]) {
+      if (k !== keyProperty && after[k] !== before[k]) changed[k] = after[k];
+    }
+    update(after[keyProperty], changed);
   };
 }

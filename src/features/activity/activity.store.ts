@@ -1,7 +1,7 @@
 /** What staff did for each reply job (`staff_activity`): written by the reply job, read by the activity route. */
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
-import { insertRow } from "../../db/prepared";
+import { insertRow, patchUpdater } from "../../db/prepared";
 import { staffActivity } from "../../db/schema";
 
 export type ActivityRow = typeof staffActivity.$inferSelect;
@@ -16,13 +16,20 @@ export class ActivityStore {
     this.insertActivity().run(row);
   }
 
+  private readonly byJob = prepared(() =>
+    this.db
+      .select()
+      .from(staffActivity)
+      .where(eq(staffActivity.jobId, sql.placeholder("jobId")))
+      .prepare(),
+  );
+
   get(jobId: string): ActivityRow | undefined {
-    return this.db.select().from(staffActivity).where(eq(staffActivity.jobId, jobId)).all()[0];
+    return this.byJob().all({ jobId })[0];
   }
 
-  update(jobId: string, patch: Partial<ActivityRow>): void {
-    this.db.update(staffActivity).set(patch).where(eq(staffActivity.jobId, jobId)).run();
-  }
+  /** Writes the columns `patch` names; the reply job runs this once or twice per reply. */
+  readonly update = patchUpdater<ActivityRow>(() => this.db, staffActivity, staffActivity.jobId, "jobId");
 
   /**
    * Newest first, only rows of the given spaces, before the (created_at, job_id) cursor

@@ -1,6 +1,6 @@
 /** Stored provider keys. */
-import { and, eq } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { and, eq, sql } from "drizzle-orm";
+import { type Db, prepared } from "../../db/client";
 import { integrations } from "../../db/schema";
 
 export type IntegrationRow = typeof integrations.$inferSelect;
@@ -8,12 +8,19 @@ export type IntegrationRow = typeof integrations.$inferSelect;
 export class IntegrationsStore {
   constructor(private readonly db: Db) {}
 
-  get(orgId: string, provider: string): IntegrationRow | undefined {
-    return this.db
+  private readonly byProvider = prepared(() =>
+    this.db
       .select()
       .from(integrations)
-      .where(and(eq(integrations.orgId, orgId), eq(integrations.provider, provider)))
-      .all()[0];
+      .where(
+        and(eq(integrations.orgId, sql.placeholder("orgId")), eq(integrations.provider, sql.placeholder("provider"))),
+      )
+      .prepare(),
+  );
+
+  /** Read by every reply job (the key it calls its provider with), hence prepared. */
+  get(orgId: string, provider: string): IntegrationRow | undefined {
+    return this.byProvider().all({ orgId, provider })[0];
   }
 
   put(row: IntegrationRow): void {
