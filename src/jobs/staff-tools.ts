@@ -42,8 +42,8 @@ export function recentConversation(services: ToolServices, scope: ToolScope, lim
         .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
     : scope.roomId
       ? services.chat
-          .messages(scope.actor, scope.roomId, { limit })
-          .messages.filter((m) => m.deletedAt === null)
+          .latestMessages(scope.actor, scope.roomId, limit)
+          .filter((m) => m.deletedAt === null)
           .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
       : [];
   return lines.join("\n") || "(no messages)";

@@ -91,6 +91,12 @@ export class ChatService {
 
   // Messages
 
+  /** The room's newest `limit` messages, oldest first, without reactions or attachments: what staff read. */
+  latestMessages(actor: SpaceActor, roomId: string, limit: number): MessageRow[] {
+    const room = this.room(actor, roomId);
+    return this.store.page(room.id, Number.MAX_SAFE_INTEGER, limit);
+  }
+
   messages(actor: SpaceActor, roomId: string, query: PageQuery): MessagePage {
     const room = this.room(actor, roomId);
     const { limit, before } = pageOf(query);
