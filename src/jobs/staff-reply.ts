@@ -40,7 +40,7 @@ import { type Pacing, ProviderError } from "../providers/http";
 import { type ChatMessage, type Completion, complete, type ToolCallRecord } from "../providers/modelrouter";
 import type { JobsStore } from "./jobs.store";
 import type { JobContext, JobKind } from "./runner";
-import { filePaths, readFile, recentConversation, staffTools, type ToolScope, type ToolServices } from "./staff-tools";
+import { readFile, recentConversation, staffTools, type ToolScope, type ToolServices } from "./staff-tools";
 
 export const STAFF_REPLY = "staff_reply";
 const THINKING = "💭";
@@ -383,7 +383,7 @@ export class StaffReplyJob implements JobKind {
     ];
     if (!preread) return parts.join("\n");
     parts.push(`\nRecent conversation:\n${recentConversation(this.services, scope, RECENT_MESSAGES)}`);
-    const files = filePaths(this.services, actor);
+    const files = this.services.files.paths(actor);
     const listed = files.slice(0, LISTED_FILES).map((f) => f.path);
     if (files.length > LISTED_FILES) listed.push(`… and ${files.length - LISTED_FILES} more`);
     parts.push(`\nFiles of the space:\n${listed.join("\n") || "(none)"}`);

@@ -49,28 +49,13 @@ export function recentConversation(services: ToolServices, scope: ToolScope, lim
   return lines.join("\n") || "(no messages)";
 }
 
-/** Every live file of the space by its path, folders ending in `/`. */
-export function filePaths(services: ToolServices, actor: SpaceActor): { path: string; node: NodeRow }[] {
-  const nodes = services.files.tree(actor);
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const pathOf = (node: NodeRow): string => {
-    const parts: string[] = [];
-    for (let at: NodeRow | undefined = node; at; at = at.parentId ? byId.get(at.parentId) : undefined) {
-      parts.unshift(at.name);
-      if (parts.length > 64) break;
-    }
-    return parts.join("/") + (node.kind === "folder" ? "/" : "");
-  };
-  return nodes.map((node) => ({ path: pathOf(node), node })).sort((a, b) => a.path.localeCompare(b.path));
-}
-
 /** The file a tool argument names: its id, or its path (the leading `/` optional), or a unique name. */
 export function findFile(services: ToolServices, actor: SpaceActor, ref: unknown): NodeRow {
   const wanted = String(ref ?? "")
     .trim()
     .replace(/^\/+/, "");
   if (!wanted) throw new Error("name a file by its path or id");
-  const files = filePaths(services, actor).filter((f) => f.node.kind === "file");
+  const files = services.files.paths(actor).filter((f) => f.node.kind === "file");
   const exact = files.find((f) => f.node.id === wanted || f.path === wanted);
   if (exact) return exact.node;
   const lower = wanted.toLowerCase();
@@ -108,7 +93,7 @@ export function staffTools(services: ToolServices, scope: ToolScope): FunctionTo
       description: "Lists the files and folders of this space by path (folders end with /).",
       parameters: { type: "object", properties: {} },
       run: () => {
-        const paths = filePaths(services, actor);
+        const paths = services.files.paths(actor);
         const shown = paths.slice(0, MAX_LISTED_FILES).map((f) => f.path);
         if (paths.length > MAX_LISTED_FILES) shown.push(`… and ${paths.length - MAX_LISTED_FILES} more`);
         return shown.join("\n") || "(no files)";

@@ -403,6 +403,40 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(replies.map((m) => m.content)).toEqual(["It moves to Tuesday."]);
     });
 
+    it("the pre-read and list_space_files see every file change since the last reply", async () => {
+      w.fake.handle(toolsThenText([{ name: "list_space_files", arguments: {} }], "Listed."));
+      /** What one reply saw: the files of its pre-read, and what the tool answered. */
+      const seenFiles = async (question: string) => {
+        const mark = w.fake.requests.length;
+        const source = await say(w, `@Ada ${question}`);
+        const [job] = await settled(w, "source_message_id", source.id);
+        expect(job.status).toBe("done");
+        const [first, second] = w.fake.requests.slice(mark);
+        const preread = String(first?.body.messages[0].content).split("Files of the space:\n")[1] ?? "";
+        return { preread: preread.split("\n\n")[0], tool: second?.body.messages.at(-1).content };
+      };
+      const before = await seenFiles("what files are there?");
+      expect(before.tool).toBe(before.preread);
+      expect(before.tool).toContain("spec.md");
+      expect(before.tool).not.toContain("agenda.md");
+
+      const agenda = await textFile(w, "agenda.md", "1. Launch\n");
+      const created = await seenFiles("and now?");
+      expect(created.tool.split("\n")).toEqual(
+        [...before.tool.split("\n"), "agenda.md"].sort((a, b) => a.localeCompare(b)),
+      );
+      expect(created.preread).toBe(created.tool);
+
+      const renamed = await w.org.owner.api.patch(`${spacePath(w)}/files/${agenda.id}`, { name: "minutes.md" });
+      expect(renamed.status).toBe(200);
+      const afterRename = await seenFiles("and after the rename?");
+      expect(afterRename.tool).toContain("minutes.md");
+      expect(afterRename.tool).not.toContain("agenda.md");
+
+      expect((await w.org.owner.api.delete(`${spacePath(w)}/files/${agenda.id}`)).status).toBe(204);
+      expect((await seenFiles("and after the delete?")).tool).toBe(before.tool);
+    });
+
     it("propose_file_patch leaves a pending proposal by the staff member and the file unchanged", async () => {
       const plan = await textFile(w, "plan.md", "Plan v1\n");
       w.fake.handle(

@@ -8,6 +8,7 @@ import { sha256Hex } from "../../lib/hash";
 import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import type { EventBus, EventType } from "../events/events.bus";
+import { SpaceCache } from "../events/space-cache";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import { assertMayChangeExisting, assertMovable, checkName, isTextType, MAX_TEXT_BYTES, mimeOf } from "./files.policy";
 import { presentNode } from "./files.present";
@@ -96,14 +97,39 @@ class BlobWriter {
 }
 
 /** File operations, each on a space the macro has already checked. */
+/** A live node and its path from the space's root, folders ending in `/`. */
+export interface NodePath {
+  path: string;
+  node: NodeRow;
+}
+
+/** The nodes by path, sorted. */
+function pathsOf(nodes: readonly NodeRow[]): NodePath[] {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const pathOf = (node: NodeRow): string => {
+    const parts: string[] = [];
+    for (let at: NodeRow | undefined = node; at; at = at.parentId ? byId.get(at.parentId) : undefined) {
+      parts.unshift(at.name);
+      if (parts.length > 64) break;
+    }
+    return parts.join("/") + (node.kind === "folder" ? "/" : "");
+  };
+  return nodes.map((node) => ({ path: pathOf(node), node })).sort((a, b) => a.path.localeCompare(b.path));
+}
+
 export class FilesService {
+  /** Each space's paths, for staff replies: reading and pathing 10,000 nodes takes 20-30 ms. */
+  private readonly pathCache: SpaceCache<readonly NodePath[]>;
+
   constructor(
     private readonly db: Db,
     private readonly store: FilesStore,
     private readonly maxUploadBytes: number,
     private readonly events: EventBus,
     private readonly docs: DocRegistry,
-  ) {}
+  ) {
+    this.pathCache = new SpaceCache(events, "file.", 100);
+  }
 
   // Reading the tree
 
@@ -126,6 +152,11 @@ export class FilesService {
 
   tree(actor: SpaceActor): NodeRow[] {
     return this.store.tree(actor.space.id);
+  }
+
+  /** Every live node of the space by its path, sorted; kept until the space's next file event. */
+  paths(actor: SpaceActor): readonly NodePath[] {
+    return this.pathCache.get(actor.space.id, "paths", () => pathsOf(this.store.tree(actor.space.id)));
   }
 
   // Creating
