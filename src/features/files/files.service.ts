@@ -96,7 +96,6 @@ class BlobWriter {
   }
 }
 
-/** File operations, each on a space the macro has already checked. */
 /** A live node and its path from the space's root, folders ending in `/`. */
 export interface NodePath {
   path: string;
@@ -117,6 +116,7 @@ function pathsOf(nodes: readonly NodeRow[]): NodePath[] {
   return nodes.map((node) => ({ path: pathOf(node), node })).sort((a, b) => a.path.localeCompare(b.path));
 }
 
+/** File operations, each on a space the macro has already checked. */
 export class FilesService {
   /**
    * Each space's paths, for staff replies: reading and pathing 10,000 nodes takes 20-40 ms. Replies come in
