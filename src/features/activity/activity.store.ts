@@ -11,7 +11,7 @@ export class ActivityStore {
 
   private readonly insertActivity = prepared(() => insertRow(this.db, staffActivity));
 
-  /** Inside the transaction that queues the job. */
+  /** When a worker first takes the job (off the poster's path). */
   insert(row: ActivityRow): void {
     this.insertActivity().run(row);
   }
