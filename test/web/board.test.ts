@@ -187,6 +187,40 @@ describe("the board", () => {
     await context.close();
   });
 
+  it("keeps a card where quick keyboard moves put it, and focused, while their answers are on the way", async () => {
+    const task = await createTask("Quick");
+    const { context, page } = await openBoard();
+    // Each answer is held back, so the second move is made before the first answers, and the live event of
+    // the first (the card in In progress) arrives while the page shows it in Review.
+    await page.route(`**/tasks/${task.id}`, async (route) => {
+      if (route.request().method() !== "PATCH") return route.continue();
+      const response = await route.fetch();
+      await Bun.sleep(300);
+      await route.fulfill({ response });
+    });
+    await card(page, "Quick").focus();
+    await page.keyboard.press("Alt+ArrowRight");
+    await page.keyboard.press("Alt+ArrowRight");
+    const seen = new Set<string>();
+    const end = Date.now() + 900;
+    while (Date.now() < end) {
+      seen.add(
+        await page.evaluate((id) => {
+          const card = document.querySelector<HTMLElement>(`[data-task-id="${id}"]`);
+          const focused = (document.activeElement as HTMLElement | null)?.dataset.taskId === id;
+          return `${card?.closest("ol")?.getAttribute("aria-label")} ${focused ? "focused" : "not focused"}`;
+        }, task.id),
+      );
+      await Bun.sleep(20);
+    }
+    expect([...seen]).toEqual(["Tasks in Review focused"]);
+    await eventually(async () => expect((await taskById(task.id)).column_id).toBe(columns.Review as string));
+    await Bun.sleep(100);
+    expect(await lane(page, "Review").locator(".task-card", { hasText: "Quick" }).count()).toBe(1);
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.taskId)).toBe(task.id);
+    await context.close();
+  });
+
   it("shows a second browser the moves as they happen", async () => {
     const task = await createTask("Live move");
     const first = await openBoard();

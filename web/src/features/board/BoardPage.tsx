@@ -57,18 +57,34 @@ function useBoard(base: string, spaceId: string) {
     setLanes(next);
   }, []);
 
+  /**
+   * Tasks with moves on their way, each with the newest copy the server sent meanwhile (an answer or an
+   * event). It is applied when the last move answers: applied earlier, the answer to a first move would
+   * put the card back where the second move took it from, and the focused card would lose its focus.
+   */
+  const pending = useRef(new Map<string, { moves: number; latest: Task | null }>());
+
+  /** Holds `task` back while its moves are on their way; otherwise shows it (the version rule decides). */
+  const hear = useCallback(
+    (task: Task) => {
+      if (gone.current.has(task.id)) return;
+      const waiting = pending.current.get(task.id);
+      if (!waiting) update((l) => upsert(l, task));
+      else if (!waiting.latest || waiting.latest.version < task.version) waiting.latest = task;
+    },
+    [update],
+  );
+
   const apply = useCallback(
     (event: LiveEvent) => {
-      if (event.type === "task.created" || event.type === "task.updated") {
-        const task = event.payload as Task;
-        if (!gone.current.has(task.id)) update((l) => upsert(l, task));
-      } else if (event.type === "task.deleted") {
+      if (event.type === "task.created" || event.type === "task.updated") hear(event.payload as Task);
+      else if (event.type === "task.deleted") {
         const id = (event.payload as { id: string }).id;
         gone.current.add(id);
         update((l) => remove(l, id));
       }
     },
-    [update],
+    [update, hear],
   );
 
   const load = useCallback(async () => {
@@ -124,12 +140,14 @@ function useBoard(base: string, spaceId: string) {
       const before = find(current.current, id);
       if (!before || (before.columnId === columnId && before.index === index)) return;
       update((l) => place(l, before.task, columnId, index));
+      const waiting = pending.current.get(id) ?? { moves: 0, latest: null };
+      waiting.moves++;
+      pending.current.set(id, waiting);
       // One task's moves go out one after the other, so the server applies them in the order they were made.
       const previous = chains.current.get(id) ?? Promise.resolve();
       const next = previous.then(async () => {
         try {
-          const task = await api<Task>("PATCH", taskPath(base, spaceId, id), { column_id: columnId, position: index });
-          update((l) => upsert(l, task));
+          hear(await api<Task>("PATCH", taskPath(base, spaceId, id), { column_id: columnId, position: index }));
         } catch (err) {
           const refused = `Could not move “${before.task.title}”: ${messageOf(err)}`;
           toast(refused, "error");
@@ -141,10 +159,16 @@ function useBoard(base: string, spaceId: string) {
           }
           update((l) => {
             const now = find(l, id);
-            // Newer news of the task (an event) wins over putting it back.
+            // A newer copy (an edit in the detail) wins over putting it back; one heard from the server
+            // meanwhile is shown after this, when the last move answers.
             if (!now || now.task.version !== before.task.version) return l;
             return place(l, before.task, before.columnId, before.index);
           });
+        } finally {
+          if (--waiting.moves === 0) {
+            pending.current.delete(id);
+            if (waiting.latest) hear(waiting.latest);
+          }
         }
       });
       chains.current.set(id, next);
@@ -152,7 +176,7 @@ function useBoard(base: string, spaceId: string) {
         if (chains.current.get(id) === next) chains.current.delete(id);
       });
     },
-    [base, spaceId, update],
+    [base, spaceId, update, hear],
   );
 
   const create = useCallback(
