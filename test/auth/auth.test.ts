@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { addMember, type Org, OWNER, setupOrg } from "../helpers/factories";
+import { addMember, addStaff, type Org, OWNER, setupOrg } from "../helpers/factories";
 import { client, TIMESTAMP, UUID } from "../helpers/http";
 import { startTestServer, type TestServer } from "../helpers/server";
 
@@ -226,6 +226,14 @@ describe("GET /api/v1/me", () => {
     expect(empty.body).toEqual({ error: "display_name: must not be empty" });
     await org.owner.api.patch("/api/v1/me", { display_name: OWNER.name });
   });
+
+  it("PATCH refuses a service account: staff are renamed where their unique names are kept", async () => {
+    const staff = await addStaff(org, { name: "Bea" });
+    const res = await staff.api.patch("/api/v1/me", { display_name: "Boss" });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "service accounts are renamed with PATCH /service-accounts/{id}" });
+    expect((await staff.api.get("/api/v1/me")).body.user.display_name).toBe("Bea");
+  });
 });
 
 describe("open signups", () => {
@@ -239,6 +247,12 @@ describe("open signups", () => {
     const res = await register("early@acme.test");
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ error: "signups_disabled" });
+    // Whatever the body holds: with signups off, none of it is looked at.
+    for (const body of [{}, { email: "early@acme.test", password: "short", display_name: "E" }]) {
+      const bad = await org.anon.post("/api/v1/auth/register", body);
+      expect(bad.status).toBe(403);
+      expect(bad.body).toEqual({ error: "signups_disabled" });
+    }
   });
 
   it("creates a pending account that can log in but reaches nothing until approved", async () => {
@@ -409,5 +423,39 @@ describe("POST /api/v1/auth/accept-invite", () => {
     });
     expect(right.status).toBe(201);
     expect((await client(server.url, right.body.access_token).get(`/api/v1/organizations/${org.id}`)).status).toBe(200);
+  });
+
+  it("answers 409 already a member to a member, and leaves the invite for someone else", async () => {
+    const person = await addMember(org);
+    const named = await invite({ email: person.email });
+    expect(named.status).toBe(409);
+    expect(named.body).toEqual({ error: "already a member of the organization" });
+    const open = await invite();
+    const body = { token: open.body.token, email: person.email, password: person.password, display_name: "Again" };
+    const res = await org.anon.post("/api/v1/auth/accept-invite", body);
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ error: "already a member of the organization" });
+    const fresh = { ...body, email: "newcomer@acme.test", display_name: "Newcomer" };
+    expect((await org.anon.post("/api/v1/auth/accept-invite", fresh)).status).toBe(201);
+  });
+
+  it("hands out no role deleted since the invite was made", async () => {
+    const base = `/api/v1/organizations/${org.id}`;
+    const temp = await org.owner.api.post(`${base}/roles`, { name: "Temp", permissions: ["chat.write"] });
+    const inv = await invite({ role_ids: [temp.body.role.id, org.roles.Viewer] });
+    expect((await org.owner.api.delete(`${base}/roles/${temp.body.role.id}`)).status).toBe(204);
+    const listed = (await org.owner.api.get(`${base}/invites`)).body.invites.find(
+      (i: { id: string }) => i.id === inv.body.invite.id,
+    );
+    expect(listed.role_ids).toEqual([org.roles.Viewer]);
+    const res = await org.anon.post("/api/v1/auth/accept-invite", {
+      token: inv.body.token,
+      email: "temp@acme.test",
+      password: "password-123",
+      display_name: "Temp",
+    });
+    expect(res.status).toBe(201);
+    const perms = await client(server.url, res.body.access_token).get(`${base}/me/permissions`);
+    expect(perms.body).toEqual({ permissions: ["files.read"] });
   });
 });

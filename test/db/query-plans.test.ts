@@ -694,7 +694,7 @@ const cases: Case[] = [
       "lists every member of the org by joined_at: the whole filtered set is returned, so sorting it costs no more than reading it",
   },
   { name: "people: role ids of a member", run: () => stores.people.memberRoleIds(ids.org, ids.user) },
-  { name: "people: members holding a role", run: () => stores.people.countMembersWithRole(ids.role) },
+  { name: "people: people holding a role", run: () => stores.people.countPeopleWithRole(ids.role) },
   {
     name: "people: roles of the org",
     run: () => stores.people.roles(ids.org),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { addMember, type Org, type Person, setupOrg } from "../helpers/factories";
+import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { TIMESTAMP, UUID } from "../helpers/http";
 import { startTestServer, type TestServer } from "../helpers/server";
 
@@ -139,16 +139,39 @@ describe("members", () => {
     expect((await gone.api.get("/api/v1/me")).status).toBe(200);
   });
 
-  it("keeps the last owner: a manager without org.manage cannot remove or demote the only owner", async () => {
+  it("keeps the last owner: a manager without org.manage cannot remove an owner, nobody removes or demotes the last", async () => {
     const role = await org.owner.api.post(`${base}/roles`, { name: "People ops", permissions: ["org.members.manage"] });
     const manager = await addMember(org, ["Member"]);
     await org.owner.api.put(`${base}/members/${manager.id}/roles`, { role_ids: [role.body.role.id, org.roles.Member] });
+    // Removing an owner takes the Owner role away, which needs what the Owner role holds.
     const remove = await manager.api.delete(`${base}/members/${org.owner.id}`);
-    expect(remove.status).toBe(409);
-    expect(remove.body).toEqual({ error: "cannot remove the last owner" });
+    expect(remove.status).toBe(403);
+    expect(remove.body).toEqual({ error: "missing permission: org.manage" });
+    const everything = await org.owner.api.post(`${base}/roles`, {
+      name: "Everything",
+      permissions: (await org.owner.api.get(`${base}/me/permissions`)).body.permissions,
+    });
+    const admin = await addMember(org, ["Member"]);
+    await org.owner.api.put(`${base}/members/${admin.id}/roles`, { role_ids: [everything.body.role.id] });
+    const last = await admin.api.delete(`${base}/members/${org.owner.id}`);
+    expect(last.status).toBe(409);
+    expect(last.body).toEqual({ error: "cannot remove the last owner" });
     const demote = await org.owner.api.put(`${base}/members/${org.owner.id}/roles`, { role_ids: [org.roles.Member] });
     expect(demote.status).toBe(409);
     expect(demote.body).toEqual({ error: "cannot remove the last owner" });
+  });
+
+  it("counts only people as owners: staff holding the Owner role do not let the last person give it up", async () => {
+    const staff = await addStaff(org, { role_ids: [org.roles.Owner] });
+    const demote = await org.owner.api.put(`${base}/members/${org.owner.id}/roles`, { role_ids: [org.roles.Member] });
+    expect(demote.status).toBe(409);
+    expect(demote.body).toEqual({ error: "cannot remove the last owner" });
+    // The staff member may lose the role, or be deleted (with its own token), whatever the count.
+    const staffUser = staff.account.user_id;
+    expect((await org.owner.api.put(`${base}/members/${staffUser}/roles`, { role_ids: [] })).status).toBe(200);
+    expect((await staff.api.delete(`${base}/service-accounts/${staff.account.id}`)).status).toBe(403);
+    expect((await org.owner.api.delete(`${base}/service-accounts/${staff.account.id}`)).status).toBe(204);
+    expect((await org.owner.api.get(`${base}/me/permissions`)).body.permissions).toContain("org.manage");
   });
 
   it("an owner can remove another owner while one remains", async () => {
@@ -343,6 +366,7 @@ describe("signup requests", () => {
     expect(Array.isArray(res.body.signup_requests)).toBe(true);
     const bad = await org.owner.api.get(`${base}/signup-requests?status=maybe`);
     expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: 'status: must be one of "pending", "approved", "denied"' });
   });
 
   it("answers 404 signup request not found", async () => {

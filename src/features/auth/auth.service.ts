@@ -118,6 +118,11 @@ export class AuthService {
     if (row) writeTx(this.db, () => this.store.revokeFamily(row.familyId, Date.now()));
   }
 
+  /** Refuses a registration while open signups are off, before its body is looked at. */
+  assertSignupsOpen(): void {
+    if (!this.people.onlyOrg()?.openSignupsEnabled) throw forbidden("signups_disabled");
+  }
+
   /** Open signup: the account is created and waits for approval. */
   async register(input: { email: string; password: string; display_name: string }): Promise<TokenPair> {
     const org = this.people.onlyOrg();
@@ -186,11 +191,11 @@ export class AuthService {
           updatedAt: now,
         });
       }
+      // A member has nothing to accept: the invite stays unspent for the person it was meant for.
+      if (this.people.isMember(invite.orgId, userId)) throw conflict("already a member of the organization");
       if (!this.people.consumeInvite(invite.id, userId, now)) throw invalid("invalid or expired invite");
-      if (!this.people.isMember(invite.orgId, userId)) {
-        const roleIds = (JSON.parse(invite.roleIds) as string[]).filter((id) => this.people.role(invite.orgId, id));
-        this.people.addMember(invite.orgId, userId, roleIds, now);
-      }
+      const roleIds = (JSON.parse(invite.roleIds) as string[]).filter((id) => this.people.role(invite.orgId, id));
+      this.people.addMember(invite.orgId, userId, roleIds, now);
       this.people.approvePendingSignupsOf(invite.orgId, userId, now);
       return this.issue(userId, newId(), false);
     });

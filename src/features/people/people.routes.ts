@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
-import { uuidOut } from "../../http/schemas";
+import { noBodyIn, uuidOut } from "../../http/schemas";
 import {
   presentInvite,
   presentMember,
@@ -196,6 +196,7 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           },
           {
             permission: "org.members.manage",
+            body: noBodyIn,
             detail: doc("Denies a pending signup; the account can no longer log in", { 204: null }),
           },
         ),

@@ -79,5 +79,5 @@ export const createInviteIn = z.object({ email: emailIn.nullish(), role_ids: rol
 export const approveSignupIn = z.object({ role_ids: roleIdsIn.optional() }).nullish();
 export type ApproveSignupIn = z.infer<typeof approveSignupIn>;
 export const signupListQuery = z.object({
-  status: z.enum(["pending", "approved", "denied"], { error: "status must be pending, approved or denied" }).optional(),
+  status: z.enum(["pending", "approved", "denied"]).optional(),
 });

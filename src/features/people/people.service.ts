@@ -197,6 +197,10 @@ export class PeopleService {
   }
 
   patchMe(principal: Principal, displayName: string): { user: UserRow; serviceAccountId: string | null } {
+    // A staff member's name is what mentions match, unique among staff: it changes only where that is kept.
+    if (principal.serviceAccountId) {
+      throw forbidden("service accounts are renamed with PATCH /service-accounts/{id}");
+    }
     this.store.updateUser(principal.userId, { displayName }, Date.now());
     return this.me(principal);
   }
@@ -239,7 +243,9 @@ export class PeopleService {
       }
       const owner = this.ownerRole(actor.orgId);
       const isOwner = this.store.memberRoleIds(actor.orgId, userId).includes(owner.id);
-      assertKeepsAnOwner(this.store.countMembersWithRole(owner.id), isOwner);
+      // Removing an owner takes their Owner role away: it needs what taking it away by PUT roles needs.
+      if (isOwner) assertCanGrant(actor.permissions, [owner]);
+      assertKeepsAnOwner(this.store.countPeopleWithRole(owner.id), isOwner);
       this.store.removeMember(actor.orgId, userId);
     });
   }
@@ -259,7 +265,9 @@ export class PeopleService {
       const owner = this.ownerRole(actor.orgId);
       const losing = current.includes(owner.id) && !unique.includes(owner.id);
       if (losing) assertCanGrant(actor.permissions, [owner]);
-      assertKeepsAnOwner(this.store.countMembersWithRole(owner.id), losing);
+      // Only people count as owners: staff holding the Owner role may lose it whatever the count.
+      const person = !this.store.userWithStaff(userId)?.serviceAccountId;
+      assertKeepsAnOwner(this.store.countPeopleWithRole(owner.id), losing && person);
       this.store.setMemberRoles(actor.orgId, userId, unique);
       return unique.sort();
     });
@@ -344,6 +352,10 @@ export class PeopleService {
     const token = newToken("inv_");
     const now = Date.now();
     return writeTx(this.db, () => {
+      const invited = input.email ? this.store.userByEmailAddress(input.email) : undefined;
+      if (invited && this.store.isMember(actor.orgId, invited.id)) {
+        throw conflict("already a member of the organization");
+      }
       const roleIds = this.grantableRoleIds(actor, input.role_ids);
       const invite: InviteRow = {
         id: newId(),

@@ -1,6 +1,6 @@
 /** Queries of organizations, users, memberships, roles, invites and signup requests. */
 import type { Database } from "bun:sqlite";
-import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import {
   invites,
@@ -307,8 +307,16 @@ export class PeopleStore {
   }
 
   /** Members holding the given role. */
-  countMembersWithRole(roleId: string): number {
-    return this.db.select({ n: count() }).from(memberRoles).where(eq(memberRoles.roleId, roleId)).all()[0]?.n ?? 0;
+  /** People (not service accounts) holding `roleId`: staff given the Owner role do not keep an organization run. */
+  countPeopleWithRole(roleId: string): number {
+    const staff = this.db.select({ userId: serviceAccounts.userId }).from(serviceAccounts);
+    return (
+      this.db
+        .select({ n: count() })
+        .from(memberRoles)
+        .where(and(eq(memberRoles.roleId, roleId), notInArray(memberRoles.userId, staff)))
+        .all()[0]?.n ?? 0
+    );
   }
 
   private readonly membersOf = prepared(() =>
@@ -394,9 +402,17 @@ export class PeopleStore {
       .run();
   }
 
+  /** Deletes a role; invites not yet accepted no longer hand it out. */
   deleteRole(id: string): void {
     this.access.clear();
     this.db.delete(roles).where(eq(roles.id, id)).run();
+    this.db
+      .update(invites)
+      .set({ roleIds: sql`(SELECT json_group_array(value) FROM json_each(${invites.roleIds}) WHERE value <> ${id})` })
+      .where(
+        and(isNull(invites.acceptedAt), sql`EXISTS (SELECT 1 FROM json_each(${invites.roleIds}) WHERE value = ${id})`),
+      )
+      .run();
   }
 
   // Invites
