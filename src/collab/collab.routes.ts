@@ -8,6 +8,7 @@ import type { SpaceActor } from "../features/spaces/spaces.policy";
 import type { AuthMacro } from "../http/auth";
 import { doc } from "../http/docs";
 import { upgradeRequired } from "../http/sockets";
+import { lowerUuid } from "../lib/ids";
 import type { CollabSockets } from "./collab.sockets";
 
 /** What an upgraded socket carries from its upgrade request. */
@@ -26,7 +27,7 @@ interface Upgrade {
   fileId?: string;
 }
 
-const fileIdOf = (request: Request) => new URL(request.url).searchParams.get("file_id") ?? undefined;
+const fileIdOf = (request: Request) => lowerUuid(new URL(request.url).searchParams.get("file_id") ?? undefined);
 
 const admit = (collab: CollabSockets, context: Upgrade, fileId: string | undefined): void => {
   if (context.fileId !== undefined) return;

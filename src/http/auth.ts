@@ -11,6 +11,7 @@ import { Elysia } from "elysia";
 import type { AuthService } from "../features/auth/auth.service";
 import { assertPermission, type SpaceActor } from "../features/spaces/spaces.policy";
 import type { SpacesService } from "../features/spaces/spaces.service";
+import { lowerUuid } from "../lib/ids";
 import type { OrgActor, Principal } from "./actor";
 import { invalid } from "./errors";
 import type { Need } from "./permissions";
@@ -25,6 +26,12 @@ const mark = (meta: Record<string, unknown>) => meta as Record<string, unknown>;
 let instances = 0;
 
 type Raw = Record<string, string | undefined> | undefined;
+
+/** Brings the route's UUID path parameters to lower case, as ids are stored (`lowerUuid`). */
+function lowerIds(params: Raw): void {
+  if (!params) return;
+  for (const key in params) params[key] = lowerUuid(params[key]);
+}
 
 /**
  * The `Authorization` header, or on a WebSocket upgrade (browsers cannot set headers there) the `?token=` of
@@ -48,17 +55,23 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
     /** Any valid token; the route is outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
-      transform: ({ request }) => void resolved.set(request, auth.authenticate(credential(request))),
+      transform: ({ params, request }) => {
+        lowerIds(params as Raw);
+        resolved.set(request, auth.authenticate(credential(request)));
+      },
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
     /** A member of the route's organization (`:orgId`, or `?org_id=`) holding `need`. */
     permission: (need: Need) => ({
       detail: mark({ "x-permission": need }),
       transform: ({ params, query, request }) => {
+        const principal = auth.authenticate(credential(request));
+        lowerIds(params as Raw);
         // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`).
-        const orgId = (params as Raw)?.orgId ?? (query as Raw)?.org_id;
+        // `org_id` is any string (api-spec): one that names no organization of the caller's is a 404, like a path id.
+        const orgId = (params as Raw)?.orgId ?? lowerUuid((query as Raw)?.org_id);
         if (orgId === undefined) throw invalid("org_id: required");
-        resolved.set(request, auth.authorize(auth.authenticate(credential(request)), need, orgId));
+        resolved.set(request, auth.authorize(principal, need, orgId));
       },
       resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
     }),
@@ -69,6 +82,7 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
     space: (need: Need) => ({
       detail: mark({ "x-permission": need, "x-space": true }),
       transform: ({ params, request }) => {
+        lowerIds(params as Raw);
         const { orgId, spaceId } = params as Record<string, string>;
         const actor = auth.authorize(auth.authenticate(credential(request)), "member", orgId);
         const space = spaces.access(actor, spaceId ?? "");

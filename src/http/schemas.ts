@@ -1,5 +1,6 @@
 /** Zod building blocks shared by every feature's schemas. */
 import { z } from "zod";
+import { lowerUuid } from "../lib/ids";
 import { MIN_PASSWORD_LENGTH } from "../lib/password";
 
 /** A UUID in a response (documented, not re-validated). */
@@ -8,8 +9,14 @@ export const uuidOut = z.string().meta({ format: "uuid" });
 /** A timestamp in a response: `2026-11-21T09:30:00.123Z`. */
 export const timestampOut = z.string().meta({ format: "date-time" });
 
-/** A UUID in a request body. */
-export const uuidIn = z.uuid();
+/** A UUID in a request body, in lower case as stored. */
+export const uuidIn = z.uuid().overwrite((id) => id.toLowerCase());
+
+/** The body of a POST that takes none (approve, deny, accept, reject): absent, `null` or `{}` (contract §7). */
+export const noBodyIn = z.object({}).nullish();
+
+/** An id that the service looks up itself (an unknown one is its own 404), brought to lower case when a UUID. */
+export const idIn = z.string().max(64).overwrite(lowerUuid);
 
 /**
  * A page size in a query string: decimal digits, at least 1. Any larger number, however many digits, stands

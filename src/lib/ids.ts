@@ -19,6 +19,14 @@ export function isUuid(value: unknown): value is string {
   return true;
 }
 
+/**
+ * Ids are stored in lower case; RFC 9562 reads a UUID in either case, so one written in upper case is brought
+ * to lower case wherever a request carries it. Anything that is not a UUID is returned as it is.
+ */
+export function lowerUuid<T>(value: T): T {
+  return typeof value === "string" && isUuid(value) ? (value.toLowerCase() as T) : value;
+}
+
 let lastMs = Number.NaN;
 let lastIso = "";
 

@@ -449,13 +449,28 @@ describe("resolving rules", () => {
     }
   });
 
-  it("accepting a proposal of a file deleted since answers 404 file not found", async () => {
+  it("accepting or rejecting a proposal of a file deleted since answers 404 file not found", async () => {
     const file = await textFile("x");
     const p = await propose(file.id, { proposed_content: "y" });
     expect((await member.api.delete(`${files()}/${file.id}`)).status).toBe(204);
-    const res = await member.api.post(resolve(p.id, "accept"));
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual(FILE_NOT_FOUND);
+    for (const action of ["accept", "reject"] as const) {
+      const res = await member.api.post(resolve(p.id, action));
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(FILE_NOT_FOUND);
+    }
+  });
+
+  it("a JSON body that is not an object answers 400 on accept and reject, leaving the proposal pending", async () => {
+    const file = await textFile("x");
+    const p = await propose(file.id, { proposed_content: "y" });
+    for (const action of ["accept", "reject"] as const) {
+      for (const raw of ["[]", '"yes"', "5"]) {
+        const res = await member.api.post(resolve(p.id, action), undefined, { raw, contentType: "application/json" });
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ error: "body must be a JSON object" });
+      }
+    }
+    expect((await proposalsList(file.id))[0].status).toBe("pending");
   });
 });
 

@@ -93,7 +93,7 @@ describe("GET .../files/proposals", () => {
   it("answers 400 for another status, 404 for a space the caller cannot see, 401 without a token", async () => {
     const bad = await member.api.get(spaceProposals(spaceId, "?status=open"));
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ error: "status must be pending, accepted or rejected" });
+    expect(bad.body).toEqual({ error: 'status: must be one of "pending", "accepted", "rejected"' });
     const hidden = await outsider.api.get(spaceProposals(privateSpaceId));
     expect(hidden.status).toBe(404);
     expect(hidden.body).toEqual({ error: "space not found" });

@@ -366,6 +366,83 @@ describe("PUT .../files/{nodeId}/content of an uploaded file", () => {
   });
 });
 
+describe("the mime_type of replaced and named content", () => {
+  it("keeps the mime_type when a PUT declares nothing specific or something that is not a media type", async () => {
+    const up = await upload({ file: { bytes: new Uint8Array([1, 2]), name: unique("data"), type: "image/gif" } });
+    const id = up.body.node.id;
+    for (const declared of ["application/x-www-form-urlencoded", "garbage", "application/octet-stream"]) {
+      const res = await putContent(id, new Uint8Array([3, 4]), declared);
+      expect(res.status).toBe(200);
+      expect(res.body.node.mime_type).toBe("image/gif");
+    }
+    expect((await download(id)).headers.get("content-type")).toBe("image/gif");
+  });
+
+  it("gives a text file made under a binary-sounding name a text type", async () => {
+    const node = await textFile(unique("notes.png"), "not a picture");
+    expect(node).toMatchObject({ mime_type: "text/plain", editable: true });
+    expect((await download(node.id)).headers.get("content-type")).toBe("text/plain; charset=utf-8");
+  });
+
+  it("serves a binary file with its declared text type, without claiming UTF-8", async () => {
+    const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9]); // "café" in Latin-1: not UTF-8
+    const up = await upload({ file: { bytes: latin1, name: unique("old.txt"), type: "text/plain" } });
+    expect(up.body.node.editable).toBe(false);
+    expect((await download(up.body.node.id)).headers.get("content-type")).toBe("text/plain");
+  });
+});
+
+describe("conditional and partial downloads", () => {
+  const get = (id: string, headers: Record<string, string>) =>
+    fetch(`${server.url}${files}/${id}/content`, { headers: { authorization: `Bearer ${member.token}`, ...headers } });
+
+  it("answers 304 to If-None-Match with the file's ETag, and 200 once the file changed", async () => {
+    const node = await textFile(unique("cached.txt"), "v1");
+    const etag = `"${node.checksum_sha256}"`;
+    const same = await get(node.id, { "if-none-match": `"other", W/${etag}` });
+    expect(same.status).toBe(304);
+    expect(same.headers.get("etag")).toBe(etag);
+    expect(await same.text()).toBe("");
+    await putContent(node.id, "v2", "text/plain");
+    const changed = await get(node.id, { "if-none-match": etag });
+    expect(changed.status).toBe(200);
+    expect(await changed.text()).toBe("v2");
+  });
+
+  it("answers one byte range with 206, and a whole file without Content-Range", async () => {
+    const node = await textFile(unique("ranged.txt"), "0123456789");
+    const whole = await get(node.id, {});
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get("content-range")).toBeNull();
+    expect(whole.headers.get("accept-ranges")).toBe("bytes");
+    for (const [range, body, contentRange] of [
+      ["bytes=2-4", "234", "bytes 2-4/10"],
+      ["bytes=7-", "789", "bytes 7-9/10"],
+      ["bytes=-3", "789", "bytes 7-9/10"],
+      ["bytes=8-100", "89", "bytes 8-9/10"],
+    ] as const) {
+      const res = await get(node.id, { range });
+      expect(res.status).toBe(206);
+      expect(res.headers.get("content-range")).toBe(contentRange);
+      expect(await res.text()).toBe(body);
+    }
+    // Several ranges, or one that does not parse: the whole file.
+    for (const range of ["bytes=0-1,4-5", "bytes=5-2", "lines=1-2"]) {
+      const res = await get(node.id, { range });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe("0123456789");
+    }
+  });
+
+  it("answers 416 in the API's error shape for a range past the end", async () => {
+    const node = await textFile(unique("short.txt"), "12345678");
+    const res = await get(node.id, { range: "bytes=500-" });
+    expect(res.status).toBe(416);
+    expect(res.headers.get("content-range")).toBe("bytes */8");
+    expect(await res.json()).toEqual({ error: "range not satisfiable" });
+  });
+});
+
 describe("content of a folder", () => {
   it("answers 400 a folder has no content to GET and PUT", async () => {
     const folder = await member.api.post(`${files}/folders`, { name: unique("no-content") });
@@ -498,6 +575,19 @@ describe("the upload limit (TANDEM_MAX_UPLOAD_BYTES)", () => {
     expect(await send(LIMIT + 1, "over.bin")).toEqual({ status: 413, body: '{"error":"file too large"}' });
     const tree = await owner.api.get(`${base}/tree`);
     expect(JSON.stringify(tree.body)).not.toContain("over.bin");
+  });
+
+  it("holds a text file's PUT to the limit too, when it is below the text file limit", async () => {
+    const made = await owner.api.post(`${base}/text`, { name: "notes.md", content: "short" });
+    const put = (size: number) =>
+      owner.api.put(`${base}/${made.body.node.id}/content`, undefined, {
+        raw: "x".repeat(size),
+        contentType: "text/markdown",
+      });
+    expect((await put(LIMIT)).status).toBe(200);
+    const over = await put(LIMIT + 1);
+    expect(over.status).toBe(413);
+    expect(over.body).toEqual({ error: "file too large" });
   });
 
   it("answers far larger bodies in the API's shape too: 413 file too large, and request body too large on JSON", async () => {

@@ -417,11 +417,28 @@ describe("PATCH /organizations/{orgId}/spaces/{spaceId}/tasks/{taskId}", () => {
     await expectPatch({ clear_due_at: true, due_at: "2027-01-01T00:00:00Z" }, { due_at: null });
     await expectPatch({ due_at: "2026-08-01T00:00:00Z" }, { due_at: "2026-08-01T00:00:00.000Z" });
     await expectPatch({ clear_due_at: true }, { due_at: null });
+    // Ignored means ignored: even a due_at that would be refused on its own.
+    await expectPatch({ clear_due_at: true, due_at: "not a date" }, { due_at: null });
   });
 
   it("clear_due_at: false leaves the due date, and lets due_at apply", async () => {
     await expectPatch({ due_at: "2026-09-01T00:00:00Z", clear_due_at: false }, { due_at: "2026-09-01T00:00:00.000Z" });
     await expectPatch({ clear_due_at: false }, {});
+  });
+
+  it("reads UUIDs in upper case as the same ids, in the path and in the body", async () => {
+    const task = await createTask(space, { title: "Upper" });
+    const upper = (id: string) => id.toUpperCase();
+    const path = `${base.replace(org.id, upper(org.id))}/spaces/${upper(space.id)}/tasks/${upper(task.id)}`;
+    const res = await member.api.patch(path, {
+      column_id: upper(space.columns[1]),
+      assignee_user_id: upper(viewer.id),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: task.id, column_id: space.columns[1], assignee_user_id: viewer.id });
+    const mine = await viewer.api.get(`/api/v1/me/tasks?org_id=${upper(org.id)}`);
+    expect(mine.status).toBe(200);
+    expect(mine.body.tasks.map((t: Task) => t.id)).toContain(task.id);
   });
 
   it("changes several fields at once and leaves the others", async () => {

@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import { noBodyIn } from "../../http/schemas";
 import { presentAutomation } from "./automations.present";
 import {
   automationOut,
@@ -61,6 +62,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
       ({ actor, params }) => ({ automation: presentAutomation(automations.approve(actor, params.automationId)) }),
       {
         space: "files.write",
+        body: noBodyIn,
         detail: doc("A person approves a pending automation: it becomes `active`", { 200: one }),
       },
     )

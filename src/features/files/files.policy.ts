@@ -104,14 +104,36 @@ export function isTextType(name: string, declared: string | null): boolean {
   return type.startsWith("text/") || /^application\/(json|xml|yaml|x-sh|sql|toml)\b/.test(type);
 }
 
-/** The MIME type a file is served with: its extension's, else what the client declared. */
+/** A declared Content-Type as a bare `type/subtype` in lower case, or null when it is not one. */
+function mediaType(declared: string | null): string | null {
+  const type = declared?.split(";")[0]?.trim().toLowerCase();
+  return type && /^[\w.+-]+\/[\w.+-]+$/.test(type) ? type : null;
+}
+
+/**
+ * The MIME type a file is served with: its extension's, else what the client declared. A text file keeps a
+ * text type whatever its name says (`notes.png` made as text is served as text/plain).
+ */
 export function mimeOf(name: string, declared: string | null, text: boolean): string {
+  const ext = extension(name);
+  const known = TEXT_EXTENSIONS[ext] ?? (text ? undefined : BINARY_EXTENSIONS[ext]);
+  if (known) return known;
+  const type = mediaType(declared);
+  if (type && (!text || isTextType("", type))) return type;
+  return text ? "text/plain" : "application/octet-stream";
+}
+
+/**
+ * The MIME type of a file whose bytes a PUT replaced: its extension's, else a specific type the request
+ * declared, else the one it had. A form or octet-stream type (what clients send by default) says nothing.
+ */
+export function replacedMime(name: string, declared: string | null, current: string | null): string {
   const ext = extension(name);
   const known = TEXT_EXTENSIONS[ext] ?? BINARY_EXTENSIONS[ext];
   if (known) return known;
-  const type = declared?.split(";")[0]?.trim().toLowerCase();
-  if (type && /^[\w.+-]+\/[\w.+-]+$/.test(type)) return type;
-  return text ? "text/plain" : "application/octet-stream";
+  const type = mediaType(declared);
+  if (type && !/^(application\/(octet-stream|x-www-form-urlencoded)|multipart\/)/.test(type)) return type;
+  return current ?? "application/octet-stream";
 }
 
 /** Types a browser could run as a page: served as downloads, never inline. */

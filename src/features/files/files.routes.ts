@@ -13,28 +13,84 @@ import type { Content, FilesService } from "./files.service";
 const nodeAnswer = z.object({ node: nodeOut });
 const nodesAnswer = z.object({ nodes: z.array(nodeOut) });
 
+/** True when an `If-None-Match` list names `etag` (or is `*`); weak tags compare like strong ones. */
+function matchesTag(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  return header.split(",").some((tag) => {
+    const t = tag.trim();
+    return t === "*" || t.replace(/^W\//, "") === etag;
+  });
+}
+
 /**
- * The bytes of a file, sandboxed: uploaded content must never run as a page of this origin. Bytes in memory go
- * out as a Blob (Elysia sets its length and serves Range requests); a large blob streams as a Response holding
- * every header itself, with `set.headers` emptied, since Elysia would otherwise rebuild it and drop its length.
+ * The one range of a `Range: bytes=…` header, as first and last byte, or "unsatisfiable". Null (the whole
+ * file) for no header, several ranges, or one that does not parse: a server may ignore those (RFC 9110).
+ */
+function rangeOf(header: string | null, size: number): { first: number; last: number } | "unsatisfiable" | null {
+  const match = header === null ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    return suffix === 0 || size === 0 ? "unsatisfiable" : { first: Math.max(0, size - suffix), last: size - 1 };
+  }
+  const first = Number(match[1]);
+  const last = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (match[2] !== "" && Number(match[2]) < first) return null;
+  return first >= size ? "unsatisfiable" : { first, last };
+}
+
+/**
+ * The bytes of a file, sandboxed: uploaded content must never run as a page of this origin. The answer is a
+ * Response holding every header itself, with `set.headers` (the security headers) moved into it, since
+ * Elysia would otherwise rebuild it. `If-None-Match` with the file's checksum answers 304. A file held in
+ * memory (up to 8 MiB) also answers one byte `Range` (206; 416 with an error body past its end); a larger
+ * one streams whole.
  */
 function contentResponse(
   { node, mimeType, body }: Content,
-  set: { headers: Record<string, string | number> },
-): Blob | Response {
-  const textual = /^text\/|json|xml|yaml|javascript/.test(mimeType) && !/charset=/i.test(mimeType);
-  const type = textual ? `${mimeType}; charset=utf-8` : mimeType;
-  set.headers["content-disposition"] =
-    `${isActiveContent(mimeType) ? "attachment" : "inline"}; filename*=UTF-8''${encodeURIComponent(node.name)}`;
-  set.headers["content-security-policy"] = "default-src 'none'; sandbox; frame-ancestors 'none'";
-  set.headers.etag = `"${node.checksumSha256 ?? ""}"`;
-  if (body instanceof Uint8Array) return new Blob([body as Uint8Array<ArrayBuffer>], { type });
-  const headers = new Headers({ "content-type": type, "content-length": String(node.sizeBytes ?? 0) });
+  request: Request,
+  set: { headers: Record<string, string | number>; status?: number | string },
+): Response {
+  const headers = new Headers();
   for (const [key, value] of Object.entries(set.headers)) {
     headers.set(key, String(value));
     delete set.headers[key];
   }
-  return new Response(body, { headers });
+  const answer = (status: number, content: BodyInit | null) => {
+    set.status = status; // for the access log
+    return new Response(content, { status, headers });
+  };
+  const etag = `"${node.checksumSha256 ?? ""}"`;
+  const size = body instanceof Uint8Array ? body.byteLength : (node.sizeBytes ?? 0);
+  const range = body instanceof Uint8Array ? rangeOf(request.headers.get("range"), size) : null;
+  const ifRange = request.headers.get("if-range");
+  if (range === "unsatisfiable" && (ifRange === null || ifRange === etag)) {
+    headers.set("content-type", "application/json");
+    headers.set("content-range", `bytes */${size}`);
+    return answer(416, JSON.stringify({ error: "range not satisfiable" }));
+  }
+  // Text files are UTF-8 by construction; a blob holds whatever bytes were uploaded, so its type stays as is.
+  headers.set(
+    "content-type",
+    node.storage === "text" && !/charset=/i.test(mimeType) ? `${mimeType}; charset=utf-8` : mimeType,
+  );
+  headers.set(
+    "content-disposition",
+    `${isActiveContent(mimeType) ? "attachment" : "inline"}; filename*=UTF-8''${encodeURIComponent(node.name)}`,
+  );
+  headers.set("content-security-policy", "default-src 'none'; sandbox; frame-ancestors 'none'");
+  headers.set("etag", etag);
+  if (matchesTag(request.headers.get("if-none-match"), etag)) return answer(304, null);
+  if (!(body instanceof Uint8Array)) {
+    headers.set("content-length", String(size));
+    return answer(200, body);
+  }
+  headers.set("accept-ranges", "bytes");
+  if (range && range !== "unsatisfiable" && (ifRange === null || ifRange === etag)) {
+    headers.set("content-range", `bytes ${range.first}-${range.last}/${size}`);
+    return answer(206, body.subarray(range.first, range.last + 1) as Uint8Array<ArrayBuffer>);
+  }
+  return answer(200, body as Uint8Array<ArrayBuffer>);
 }
 
 export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventBus) {
@@ -90,10 +146,16 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       space: "files.read",
       detail: doc("One live node", { 200: nodeAnswer }),
     })
-    .get("/:nodeId/content", ({ actor, params, set }) => contentResponse(files.content(actor, params.nodeId), set), {
-      space: "files.read",
-      detail: doc("The file's bytes with their Content-Type", { 200: null }),
-    })
+    .get(
+      "/:nodeId/content",
+      ({ actor, params, request, set }) => contentResponse(files.content(actor, params.nodeId), request, set),
+      {
+        space: "files.read",
+        detail: doc("The file's bytes with their Content-Type; one byte `Range` (206) and `If-None-Match` (304)", {
+          200: null,
+        }),
+      },
+    )
     .put(
       "/:nodeId/content",
       async ({ actor, params, request }) => ({

@@ -1,6 +1,6 @@
 /** Request and response schemas of the file tree. */
 import { z } from "zod";
-import { timestampOut, uuidOut } from "../../http/schemas";
+import { idIn, timestampOut, uuidOut } from "../../http/schemas";
 
 export const nodeOut = z.object({
   id: uuidOut,
@@ -20,11 +20,12 @@ export const nodeOut = z.object({
 });
 export type NodeOut = z.infer<typeof nodeOut>;
 
-const parentIn = z.string().max(64).nullish();
-const nameIn = z.string().max(1024);
+const parentIn = idIn.nullish();
+// Any length here: `checkName` gives the one message for a name that is too long.
+const nameIn = z.string();
 
 export const listFilesQuery = z.object({
-  parentId: z.string().max(64).optional(),
+  parentId: idIn.optional(),
   q: z.string().max(255).optional(),
   scope: z.string().max(16).optional(),
 });

@@ -10,7 +10,15 @@ import { nameKey } from "../../lib/text";
 import type { EventBus, EventType } from "../events/events.bus";
 import { SpaceCache } from "../events/space-cache";
 import type { SpaceActor } from "../spaces/spaces.policy";
-import { assertMayChangeExisting, assertMovable, checkName, isTextType, MAX_TEXT_BYTES, mimeOf } from "./files.policy";
+import {
+  assertMayChangeExisting,
+  assertMovable,
+  checkName,
+  isTextType,
+  MAX_TEXT_BYTES,
+  mimeOf,
+  replacedMime,
+} from "./files.policy";
 import { presentNode } from "./files.present";
 import type { FilesStore, NodeRow } from "./files.store";
 import { newTextState, replaceText, TEXT_KEY } from "./text-doc";
@@ -264,7 +272,11 @@ export class FilesService {
     assertMayChangeExisting(actor);
     const node = this.file(actor, id);
     if (node.storage === "text") {
-      const bytes = await readAll(request.body, MAX_TEXT_BYTES, "text file");
+      // A text file is held to the upload limit too, where that is the smaller.
+      const bytes =
+        this.maxUploadBytes < MAX_TEXT_BYTES
+          ? await readAll(request.body, this.maxUploadBytes, "file")
+          : await readAll(request.body, MAX_TEXT_BYTES, "text file");
       const text = decodeUtf8(bytes);
       if (text === null) throw invalid("content must be UTF-8 text");
       return this.writeText(actor, node, text);
@@ -286,7 +298,7 @@ export class FilesService {
             blobId: writer.id,
             sizeBytes: writer.size,
             checksumSha256: checksum,
-            mimeType: type && !/^application\/octet-stream/i.test(type) ? type : current.mimeType,
+            mimeType: replacedMime(current.name, type, current.mimeType),
             updatedAt: now,
           };
           this.store.saveNode(current, updated);

@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import { noBodyIn } from "../../http/schemas";
 import { presentProposal } from "./proposals.present";
 import { createProposalIn, proposalOut, spaceProposalsQuery } from "./proposals.schemas";
 import type { ProposalsService } from "./proposals.service";
@@ -48,6 +49,7 @@ export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
       async ({ actor, params }) => ({ proposal: presentProposal(await proposals.accept(actor, params.proposalId)) }),
       {
         space: "files.write",
+        body: noBodyIn,
         detail: doc(
           "A person accepts a pending proposal: the file takes its text, in the live document everyone edits",
           { 200: one },
@@ -57,6 +59,6 @@ export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
     .post(
       "/proposals/:proposalId/reject",
       ({ actor, params }) => ({ proposal: presentProposal(proposals.reject(actor, params.proposalId)) }),
-      { space: "files.write", detail: doc("A person rejects a pending proposal", { 200: one }) },
+      { space: "files.write", body: noBodyIn, detail: doc("A person rejects a pending proposal", { 200: one }) },
     );
 }

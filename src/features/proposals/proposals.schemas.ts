@@ -9,9 +9,7 @@ export const createProposalIn = z.object({
 
 /** `GET .../files/proposals`: the space's proposals with one status (`pending` when omitted). */
 export const spaceProposalsQuery = z.object({
-  status: z
-    .enum(["pending", "accepted", "rejected"], { error: "status must be pending, accepted or rejected" })
-    .optional(),
+  status: z.enum(["pending", "accepted", "rejected"]).optional(),
 });
 
 export const proposalOut = z.object({

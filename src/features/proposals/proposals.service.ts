@@ -94,6 +94,8 @@ export class ProposalsService {
   private resolve(actor: SpaceActor, id: string, status: "accepted" | "rejected"): ProposalRow {
     return writeTx(this.db, () => {
       const current = this.pending(actor, id);
+      // A proposal belongs to its file: once the file is deleted, it answers like the file (404).
+      this.files.textFile(actor, current.nodeId);
       const resolved: ProposalRow = { ...current, status, resolvedAt: Date.now(), resolvedBy: actor.userId };
       this.store.save(current, resolved);
       return resolved;

@@ -60,19 +60,30 @@ export const createTaskIn = z.object({
 });
 export type CreateTaskIn = z.infer<typeof createTaskIn>;
 
-export const patchTaskIn = z.object({
-  title: title.optional(),
-  description: description.optional(),
-  column_id: uuidIn.optional(),
-  position: z.number().int().min(0).optional(),
-  assignee_user_id: uuidIn.nullable().optional(),
-  due_at: dueAt.nullish(),
-  clear_due_at: z.boolean().optional(),
-  deliverable_required: z.boolean().optional(),
-  deliverable_instructions: instructions.optional(),
-  /** When given, the update applies only if the task is still at this version (409 otherwise). */
-  version: z.number().int().min(1).optional(),
-});
+/** With `clear_due_at: true`, `due_at` is ignored (api-spec §4), whatever it holds. */
+const ignoreDueAtWhenCleared = (body: unknown) => {
+  if (body === null || typeof body !== "object" || (body as { clear_due_at?: unknown }).clear_due_at !== true)
+    return body;
+  const { due_at: _ignored, ...rest } = body as Record<string, unknown>;
+  return rest;
+};
+
+export const patchTaskIn = z.preprocess(
+  ignoreDueAtWhenCleared,
+  z.object({
+    title: title.optional(),
+    description: description.optional(),
+    column_id: uuidIn.optional(),
+    position: z.number().int().min(0).optional(),
+    assignee_user_id: uuidIn.nullable().optional(),
+    due_at: dueAt.nullish(),
+    clear_due_at: z.boolean().optional(),
+    deliverable_required: z.boolean().optional(),
+    deliverable_instructions: instructions.optional(),
+    /** When given, the update applies only if the task is still at this version (409 otherwise). */
+    version: z.number().int().min(1).optional(),
+  }),
+);
 export type PatchTaskIn = z.infer<typeof patchTaskIn>;
 
 /** `limit` (default 50, above 200 means 200) and `before` of a message listing. */
