@@ -155,6 +155,16 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
     const value = read.string(PROVISIONING_ENV[key]);
     if (value !== undefined) provisioningEnv[key] = value;
   }
+  const reasoning = read.json("MODELROUTER_CHAT_REASONING_JSON", isObject, "a JSON object");
+  const maxTokens =
+    read.string("MODELROUTER_CHAT_MAX_TOKENS") === undefined
+      ? null
+      : read.int("MODELROUTER_CHAT_MAX_TOKENS", 0, 1, 10_000_000);
+  // api-spec §8: the completion cap must exceed any reasoning budget, or the model has nothing left to answer.
+  const budget = reasoning?.max_tokens;
+  if (maxTokens !== null && typeof budget === "number" && maxTokens <= budget) {
+    throw new ConfigError("MODELROUTER_CHAT_MAX_TOKENS must exceed max_tokens of MODELROUTER_CHAT_REASONING_JSON");
+  }
   const agentApi = read.url("AGENT_API_BASE_URL", "https://api.cursor.com");
   const httpAuth = read.string("AGENT_HTTP_AUTH")?.toLowerCase() ?? "bearer";
   if (httpAuth !== "bearer" && httpAuth !== "basic") throw new ConfigError("AGENT_HTTP_AUTH must be bearer or basic");
@@ -179,11 +189,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
       webSearchEngine: read.string("MODELROUTER_WEB_SEARCH_ENGINE") ?? "auto",
       maxToolIterations: read.int("MODELROUTER_CHAT_MAX_TOOL_ITERATIONS", 12, 1, 100),
       toolStepTimeoutSec: read.int("MODELROUTER_CHAT_TOOL_STEP_TIMEOUT_SEC", 90, 1, 3600),
-      reasoning: read.json("MODELROUTER_CHAT_REASONING_JSON", isObject, "a JSON object"),
-      maxTokens:
-        read.string("MODELROUTER_CHAT_MAX_TOKENS") === undefined
-          ? null
-          : read.int("MODELROUTER_CHAT_MAX_TOKENS", 0, 1, 10_000_000),
+      reasoning,
+      maxTokens,
       plugins: read.json(
         "MODELROUTER_PLUGINS_JSON",
         (v): v is Record<string, unknown>[] =>

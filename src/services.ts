@@ -83,7 +83,6 @@ export function createServices(conn: Connection, config: Config, options: Servic
     options.setupToken ?? null,
   );
   const staffStore = new StaffStore(db, access);
-  const staff = new StaffService(db, staffStore, peopleStore, config.modelrouter.defaultModel);
   const chatStore = new ChatStore(db);
   const spacesStore = new SpacesStore(db, access);
   const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
@@ -122,6 +121,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     () => runner?.wake(),
   );
   const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events, replies);
+  const staff = new StaffService(db, staffStore, peopleStore, tasks, config.modelrouter.defaultModel);
   const chat = new ChatService(db, chatStore, commits, events, replies);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(db, new IntegrationsStore(db), encryptionKey);

@@ -4,7 +4,7 @@
  * `/api/v1/organizations/{orgId}/spaces/{spaceId}/automations`, called over HTTP by people and by an `sa_` token.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { addMember, type addStaff, type Org, type Person, staffWorld } from "../helpers/factories";
+import { addMember, addStaff, type Org, type Person, staffWorld } from "../helpers/factories";
 import { TIMESTAMP, UUID } from "../helpers/http";
 import type { TestServer } from "../helpers/server";
 import { type Listener, type LiveEvent, listen } from "../helpers/sockets";
@@ -409,6 +409,19 @@ describe("PATCH .../automations/{id}", () => {
     const renamed = seen(await staff.api.patch(one(a.id), { name: "Staff rename" }));
     expect(renamed.body.automation).toMatchObject({ name: "Staff rename", status: "pending_approval" });
   });
+
+  it("clears the earlier review when an automation goes back to pending_approval", async () => {
+    const a = await proposed();
+    const rejected = await org.owner.api.post(`${one(a.id)}/reject`, { reason: "not yet" });
+    expect(rejected.body.automation).toMatchObject({ status: "rejected", rejection_reason: "not yet" });
+    const again = seen(await staff.api.patch(one(a.id), { config: { better: true } }));
+    expect(again.body.automation).toMatchObject({
+      status: "pending_approval",
+      reviewed_by_user_id: null,
+      reviewed_at: null,
+      rejection_reason: null,
+    });
+  });
 });
 
 describe("POST .../automations/{id}/approve and /reject", () => {
@@ -664,10 +677,26 @@ describe("unknown automations and DELETE", () => {
     }
   });
 
-  it("a service account (files.write) can delete", async () => {
+  it("a service account can withdraw its own pending proposal, and delete nothing else", async () => {
     const a = await proposed();
     expect((await staff.api.delete(one(a.id))).status).toBe(204);
     expect(await listed(a.id)).toBeUndefined();
+    const refused = { error: "service accounts can only delete their own pending proposals" };
+    const approved = await proposed();
+    expect((await org.owner.api.post(`${one(approved.id)}/approve`)).status).toBe(200);
+    const persons = await create({ status: "pending_approval" });
+    const other = await addStaff(org);
+    const others = await proposed();
+    for (const [id, who] of [
+      [approved.id, staff],
+      [persons.id, staff],
+      [others.id, other],
+    ] as const) {
+      const res = await who.api.delete(one(id));
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual(refused);
+      expect(await listed(id)).toBeDefined();
+    }
   });
 });
 

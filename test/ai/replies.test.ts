@@ -729,6 +729,15 @@ describe("modelrouter staff replies (default settings)", () => {
       }
     });
 
+    it("a name that a person and a staff member share names the staff member", async () => {
+      // The person first: among equally long names, the one listed first would otherwise win.
+      await addMember(w.org, ["Member"], "Quinn");
+      const quinn = await addStaff(w.org, { name: "Quinn" });
+      const roomId = await newRoom(w, "twins");
+      const source = await say(w, "@Quinn are you there?", { roomId });
+      await expectWoken(source, [quinn], roomId);
+    });
+
     it("a Viewer cannot post at all", async () => {
       const res = await viewer.api.post(messagesPath(w), { content: "@Ada hello" });
       expect(res.status).toBe(403);

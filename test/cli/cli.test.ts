@@ -780,4 +780,10 @@ describe("flags and environment", () => {
   it("exits non-zero with one line for a port out of range", async () => {
     expectOneLineFailure(await runCli(["serve", "--port", "70000", "--data", dir()]), "non-zero");
   });
+
+  it("exits non-zero with one line when MODELROUTER_CHAT_MAX_TOKENS does not exceed the reasoning budget", async () => {
+    const env = { MODELROUTER_CHAT_REASONING_JSON: '{"max_tokens":1000}', MODELROUTER_CHAT_MAX_TOKENS: "1000" };
+    const line = expectOneLineFailure(await runCli(["serve", "--port", "0", "--data", dir()], { env }), "non-zero");
+    expect(line).toContain("MODELROUTER_CHAT_MAX_TOKENS must exceed");
+  });
 });

@@ -575,6 +575,7 @@ const cases: Case[] = [
     run: () => stores.tasks.assignedTo(ids.org, ids.user, true),
     tempBTree: "RIGHT PART only: the index (assignee, updated_at) gives the order; id breaks ties of equal updated_at",
   },
+  { name: "tasks: every task of an assignee (staff deleted)", run: () => stores.tasks.assignedAnywhere(ids.user) },
   { name: "tasks: task messages page", run: () => stores.tasks.messages(ids.task, now + 10_000_000, 50) },
   { name: "tasks: latest task message", run: () => stores.tasks.latestMessageAt(ids.task) },
   {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { client, TIMESTAMP, UUID } from "../helpers/http";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { listen } from "../helpers/sockets";
 
 let server: TestServer;
 let org: Org;
@@ -215,6 +216,30 @@ describe("DELETE .../service-accounts/{id}", () => {
     const list = await org.owner.api.get(base);
     expect(list.body.service_accounts.some((a: { id: string }) => a.id === account.id)).toBe(false);
     expect((await org.owner.api.delete(`${base}/${account.id}`)).status).toBe(404);
+  });
+
+  it("unassigns the staff member's tasks, each as an update: version + 1, updated_at, task.updated", async () => {
+    const { account } = await addStaff(org);
+    const spaces = `/api/v1/organizations/${org.id}/spaces`;
+    const space = await org.owner.api.post(spaces, { name: "Handover" });
+    const board = await org.owner.api.get(`${spaces}/${space.body.id}/board`);
+    const tasks = `${spaces}/${space.body.id}/tasks`;
+    const made = await org.owner.api.post(tasks, { title: "Staff's", column_id: board.body.columns[0].id });
+    const assigned = await org.owner.api.patch(`${tasks}/${made.body.id}`, { assignee_user_id: account.user_id });
+    expect(assigned.body.version).toBe(2);
+    const live = await listen(server.url, org.id, org.owner.token);
+    try {
+      expect((await org.owner.api.delete(`${base}/${account.id}`)).status).toBe(204);
+      const event = await live.next((e) => e.type === "task.updated" && e.payload.id === made.body.id);
+      expect(event).toMatchObject({ space_id: space.body.id, payload: { assignee_user_id: null, version: 3 } });
+    } finally {
+      live.close();
+    }
+    const task = (await org.owner.api.get(tasks)).body.tasks[0];
+    expect(task).toMatchObject({ assignee_user_id: null, version: 3 });
+    expect(Date.parse(task.updated_at)).toBeGreaterThan(Date.parse(assigned.body.updated_at));
+    const stale = await org.owner.api.patch(`${tasks}/${made.body.id}`, { title: "From an old copy", version: 2 });
+    expect(stale.status).toBe(409);
   });
 
   it("refuses removing staff through the members route", async () => {

@@ -23,6 +23,17 @@ export function oauthTokenOf(actor: OrgActor, token: unknown, clearable: boolean
   return token;
 }
 
+/**
+ * Deleting: a service account may only withdraw a proposal of its own that still waits for review; what a
+ * person made or approved, a person deletes (as staff never delete files).
+ */
+export function assertMayDelete(actor: OrgActor, automation: AutomationRow): void {
+  if (!isServiceAccount(actor)) return;
+  if (automation.createdByServiceAccountId !== actor.serviceAccountId || automation.status !== "pending_approval") {
+    throw forbidden("service accounts can only delete their own pending proposals");
+  }
+}
+
 /** Approving and rejecting: a person (with `files.write`, checked by the route), from `pending_approval` only. */
 export function assertMayReview(actor: OrgActor, automation: AutomationRow): void {
   if (isServiceAccount(actor)) throw forbidden("only a person can approve or reject an automation");

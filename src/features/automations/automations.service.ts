@@ -8,7 +8,7 @@ import { encryptSecret } from "../../lib/encryption";
 import { isUuid, newId } from "../../lib/ids";
 import type { EventBus } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
-import { assertMayReview, isServiceAccount, oauthTokenOf } from "./automations.policy";
+import { assertMayDelete, assertMayReview, isServiceAccount, oauthTokenOf } from "./automations.policy";
 import { presentAutomation } from "./automations.present";
 import { type CreateAutomationIn, type PatchAutomationIn, SETTABLE_STATUSES } from "./automations.schemas";
 import type { AutomationRow, AutomationsStore } from "./automations.store";
@@ -65,11 +65,15 @@ export class AutomationsService {
     const oauthToken = oauthTokenOf(actor, input.oauth_token, true);
     const updated = writeTx(this.db, () => {
       const current = this.require(actor, id);
+      const status = isServiceAccount(actor) ? "pending_approval" : (input.status ?? current.status);
+      // Back to waiting: the earlier review was of something else, so it is not shown as this one's.
+      const reopened = status === "pending_approval" && current.status !== "pending_approval";
       const next: AutomationRow = {
         ...current,
+        ...(reopened ? { reviewedByUserId: null, reviewedAt: null, rejectionReason: null } : {}),
         name: input.name ?? current.name,
         config: input.config === undefined ? current.config : JSON.stringify(input.config),
-        status: isServiceAccount(actor) ? "pending_approval" : (input.status ?? current.status),
+        status,
         oauthTokenCiphertext:
           oauthToken === undefined
             ? current.oauthTokenCiphertext
@@ -88,6 +92,7 @@ export class AutomationsService {
   delete(actor: SpaceActor, id: string): void {
     const deleted = writeTx(this.db, () => {
       const row = this.require(actor, id);
+      assertMayDelete(actor, row);
       this.store.delete(row.id);
       return row.id;
     });

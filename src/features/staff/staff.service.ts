@@ -7,6 +7,7 @@ import { nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import { assertAllRolesFound, assertCanGrant } from "../people/people.policy";
 import type { PeopleStore } from "../people/people.store";
+import type { TasksService } from "../tasks/tasks.service";
 import type { CreateServiceAccountIn, PatchServiceAccountIn } from "./staff.schemas";
 import type { ServiceAccountRow, StaffStore } from "./staff.store";
 
@@ -19,6 +20,7 @@ export class StaffService {
     private readonly db: Db,
     private readonly store: StaffStore,
     private readonly people: PeopleStore,
+    private readonly tasks: Pick<TasksService, "unassignAll" | "announceUpdated">,
     private readonly defaultModel: string,
   ) {}
 
@@ -94,13 +96,16 @@ export class StaffService {
     });
   }
 
+  /** Deletes the account and its user; the tasks it was assigned are unassigned, each as an update. */
   delete(actor: OrgActor, id: string): void {
-    const { userId } = writeTx(this.db, () => {
+    const { userId, unassigned } = writeTx(this.db, () => {
       const account = this.require(actor, id);
+      const unassigned = this.tasks.unassignAll(account.userId);
       this.store.deleteWithUser(account.userId);
-      return account;
+      return { userId: account.userId, unassigned };
     });
     this.people.forgetUser(userId);
+    this.tasks.announceUpdated(actor.orgId, unassigned);
   }
 
   private require(actor: OrgActor, id: string): ServiceAccountRow {

@@ -50,7 +50,8 @@ export class StaffStore {
 
   /**
    * Every member of the organization with the name a mention uses (people too, so the longest name wins),
-   * longest name first. Remembered until a membership or name changes (or 30 s pass: the CLI is another
+   * longest name first; where a person and a staff member share a name, the staff member first, so the
+   * mention still reaches the one it can wake. Remembered until a membership or name changes (or 30 s pass: the CLI is another
    * process); every message with an `@` reads it.
    */
   mentionables(orgId: string): readonly Mentionable[] {
@@ -61,7 +62,7 @@ export class StaffStore {
       .all({ orgId })
       .filter((m) => m.name.length > 0)
       .map((m) => ({ ...m, key: m.name.toLowerCase() }))
-      .sort((a, b) => b.name.length - a.name.length);
+      .sort((a, b) => b.name.length - a.name.length || Number(b.staff !== null) - Number(a.staff !== null));
     this.directories.set(orgId, { members, generation: this.access.generation, at: now });
     return members;
   }

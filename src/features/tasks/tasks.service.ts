@@ -184,6 +184,38 @@ export class TasksService {
     this.publish(actor, "task.deleted", { id: task.id });
   }
 
+  /**
+   * Unassigns every task of someone about to be deleted (a staff member), inside the caller's transaction:
+   * each is an update like a PATCH (`version` + 1, a new `updated_at`), so an edit made from an older copy
+   * is a conflict. Pass the answer to `announceUpdated` once the transaction has committed.
+   */
+  unassignAll(userId: string): TaskView[] {
+    return writeTx(this.db, () =>
+      this.store.assignedAnywhere(userId).map((task) => {
+        const next: TaskRow = {
+          ...task,
+          assigneeUserId: null,
+          version: task.version + 1,
+          updatedAt: Math.max(Date.now(), task.updatedAt + 1),
+        };
+        this.store.save(task, next);
+        return this.view(next);
+      }),
+    );
+  }
+
+  /** Publishes `task.updated` for tasks changed outside a request on their space (`unassignAll`). */
+  announceUpdated(orgId: string, changed: readonly TaskView[]): void {
+    for (const task of changed) {
+      this.events.publish({
+        type: "task.updated",
+        organization_id: orgId,
+        space_id: task.spaceId,
+        payload: presentTask(task),
+      });
+    }
+  }
+
   /** Tasks assigned to the caller across the spaces they can see. */
   mine(actor: OrgActor): MyTaskView[] {
     const tasks = this.store.assignedTo(actor.orgId, actor.userId, actor.permissions.has("org.manage"));

@@ -113,6 +113,11 @@ export class TasksStore {
     this.deleteTaskRow().run({ id });
   }
 
+  /** Every task assigned to the user, in any space. */
+  assignedAnywhere(userId: string): TaskRow[] {
+    return this.db.select().from(tasks).where(eq(tasks.assigneeUserId, userId)).all();
+  }
+
   private readonly mine = prepared(() =>
     this.db
       // Flat (no nested `task` object): this answers up to 200 rows on every refresh of "my tasks".
