@@ -101,7 +101,9 @@ export async function parseJsonBody(request: Request, maxBytes: number): Promise
   } catch {
     throw invalid("invalid json");
   }
-  if (value !== null && typeof value === "object" && nestedBeyond(value, MAX_DEPTH)) {
+  // `null` is a JSON text, but not a body: it would read as no body at all further on.
+  if (value === null) throw invalid("body must be a JSON object");
+  if (typeof value === "object" && nestedBeyond(value, MAX_DEPTH)) {
     throw invalid(`body nested too deeply (at most ${MAX_DEPTH} levels)`);
   }
   // Strict UTF-8 cannot hold a lone surrogate and JSON.parse refuses a raw NUL: only a `\u` escape can bring

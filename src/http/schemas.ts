@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { lowerUuid } from "../lib/ids";
 import { MIN_PASSWORD_LENGTH } from "../lib/password";
+import { hasControl } from "../lib/text";
 
 /** A UUID in a response (documented, not re-validated). */
 export const uuidOut = z.string().meta({ format: "uuid" });
@@ -12,7 +13,7 @@ export const timestampOut = z.string().meta({ format: "date-time" });
 /** A UUID in a request body, in lower case as stored. */
 export const uuidIn = z.uuid().overwrite((id) => id.toLowerCase());
 
-/** The body of a POST that takes none (approve, deny, accept, reject): absent, `null` or `{}` (contract §7). */
+/** The body of a POST that takes none (approve, deny, accept, reject): absent or `{}` (contract §7). */
 export const noBodyIn = z.object({}).nullish();
 
 /** An id that the service looks up itself (an unknown one is its own 404), brought to lower case when a UUID. */
@@ -60,8 +61,14 @@ export const emailIn = z.string().trim().toLowerCase().max(254).email();
 /** A new password: at least 8 characters everywhere one is set. */
 export const newPasswordIn = z.string().min(MIN_PASSWORD_LENGTH).max(1024);
 
-/** A human-readable name: trimmed, 1 to `max` characters. */
-export const nameIn = (max = 100) => z.string().trim().min(1).max(max);
+/** A human-readable name: trimmed, 1 to `max` characters, one line (no control characters). */
+export const nameIn = (max = 100) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((name) => !hasControl(name), { params: { message: "must not contain control characters" } });
 
 /** `{error}`, the body of every error response. */
 export const errorOut = z.object({ error: z.string() });

@@ -7,3 +7,27 @@
 export function nameKey(name: string): string {
   return name.normalize("NFC").toLowerCase();
 }
+
+/**
+ * The length of a text in characters as every limit of the API counts them: Unicode code points, as zod's
+ * string lengths do, so an emoji counts one (a ZWJ family, several). JavaScript's `length` counts UTF-16 units.
+ */
+export function charCount(text: string): number {
+  let pairs = 0;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        pairs++;
+        i++;
+      }
+    }
+  }
+  return text.length - pairs;
+}
+
+/** True for a name with a control character (a newline, a tab, an escape): names are one line of text. */
+export function hasControl(name: string): boolean {
+  return /\p{Cc}/u.test(name);
+}

@@ -183,6 +183,8 @@ describe("POST .../chat-rooms/{roomId}/messages", () => {
       "file:///etc/passwd",
       "https://",
       "",
+      "https://example.com/a file.png",
+      "https://example.com/a\tb",
     ]) {
       const res = await member.api.post(room.messages, { content: "see", attachments: [{ url }] });
       expect(res.status).toBe(400);
@@ -199,6 +201,13 @@ describe("POST .../chat-rooms/{roomId}/messages", () => {
     expect(missing.body).toEqual({ error: "attachments[0].url: required" });
     const list = await member.api.get(room.messages);
     expect(list.body.messages).toEqual([]);
+  });
+
+  it("stores an attachment URL without the whitespace around it", async () => {
+    const room = await newRoom();
+    const res = await member.api.post(room.messages, { attachments: [{ url: "  https://example.com/x.png\n" }] });
+    expect(res.status).toBe(201);
+    expect(res.body.attachments[0]).toMatchObject({ url: "https://example.com/x.png", name: "x.png" });
   });
 
   it("takes content of up to 40,000 characters and refuses more", async () => {
@@ -484,9 +493,12 @@ describe("PATCH .../messages/{messageId}", () => {
     const room = await newRoom();
     const [m] = (await postMany(room.messages, 1)) as [Message];
     for (const who of [org.owner, other, viewer]) {
-      const res = await who.api.patch(`${room.messages}/${m.id}`, { content: "hijacked" });
-      expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error: "only the author can edit this message" });
+      // Whatever the body holds: someone else learns nothing from a validation message.
+      for (const body of [{ content: "hijacked" }, {}, { content: "" }, { content: 5 }]) {
+        const res = await who.api.patch(`${room.messages}/${m.id}`, body);
+        expect(res.status).toBe(403);
+        expect(res.body).toEqual({ error: "only the author can edit this message" });
+      }
     }
     const list = await member.api.get(room.messages);
     expect(list.body.messages[0]).toMatchObject({ content: "m0", edited_at: null });
@@ -501,6 +513,13 @@ describe("PATCH .../messages/{messageId}", () => {
     const blank = await member.api.patch(`${room.messages}/${m.id}`, { content: "  " });
     expect(blank.status).toBe(400);
     expect(blank.body.error).toStartWith("content: ");
+    const number = await member.api.patch(`${room.messages}/${m.id}`, { content: 5 });
+    expect(number.body).toEqual({ error: "content: must be a string" });
+    const long = await member.api.patch(`${room.messages}/${m.id}`, { content: "x".repeat(40_001) });
+    expect(long.body).toEqual({ error: "content: must be at most 40000 characters" });
+    // Counted in characters: 40,000 emoji fit.
+    const emoji = await member.api.patch(`${room.messages}/${m.id}`, { content: "😀".repeat(40_000) });
+    expect(emoji.status).toBe(200);
   });
 
   it("refuses to edit a deleted message: 409 message has been deleted", async () => {

@@ -131,6 +131,14 @@ describe("POST .../messages/{messageId}/reactions", () => {
     expect(listed[0]?.emoji).toBe("❤️");
   });
 
+  it("stores a keycap typed without its selector (1⃣) as the keycap (1️⃣)", async () => {
+    const m = await newMessage();
+    const bare = await member.api.post(m.reactions, { emoji: "1\u20E3" });
+    expect(bare.status).toBe(201);
+    expect(bare.body.emoji).toBe("1\uFE0F\u20E3");
+    expect(await reactionsOf(m.id)).toHaveLength(1);
+  });
+
   it("answers 201 with the same reaction when reacting twice, without a duplicate", async () => {
     const m = await newMessage();
     const first = await member.api.post(m.reactions, { emoji: "🚀" });

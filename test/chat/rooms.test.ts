@@ -155,13 +155,23 @@ describe("POST .../spaces/{spaceId}/chat-rooms", () => {
     expect(missing.body).toEqual({ error: "name: required" });
   });
 
-  it("refuses a name over 80 characters and accepts one of exactly 80", async () => {
+  it("refuses a name over 80 characters and accepts one of exactly 80, emoji counting one each", async () => {
     const long = await member.api.post(rooms, { name: "x".repeat(81) });
     expect(long.status).toBe(400);
     expect(long.body.error).toStartWith("name: ");
     const fits = await member.api.post(rooms, { name: "y".repeat(80) });
     expect(fits.status).toBe(201);
     expect(fits.body.name).toBe("y".repeat(80));
+    expect((await member.api.post(rooms, { name: "🎉".repeat(80) })).status).toBe(201);
+    expect((await member.api.post(rooms, { name: "🎈".repeat(81) })).status).toBe(400);
+  });
+
+  it("refuses a name with a control character: names are one line", async () => {
+    for (const name of ["a\nb", "tab\there", "bell\u0007"]) {
+      const res = await member.api.post(rooms, { name });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "name: must not contain control characters" });
+    }
   });
 
   it("needs chat.write: a Viewer gets 403 missing permission: chat.write", async () => {

@@ -151,6 +151,9 @@ describe("POST .../files/folders", () => {
       ["", "name: must be 1 to 255 characters"],
       ["   ", "name: must be 1 to 255 characters"],
       ["x".repeat(256), "name: must be 1 to 255 characters"],
+      ["x".repeat(5000), "name: must be 1 to 255 characters"],
+      ["tab\there", "name: must not contain control characters"],
+      ["line\nbreak", "name: must not contain control characters"],
       ["a/b", "name: must not contain / or NUL"],
       ["/", "name: must not contain / or NUL"],
       [".", "name: must not be . or .."],
@@ -171,7 +174,7 @@ describe("POST .../files/folders", () => {
 
   it("accepts a name of exactly 255 characters, and names with dots", async () => {
     const parent = await sandbox();
-    for (const name of ["y".repeat(255), "...", ".hidden", "v1.2"]) {
+    for (const name of ["y".repeat(255), "📄".repeat(255), "...", ".hidden", "v1.2"]) {
       const res = await member.api.post(`${files}/folders`, { name, parent_id: parent.id });
       expect(res.status).toBe(201);
       expect(res.body.node.name).toBe(name);

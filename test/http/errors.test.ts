@@ -111,10 +111,12 @@ describe("error responses", () => {
     expect(res.body).toEqual({ error: "open_signups_enabled: must be a boolean" });
   });
 
-  it("answers 400 for a JSON body that is not an object", async () => {
-    const res = await login("[1,2]");
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "body must be a JSON object" });
+  it("answers 400 for a JSON body that is not an object, null included", async () => {
+    for (const raw of ["[1,2]", "null", '"text"', "5"]) {
+      const res = await login(raw);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "body must be a JSON object" });
+    }
   });
 
   it("rejects NUL and lone surrogates in strings with 400, and stores nothing", async () => {

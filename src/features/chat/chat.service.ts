@@ -8,7 +8,7 @@ import type { EventBus, EventType } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import type { PageQuery } from "../tasks/tasks.schemas";
 import { pageOf } from "../tasks/tasks.service";
-import { assertCanDelete, assertCanEdit, normalizeEmoji } from "./chat.policy";
+import { assertCanDelete, assertCanEdit, assertEditContent, normalizeEmoji } from "./chat.policy";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
 import type { AttachmentIn, AttachmentOut, MessageOut } from "./chat.schemas";
 import type { AttachmentRow, ChatStore, MessageRow, ReactionRow, RoomRow } from "./chat.store";
@@ -173,11 +173,11 @@ export class ChatService {
     return { message, attachments };
   }
 
-  edit(actor: SpaceActor, roomId: string, messageId: string, content: string): MessageRow {
-    if (content.trim() === "") throw invalid("content: must not be empty");
+  edit(actor: SpaceActor, roomId: string, messageId: string, content: unknown): MessageRow {
     const edited = writeTx(this.db, () => {
       const message = this.message(actor, roomId, messageId);
       assertCanEdit(actor, message);
+      assertEditContent(content);
       if (message.deletedAt !== null) throw conflict("message has been deleted");
       const now = Date.now();
       const row = { ...message, content, editedAt: now, updatedAt: now };

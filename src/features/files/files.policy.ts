@@ -1,6 +1,7 @@
 /** File-tree rules that depend on names and rows. */
 import type { OrgActor } from "../../http/actor";
 import { forbidden, invalid } from "../../http/errors";
+import { charCount, hasControl } from "../../lib/text";
 
 /** The largest text file, in UTF-8 bytes, however it is written: REST or the collaborative socket. */
 export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
@@ -8,7 +9,9 @@ export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
 /** 1 to 255 characters after trimming, no `/` or NUL, not `.` or `..` (contract §4). */
 export function checkName(raw: string): string {
   const name = raw.trim();
-  if (name.length === 0 || name.length > 255) throw invalid("name: must be 1 to 255 characters");
+  const length = charCount(name);
+  if (length === 0 || length > 255) throw invalid("name: must be 1 to 255 characters");
+  if (hasControl(name)) throw invalid("name: must not contain control characters");
   if (name.includes("/") || name.includes("\u0000")) throw invalid("name: must not contain / or NUL");
   if (name === "." || name === "..") throw invalid("name: must not be . or ..");
   return name;
