@@ -25,6 +25,9 @@ export function openServices(
   }
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secrets = options.withSecrets ? loadSecrets(config) : null;
+  for (const name of secrets?.generated ?? []) {
+    process.stderr.write(`tandem: warning: ${name} was not set: generated one into ${config.dataDir} (mode 0600)\n`);
+  }
   const conn = openDatabase(config.dbPath);
   migrate(conn.sqlite);
   const services = createServices(conn, config, { secrets });

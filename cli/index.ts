@@ -14,7 +14,7 @@ import { usersCommand } from "./users";
 function buildProgram(): Command {
   const program = new Command("tandem")
     .description("Tandem: a workspace where people and AI staff work side by side")
-    .version(BUILD.version, "-V, --version-number")
+    .version(BUILD.version, "-V, --version", "print the version")
     .exitOverride()
     .showHelpAfterError(false)
     // Commander's own one-line errors (an unknown option, a missing argument) read like ours.

@@ -19,6 +19,7 @@ export function provisioningCommand(program: Command): void {
     .option("--data <dir>", "data directory")
     .option("--json", "print JSON")
     .action((opts: CommonOptions & { baseUrl: string; installId: string; installSecret: string }) => {
+      // Allowed before the first start: an install can be provisioned before it serves.
       const { services, close } = openServices(opts, { withSecrets: true });
       try {
         services.instance.setProvisioning({
@@ -38,7 +39,7 @@ export function provisioningCommand(program: Command): void {
     .option("--data <dir>", "data directory")
     .option("--json", "print JSON")
     .action((opts: CommonOptions) => {
-      const { services, close } = openServices(opts, { withSecrets: true });
+      const { services, close } = openServices(opts, { withSecrets: true, mustExist: true });
       try {
         const entries = services.instance.provisioning();
         const enabled = services.instance.publicInstance().provisioning_enabled;
@@ -61,7 +62,7 @@ export function provisioningCommand(program: Command): void {
     .option("--data <dir>", "data directory")
     .option("--json", "print JSON")
     .action((opts: CommonOptions) => {
-      const { services, close } = openServices(opts);
+      const { services, close } = openServices(opts, { mustExist: true });
       try {
         services.instance.clearProvisioning();
         print(opts.json, { ok: true }, "provisioning settings cleared");

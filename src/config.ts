@@ -3,7 +3,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 /** Flags given on the command line; every one optional. */
@@ -116,6 +116,11 @@ function reader(env: Env) {
     }
     return raw.replace(/\/+$/, "");
   };
+  const oneOf = (name: string, values: readonly string[], fallback: string): string => {
+    const raw = string(name)?.toLowerCase() ?? fallback;
+    if (!values.includes(raw)) throw new ConfigError(`${name} must be one of ${values.join(", ")}`);
+    return raw;
+  };
   const path = (name: string, fallback: string): string => {
     const raw = string(name) ?? fallback;
     if (!raw.startsWith("/")) throw new ConfigError(`${name} must start with /`);
@@ -133,7 +138,7 @@ function reader(env: Env) {
     if (!check(value)) throw new ConfigError(`${name} must be ${what}`);
     return value;
   };
-  return { string, int, bool, url, path, json };
+  return { string, int, bool, url, oneOf, path, json };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -141,7 +146,10 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** The data directory alone, for commands that need nothing else. */
 export function resolveDataDir(flags: ConfigFlags = {}, env: Env = process.env): string {
-  return resolve(flags.data ?? reader(env).string("TANDEM_DATA_DIR") ?? "./data");
+  const dir = resolve(flags.data ?? reader(env).string("TANDEM_DATA_DIR") ?? "./data");
+  if (existsSync(dir) && !statSync(dir).isDirectory())
+    throw new ConfigError(`data directory ${dir} is not a directory`);
+  return dir;
 }
 
 /** Builds the validated, frozen configuration. */
@@ -153,7 +161,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
   const provisioningEnv: Partial<Record<ProvisioningKey, string>> = {};
   for (const key of PROVISIONING_KEYS) {
     const value = read.string(PROVISIONING_ENV[key]);
-    if (value !== undefined) provisioningEnv[key] = value;
+    if (value !== undefined) provisioningEnv[key] = key === "base_url" ? read.url(PROVISIONING_ENV[key], value) : value;
   }
   const reasoning = read.json("MODELROUTER_CHAT_REASONING_JSON", isObject, "a JSON object");
   const maxTokens =
@@ -173,7 +181,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
     dbPath: join(dataDir, "tandem.db"),
     host: flags.host ?? read.string("HOST") ?? "0.0.0.0",
     port,
-    logLevel: read.string("LOG_LEVEL") ?? "info",
+    logLevel: read.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info"),
     maxJsonBytes: 1024 * 1024,
     maxUploadBytes: read.int("TANDEM_MAX_UPLOAD_BYTES", 100 * 1024 * 1024, 1, 2 ** 40),
     provisioningEnv: Object.freeze(provisioningEnv),
@@ -261,14 +269,31 @@ export function loadSecrets(config: Config, env: Env = process.env): Secrets {
     return value;
   };
 
+  /** A secret read from its file is reported by the file's path: the env var was not set. */
+  const fromFile = <T>(file: string, parse: () => T): T => {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new ConfigError(`${join(config.dataDir, file)}: ${error.message.replace(/^\S+ /, "")}`);
+    }
+  };
   const jwtEnv = reader(env).string("JWT_SECRET");
-  const jwtSecret = parseJwtSecret(
-    jwtEnv ?? fromFileOrNew(JWT_SECRET_FILE, "JWT_SECRET", () => randomBytes(48).toString("base64url")),
-  );
+  const jwtSecret =
+    jwtEnv !== undefined
+      ? parseJwtSecret(jwtEnv)
+      : fromFile(JWT_SECRET_FILE, () =>
+          parseJwtSecret(fromFileOrNew(JWT_SECRET_FILE, "JWT_SECRET", () => randomBytes(48).toString("base64url"))),
+        );
   const keyEnv = reader(env).string("APP_SSH_ENCRYPTION_KEY");
-  const encryptionKey = parseEncryptionKey(
-    keyEnv ?? fromFileOrNew(ENCRYPTION_KEY_FILE, "APP_SSH_ENCRYPTION_KEY", () => randomBytes(32).toString("base64")),
-  );
+  const encryptionKey =
+    keyEnv !== undefined
+      ? parseEncryptionKey(keyEnv)
+      : fromFile(ENCRYPTION_KEY_FILE, () =>
+          parseEncryptionKey(
+            fromFileOrNew(ENCRYPTION_KEY_FILE, "APP_SSH_ENCRYPTION_KEY", () => randomBytes(32).toString("base64")),
+          ),
+        );
   return Object.freeze({ jwtSecret, encryptionKey, generated });
 }
 

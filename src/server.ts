@@ -1,7 +1,7 @@
 /** Starts Tandem: secrets, database and migrations, the HTTP server, and the first-run setup URL. */
 import { mkdirSync } from "node:fs";
 import { buildApp } from "./app";
-import { type Config, loadSecrets } from "./config";
+import { type Config, ConfigError, loadSecrets } from "./config";
 import { openDatabase } from "./db/client";
 import { migrate } from "./db/migrate";
 import { hasOrganization } from "./features/people/people.store";
@@ -52,13 +52,19 @@ export async function startServer(
     ...tuning,
   });
   const app = buildApp({ config, log, access, services });
-  app.listen({
-    hostname: config.host,
-    port: config.port,
-    // Every route caps its own body (JSON at 1 MiB, uploads at TANDEM_MAX_UPLOAD_BYTES, both read as they
-    // stream) and answers 413 in the API's shape; the runtime's own cap would answer 413 with no body at all.
-    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-  });
+  try {
+    app.listen({
+      hostname: config.host,
+      port: config.port,
+      // Every route caps its own body (JSON at 1 MiB, uploads at TANDEM_MAX_UPLOAD_BYTES, both read as they
+      // stream) and answers 413 in the API's shape; the runtime's own cap would answer 413 with no body at all.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    });
+  } catch (error) {
+    conn.sqlite.close();
+    const why = error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+    throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${why}`);
+  }
   const port = app.server?.port ?? config.port;
   // Staff replies queued before a restart resume here, once the server answers.
   services.runner?.start();

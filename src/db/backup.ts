@@ -68,6 +68,14 @@ export function backupDatabase(dbPath: string, out: string): BackupResult {
 export function restoreDatabase(from: string, dbPath: string): BackupResult {
   if (!existsSync(from)) throw new BackupError(`${from} does not exist`);
   if (existsSync(dbPath)) throw new BackupError(`${dbPath} already exists: restore needs an empty data dir`);
+  // Left by a database removed by hand: SQLite would replay it over the restored file and break it.
+  for (const leftover of [`${dbPath}-wal`, `${dbPath}-shm`]) {
+    if (existsSync(leftover)) {
+      throw new BackupError(
+        `${leftover} is left from an earlier database: remove it, or restore into an empty data dir`,
+      );
+    }
+  }
   const migrations = checkDatabase(from);
   const partial = join(dirname(dbPath), `.restore-${process.pid}.db`);
   copyFileSync(from, partial);

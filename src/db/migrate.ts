@@ -15,6 +15,11 @@ export class MigrationError extends Error {}
 export function migrate(sqlite: Database): string[] {
   sqlite.exec("CREATE TABLE IF NOT EXISTS __migrations (tag TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)");
   const applied = new Set((sqlite.query("SELECT tag FROM __migrations").all() as { tag: string }[]).map((r) => r.tag));
+  const known = new Set(MIGRATIONS.map((m) => m.tag));
+  const newer = [...applied].find((tag) => !known.has(tag));
+  if (newer !== undefined) {
+    throw new MigrationError(`the database comes from a newer Tandem (migration ${newer}): run that version or newer`);
+  }
   const pending = MIGRATIONS.filter((m) => !applied.has(m.tag));
   if (pending.length === 0) return [];
   sqlite.exec("PRAGMA foreign_keys = OFF");

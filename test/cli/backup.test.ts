@@ -268,6 +268,24 @@ describe("tandem restore", () => {
     for (const target of targets) expect(existsSync(join(target, "tandem.db"))).toBe(false);
   });
 
+  it("refuses a data dir holding the WAL of a database removed by hand, and restores nothing", async () => {
+    const target = dir();
+    writeFileSync(join(target, "tandem.db-wal"), "left over");
+    const line = expectOneLineFailure(await runCli(["restore", "--from", backupFile, "--data", target]));
+    expect(line).toContain("tandem.db-wal is left from an earlier database");
+    expect(existsSync(join(target, "tandem.db"))).toBe(false);
+  });
+
+  it("leaves serve refusing a database from a newer Tandem, as restore does", async () => {
+    const target = dir();
+    expect((await runCli(["restore", "--from", backupFile, "--data", target])).code).toBe(0);
+    const db = new Database(join(target, "tandem.db"));
+    db.exec("INSERT INTO __migrations (tag, applied_at) VALUES ('9999_future', 0)");
+    db.close();
+    const line = expectOneLineFailure(await runCli(["serve", "--port", "0", "--data", target], { env: ENV }));
+    expect(line).toContain("comes from a newer Tandem (migration 9999_future)");
+  });
+
   it("exits non-zero with one line without --from", async () => {
     const res = await runCli(["restore", "--data", dir()]);
     expect(res.code).not.toBe(0);

@@ -197,6 +197,14 @@ describe("tandem setup", () => {
     const res = await runCli(["setup", "--org-name", "Acme", "--admin-email", "x@acme.test", "--data", dir()]);
     expect(expectOneLineFailure(res, "non-zero")).toContain("--admin-password");
   });
+
+  it("holds names to the API's rule: 1 to 100 characters, one line", async () => {
+    const base = ["setup", "--org-name", "Acme", "--admin-email", "x@acme.test", "--admin-password", "password-1"];
+    const long = await runCli([...base, "--admin-name", "N".repeat(101), "--data", dir()]);
+    expect(expectOneLineFailure(long)).toBe("tandem: admin_name: must be 1 to 100 characters");
+    const twoLines = await runCli([...base, "--admin-name", "a\nb", "--data", dir()]);
+    expect(expectOneLineFailure(twoLines)).toBe("tandem: admin_name: must not contain control characters");
+  });
 });
 
 describe("tandem keygen", () => {
@@ -230,6 +238,11 @@ describe("tandem version", () => {
     const text = await runCli(["version"]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain("dev");
+    for (const flag of ["--version", "-V"]) {
+      const res = await runCli([flag]);
+      expect(res.code).toBe(0);
+      expect(res.stdout.trim()).toBe("dev");
+    }
   });
 });
 
@@ -429,6 +442,14 @@ describe("tandem provisioning", () => {
 
   beforeAll(async () => {
     server = servers.find((s) => s.proc.exitCode === null) ?? (await serve(main));
+  });
+
+  it("show and clear need a database: a mistyped --data creates nothing", async () => {
+    const typo = join(dir(), "typo");
+    for (const sub of ["show", "clear"]) {
+      expect(expectOneLineFailure(await runCli(["provisioning", sub, "--data", typo]))).toContain("no database at");
+    }
+    expect(existsSync(typo)).toBe(false);
   });
 
   it("is disabled with an empty base domain before anything is set", async () => {
@@ -779,6 +800,28 @@ describe("flags and environment", () => {
 
   it("exits non-zero with one line for a port out of range", async () => {
     expectOneLineFailure(await runCli(["serve", "--port", "70000", "--data", dir()]), "non-zero");
+  });
+
+  it("exits non-zero with one line for an invalid PROVISIONING_BASE_URL, LOG_LEVEL, blank port or a file as --data", async () => {
+    const file = join(dir(), "a-file");
+    await Bun.write(file, "x");
+    const cases: [string[], Record<string, string>, string][] = [
+      [["--port", "0"], { PROVISIONING_BASE_URL: "notaurl" }, "PROVISIONING_BASE_URL must be an http(s) URL"],
+      [["--port", "0"], { LOG_LEVEL: "chatty" }, "LOG_LEVEL must be one of"],
+      [["--port", " "], {}, "must be 0 to 65535"],
+      [["--port", "0", "--data", file], {}, "is not a directory"],
+    ];
+    for (const [args, env, says] of cases) {
+      const line = expectOneLineFailure(await runCli(["serve", "--data", dir(), ...args], { env }), "non-zero");
+      expect(line).toContain(says);
+    }
+  });
+
+  it("names the data dir's key file, not an unset variable, when that file is invalid", async () => {
+    const data = dir();
+    await Bun.write(join(data, "encryption_key"), "garbage\n");
+    const line = expectOneLineFailure(await runCli(["serve", "--port", "0", "--data", data]), "non-zero");
+    expect(line).toContain(`${join(data, "encryption_key")}: must be 64 hex characters`);
   });
 
   it("exits non-zero with one line when MODELROUTER_CHAT_MAX_TOKENS does not exceed the reasoning budget", async () => {

@@ -5,7 +5,7 @@ import { conflict, forbidden, invalid, notFound, unauthenticated } from "../../h
 import { isPermission, PERMISSIONS, SYSTEM_ROLES } from "../../http/permissions";
 import { isUuid, newId } from "../../lib/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "../../lib/password";
-import { nameKey } from "../../lib/text";
+import { charCount, hasControl, nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { AuthStore } from "../auth/auth.store";
 import { assertAllRolesFound, assertCanGrant, assertKeepsAnOwner } from "./people.policy";
@@ -47,12 +47,20 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export function checkSetupInput(input: SetupInput): { orgName: string; email: string } {
   const orgName = input.orgName.trim();
   const email = input.adminEmail.trim().toLowerCase();
-  if (!orgName || orgName.length > 100) throw invalid("org_name: must be 1 to 100 characters");
+  checkDisplayName("org_name", orgName);
   if (!EMAIL.test(email)) throw invalid("admin_email: must be an email address");
   if (input.adminPassword.length < MIN_PASSWORD_LENGTH) {
     throw invalid(`admin_password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
   }
+  if (input.adminName !== undefined) checkDisplayName("admin_name", input.adminName.trim());
   return { orgName, email };
+}
+
+/** A name given outside the HTTP schemas (the CLI): the rules of `nameIn()`, 1 to 100 characters, one line. */
+function checkDisplayName(field: string, name: string): void {
+  const length = charCount(name);
+  if (length === 0 || length > 100) throw invalid(`${field}: must be 1 to 100 characters`);
+  if (hasControl(name)) throw invalid(`${field}: must not contain control characters`);
 }
 
 /** The part of an email before `@`, as a default display name. */
@@ -141,6 +149,7 @@ export class PeopleService {
     if (input.password.length < MIN_PASSWORD_LENGTH) {
       throw invalid(`password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
     }
+    if (input.name?.trim()) checkDisplayName("name", input.name.trim());
     const passwordHash = await hashPassword(input.password);
     const now = Date.now();
     return writeTx(this.db, () => {
