@@ -459,6 +459,8 @@ const PLANS: Record<string, Plan> = {
   },
   "DELETE /automations/:automationId": {
     build: async ({ rows, live }) => ({ params: await freshParam(live, "automationId", () => freshAutomation(rows)) }),
+    // A person made it: staff withdraw only their own pending proposals.
+    expect: peopleOnly("service accounts can only delete their own pending proposals"),
   },
   "POST /automations/:automationId/approve": automationReview,
   "POST /automations/:automationId/reject": automationReview,

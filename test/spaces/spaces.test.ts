@@ -410,6 +410,21 @@ describe("space members", () => {
   });
 });
 
+describe("leaving a space", () => {
+  it("any member may remove themselves, and then no longer sees the private space; the last owner may not", async () => {
+    const owner = await addMember(org, ["Member"], "Lone Owner");
+    const leaver = await addMember(org, ["Member"], "Leaves");
+    const space = await createSpace(owner, { name: "Left behind", private: true });
+    expect((await owner.api.post(`${base}/spaces/${space.id}/members`, { user_id: leaver.id })).status).toBe(201);
+    const left = await leaver.api.delete(`${base}/spaces/${space.id}/members/${leaver.id}`);
+    expect(left.status).toBe(204);
+    expect((await leaver.api.get(`${base}/spaces/${space.id}/tasks`)).status).toBe(404);
+    const last = await owner.api.delete(`${base}/spaces/${space.id}/members/${owner.id}`);
+    expect(last.status).toBe(409);
+    expect(last.body).toEqual({ error: "cannot remove the last owner of the space" });
+  });
+});
+
 describe("removing someone from the organization", () => {
   it("ends their space memberships: a re-invited member no longer sees the private space", async () => {
     const leaver = await addMember(org, ["Member"], "Leaver");

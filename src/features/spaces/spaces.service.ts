@@ -103,8 +103,9 @@ export class SpacesService {
     });
   }
 
+  /** A space owner (or org.manage) removes anyone; every member may leave (remove themselves). */
   removeMember(actor: SpaceActor, userId: string): void {
-    assertManagesSpace(actor);
+    if (userId !== actor.userId) assertManagesSpace(actor);
     writeTx(this.db, () => {
       const member = isUuid(userId) ? this.store.member(actor.space.id, userId) : undefined;
       if (!member) throw notFound("space member not found");
