@@ -269,10 +269,11 @@ export function loadSecrets(config: Config, env: Env = process.env): Secrets {
     return value;
   };
 
-  /** A secret read from its file is reported by the file's path: the env var was not set. */
-  const fromFile = <T>(file: string, parse: () => T): T => {
+  /** The secret of `file` (generated first when missing); an invalid one is named by the file, not the env var. */
+  const fromFile = <T>(file: string, name: string, make: () => string, parse: (value: string) => T): T => {
+    const value = fromFileOrNew(file, name, make);
     try {
-      return parse();
+      return parse(value);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       throw new ConfigError(`${join(config.dataDir, file)}: ${error.message.replace(/^\S+ /, "")}`);
@@ -282,17 +283,16 @@ export function loadSecrets(config: Config, env: Env = process.env): Secrets {
   const jwtSecret =
     jwtEnv !== undefined
       ? parseJwtSecret(jwtEnv)
-      : fromFile(JWT_SECRET_FILE, () =>
-          parseJwtSecret(fromFileOrNew(JWT_SECRET_FILE, "JWT_SECRET", () => randomBytes(48).toString("base64url"))),
-        );
+      : fromFile(JWT_SECRET_FILE, "JWT_SECRET", () => randomBytes(48).toString("base64url"), parseJwtSecret);
   const keyEnv = reader(env).string("APP_SSH_ENCRYPTION_KEY");
   const encryptionKey =
     keyEnv !== undefined
       ? parseEncryptionKey(keyEnv)
-      : fromFile(ENCRYPTION_KEY_FILE, () =>
-          parseEncryptionKey(
-            fromFileOrNew(ENCRYPTION_KEY_FILE, "APP_SSH_ENCRYPTION_KEY", () => randomBytes(32).toString("base64")),
-          ),
+      : fromFile(
+          ENCRYPTION_KEY_FILE,
+          "APP_SSH_ENCRYPTION_KEY",
+          () => randomBytes(32).toString("base64"),
+          parseEncryptionKey,
         );
   return Object.freeze({ jwtSecret, encryptionKey, generated });
 }

@@ -306,7 +306,6 @@ export class PeopleStore {
     }
   }
 
-  /** Members holding the given role. */
   /** People (not service accounts) holding `roleId`: staff given the Owner role do not keep an organization run. */
   countPeopleWithRole(roleId: string): number {
     const staff = this.db.select({ userId: serviceAccounts.userId }).from(serviceAccounts);

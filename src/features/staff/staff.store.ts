@@ -51,8 +51,8 @@ export class StaffStore {
   /**
    * Every member of the organization with the name a mention uses (people too, so the longest name wins),
    * longest name first; where a person and a staff member share a name, the staff member first, so the
-   * mention still reaches the one it can wake. Remembered until a membership or name changes (or 30 s pass: the CLI is another
-   * process); every message with an `@` reads it.
+   * mention still reaches the one it can wake. Remembered until a membership or name changes (or 30 s pass:
+   * the CLI is another process); every message with an `@` reads it.
    */
   mentionables(orgId: string): readonly Mentionable[] {
     const now = Date.now();
