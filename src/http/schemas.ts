@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { lowerUuid } from "../lib/ids";
 import { MIN_PASSWORD_LENGTH } from "../lib/password";
-import { hasControl } from "../lib/text";
+import { hasControl, isInvisible } from "../lib/text";
 
 /** A UUID in a response (documented, not re-validated). */
 export const uuidOut = z.string().meta({ format: "uuid" });
@@ -61,14 +61,15 @@ export const emailIn = z.string().trim().toLowerCase().max(254).email();
 /** A new password: at least 8 characters everywhere one is set. */
 export const newPasswordIn = z.string().min(MIN_PASSWORD_LENGTH).max(1024);
 
-/** A human-readable name: trimmed, 1 to `max` characters, one line (no control characters). */
+/** Refuses a text that would show as nothing (only invisible characters); an empty one is left to `.min(1)`. */
+export const visible = (text: z.ZodString) =>
+  text.refine((s) => s === "" || !isInvisible(s), { params: { message: "must contain a visible character" } });
+
+/** A human-readable name: trimmed, 1 to `max` characters, one line (no control characters), not blank. */
 export const nameIn = (max = 100) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .refine((name) => !hasControl(name), { params: { message: "must not contain control characters" } });
+  visible(z.string().trim().min(1).max(max)).refine((name) => !hasControl(name), {
+    params: { message: "must not contain control characters" },
+  });
 
 /** `{error}`, the body of every error response. */
 export const errorOut = z.object({ error: z.string() });

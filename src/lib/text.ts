@@ -31,3 +31,15 @@ export function charCount(text: string): number {
 export function hasControl(name: string): boolean {
   return /\p{Cc}/u.test(name);
 }
+
+/**
+ * Characters that show nothing by themselves: spaces, format characters (zero-width space and joiners, the
+ * byte-order mark, direction marks), variation selectors, the combining grapheme joiner, and the letters that
+ * render blank (Hangul fillers, the blank Braille pattern).
+ */
+const INVISIBLE = /^[\s\p{Cf}\u034f\u115f\u1160\u2800\u3164\ufe00-\ufe0f\uffa0\u{e0100}-\u{e01ef}]*$/u;
+
+/** True for a name that would show as nothing: empty, or only invisible characters. */
+export function isInvisible(name: string): boolean {
+  return INVISIBLE.test(name);
+}

@@ -174,6 +174,17 @@ describe("POST .../spaces/{spaceId}/chat-rooms", () => {
     }
   });
 
+  it("refuses a name that would show as nothing, and keeps invisible characters inside a visible name", async () => {
+    for (const name of ["\u200b", "\u200d\u200c", "\u2800 \u3164", "\ufe0f"]) {
+      const res = await member.api.post(rooms, { name });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "name: must contain a visible character" });
+    }
+    const joined = await member.api.post(rooms, { name: "👩\u200d💻 devs" });
+    expect(joined.status).toBe(201);
+    expect(joined.body.name).toBe("👩\u200d💻 devs");
+  });
+
   it("needs chat.write: a Viewer gets 403 missing permission: chat.write", async () => {
     const res = await viewer.api.post(rooms, { name: "Viewers" });
     expect(res.status).toBe(403);

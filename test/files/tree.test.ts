@@ -154,6 +154,8 @@ describe("POST .../files/folders", () => {
       ["x".repeat(5000), "name: must be 1 to 255 characters"],
       ["tab\there", "name: must not contain control characters"],
       ["line\nbreak", "name: must not contain control characters"],
+      ["\u200b", "name: must contain a visible character"],
+      [" \u2060\ufeff\u3164 ", "name: must contain a visible character"],
       ["a/b", "name: must not contain / or NUL"],
       ["/", "name: must not contain / or NUL"],
       [".", "name: must not be . or .."],

@@ -252,6 +252,9 @@ describe("POST /organizations/{orgId}/spaces/{spaceId}/tasks", () => {
     const blank = await member.api.post(space.tasks, { title: "   ", column_id: space.columns[0] });
     expect(blank.status).toBe(400);
     expect(blank.body).toEqual({ error: "title: must not be empty" });
+    const invisible = await member.api.post(space.tasks, { title: "\u200b\u200b", column_id: space.columns[0] });
+    expect(invisible.status).toBe(400);
+    expect(invisible.body).toEqual({ error: "title: must contain a visible character" });
     const wrongType = await member.api.post(space.tasks, { title: 42, column_id: space.columns[0] });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body).toEqual({ error: "title: must be a string" });

@@ -1,7 +1,7 @@
 /** File-tree rules that depend on names and rows. */
 import type { OrgActor } from "../../http/actor";
 import { forbidden, invalid } from "../../http/errors";
-import { charCount, hasControl } from "../../lib/text";
+import { charCount, hasControl, isInvisible } from "../../lib/text";
 
 /** The largest text file, in UTF-8 bytes, however it is written: REST or the collaborative socket. */
 export const MAX_TEXT_BYTES = 5 * 1024 * 1024;
@@ -12,6 +12,7 @@ export function checkName(raw: string): string {
   const length = charCount(name);
   if (length === 0 || length > 255) throw invalid("name: must be 1 to 255 characters");
   if (hasControl(name)) throw invalid("name: must not contain control characters");
+  if (isInvisible(name)) throw invalid("name: must contain a visible character");
   if (name.includes("/") || name.includes("\u0000")) throw invalid("name: must not contain / or NUL");
   if (name === "." || name === "..") throw invalid("name: must not be . or ..");
   return name;

@@ -5,7 +5,7 @@ import { conflict, forbidden, invalid, notFound, unauthenticated } from "../../h
 import { isPermission, PERMISSIONS, SYSTEM_ROLES } from "../../http/permissions";
 import { isUuid, newId } from "../../lib/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "../../lib/password";
-import { charCount, hasControl, nameKey } from "../../lib/text";
+import { charCount, hasControl, isInvisible, nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { AuthStore } from "../auth/auth.store";
 import { assertAllRolesFound, assertCanGrant, assertKeepsAnOwner } from "./people.policy";
@@ -61,6 +61,7 @@ function checkDisplayName(field: string, name: string): void {
   const length = charCount(name);
   if (length === 0 || length > 100) throw invalid(`${field}: must be 1 to 100 characters`);
   if (hasControl(name)) throw invalid(`${field}: must not contain control characters`);
+  if (isInvisible(name)) throw invalid(`${field}: must contain a visible character`);
 }
 
 /** The part of an email before `@`, as a default display name. */

@@ -1,6 +1,6 @@
 /** Request and response schemas of tasks, task messages and deliverables. */
 import { z } from "zod";
-import { limitIn, timestampIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { limitIn, timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
 
 export const taskOut = z.object({
   id: uuidOut,
@@ -44,7 +44,7 @@ export const deliverableOut = z.object({
 });
 export type DeliverableOut = z.infer<typeof deliverableOut>;
 
-const title = z.string().trim().min(1).max(500);
+const title = visible(z.string().trim().min(1).max(500));
 const description = z.string().max(100_000);
 const instructions = z.string().max(10_000);
 const dueAt = timestampIn("due_at: must be an RFC 3339 timestamp");
