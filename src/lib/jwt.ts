@@ -13,12 +13,20 @@ export interface AccessClaims {
   typ: "access";
   iat: number;
   exp: number;
+  /** The session (the refresh-token family of the sign-in) the token was issued to; ending it ends the token. */
+  sid?: string;
 }
 
-/** Signs an access token for `userId`, valid for `ttlSeconds`. */
-export function signAccessToken(secret: Uint8Array, userId: string, ttlSeconds: number, nowMs = Date.now()): string {
+/** Signs an access token for `userId` in session `sid`, valid for `ttlSeconds`. */
+export function signAccessToken(
+  secret: Uint8Array,
+  userId: string,
+  ttlSeconds: number,
+  nowMs = Date.now(),
+  sid?: string,
+): string {
   const iat = Math.floor(nowMs / 1000);
-  const claims: AccessClaims = { sub: userId, typ: "access", iat, exp: iat + ttlSeconds };
+  const claims: AccessClaims = { sub: userId, typ: "access", iat, exp: iat + ttlSeconds, sid };
   const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
   const input = `${HEADER}.${payload}`;
   return `${input}.${createHmac("sha256", secret).update(input).digest("base64url")}`;
@@ -46,5 +54,6 @@ export function verifyAccessToken(secret: Uint8Array, token: string, nowMs = Dat
   if (claims?.typ !== "access" || typeof claims.sub !== "string" || claims.sub === "") return null;
   if (typeof claims.exp !== "number" || !Number.isFinite(claims.exp)) return null;
   if (claims.exp * 1000 <= nowMs) return null;
+  if (claims.sid !== undefined && typeof claims.sid !== "string") return null;
   return claims as unknown as AccessClaims;
 }

@@ -60,6 +60,8 @@ describe("POST /api/v1/auth/login", () => {
     const res = await login(OWNER.email, OWNER.password);
     const payload = JSON.parse(Buffer.from(res.body.access_token.split(".")[1], "base64url").toString());
     expect(payload.exp - payload.iat).toBe(900);
+    expect(Object.keys(payload).sort()).toEqual(["exp", "iat", "sid", "sub", "typ"]);
+    expect(payload.sid).toMatch(UUID);
     const me = await client(server.url, res.body.access_token).get("/api/v1/me");
     expect(me.status).toBe(200);
   });
@@ -162,6 +164,8 @@ describe("POST /api/v1/auth/refresh", () => {
     const stolen = await org.anon.post("/api/v1/auth/refresh", { refresh_token: second.body.refresh_token });
     expect(stolen.status).toBe(401);
     expect(stolen.body).toEqual({ error: "invalid refresh token" });
+    // The access tokens the family handed out end with it.
+    expect((await client(org.server.url, second.body.access_token).get("/api/v1/me")).status).toBe(401);
   });
 
   it("leaves other sessions of the same user alone", async () => {
@@ -192,6 +196,20 @@ describe("POST /api/v1/auth/logout", () => {
     const after = await org.anon.post("/api/v1/auth/refresh", { refresh_token: session.body.refresh_token });
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ error: "invalid refresh token" });
+  });
+
+  it("ends the session's access tokens at once, and only that session's", async () => {
+    const session = await login(OWNER.email, OWNER.password);
+    const other = await login(OWNER.email, OWNER.password);
+    const me = (token: string) => client(org.server.url, token).get("/api/v1/me");
+    expect((await me(session.body.access_token)).status).toBe(200);
+    expect((await org.anon.post("/api/v1/auth/logout", { refresh_token: session.body.refresh_token })).status).toBe(
+      204,
+    );
+    const after = await me(session.body.access_token);
+    expect(after.status).toBe(401);
+    expect(after.body).toEqual({ error: "unauthorized" });
+    expect((await me(other.body.access_token)).status).toBe(200);
   });
 
   it("is idempotent for an unknown token", async () => {

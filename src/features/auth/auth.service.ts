@@ -27,7 +27,7 @@ export class AuthService {
    * Verified access tokens by their exact text: verifying costs an HMAC and two decodes on every request, a
    * lookup costs nothing. Expiry is still checked on every use; a tampered token is a different string.
    */
-  private readonly verified = new Map<string, { sub: string; exp: number }>();
+  private readonly verified = new Map<string, { sub: string; exp: number; sid: string | undefined }>();
 
   constructor(
     private readonly db: Db,
@@ -53,17 +53,21 @@ export class AuthService {
       return { userId: staff.userId, serviceAccountId: staff.id };
     }
     const now = Date.now();
-    const known = this.verified.get(token);
-    if (known) {
-      if (known.exp * 1000 > now) return { userId: known.sub, serviceAccountId: null };
+    let known = this.verified.get(token);
+    if (known && known.exp * 1000 <= now) {
       this.verified.delete(token);
       throw unauthenticated();
     }
-    const claims = verifyAccessToken(this.jwtSecret, token, now);
-    if (!claims) throw unauthenticated();
-    if (this.verified.size >= VERIFIED_MEMO) this.verified.delete(this.verified.keys().next().value as string);
-    this.verified.set(token, { sub: claims.sub, exp: claims.exp });
-    return { userId: claims.sub, serviceAccountId: null };
+    if (!known) {
+      const claims = verifyAccessToken(this.jwtSecret, token, now);
+      if (!claims) throw unauthenticated();
+      if (this.verified.size >= VERIFIED_MEMO) this.verified.delete(this.verified.keys().next().value as string);
+      known = { sub: claims.sub, exp: claims.exp, sid: claims.sid };
+      this.verified.set(token, known);
+    }
+    // A token of an ended session (signed out, password reset) is refused before it expires.
+    if (known.sid !== undefined && !this.store.sessionLive(known.sid, now)) throw unauthenticated();
+    return { userId: known.sub, serviceAccountId: null };
   }
 
   /**
@@ -221,7 +225,7 @@ export class AuthService {
       revokedAt: null,
     });
     const pair: TokenPair = {
-      access_token: signAccessToken(this.jwtSecret, userId, ACCESS_TOKEN_TTL_S, now),
+      access_token: signAccessToken(this.jwtSecret, userId, ACCESS_TOKEN_TTL_S, now, familyId),
       refresh_token: refreshToken,
       token_type: "Bearer",
       expires_in: ACCESS_TOKEN_TTL_S,

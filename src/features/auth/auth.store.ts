@@ -5,9 +5,39 @@ import { refreshTokens, serviceAccounts } from "../../db/schema";
 
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect;
 
+/**
+ * How long a session's state, once read, is taken as it was. Revocations in this process update it at once;
+ * one written by another process (`tandem users reset-password`) is seen within this time.
+ */
+const SESSION_RECHECK_MS = 5_000;
+const SESSIONS_REMEMBERED = 10_000;
+
 /** Data access for tokens. */
 export class AuthStore {
   constructor(private readonly db: Db) {}
+
+  /** Sessions (refresh-token families) by id: live or ended, as last read, and when. */
+  private readonly sessions = new Map<string, { live: boolean; at: number }>();
+
+  private readonly liveToken = prepared(() =>
+    this.db.$client.query<{ one: number }, { family: string }>(
+      "SELECT 1 AS one FROM refresh_tokens WHERE family_id = $family AND revoked_at IS NULL LIMIT 1",
+    ),
+  );
+
+  /**
+   * True while the session has a refresh token that was not revoked: a sign-out, a reused refresh token, a
+   * password reset or a denied signup revokes them all, and the session's access tokens end with it.
+   */
+  sessionLive(familyId: string, now: number): boolean {
+    const known = this.sessions.get(familyId);
+    if (known && now - known.at < SESSION_RECHECK_MS) return known.live;
+    const live = this.liveToken().all({ family: familyId }).length > 0;
+    this.sessions.delete(familyId);
+    if (this.sessions.size >= SESSIONS_REMEMBERED) this.sessions.delete(this.sessions.keys().next().value as string);
+    this.sessions.set(familyId, { live, at: now });
+    return live;
+  }
 
   private readonly staffByHash = prepared(() =>
     this.db
@@ -42,6 +72,7 @@ export class AuthStore {
   }
 
   revokeFamily(familyId: string, now: number): void {
+    this.sessions.delete(familyId);
     this.db
       .update(refreshTokens)
       .set({ revokedAt: now })
@@ -50,6 +81,8 @@ export class AuthStore {
   }
 
   revokeUser(userId: string, now: number): void {
+    // Which remembered sessions are this user's is not known here: every one is read again on its next use.
+    this.sessions.clear();
     this.db
       .update(refreshTokens)
       .set({ revokedAt: now })
