@@ -42,14 +42,19 @@ function buildProgram(): Command {
   return program;
 }
 
-/** The message of an error the operator can act on; unknown errors keep theirs too, on one line. */
-function reason(error: unknown): string {
-  if (
-    error instanceof AppError ||
-    error instanceof ConfigError ||
-    error instanceof CliError ||
-    error instanceof BackupError
-  ) {
+/**
+ * The message of an error the operator can act on; unknown errors keep theirs too, on one line. The services
+ * name a bad input by the API's field (`admin_password: ...`); where the command has a flag of that name
+ * (`--admin-password`), the message names the flag, which is what the operator typed.
+ */
+function reason(error: unknown, command: Command | undefined): string {
+  if (error instanceof AppError) {
+    const field = /^([a-z_-]+):/.exec(error.message)?.[1];
+    const flag = field && `--${field.replaceAll("_", "-")}`;
+    const typed = flag && command?.options.some((option) => option.long === flag);
+    return typed ? `${flag}${error.message.slice(field.length)}` : error.message;
+  }
+  if (error instanceof ConfigError || error instanceof CliError || error instanceof BackupError) {
     return error.message;
   }
   return error instanceof Error ? (error.message.split("\n")[0] ?? "failed") : String(error);
@@ -63,6 +68,10 @@ export async function runCli(argv: string[]): Promise<void> {
     process.stderr.write(`tandem: needs a command: ${names.slice(0, -1).join(", ")} or ${names.at(-1)}\n`);
     process.exit(1);
   }
+  let running: Command | undefined;
+  program.hook("preAction", (_program, command) => {
+    running = command;
+  });
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -70,7 +79,7 @@ export async function runCli(argv: string[]): Promise<void> {
       // Commander printed its own message (or help/version) already.
       process.exit(error.exitCode);
     }
-    process.stderr.write(`tandem: ${reason(error)}\n`);
+    process.stderr.write(`tandem: ${reason(error, running)}\n`);
     process.exit(1);
   }
 }

@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { buildApp } from "./app";
 import { type Config, ConfigError, loadSecrets } from "./config";
 import { openDatabase } from "./db/client";
+import { lockDataDir } from "./db/lock";
 import { migrate } from "./db/migrate";
 import { hasOrganization } from "./features/people/people.store";
 import { CLOSE } from "./http/sockets";
@@ -34,6 +35,23 @@ export async function startServer(
   tuning: Pick<ServiceOptions, "docs" | "jobs"> = {},
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const unlock = lockDataDir(config.dataDir);
+  try {
+    return await serveLocked(config, log, access, tuning, unlock);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
+
+/** startServer, once the data dir is this process's; `unlock` is called when the server stops. */
+async function serveLocked(
+  config: Config,
+  log: Logger,
+  access: (entry: AccessEntry) => void,
+  tuning: Pick<ServiceOptions, "docs" | "jobs">,
+  unlock: () => void,
+): Promise<RunningServer> {
   const secrets = loadSecrets(config);
   for (const name of secrets.generated) {
     log.warn({ data_dir: config.dataDir }, `${name} was not set: generated one into the data dir (mode 0600)`);
@@ -104,6 +122,7 @@ export async function startServer(
       const graceful = app.stop().then(() => true);
       if (!(await Promise.race([graceful, Bun.sleep(STOP_GRACE_MS).then(() => false)]))) await app.stop(true);
       conn.sqlite.close();
+      unlock();
     },
   };
 }

@@ -152,10 +152,11 @@ describe("an APP_SSH_ENCRYPTION_KEY that is set but invalid", () => {
 
   it("stops serve with one line for each kind, and replaces nothing", async () => {
     const before = secretFiles(generatedDir);
-    const results = await Promise.all(
-      Object.values(invalid).map((key) => serveExpectingFailure(generatedDir, { APP_SSH_ENCRYPTION_KEY: key })),
-    );
-    for (const res of results) expectOneLineFailure(res, "APP_SSH_ENCRYPTION_KEY");
+    // One after another: serve processes on one data dir take its lock in turn.
+    for (const key of Object.values(invalid)) {
+      const res = await serveExpectingFailure(generatedDir, { APP_SSH_ENCRYPTION_KEY: key });
+      expectOneLineFailure(res, "APP_SSH_ENCRYPTION_KEY");
+    }
     expect(secretFiles(generatedDir)).toEqual(before);
   });
 
