@@ -199,6 +199,36 @@ describe("AI staff for members", () => {
   });
 });
 
+describe("space members", () => {
+  it("lets a member leave a private space, after asking, and takes them back to the spaces", async () => {
+    const member = await addMember(org, ["Member"], "Lea Leaver");
+    const created = await org.owner.api.post(`${orgPath()}/spaces`, { name: "Hush", private: true });
+    expect(created.status).toBe(201);
+    const hush = created.body.id as string;
+    expect((await org.owner.api.post(`${orgPath()}/spaces/${hush}/members`, { user_id: member.id })).status).toBe(201);
+
+    const { context, page } = await signedInPage(browser, server, member, `/spaces/${hush}/settings`);
+    const nav = page.getByRole("navigation", { name: "Workspace" });
+    await nav.getByText("Hush").waitFor();
+    const row = page.locator("li.row").filter({ hasText: "Lea Leaver" });
+    // A member who does not own the space removes no one else, and may leave.
+    expect(await page.getByRole("button", { name: "Remove" }).count()).toBe(0);
+    await row.getByRole("button", { name: "Leave" }).click();
+    const dialog = page.getByRole("dialog", { name: "Leave Hush?" });
+    await dialog.getByText("you will no longer see it").waitFor();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect((await org.owner.api.get(`${orgPath()}/spaces/${hush}/members`)).body.members).toHaveLength(2);
+
+    await row.getByRole("button", { name: "Leave" }).click();
+    await page.getByRole("dialog", { name: "Leave Hush?" }).getByRole("button", { name: "Leave" }).click();
+    await page.waitForURL(/\/spaces$/);
+    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+    expect(await nav.getByText("Hush").count()).toBe(0);
+    expect((await member.api.get(`${orgPath()}/spaces/${hush}`)).status).toBe(404);
+    await context.close();
+  });
+});
+
 describe("automations of a space", () => {
   it("creates one with a write-only OAuth token, pauses it, and removes the token", async () => {
     const { page, close } = await ownerPage(`/spaces/${spaceId}/automations`);

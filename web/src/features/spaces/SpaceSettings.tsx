@@ -1,7 +1,9 @@
 /** A space's members (for private spaces, who can see it) and the git repository its agent staff work on. */
 import { type FormEvent, useState } from "react";
 import { api } from "../../lib/api";
+import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
+import { navigate } from "../../lib/router";
 import type { Space } from "../../lib/types";
 import { Avatar, ErrorText, Spinner, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
@@ -23,11 +25,19 @@ function Members({ space }: { space: Space }) {
   const path = `${ws.base}/spaces/${space.id}/members`;
   const members = useApi<{ members: SpaceMember[] }>(path);
   const [adding, setAdding] = useState("");
+  const [leaving, setLeaving] = useState(false);
   const action = useAction(async (method: "POST" | "DELETE", userId: string, role?: string) => {
     if (method === "POST") await api("POST", path, { user_id: userId, role: role ?? "member" });
     else await api("DELETE", `${path}/${userId}`);
     await members.reload();
   });
+  /** Leaving: a private space is then out of sight, so the spaces list is where the member lands. */
+  const leave = async () => {
+    await api("DELETE", `${path}/${ws.me.id}`);
+    await ws.reloadSpaces();
+    if (space.private && !ws.can("org.manage")) navigate("/spaces", { replace: true });
+    else await members.reload();
+  };
   const list = members.data?.members ?? [];
   const inSpace = new Set(list.map((m) => m.user_id));
   const mine = list.find((m) => m.user_id === ws.me.id);
@@ -52,9 +62,14 @@ function Members({ space }: { space: Space }) {
                 {m.role} · added {timeAgo(m.added_at)}
               </span>
             </span>
-            {manage && (
+            {manage && m.user_id !== ws.me.id && (
               <button type="button" className="link danger" onClick={() => void action.run("DELETE", m.user_id)}>
                 Remove
+              </button>
+            )}
+            {m.user_id === ws.me.id && (
+              <button type="button" className="link danger" onClick={() => setLeaving(true)}>
+                Leave
               </button>
             )}
           </li>
@@ -88,6 +103,18 @@ function Members({ space }: { space: Space }) {
         </form>
       )}
       <ErrorText error={action.error} />
+      {leaving && (
+        <ConfirmDialog
+          title={`Leave ${space.name}?`}
+          confirmLabel="Leave"
+          onConfirm={leave}
+          onClose={() => setLeaving(false)}
+        >
+          {space.private && !ws.can("org.manage")
+            ? "This space is private: you will no longer see it, unless someone adds you again."
+            : "You stop being a member; the space stays visible to you."}
+        </ConfirmDialog>
+      )}
     </section>
   );
 }
