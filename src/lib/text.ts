@@ -37,7 +37,7 @@ export function hasControl(name: string): boolean {
  * byte-order mark, direction marks), variation selectors, the combining grapheme joiner, and the letters that
  * render blank (Hangul fillers, the blank Braille pattern).
  */
-const INVISIBLE = /^[\s\p{Cf}\u034f\u115f\u1160\u2800\u3164\ufe00-\ufe0f\uffa0\u{e0100}-\u{e01ef}]*$/u;
+const INVISIBLE = /^(?:[\s\p{Cf}\u115f\u2800\u3164\uffa0]|\u034f|\u1160|\p{Variation_Selector})*$/u;
 
 /** True for a name that would show as nothing: empty, or only invisible characters. */
 export function isInvisible(name: string): boolean {
