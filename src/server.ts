@@ -5,6 +5,7 @@ import { type Config, ConfigError, loadSecrets } from "./config";
 import { openDatabase } from "./db/client";
 import { lockDataDir } from "./db/lock";
 import { migrate } from "./db/migrate";
+import { SESSION_RECHECK_MS } from "./features/auth/auth.store";
 import { hasOrganization } from "./features/people/people.store";
 import { CLOSE } from "./http/sockets";
 import type { AccessEntry } from "./lib/access-log";
@@ -103,8 +104,11 @@ async function serveLocked(
   // Off the start-up path: the first round runs once the server is already answering.
   const firstRound = setTimeout(maintain, 1000);
   const maintenance = setInterval(maintain, MAINTENANCE_INTERVAL_MS);
+  // Sessions ended by another process (`tandem users reset-password`) close their sockets here too.
+  const sessionCheck = setInterval(() => services.authStore.checkSessions(), SESSION_RECHECK_MS);
   firstRound.unref();
   maintenance.unref();
+  sessionCheck.unref();
 
   return {
     url,
@@ -113,6 +117,7 @@ async function serveLocked(
     async stop() {
       clearTimeout(firstRound);
       clearInterval(maintenance);
+      clearInterval(sessionCheck);
       services.runner?.stop();
       // Documents in memory fold their logs into snapshots; editors reconnect to the next server.
       await services.docs.closeAll(CLOSE.goingAway, "server stopping");

@@ -39,6 +39,10 @@ class CollabSocket implements Peer, UserSocket {
     return this.principal.userId;
   }
 
+  get sessionId(): string | undefined {
+    return this.principal.sessionId;
+  }
+
   send(message: Uint8Array): void {
     this.ws.sendBinary(message);
   }
@@ -62,7 +66,7 @@ export class CollabSockets {
     events: EventBus,
     private readonly log: Logger,
   ) {
-    this.sockets = new OpenSockets(access, (socket) => this.recheck(socket));
+    this.sockets = new OpenSockets(access, auth, (socket) => this.recheck(socket));
     events.subscribe((event) => {
       if (event.type === "file.deleted") this.closeDeleted(event.space_id);
     });

@@ -5,6 +5,8 @@ export interface Principal {
   readonly userId: string;
   /** Set when the token is an `sa_` token. */
   readonly serviceAccountId: string | null;
+  /** The sign-in session an access token belongs to (its `sid`); none for `sa_` tokens. */
+  readonly sessionId?: string | undefined;
 }
 
 /** A principal in the context of one organization, with its permissions there. */

@@ -1,13 +1,23 @@
 /**
  * The open WebSockets of one kind, by user: when someone's access changes (removed from the organization or a
- * space, roles changed) their sockets are checked again at once, and closed when the access is gone.
+ * space, roles changed) their sockets are checked again at once, and closed when the access is gone. A socket
+ * opened with a sign-in session's token closes when that session ends (signed out, password reset).
  */
 import type { AccessMemo } from "../features/people/access.memo";
-import { type AppError, invalid, STATUS_OF } from "./errors";
+import { type AppError, invalid, STATUS_OF, unauthenticated } from "./errors";
 
 /** What every socket kept here knows about itself. */
 export interface UserSocket {
   readonly userId: string;
+  /** The sign-in session of the token it was opened with; undefined for an `sa_` token. */
+  readonly sessionId: string | undefined;
+  close(code: number, reason: string): void;
+}
+
+/** Where sockets learn that sign-in sessions ended (the auth service). */
+export interface Sessions {
+  sessionLive(sessionId: string): boolean;
+  onSessionsEnded(listener: () => void): () => void;
 }
 
 /**
@@ -53,12 +63,20 @@ export class OpenSockets<S extends UserSocket> {
 
   /**
    * `recheck` runs for each socket of a user whose access changed (every socket when the change may touch
-   * anyone); it closes the socket or adjusts it.
+   * anyone); it closes the socket or adjusts it. A socket whose session ended closes with 4401 `unauthorized`,
+   * what REST answers its token now.
    */
-  constructor(access: AccessMemo, recheck: (socket: S) => void) {
+  constructor(access: AccessMemo, sessions: Sessions, recheck: (socket: S) => void) {
     access.onChange((userId) => {
       const targets = userId === null ? [...this.all()] : [...(this.byUser.get(userId) ?? [])];
       for (const socket of targets) recheck(socket);
+    });
+    sessions.onSessionsEnded(() => {
+      for (const socket of [...this.all()]) {
+        if (socket.sessionId !== undefined && !sessions.sessionLive(socket.sessionId)) {
+          closeFor(socket, unauthenticated());
+        }
+      }
     });
   }
 

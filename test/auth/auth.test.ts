@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { addMember, addStaff, type Org, OWNER, setupOrg } from "../helpers/factories";
 import { client, TIMESTAMP, UUID } from "../helpers/http";
 import { startTestServer, type TestServer } from "../helpers/server";
+import { collabBase, listen, openEditor } from "../helpers/sockets";
 
 let server: TestServer;
 let org: Org;
@@ -210,6 +211,54 @@ describe("POST /api/v1/auth/logout", () => {
     expect(after.status).toBe(401);
     expect(after.body).toEqual({ error: "unauthorized" });
     expect((await me(other.body.access_token)).status).toBe(200);
+  });
+
+  it("closes the session's live-events and editing sockets with 4401, and only that session's", async () => {
+    const session = await login(OWNER.email, OWNER.password);
+    const other = await login(OWNER.email, OWNER.password);
+    const space = await client(server.url, session.body.access_token).post(`/api/v1/organizations/${org.id}/spaces`, {
+      name: "Sockets",
+    });
+    const file = await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces/${space.body.id}/files/text`, {
+      name: "notes.md",
+      content: "hi",
+    });
+    const events = await listen(server.url, org.id, session.body.access_token);
+    const stays = await listen(server.url, org.id, other.body.access_token);
+    const editor = openEditor(
+      collabBase(server.url, org.id, space.body.id),
+      file.body.node.id,
+      session.body.access_token,
+    );
+    await editor.synced();
+    try {
+      expect((await org.anon.post("/api/v1/auth/logout", { refresh_token: session.body.refresh_token })).status).toBe(
+        204,
+      );
+      expect(await events.closed).toEqual({ code: 4401, reason: "unauthorized" });
+      expect(await editor.closed).toEqual({ code: 4401, reason: "unauthorized" });
+      // The other session's socket stays open and keeps hearing events.
+      await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces/${space.body.id}/chat-rooms`, { name: "after" });
+      await stays.next((e) => e.type === "chat.room.created" && e.payload.name === "after");
+    } finally {
+      events.close();
+      stays.close();
+      editor.destroy();
+    }
+  });
+
+  it("closes the sockets of a session whose refresh token was reused", async () => {
+    const session = await login(OWNER.email, OWNER.password);
+    const events = await listen(server.url, org.id, session.body.access_token);
+    try {
+      const first = await org.anon.post("/api/v1/auth/refresh", { refresh_token: session.body.refresh_token });
+      expect(first.status).toBe(200);
+      const reused = await org.anon.post("/api/v1/auth/refresh", { refresh_token: session.body.refresh_token });
+      expect(reused.status).toBe(401);
+      expect(await events.closed).toEqual({ code: 4401, reason: "unauthorized" });
+    } finally {
+      events.close();
+    }
   });
 
   it("is idempotent for an unknown token", async () => {

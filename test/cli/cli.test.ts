@@ -15,6 +15,7 @@ import {
   spawnServer,
   tempDir,
 } from "../helpers/server";
+import { listen } from "../helpers/sockets";
 
 // Spawned processes and argon2id hashes on a 2-core machine: well beyond bun's default 5 s per test.
 
@@ -375,6 +376,7 @@ describe("tandem users reset-password", () => {
     const before = await login(server.url, RESET.email, RESET.old);
     expect(before.status).toBe(200);
     const oldRefresh = before.body.refresh_token as string;
+    const events = await listen(server.url, setupIds.organization_id, before.body.access_token);
 
     const res = await runCli([
       "users",
@@ -412,6 +414,10 @@ describe("tandem users reset-password", () => {
     expect(old.status).toBe(401);
     expect(old.body).toEqual({ error: "unauthorized" });
     expect((await me(newLogin.body.access_token)).status).toBe(200);
+    // Its open live-events socket closes too, within about 10 s (a check every 5 s, of sessions read every 5 s).
+    const closed = await Promise.race([events.closed, Bun.sleep(15_000).then(() => null)]);
+    events.close();
+    expect(closed).toEqual({ code: 4401, reason: "unauthorized" });
   });
 
   it("prints JSON with --json", async () => {

@@ -95,6 +95,18 @@ describe("first run and sign-in", () => {
     await context.close();
   });
 
+  it("goes to the sign-in page when its session is ended elsewhere, without a click", async () => {
+    const { context, page } = await signedInPage(browser, server, OWNER);
+    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+    const stored = await page.evaluate(() => JSON.parse(localStorage.getItem("tandem.session") as string));
+    // The live-events socket closes with 4401; the page finds the session over and signs out.
+    const out = await client(server.url).post("/api/v1/auth/logout", { refresh_token: stored.refresh_token });
+    expect(out.status).toBe(204);
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem("tandem.session"))).toBeNull();
+    await context.close();
+  });
+
   it("works on a phone-sized screen through the menu", async () => {
     const { context, page } = await signedInPage(browser, server, OWNER, "/spaces", { viewport: PHONE });
     await page.getByRole("button", { name: "Menu" }).click();

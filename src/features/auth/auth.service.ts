@@ -67,7 +67,17 @@ export class AuthService {
     }
     // A token of an ended session (signed out, password reset) is refused before it expires.
     if (known.sid !== undefined && !this.store.sessionLive(known.sid, now)) throw unauthenticated();
-    return { userId: known.sub, serviceAccountId: null };
+    return { userId: known.sub, serviceAccountId: null, sessionId: known.sid };
+  }
+
+  /** False once the sign-in session has ended (signed out, password reset...), as far as this process knows. */
+  sessionLive(sessionId: string): boolean {
+    return this.store.sessionLive(sessionId, Date.now());
+  }
+
+  /** Calls `listener` when sessions may have ended: see `AuthStore.onSessionsEnded`. */
+  onSessionsEnded(listener: () => void): () => void {
+    return this.store.onSessionsEnded(listener);
   }
 
   /**

@@ -9,7 +9,7 @@ export type RefreshTokenRow = typeof refreshTokens.$inferSelect;
  * How long a session's state, once read, is taken as it was. Revocations in this process update it at once;
  * one written by another process (`tandem users reset-password`) is seen within this time.
  */
-const SESSION_RECHECK_MS = 5_000;
+export const SESSION_RECHECK_MS = 5_000;
 const SESSIONS_REMEMBERED = 10_000;
 
 /** Data access for tokens. */
@@ -18,6 +18,8 @@ export class AuthStore {
 
   /** Sessions (refresh-token families) by id: live or ended, as last read, and when. */
   private readonly sessions = new Map<string, { live: boolean; at: number }>();
+  private readonly endListeners = new Set<() => void>();
+  private endAnnounced = false;
 
   private readonly liveToken = prepared(() =>
     this.db.$client.query<{ one: number }, { family: string }>(
@@ -37,6 +39,31 @@ export class AuthStore {
     if (this.sessions.size >= SESSIONS_REMEMBERED) this.sessions.delete(this.sessions.keys().next().value as string);
     this.sessions.set(familyId, { live, at: now });
     return live;
+  }
+
+  /**
+   * Calls `listener` when sessions may have ended: after a revocation here (once its transaction is over), and
+   * at every `checkSessions`, which the server runs every few seconds for revocations by another process.
+   * The listener asks `sessionLive` about the sessions it cares for.
+   */
+  onSessionsEnded(listener: () => void): () => void {
+    this.endListeners.add(listener);
+    return () => this.endListeners.delete(listener);
+  }
+
+  /** Tells the listeners to look again now. */
+  checkSessions(): void {
+    for (const listener of this.endListeners) listener();
+  }
+
+  /** A revocation was written: the listeners look once the transaction it is in has ended. */
+  private sessionsEnded(): void {
+    if (this.endAnnounced || this.endListeners.size === 0) return;
+    this.endAnnounced = true;
+    setImmediate(() => {
+      this.endAnnounced = false;
+      this.checkSessions();
+    });
   }
 
   private readonly staffByHash = prepared(() =>
@@ -78,6 +105,7 @@ export class AuthStore {
       .set({ revokedAt: now })
       .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
       .run();
+    this.sessionsEnded();
   }
 
   revokeUser(userId: string, now: number): void {
@@ -88,6 +116,7 @@ export class AuthStore {
       .set({ revokedAt: now })
       .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
       .run();
+    this.sessionsEnded();
   }
 
   /** Drops tokens that can never be used again, so the table does not grow without bound. */

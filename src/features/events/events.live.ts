@@ -30,6 +30,14 @@ class EventSocket implements UserSocket {
   get userId(): string {
     return this.principal.userId;
   }
+
+  get sessionId(): string | undefined {
+    return this.principal.sessionId;
+  }
+
+  close(code: number, reason: string): void {
+    this.ws.close(code, reason);
+  }
 }
 
 /** The open live-events sockets and their fan-out. */
@@ -46,12 +54,13 @@ export class LiveEvents {
     private readonly auth: AuthService,
     private readonly spaces: SpacesService,
   ) {
-    this.sockets = new OpenSockets(access, (socket) => this.accessChanged(socket));
+    this.sockets = new OpenSockets(access, auth, (socket) => this.accessChanged(socket));
     bus.subscribe((event) => this.publish(event));
   }
 
   open(ws: ServerWebSocket<unknown>, actor: OrgActor): void {
-    const socket = new EventSocket(ws, { userId: actor.userId, serviceAccountId: actor.serviceAccountId }, actor.orgId);
+    const { userId, serviceAccountId, sessionId } = actor;
+    const socket = new EventSocket(ws, { userId, serviceAccountId, sessionId }, actor.orgId);
     this.byWs.set(ws, socket);
     this.sockets.add(socket);
   }

@@ -4,10 +4,12 @@
  * for the first connection too, since a view may have loaded before the socket was there to hear a change.
  * The payload says which: `{ reconnected: false }` on the first connection, `true` after a reconnect.
  * When the server closes it for good (4400-4499: removed from the organization), it emits `access.lost`
- * with `{ code, reason }` and stays closed.
+ * with `{ code, reason }` and stays closed. A close with 4401 means the session ended (signed out elsewhere,
+ * password reset): a call to the API finds out, which signs this tab out unless another tab holds a newer
+ * session, with which the socket reconnects. So does an upgrade refused before the socket opened.
  */
 import { useEffect, useRef, useSyncExternalStore } from "react";
-import { accessToken } from "./api";
+import { ApiError, accessToken, api } from "./api";
 
 /** One live event as the server sends it, or the client's own `resync`. */
 export interface LiveEvent {
@@ -51,7 +53,9 @@ async function connect(): Promise<void> {
     `${scheme}//${location.host}/api/v1/organizations/${org}/ws?token=${encodeURIComponent(token)}`,
   );
   socket = ws;
+  let opened = false;
   ws.onopen = () => {
+    opened = true;
     attempt = 0;
     setStatus("live");
     emit({ type: "resync", organization_id: org, space_id: null, payload: { reconnected: everConnected } });
@@ -69,7 +73,7 @@ async function connect(): Promise<void> {
     if (socket !== ws) return;
     socket = null;
     setStatus("offline");
-    if (event.code >= 4400 && event.code < 4500) {
+    if (event.code >= 4400 && event.code < 4500 && event.code !== 4401) {
       // Final (4404: no longer a member): reconnecting would be refused the same way. Screens are told why.
       emit({
         type: "access.lost",
@@ -80,7 +84,18 @@ async function connect(): Promise<void> {
       return;
     }
     const delay = Math.min(30_000, 500 * 2 ** attempt++) * (0.75 + Math.random() / 2);
-    timer = setTimeout(() => void connect(), delay);
+    const retry = () => {
+      if (org === orgId) timer = setTimeout(() => void connect(), delay);
+    };
+    if (event.code !== 4401 && opened) {
+      retry();
+      return;
+    }
+    // Closed because the session ended (4401), or refused before it opened (a browser does not say why): a
+    // call to the API finds out, signing this tab out when the session is over (a 401 after a refresh).
+    void api("GET", "/me").then(retry, (error) => {
+      if (!(error instanceof ApiError && error.status === 401)) retry();
+    });
   };
 }
 

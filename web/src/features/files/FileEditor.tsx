@@ -47,6 +47,7 @@ export function userColor(id: string): { color: string; colorLight: string } {
 /** Messages of the server's close reasons (4000 + the REST status), in words for people. */
 function closedText(reason: string): string {
   if (reason === "file not found") return "This file was deleted.";
+  if (reason === "unauthorized") return "You were signed out: sign in again to edit this file.";
   if (reason.startsWith("missing permission")) return `You can no longer open this file (${reason}).`;
   if (reason === "space not found" || reason === "organization not found")
     return `You no longer have access to this file (${reason}).`;
