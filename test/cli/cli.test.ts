@@ -299,8 +299,8 @@ describe("tandem users", () => {
     const results = await Promise.all(attempts.map((a) => runCli(["users", "add", ...a, "--data", main])));
     expect(results.map((res) => expectOneLineFailure(res))).toEqual([
       'tandem: --role: no role named "Astronaut"',
-      "tandem: email already registered",
-      "tandem: email already registered",
+      "tandem: already a member of the organization",
+      "tandem: already a member of the organization",
       "tandem: --password: must be at least 8 characters",
       "tandem: --email: must be an email address",
     ]);
@@ -418,6 +418,56 @@ describe("tandem users reset-password", () => {
     const closed = await Promise.race([events.closed, Bun.sleep(15_000).then(() => null)]);
     events.close();
     expect(closed).toEqual({ code: 4401, reason: "unauthorized" });
+  });
+
+  it("users add brings back a removed member, with the operator's password, name and role", async () => {
+    const RON = { email: "ron@acme.test", old: "ron-old-password", new: "ron-new-password" };
+    const first = jsonLine(
+      await runCli(["users", "add", "--email", RON.email, "--password", RON.old, "--json", "--data", main]),
+    );
+    const admin = (await login(server.url, ADMIN.email, ADMIN.password)).body.access_token as string;
+    const members = `/api/v1/organizations/${setupIds.organization_id}/members`;
+    const ron = (await login(server.url, RON.email, RON.old)).body.access_token as string;
+    expect((await request(server.url, "DELETE", `${members}/${first.id}`, { token: admin })).status).toBe(204);
+
+    const again = await runCli([
+      "users",
+      "add",
+      "--email",
+      RON.email,
+      "--password",
+      RON.new,
+      "--name",
+      "Ron Again",
+      "--role",
+      "Viewer",
+      "--json",
+      "--data",
+      main,
+    ]);
+    expect(again.code).toBe(0);
+    expect(jsonLine(again)).toEqual({ id: first.id, email: RON.email, display_name: "Ron Again" });
+    expect((await login(server.url, RON.email, RON.old)).status).toBe(401);
+    const back = await login(server.url, RON.email, RON.new);
+    expect(back.status).toBe(200);
+    const orgs = await request(server.url, "GET", "/api/v1/organizations", { token: back.body.access_token });
+    expect(orgs.body.organizations.map((o: { id: string }) => o.id)).toEqual([setupIds.organization_id]);
+    const listed = (await request(server.url, "GET", members, { token: admin })).body.members.find(
+      (m: { user_id: string }) => m.user_id === first.id,
+    );
+    const roles = (
+      await request(server.url, "GET", `/api/v1/organizations/${setupIds.organization_id}/roles`, {
+        token: admin,
+      })
+    ).body.roles;
+    expect(listed.display_name).toBe("Ron Again");
+    expect(listed.role_ids).toEqual([roles.find((r: { name: string }) => r.name === "Viewer").id]);
+    // The session from before the removal stays ended.
+    expect((await request(server.url, "GET", "/api/v1/me", { token: ron })).status).toBe(401);
+
+    expect(
+      expectOneLineFailure(await runCli(["users", "add", "--email", RON.email, "--password", RON.new, "--data", main])),
+    ).toBe("tandem: already a member of the organization");
   });
 
   it("prints JSON with --json", async () => {

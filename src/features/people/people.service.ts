@@ -143,7 +143,11 @@ export class PeopleService {
     return org;
   }
 
-  /** Adds a user with a password as a member with one role (default Member). */
+  /**
+   * Adds a user with a password as a member with one role (default Member). An account that is no longer a
+   * member (removed, or a signup never approved) comes back with the password, and the name when given, that
+   * the operator chose; its old sessions end.
+   */
   async addUser(input: AddUserInput): Promise<UserRow> {
     const email = input.email.trim().toLowerCase();
     if (!EMAIL.test(email)) throw invalid("email: must be an email address");
@@ -159,7 +163,8 @@ export class PeopleService {
         ? this.store.roleByName(org.id, input.roleName)
         : this.store.systemRole(org.id, "member");
       if (!role) throw invalid(`role: no role named "${input.roleName}"`);
-      if (this.store.userByEmailAddress(email)) throw conflict("email already registered");
+      const existing = this.store.userByEmailAddress(email);
+      if (existing) return this.readdUser(org.id, existing, role.id, passwordHash, input.name?.trim(), now);
       const user: UserRow = {
         id: newId(),
         email,
@@ -172,6 +177,25 @@ export class PeopleService {
       this.store.addMember(org.id, user.id, [role.id], now);
       return user;
     });
+  }
+
+  private readdUser(
+    orgId: string,
+    user: UserRow,
+    roleId: string,
+    passwordHash: string,
+    name: string | undefined,
+    now: number,
+  ): UserRow {
+    // A staff member's account has no password and is managed as staff.
+    if (user.passwordHash === null) throw conflict("email already registered");
+    if (this.store.isMember(orgId, user.id)) throw conflict("already a member of the organization");
+    const displayName = name || user.displayName;
+    this.store.updateUser(user.id, { passwordHash, displayName }, now);
+    this.tokens.revokeUser(user.id, now);
+    this.store.addMember(orgId, user.id, [roleId], now);
+    this.store.approvePendingSignupsOf(orgId, user.id, now);
+    return { ...user, passwordHash, displayName, updatedAt: now };
   }
 
   /** Every human user with their role names, for `tandem users list`. */
