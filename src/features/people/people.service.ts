@@ -164,7 +164,7 @@ export class PeopleService {
         : this.store.systemRole(org.id, "member");
       if (!role) throw invalid(`role: no role named "${input.roleName}"`);
       const existing = this.store.userByEmailAddress(email);
-      if (existing) return this.readdUser(org.id, existing, role.id, passwordHash, input.name?.trim(), now);
+      if (existing) return this.readmit(org.id, existing, role.id, passwordHash, input.name?.trim(), now);
       const user: UserRow = {
         id: newId(),
         email,
@@ -179,7 +179,8 @@ export class PeopleService {
     });
   }
 
-  private readdUser(
+  /** An existing account made a member again (see `addUser`). */
+  private readmit(
     orgId: string,
     user: UserRow,
     roleId: string,
