@@ -410,6 +410,32 @@ describe("PATCH .../automations/{id}", () => {
     expect(renamed.body.automation).toMatchObject({ name: "Staff rename", status: "pending_approval" });
   });
 
+  it("merges a service account's description into config as proposal_note, as on create", async () => {
+    const a = await proposed();
+    const noted = seen(await staff.api.patch(one(a.id), { config: { cron: "0 9 * * 1" }, description: "Mondays now" }));
+    expect(noted.body.automation.config).toEqual({ cron: "0 9 * * 1", proposal_note: "Mondays now" });
+    const only = seen(await staff.api.patch(one(a.id), { description: "Mondays at nine" }));
+    expect(only.body.automation.config).toEqual({ cron: "0 9 * * 1", proposal_note: "Mondays at nine" });
+    // A person's description is not a proposal note: config is left as it is.
+    const person = seen(await member.api.patch(one(a.id), { description: "mine" }));
+    expect(person.body.automation.config).toEqual(only.body.automation.config);
+  });
+
+  it("records the person who sets a pending automation active as its reviewer", async () => {
+    const a = await proposed();
+    const res = seen(await member.api.patch(one(a.id), { status: "active" }));
+    expect(res.body.automation).toMatchObject({ status: "active", reviewed_by_user_id: member.id });
+    expect(res.body.automation.reviewed_at).toMatch(TIMESTAMP);
+    // Pausing and resuming later is not a review.
+    const paused = seen(await org.owner.api.patch(one(a.id), { status: "paused" }));
+    const resumed = seen(await org.owner.api.patch(one(a.id), { status: "active" }));
+    expect(paused.body.automation.reviewed_by_user_id).toBe(member.id);
+    expect(resumed.body.automation).toMatchObject({
+      reviewed_by_user_id: member.id,
+      reviewed_at: res.body.automation.reviewed_at,
+    });
+  });
+
   it("clears the earlier review when an automation goes back to pending_approval", async () => {
     const a = await proposed();
     const rejected = await org.owner.api.post(`${one(a.id)}/reject`, { reason: "not yet" });
@@ -566,6 +592,25 @@ describe("GET .../automations", () => {
     for (const status of [...SETTABLE, "rejected"]) expect(statuses.has(status)).toBe(true);
     const otherList = seen(await viewer.api.get(automations(otherSpaceId))).body.automations;
     expect(otherList.map((a: { id: string }) => a.id)).toEqual([other.body.automation.id]);
+  });
+
+  it("GET .../automations/{id} (an extension) answers one automation as the list shows it", async () => {
+    const a = await proposed();
+    const res = seen(await viewer.api.get(one(a.id)));
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body)).toEqual(["automation"]);
+    expect(res.body.automation).toEqual(await listed(a.id));
+    for (const id of [crypto.randomUUID(), "not-a-uuid"]) {
+      const missing = await viewer.api.get(one(id));
+      expect({ status: missing.status, body: missing.body }).toEqual({
+        status: 404,
+        body: { error: "automation not found" },
+      });
+    }
+    const elsewhere = await viewer.api.get(one(a.id, otherSpaceId));
+    expect(elsewhere.status).toBe(404);
+    const outside = await outsider.api.get(one(a.id, privateSpaceId));
+    expect(outside.body).toEqual({ error: "space not found" });
   });
 
   it("is open to a service account (files.read)", async () => {

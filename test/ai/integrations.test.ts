@@ -169,13 +169,17 @@ describe("PUT .../integrations/{provider}", () => {
     expect(seen(await viewer.api.get(path("agent"))).body).toEqual(second.body);
   });
 
-  it("answers 400 naming api_key when it is missing, empty or not a string", async () => {
+  it("answers 400 naming api_key when it is missing, empty, not a string or not sendable in a header", async () => {
     const cases: [unknown, string][] = [
       [{}, "api_key: required"],
       [{ api_key: "" }, "api_key: must not be empty"],
       [{ api_key: "   " }, "api_key: must not be empty"],
       [{ api_key: 12345678 }, "api_key: must be a string"],
       [{ api_key: null }, "api_key: must be a string"],
+      // It goes into an Authorization header: what cannot be sent there is refused now, not at reply time.
+      [{ api_key: "line\nbreak-key-000" }, "api_key: must be printable ASCII without spaces"],
+      [{ api_key: "two words-key" }, "api_key: must be printable ASCII without spaces"],
+      [{ api_key: "clé-secrète-0001" }, "api_key: must be printable ASCII without spaces"],
     ];
     const before = seen(await org.owner.api.get(path("modelrouter"))).body;
     for (const [body, error] of cases) {

@@ -511,6 +511,28 @@ describe("who receives a space's events", () => {
     }
   });
 
+  it("sends file and automation events only to those with files.read, as REST does", async () => {
+    // A member whose only permission is chat.write: REST refuses them files and automations.
+    const chatter = await addMember(org, ["Member"], "Cora Chat");
+    const role = await org.owner.api.post(`${orgPath()}/roles`, { name: "Chat only", permissions: ["chat.write"] });
+    expect(role.status).toBe(201);
+    const put = await org.owner.api.put(`${orgPath()}/members/${chatter.id}/roles`, { role_ids: [role.body.role.id] });
+    expect(put.status).toBe(200);
+    expect((await chatter.api.get(`${spacePath()}/files/tree`)).status).toBe(403);
+    const chatterLive = await live(chatter.token);
+    const text = await newText("secret plan");
+    const automation = await member.api.post(`${spacePath()}/automations`, { name: unique("auto"), kind: "webhook" });
+    const room = await newRoom();
+    // The events after them reach the Owner; the chatter hears the room, never the file or the automation.
+    expectEvent(await chatterLive.next(is("chat.room.created", room.id)), "chat.room.created", room);
+    await ownerLive.next(is("automation.updated", automation.body.automation.id));
+    await ownerLive.next(is("file.created", text.id));
+    await barrier(chatterLive);
+    expect(chatterLive.events.filter((e) => e.type.startsWith("file.") || e.type.startsWith("automation."))).toEqual(
+      [],
+    );
+  });
+
   it("sends nothing of a private space to a Member outside it, a Viewer or staff", async () => {
     const room = await newRoom(creator.api, privateId);
     const res = await creator.api.post(`${spacePath(privateId)}/chat-rooms/${room.id}/messages`, { content: "shh" });

@@ -348,6 +348,26 @@ describe("GET /organizations/{orgId}/spaces/{spaceId}/tasks", () => {
   });
 });
 
+describe("GET /organizations/{orgId}/spaces/{spaceId}/tasks/{taskId} (an extension)", () => {
+  it("answers the task as the list shows it, position included, to anyone who sees the space", async () => {
+    await createTask(space, { title: "First of the column" });
+    const t = await createTask(space, { title: "One task", description: "details" });
+    const res = await viewer.api.get(`${space.tasks}/${t.id}`);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(TASK_FIELDS);
+    expect(res.body).toEqual((await listTasks(space)).find((x) => x.id === t.id));
+    expect(res.body.position).toBeGreaterThan(0);
+  });
+
+  it("answers 404 task not found for an unknown, malformed or other space's task", async () => {
+    const t = await createTask(otherSpace, { title: "Elsewhere" });
+    for (const id of [UNKNOWN, "not-a-uuid", t.id]) {
+      const res = await member.api.get(`${space.tasks}/${id}`);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { error: "task not found" } });
+    }
+  });
+});
+
 describe("PATCH /organizations/{orgId}/spaces/{spaceId}/tasks/{taskId}", () => {
   let t: Task;
 

@@ -23,6 +23,11 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
       space: "files.read",
       detail: doc("Automations of the space, oldest first", { 200: z.object({ automations: z.array(automationOut) }) }),
     })
+    .get(
+      "/:automationId",
+      ({ actor, params }) => ({ automation: presentAutomation(automations.get(actor, params.automationId)) }),
+      { space: "files.read", detail: doc("One automation, as the list shows it (an extension)", { 200: one }) },
+    )
     .post(
       "",
       ({ actor, body, status }) => status(201, { automation: presentAutomation(automations.create(actor, body)) }),

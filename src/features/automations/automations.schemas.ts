@@ -34,6 +34,8 @@ export const patchAutomationIn = z.object({
   name: nameIn(200).optional(),
   config: configIn.optional(),
   status: statusIn.optional(),
+  /** (extension) From a service account: merged into `config` as `proposal_note`, as on create. */
+  description: z.string().max(10_000).optional(),
   /** (extension) `null` removes the stored token. */
   oauth_token: oauthTokenIn.meta({ type: ["string", "null"] }).optional(),
 });

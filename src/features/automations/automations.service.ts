@@ -27,6 +27,10 @@ export class AutomationsService {
     return this.store.list(actor.space.id);
   }
 
+  get(actor: SpaceActor, id: string): AutomationRow {
+    return this.require(actor, id);
+  }
+
   /**
    * A person's automation starts as `draft` or the status asked for; a service account's always as
    * `pending_approval`, with its `description` kept as `config.proposal_note`.
@@ -60,19 +64,26 @@ export class AutomationsService {
     return this.announce(actor, row);
   }
 
-  /** Only the fields given change; a service account's change always waits for approval again. */
+  /**
+   * Only the fields given change; a service account's change always waits for approval again. A person who
+   * sets a pending automation `active` approves it, and is recorded as its reviewer.
+   */
   patch(actor: SpaceActor, id: string, input: PatchAutomationIn): AutomationRow {
     const oauthToken = oauthTokenOf(actor, input.oauth_token, true);
     const updated = writeTx(this.db, () => {
       const current = this.require(actor, id);
-      const status = isServiceAccount(actor) ? "pending_approval" : (input.status ?? current.status);
+      const staff = isServiceAccount(actor);
+      const status = staff ? "pending_approval" : (input.status ?? current.status);
+      const now = Date.now();
       // Back to waiting: the earlier review was of something else, so it is not shown as this one's.
       const reopened = status === "pending_approval" && current.status !== "pending_approval";
+      const approved = !staff && status === "active" && current.status === "pending_approval";
       const next: AutomationRow = {
         ...current,
         ...(reopened ? { reviewedByUserId: null, reviewedAt: null, rejectionReason: null } : {}),
+        ...(approved ? { reviewedByUserId: actor.userId, reviewedAt: now, rejectionReason: null } : {}),
         name: input.name ?? current.name,
-        config: input.config === undefined ? current.config : JSON.stringify(input.config),
+        config: nextConfig(actor, current, input),
         status,
         oauthTokenCiphertext:
           oauthToken === undefined
@@ -80,7 +91,7 @@ export class AutomationsService {
             : oauthToken === null
               ? null
               : this.encrypt(oauthToken),
-        updatedAt: Date.now(),
+        updatedAt: now,
       };
       this.store.save(current, next);
       return next;
@@ -161,6 +172,18 @@ export class AutomationsService {
     });
     return row;
   }
+}
+
+/**
+ * The config after a PATCH: `config` replaces it. A service account's `description` is merged into it as
+ * `proposal_note`, as on create: staff say why they changed it.
+ */
+function nextConfig(actor: SpaceActor, current: AutomationRow, input: PatchAutomationIn): string {
+  if (input.description === undefined || !isServiceAccount(actor)) {
+    return input.config === undefined ? current.config : JSON.stringify(input.config);
+  }
+  const config = input.config ?? (JSON.parse(current.config) as Record<string, unknown>);
+  return JSON.stringify({ ...config, proposal_note: input.description });
 }
 
 function invalidStatus() {

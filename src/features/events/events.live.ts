@@ -19,6 +19,11 @@ import type { EventBus, TandemEvent } from "./events.bus";
 /** Coalesced events (see `TandemEvent.coalesce`): at most one per key per this interval after the first. */
 export const COALESCE_MS = 500;
 
+/** The permission that reading what an event is about needs beyond seeing its space, as REST has it. */
+function readPermissionOf(type: string): string | null {
+  return type.startsWith("file.") || type.startsWith("automation.") ? "files.read" : null;
+}
+
 /** One open live-events socket. */
 class EventSocket implements UserSocket {
   constructor(
@@ -128,16 +133,23 @@ export class LiveEvents {
     }
   }
 
-  /** Sends the event to every socket of a member who sees its space; serialized once. */
+  /**
+   * Sends the event to every socket of a member who sees its space and may read what it is about (file and
+   * automation events need `files.read`, as their REST routes do); serialized once.
+   */
   private deliver(event: TandemEvent): void {
     let json: string | undefined;
+    const need = readPermissionOf(event.type);
     for (const [, sockets] of this.sockets.users()) {
       let sees: boolean | undefined;
       for (const socket of sockets) {
         if (socket.orgId !== event.organization_id) continue;
         if (sees === undefined) {
           const actor = this.reach(socket);
-          sees = actor !== undefined && (event.space_id === "" || this.spaces.sees(actor, event.space_id));
+          sees =
+            actor !== undefined &&
+            (need === null || actor.permissions.has(need)) &&
+            (event.space_id === "" || this.spaces.sees(actor, event.space_id));
         }
         if (!sees) break;
         json ??= JSON.stringify({

@@ -6,7 +6,20 @@ import { timestampOut } from "../../http/schemas";
 export const PROVIDERS = ["modelrouter", "agent"] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
-export const putIntegrationIn = z.object({ api_key: z.string().trim().min(1).max(4096) });
+/**
+ * A key goes into an `Authorization` header: a line break, a space or a character outside printable ASCII
+ * would fail every call later; it is refused now.
+ */
+export const putIntegrationIn = z.object({
+  api_key: z
+    .string()
+    .trim()
+    .min(1)
+    .max(4096)
+    .refine((key) => key === "" || /^[\x21-\x7e]+$/.test(key), {
+      params: { message: "must be printable ASCII without spaces" },
+    }),
+});
 
 export const integrationOut = z.object({
   provider: z.enum(PROVIDERS),

@@ -42,6 +42,10 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           body: createTaskIn,
           detail: doc("Creates a task at the bottom of its column", { 201: taskOut }),
         })
+        .get("/:taskId", ({ actor, params }) => presentTask(tasks.get(actor, params.taskId)), {
+          space: "member",
+          detail: doc("One task, as the list shows it (an extension)", { 200: taskOut }),
+        })
         .patch("/:taskId", ({ actor, params, body }) => presentTask(tasks.patch(actor, params.taskId, body)), {
           space: "tasks.write",
           body: patchTaskIn,

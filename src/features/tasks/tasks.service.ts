@@ -81,6 +81,11 @@ export class TasksService {
       .flatMap((column) => this.store.column(column.id).map((task, position) => ({ ...task, position })));
   }
 
+  /** One task with its position in its column. */
+  get(actor: SpaceActor, id: string): TaskView {
+    return this.view(this.require(actor, id));
+  }
+
   /** Appends a task at the bottom of its column. */
   create(actor: SpaceActor, input: CreateTaskIn): TaskView {
     const now = Date.now();
