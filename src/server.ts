@@ -78,6 +78,9 @@ async function serveLocked(
       // Every route caps its own body (JSON at 1 MiB, uploads at TANDEM_MAX_UPLOAD_BYTES, both read as they
       // stream) and answers 413 in the API's shape; the runtime's own cap would answer 413 with no body at all.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+      // Elysia asks for SO_REUSEPORT, which lets a second server bind the same port and take half its
+      // connections: a port in use must be an error instead.
+      reusePort: false,
     });
   } catch (error) {
     conn.sqlite.close();

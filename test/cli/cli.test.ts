@@ -924,6 +924,26 @@ describe("flags and environment", () => {
     }
   });
 
+  it("refuses a port another server holds, even another tandem serve, in one line", async () => {
+    const first = await serveRaw(["--port", "0", "--host", "127.0.0.1", "--data", dir()], {});
+    try {
+      const port = new URL(first.url).port;
+      const result = await runCli(["serve", "--port", port, "--host", "127.0.0.1", "--data", dir()]);
+      // serve logs its start (the data dir's new keys, migrations) to stdout before it tries the port.
+      expect(result.code).not.toBe(0);
+      const lines = result.stderr.trimEnd().split("\n");
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toStartWith(`tandem: cannot listen on 127.0.0.1:${port}: `);
+      // The first keeps every request: the instance answer is its own, time after time.
+      for (let i = 0; i < 6; i++) {
+        const res = await request(first.url, "GET", "/api/v1/public/instance");
+        expect(res.body.needs_setup).toBe(true);
+      }
+    } finally {
+      await first.stop();
+    }
+  });
+
   it("frees the data dir when a serving process is killed outright", async () => {
     const data = dir();
     const first = Bun.spawn([...cliCommand("source"), "serve", "--port", "0", "--host", "127.0.0.1", "--data", data], {

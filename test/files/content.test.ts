@@ -590,6 +590,15 @@ describe("the upload limit (TANDEM_MAX_UPLOAD_BYTES)", () => {
     expect(over.body).toEqual({ error: "file too large" });
   });
 
+  it("holds a new text file's content to the limit as well", async () => {
+    const fits = await owner.api.post(`${base}/text`, { name: "fits.md", content: "x".repeat(LIMIT) });
+    expect(fits.status).toBe(201);
+    const over = await owner.api.post(`${base}/text`, { name: "over.md", content: "x".repeat(LIMIT + 1) });
+    expect({ status: over.status, body: over.body }).toEqual({ status: 413, body: { error: "file too large" } });
+    const tree = await owner.api.get(`${base}/tree`);
+    expect(JSON.stringify(tree.body)).not.toContain("over.md");
+  });
+
   it("answers far larger bodies in the API's shape too: 413 file too large, and request body too large on JSON", async () => {
     expect(await send(3 * 1024 * 1024, "huge.bin")).toEqual({ status: 413, body: '{"error":"file too large"}' });
     const json = await fetch(`${small.url}/api/v1/auth/login`, {

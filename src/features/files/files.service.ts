@@ -190,7 +190,7 @@ export class FilesService {
   ): NodeRow {
     const name = checkName(input.name);
     const text = input.content ?? "";
-    if (Buffer.byteLength(text) > MAX_TEXT_BYTES) throw tooLarge("text file");
+    this.checkTextSize(Buffer.byteLength(text));
     return this.announce(
       actor,
       "file.created",
@@ -265,6 +265,12 @@ export class FilesService {
     const mimeType = node.mimeType ?? "application/octet-stream";
     if ((node.sizeBytes ?? 0) <= BUFFERED_DOWNLOAD_BYTES) return { node, mimeType, body: this.blobBytes(node.blobId) };
     return { node, mimeType, body: this.blobStream(node.blobId) };
+  }
+
+  /** A text file is held to the upload limit too, where that is the smaller (413 `file too large` then). */
+  private checkTextSize(bytes: number): void {
+    if (bytes > this.maxUploadBytes && this.maxUploadBytes < MAX_TEXT_BYTES) throw tooLarge("file");
+    if (bytes > MAX_TEXT_BYTES) throw tooLarge("text file");
   }
 
   /** Replaces a file's content with the raw request body. */
