@@ -42,8 +42,10 @@ const HINTED_LENGTH = 12;
 
 /**
  * The display hint of a secret: `****` and its last four characters, or only `****` for a secret shorter
- * than 12 characters (no real provider key is), whose last four would be most or all of it.
+ * than 12 characters (no real provider key is), whose last four would be most or all of it. Characters are
+ * code points: a hint never ends in half of an emoji.
  */
 export function secretHint(secret: string): string {
-  return secret.length < HINTED_LENGTH ? "****" : `****${secret.slice(-4)}`;
+  const characters = [...secret];
+  return characters.length < HINTED_LENGTH ? "****" : `****${characters.slice(-4).join("")}`;
 }

@@ -36,4 +36,10 @@ describe("encryptSecret / decryptSecret", () => {
   it("hints with the last four characters only", () => {
     expect(secretHint("sk-1234567890abcd")).toBe("****abcd");
   });
+
+  it("counts characters as code points: a hint never holds half an emoji", () => {
+    expect(secretHint("install-secret-😀😀x")).toBe("****-😀😀x");
+    // Eleven characters, though fourteen UTF-16 units: too short for a hint.
+    expect(secretHint("abcdefgh😀😀😀")).toBe("****");
+  });
 });
