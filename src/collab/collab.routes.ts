@@ -58,7 +58,13 @@ export function collabRoutes(auth: AuthMacro, collab: CollabSockets) {
       .ws("", {
         ...socket,
         beforeHandle: (context: Upgrade) => admit(collab, context, fileIdOf(context.request)),
-        detail: doc(`${summary}; the file is \`?file_id=\``, {}),
+        detail: doc(
+          `${summary}; the file is \`?file_id=\``,
+          {},
+          {
+            query: [{ name: "file_id", description: "The text file to edit", required: true }],
+          },
+        ),
       })
       // Without an upgrade: the same checks, then 400.
       .get(

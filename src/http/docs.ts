@@ -1,11 +1,22 @@
-/** Route descriptions for the generated OpenAPI: a summary and the response schema per status. */
+/** Route descriptions for the generated OpenAPI: a summary, the response schema per status, and what else. */
 import type { z } from "zod";
 
-/** Response schemas by status; null for a response without a body (204). */
-export type Responses = Record<number, z.ZodType | null>;
+/**
+ * Response schemas by status: a JSON schema, null for a response without a body (204), or a description for
+ * an answer that is not JSON (file bytes) or an error the route can give (`{"error"}` with that message).
+ */
+export type Responses = Record<number, z.ZodType | string | null>;
+
+/** What the route schemas cannot say: a body that is not JSON, query parameters read by hand. */
+export interface DocExtra {
+  /** The request body by content type, as OpenAPI schemas. */
+  body?: Record<string, Record<string, unknown>>;
+  /** Query parameters the handler reads itself. */
+  query?: { name: string; description: string; required?: boolean }[];
+}
 
 /** The `detail` of a route: what it does and what it answers. */
-export function doc(summary: string, responses: Responses) {
+export function doc(summary: string, responses: Responses, extra: DocExtra = {}) {
   // biome-ignore lint/suspicious/noExplicitAny: Elysia types `detail` as an OpenAPI operation; ours adds x- keys.
-  return { summary, "x-responses": responses } as any;
+  return { summary, "x-responses": responses, "x-body": extra.body, "x-query": extra.query } as any;
 }

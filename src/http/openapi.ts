@@ -7,7 +7,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { BUILD } from "../config";
 import type { AuthMacro } from "./auth";
-import type { Responses } from "./docs";
+import type { DocExtra, Responses } from "./docs";
 
 /** The slice of an Elysia route this generator reads. */
 export interface RouteInfo {
@@ -77,6 +77,10 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
         schema: { type: "string" },
       });
     }
+    for (const extra of (detail["x-query"] ?? []) as NonNullable<DocExtra["query"]>) {
+      const { name, description, required = false } = extra;
+      parameters.push({ name, in: "query", required, description, schema: { type: "string" } });
+    }
     const query = schemaOf(route.hooks.query, "input");
     const queryProps = (query?.properties ?? {}) as Record<string, Json>;
     const requiredQuery = new Set((query?.required as string[] | undefined) ?? []);
@@ -85,21 +89,25 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     }
     if (parameters.length > 0) operation.parameters = parameters;
 
-    const body = schemaOf(route.hooks.body, "input");
-    if (body) operation.requestBody = { required: true, content: { "application/json": { schema: body } } };
+    const { schema: bodySchema, optional } = unwrapOptional(route.hooks.body);
+    const body = schemaOf(bodySchema, "input");
+    if (body) operation.requestBody = { required: !optional, content: { "application/json": { schema: body } } };
+    const raw = detail["x-body"] as DocExtra["body"];
+    if (raw) {
+      const content = Object.fromEntries(Object.entries(raw).map(([type, schema]) => [type, { schema }]));
+      operation.requestBody = { required: true, content };
+    }
 
     const responses: Json = socket ? { "101": { description: "Switching Protocols: the WebSocket is open" } } : {};
-    for (const [status, schema] of Object.entries((detail["x-responses"] ?? {}) as Responses)) {
-      const json = schema ? schemaOf(schema, "output") : undefined;
-      responses[status] = json
-        ? { description: "OK", content: { "application/json": { schema: json } } }
-        : { description: "No content" };
-    }
-    if (body || query) responses["400"] = errorResponse("Invalid input: the message names the field");
+    if (body || query || raw) responses["400"] = errorResponse("Invalid input: the message names the field");
     if (!isPublic) responses["401"] = errorResponse("Missing, invalid or expired token: `unauthorized`");
     if (detail["x-permission"]) {
       responses["403"] = errorResponse("Missing permission: `missing permission: <name>`");
       responses["404"] = errorResponse("Not found, or not visible to the caller");
+    }
+    if (body) responses["413"] = errorResponse("A body over 1 MiB: `request body too large`");
+    for (const [status, answer] of Object.entries((detail["x-responses"] ?? {}) as Responses)) {
+      responses[status] = responseOf(Number(status), answer);
     }
     operation.responses = responses;
     paths[path] ??= {};
@@ -117,6 +125,26 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     },
     security: [{ bearer: [] }],
   };
+}
+
+/** A route's answer for one status, as `doc()` gave it. */
+function responseOf(status: number, answer: Responses[number]): Json {
+  if (typeof answer === "string") return status >= 400 ? errorResponse(answer) : { description: answer };
+  const json = answer ? schemaOf(answer, "output") : undefined;
+  return json
+    ? { description: "OK", content: { "application/json": { schema: json } } }
+    : { description: "No content" };
+}
+
+/** A body schema that may be left out (`{}` or nothing): its object schema, and that it is optional. */
+function unwrapOptional(schema: unknown): { schema: unknown; optional: boolean } {
+  let inner = schema;
+  let optional = false;
+  while (inner instanceof z.ZodOptional || inner instanceof z.ZodNullable) {
+    optional = true;
+    inner = inner.unwrap();
+  }
+  return { schema: inner, optional };
 }
 
 function tagOf(path: string): string {

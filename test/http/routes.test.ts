@@ -80,6 +80,30 @@ describe("GET /api/docs", () => {
     const roles = res.body.paths["/api/v1/organizations/{orgId}/roles"].post;
     expect(roles["x-permission"]).toBe("org.members.manage");
     expect(roles.responses["201"]).toBeDefined();
+    expect(roles.responses["409"].description).toBe("`role name already exists`");
+    expect(login.responses["401"].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/Error" });
+    expect(login.responses["413"]).toBeDefined();
+  });
+
+  it("describes what the route schemas cannot: optional bodies, uploads, raw bodies, byte answers, query", async () => {
+    const { paths } = (await request(server.url, "GET", "/api/docs/json")).body;
+    const files = "/api/v1/organizations/{orgId}/spaces/{spaceId}/files";
+    // No body, or {}: not required, and null is not offered (it is 400 `body must be a JSON object`).
+    const approve = paths["/api/v1/organizations/{orgId}/signup-requests/{requestId}/approve"].post;
+    expect(approve.requestBody.required).toBe(false);
+    expect(JSON.stringify(approve.requestBody)).not.toContain('"null"');
+    const upload = paths[`${files}/upload`].post;
+    expect(Object.keys(upload.requestBody.content)).toEqual(["multipart/form-data"]);
+    expect(upload.requestBody.content["multipart/form-data"].schema.required).toEqual(["file"]);
+    expect(upload.responses["413"]).toBeDefined();
+    expect(Object.keys(paths[`${files}/{nodeId}/content`].put.requestBody.content)).toEqual(["*/*"]);
+    const content = paths[`${files}/{nodeId}/content`].get;
+    for (const status of ["200", "206", "304", "416"]) expect(content.responses[status]).toBeDefined();
+    const collab = paths[`${files}/collab/ws`].get;
+    expect(collab.parameters.find((p: { name: string }) => p.name === "file_id")).toMatchObject({
+      in: "query",
+      required: true,
+    });
   });
 
   it("serves a page that needs nothing from the internet", async () => {

@@ -12,12 +12,18 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
     .post("/login", ({ body }) => sessions.login(body.email, body.password), {
       public: true,
       body: loginIn,
-      detail: doc("Exchanges email and password for a token pair", { 200: tokenPairOut }),
+      detail: doc("Exchanges email and password for a token pair", {
+        200: tokenPairOut,
+        401: "Wrong email or password, or a denied signup: `invalid credentials`",
+      }),
     })
     .post("/refresh", ({ body }) => sessions.refresh(body.refresh_token), {
       public: true,
       body: refreshIn,
-      detail: doc("Rotates a refresh token; a reused one revokes its whole session", { 200: tokenPairOut }),
+      detail: doc("Rotates a refresh token; a reused one revokes its whole session", {
+        200: tokenPairOut,
+        401: "Unknown, used, expired or revoked: `invalid refresh token`",
+      }),
     })
     .post(
       "/logout",
@@ -36,11 +42,18 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
       // Before the body is validated: with signups off, no field of it matters.
       transform: () => sessions.assertSignupsOpen(),
       body: registerIn,
-      detail: doc("Open signup: creates an account that waits for approval", { 201: tokenPairOut }),
+      detail: doc("Open signup: creates an account that waits for approval", {
+        201: tokenPairOut,
+        403: "Open signups are off: `signups_disabled`",
+        409: "`email already registered`",
+      }),
     })
     .post("/accept-invite", async ({ body, status }) => status(201, await sessions.acceptInvite(body)), {
       public: true,
       body: acceptInviteIn,
-      detail: doc("Accepts an invite: creates (or joins) the account as a member", { 201: tokenPairOut }),
+      detail: doc("Accepts an invite: creates (or joins) the account as a member", {
+        201: tokenPairOut,
+        409: "`email already registered` (wrong password of an existing account), `already a member of the organization`",
+      }),
     });
 }

@@ -137,9 +137,22 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       async ({ actor, request, status }) => status(201, { node: presentNode(await files.upload(actor, request)) }),
       {
         space: "files.write",
-        detail: doc("Uploads a file: multipart/form-data with `file` and optional `parent_id`, streamed", {
-          201: nodeAnswer,
-        }),
+        detail: doc(
+          "Uploads a file: multipart/form-data with `file` and optional `parent_id`, streamed",
+          { 201: nodeAnswer, 413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large`" },
+          {
+            body: {
+              "multipart/form-data": {
+                type: "object",
+                properties: {
+                  file: { type: "string", format: "binary" },
+                  parent_id: { type: "string", format: "uuid" },
+                },
+                required: ["file"],
+              },
+            },
+          },
+        ),
       },
     )
     .get("/:nodeId", ({ actor, params }) => ({ node: presentNode(files.node(actor, params.nodeId)) }), {
@@ -152,7 +165,10 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       {
         space: "files.read",
         detail: doc("The file's bytes with their Content-Type; one byte `Range` (206) and `If-None-Match` (304)", {
-          200: null,
+          200: "The file's bytes, with its Content-Type and an ETag of its checksum",
+          206: "The requested byte range",
+          304: "Not modified: the ETag given in If-None-Match is current",
+          416: "The byte range lies outside the file",
         }),
       },
     )
@@ -163,7 +179,14 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       }),
       {
         space: "files.write",
-        detail: doc("Replaces the file's content with the raw request body", { 200: nodeAnswer }),
+        detail: doc(
+          "Replaces the file's content with the raw request body",
+          {
+            200: nodeAnswer,
+            413: "Over the limit: `file too large`, or `text file too large` (5 MiB) for a text file",
+          },
+          { body: { "*/*": { type: "string", format: "binary" } } },
+        ),
       },
     )
     .patch("/:nodeId", ({ actor, params, body }) => ({ node: presentNode(files.patch(actor, params.nodeId, body)) }), {

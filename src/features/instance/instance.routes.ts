@@ -21,6 +21,8 @@ export function instanceRoutes(auth: AuthMacro, instance: InstanceService) {
       body: setupIn,
       detail: doc("First-run setup with the token of the logged setup URL: creates the organization and its owner", {
         201: setupOut,
+        403: "`invalid setup token`",
+        409: "`organization already exists`",
       }),
     });
 }

@@ -87,7 +87,10 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           },
           {
             permission: "org.members.manage",
-            detail: doc("Removes a member (not yourself, not the last owner)", { 204: null }),
+            detail: doc("Removes a member (not yourself, not the last owner)", {
+              204: null,
+              409: "`cannot remove the last owner`",
+            }),
           },
         )
         .put(
@@ -96,7 +99,10 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: putMemberRolesIn,
-            detail: doc("Replaces a member's roles", { 200: z.object({ role_ids: z.array(uuidOut) }) }),
+            detail: doc("Replaces a member's roles", {
+              200: z.object({ role_ids: z.array(uuidOut) }),
+              409: "`cannot remove the last owner`",
+            }),
           },
         )
         .get("/roles", ({ actor }) => ({ roles: people.roles(actor).map(presentRole) }), {
@@ -111,7 +117,10 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: createRoleIn,
-            detail: doc("Creates a custom role", { 201: z.object({ role: roleOut }) }),
+            detail: doc("Creates a custom role", {
+              201: z.object({ role: roleOut }),
+              409: "`role name already exists`",
+            }),
           },
         )
         .patch(
@@ -120,7 +129,10 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: patchRoleIn,
-            detail: doc("Renames a custom role or changes its permissions", { 200: z.object({ role: roleOut }) }),
+            detail: doc("Renames a custom role or changes its permissions", {
+              200: z.object({ role: roleOut }),
+              409: "`role name already exists`",
+            }),
           },
         )
         .delete(
