@@ -69,6 +69,36 @@ export function awarenessMessage(awareness: Awareness, clients?: number[]): Uint
   return message(MESSAGE_AWARENESS, null, update);
 }
 
+/** One client's entry in an awareness update: its id, its clock and its state (JSON, as length-prefixed bytes). */
+export interface AwarenessEntry {
+  clientId: number;
+  clock: number;
+  state: Uint8Array;
+}
+
+/** The entries of an awareness update; throws `BadMessage` when it is malformed. */
+export function awarenessEntries(update: Uint8Array): AwarenessEntry[] {
+  const reader = new Reader(update);
+  const entries: AwarenessEntry[] = [];
+  for (let count = reader.varUint(); count > 0; count--) {
+    entries.push({ clientId: reader.varUint(), clock: reader.varUint(), state: reader.bytes() });
+  }
+  reader.end();
+  return entries;
+}
+
+/** An awareness update of `entries`, as `awarenessEntries` read them. */
+export function encodeAwarenessEntries(entries: readonly AwarenessEntry[]): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, entries.length);
+  for (const entry of entries) {
+    encoding.writeVarUint(encoder, entry.clientId);
+    encoding.writeVarUint(encoder, entry.clock);
+    encoding.writeVarUint8Array(encoder, entry.state);
+  }
+  return encoding.toUint8Array(encoder);
+}
+
 function message(type: number, step: number | null, payload: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder();
   encoding.writeVarUint(encoder, type);

@@ -22,8 +22,11 @@ import { AppError } from "../http/errors";
 import { CLOSE } from "../http/sockets";
 import type { DocPersistence } from "./persistence";
 import {
+  type AwarenessEntry,
+  awarenessEntries,
   awarenessMessage,
   BadMessage,
+  encodeAwarenessEntries,
   parseMessage,
   syncStep1Message,
   syncStep2Message,
@@ -160,9 +163,11 @@ export class DocRegistry {
           if (!this.fits(live, message.update)) throw new AppError("too_large", "text file too large");
           Y.applyUpdate(live.doc, message.update, peer);
           break;
-        case "awareness":
-          applyAwarenessUpdate(live.awareness, message.update, peer);
+        case "awareness": {
+          const own = this.ownAwareness(live, peer, message.update);
+          if (own) applyAwarenessUpdate(live.awareness, own, peer);
           break;
+        }
         case "query-awareness":
           peer.send(awarenessMessage(live.awareness));
           break;
@@ -294,6 +299,25 @@ export class DocRegistry {
     const message = updateMessage(update);
     const sender = batch.length === 1 ? (batch[0] as Applied).origin : null;
     for (const peer of live.peers.keys()) if (peer !== sender) peer.send(message);
+  }
+
+  /**
+   * The part of an awareness update about the sender's own clients. A client id belongs to the peer that
+   * introduced it: another peer cannot change that editor's name or cursor (nor a read-only one anybody's).
+   */
+  private ownAwareness(live: LiveDoc, peer: Peer, update: Uint8Array): Uint8Array | null {
+    let entries: AwarenessEntry[];
+    try {
+      entries = awarenessEntries(update);
+    } catch {
+      throw new BadMessage("invalid awareness");
+    }
+    const own = entries.filter((entry) => {
+      for (const [other, clients] of live.peers) if (other !== peer && clients.has(entry.clientId)) return false;
+      return true;
+    });
+    if (own.length === entries.length) return update;
+    return own.length > 0 ? encodeAwarenessEntries(own) : null;
   }
 
   private awarenessChanged(live: LiveDoc, { added, updated, removed }: AwarenessChange, origin: unknown): void {

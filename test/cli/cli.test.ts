@@ -414,7 +414,7 @@ describe("tandem users reset-password", () => {
     expect(old.status).toBe(401);
     expect(old.body).toEqual({ error: "unauthorized" });
     expect((await me(newLogin.body.access_token)).status).toBe(200);
-    // Its open live-events socket closes too, within about 10 s (a check every 5 s, of sessions read every 5 s).
+    // Its open live-events socket closes too, within about 5 s (open sockets' sessions are read every 5 s).
     const closed = await Promise.race([events.closed, Bun.sleep(15_000).then(() => null)]);
     events.close();
     expect(closed).toEqual({ code: 4401, reason: "unauthorized" });

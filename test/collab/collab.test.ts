@@ -249,6 +249,34 @@ describe("editing together", () => {
     raw.ws.close();
   });
 
+  it("lets nobody else change an editor's name or cursor, and relays a socket's own", async () => {
+    const fileId = await textFile("presence");
+    const a = await editor(fileId);
+    const b = await editor(fileId, org.owner.token);
+    a.provider.awareness.setLocalStateField("user", { name: "Mia" });
+    const nameOf = (id: number) =>
+      (b.provider.awareness.getStates().get(id) as { user?: { name: string } })?.user?.name;
+    await eventually(() => nameOf(a.doc.clientID) === "Mia", "b to see a's name");
+    // A read-only socket speaks for a's client id (a newer clock, another name) and for its own.
+    const raw = openRaw(`${base}/${fileId}?token=${viewer.token}`);
+    await raw.opened;
+    const e = encoding.createEncoder();
+    encoding.writeVarUint(e, 2);
+    for (const [id, name] of [
+      [a.doc.clientID, "SPOOF"],
+      [424242, "Vic"],
+    ] as const) {
+      encoding.writeVarUint(e, id);
+      encoding.writeVarUint(e, 1000);
+      encoding.writeVarString(e, JSON.stringify({ user: { name } }));
+    }
+    raw.send(frame(1, null, encoding.toUint8Array(e)));
+    await eventually(() => nameOf(424242) === "Vic", "the viewer's own presence");
+    expect(nameOf(a.doc.clientID)).toBe("Mia");
+    expect((a.provider.awareness.getLocalState() as { user: { name: string } }).user.name).toBe("Mia");
+    raw.ws.close();
+  });
+
   it("answers a query for awareness with the known states", async () => {
     const fileId = await textFile("aware");
     const a = await editor(fileId);

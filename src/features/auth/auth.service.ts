@@ -70,9 +70,13 @@ export class AuthService {
     return { userId: known.sub, serviceAccountId: null, sessionId: known.sid };
   }
 
-  /** False once the sign-in session has ended (signed out, password reset...), as far as this process knows. */
+  /**
+   * False once the sign-in session has ended (signed out, password reset...). Asked for open sockets at each
+   * check of `onSessionsEnded`: a state read more than a second before is read again, so a revocation by
+   * another process closes them at the next check.
+   */
   sessionLive(sessionId: string): boolean {
-    return this.store.sessionLive(sessionId, Date.now());
+    return this.store.sessionLive(sessionId, Date.now(), 1000);
   }
 
   /** Calls `listener` when sessions may have ended: see `AuthStore.onSessionsEnded`. */

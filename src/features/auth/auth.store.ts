@@ -31,9 +31,9 @@ export class AuthStore {
    * True while the session has a refresh token that was not revoked: a sign-out, a reused refresh token, a
    * password reset or a denied signup revokes them all, and the session's access tokens end with it.
    */
-  sessionLive(familyId: string, now: number): boolean {
+  sessionLive(familyId: string, now: number, maxAgeMs = SESSION_RECHECK_MS): boolean {
     const known = this.sessions.get(familyId);
-    if (known && now - known.at < SESSION_RECHECK_MS) return known.live;
+    if (known && now - known.at < maxAgeMs) return known.live;
     const live = this.liveToken().all({ family: familyId }).length > 0;
     this.sessions.delete(familyId);
     if (this.sessions.size >= SESSIONS_REMEMBERED) this.sessions.delete(this.sessions.keys().next().value as string);
