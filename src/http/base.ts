@@ -21,7 +21,10 @@ export const SECURITY_HEADERS: Record<string, string> = {
   "cache-control": "no-store",
 };
 
-const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+/** The Content-Type of every JSON answer, written as the runtime writes it for the answers it serializes. */
+export const JSON_TYPE = "application/json;charset=utf-8";
+
+const JSON_HEADERS = { "content-type": JSON_TYPE };
 
 /** An error response in the one shape the API uses, with the request id to quote when asking for help. */
 export function errorResponse(status: number, body: Record<string, unknown>, requestId = ""): Response {

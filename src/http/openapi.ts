@@ -7,6 +7,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import { BUILD } from "../config";
 import type { AuthMacro } from "./auth";
+import { JSON_TYPE } from "./base";
 import type { DocExtra, Responses } from "./docs";
 
 /** The slice of an Elysia route this generator reads. */
@@ -205,7 +206,7 @@ export function docsRoutes(auth: AuthMacro, routes: () => readonly RouteInfo[]) 
     .get(
       "/api/docs/json",
       ({ set }) => {
-        set.headers["content-type"] = "application/json; charset=utf-8";
+        set.headers["content-type"] = JSON_TYPE;
         spec ??= JSON.stringify(buildOpenApi(routes()));
         return spec;
       },

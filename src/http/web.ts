@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { Elysia } from "elysia";
 import type { AuthMacro } from "./auth";
+import { JSON_TYPE } from "./base";
 
 declare const TANDEM_WEB_ASSETS: string | undefined;
 
@@ -103,7 +104,7 @@ function serve(
   const asset = assetAt(path);
   if (!asset) {
     set.status = 404;
-    set.headers["content-type"] = "application/json; charset=utf-8";
+    set.headers["content-type"] = JSON_TYPE;
     return JSON.stringify({ error: "page not found" });
   }
   const gzip = acceptsGzip(request.headers.get("accept-encoding"));

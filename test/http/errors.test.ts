@@ -199,6 +199,18 @@ describe("headers", () => {
     expect(res.headers.get("x-request-id")).toMatch(/\S+/);
   });
 
+  it("writes the JSON content type one way, on answers and errors alike", async () => {
+    const answers = await Promise.all([
+      request(server.url, "GET", "/api/v1/public/instance"),
+      request(server.url, "GET", "/api/v1/me"),
+      request(server.url, "GET", "/api/v1/nothing-here"),
+      request(server.url, "GET", "/api/docs/json"),
+    ]);
+    expect(answers.map((res) => res.headers.get("content-type"))).toEqual(
+      Array(answers.length).fill("application/json;charset=utf-8"),
+    );
+  });
+
   it("serves the web pages with security headers and long-lived hashed assets", async () => {
     const page = await fetch(`${server.url}/`);
     expect(page.status).toBe(200);

@@ -5,6 +5,7 @@
  * and a read and its caching happen in one synchronous step, so a stale value can never be stored after a
  * change.
  */
+import { JSON_TYPE } from "../../http/base";
 import type { EventBus } from "./events.bus";
 
 /** Values by space and key, dropped by the space's events whose type starts with `prefix`. */
@@ -47,6 +48,6 @@ export class SpaceJsonCache extends SpaceCache<string> {
 
 /** Sends already serialized JSON: a string with its content type, which Elysia answers as is. */
 export function sendJson(set: { headers: Record<string, string | number> }, json: string): string {
-  set.headers["content-type"] = "application/json;charset=utf-8";
+  set.headers["content-type"] = JSON_TYPE;
   return json;
 }
