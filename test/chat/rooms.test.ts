@@ -12,7 +12,7 @@ let viewer: Person;
 let spaceId: string;
 let rooms: string;
 
-const ROOM_KEYS = ["created_at", "id", "name", "space_id"];
+const ROOM_KEYS = ["created_at", "created_by", "id", "name", "space_id"];
 const UNKNOWN = "01a1fdb9-0000-7000-8000-000000000000";
 
 beforeAll(async () => {

@@ -277,7 +277,7 @@ describe("task events", () => {
 describe("chat events", () => {
   it("sends chat.room.created with the room as POST answers it", async () => {
     const room = await newRoom();
-    expect(Object.keys(room).sort()).toEqual(["created_at", "id", "name", "space_id"]);
+    expect(Object.keys(room).sort()).toEqual(["created_at", "created_by", "id", "name", "space_id"]);
     expectEvent(await ownerLive.next(is("chat.room.created", room.id)), "chat.room.created", room);
   });
 

@@ -1,9 +1,11 @@
 /**
  * The chat screen in real browsers against the compiled binary: two people in one room see each other's
  * messages and reactions live; editing and deleting one's own messages; markdown rendered with raw HTML shown
- * as text; history loaded while scrolling up; attachments by URL; `@` autocomplete; rooms created, deleted and
- * marked unread live; a staff member mentioned in the UI answering through a loopback fake model gateway
- * (💭 first, then "thinking", then its reply); and how a room of 1,000 loaded messages scrolls.
+ * as text; mentions highlighted; history loaded while scrolling up, and a room of many unread messages opened
+ * at its first; attachments by URL; `@` autocomplete; rooms created, deleted (by whom the UI offers it) and
+ * marked unread live; a message's actions on a phone; a staff member mentioned in the UI answering through a
+ * loopback fake model gateway (💭 first, then "thinking", then its reply); and how a room of 1,000 loaded
+ * messages scrolls.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
@@ -151,7 +153,7 @@ describe("chat between two browsers", () => {
     await mine.hover();
     await mine.getByRole("button", { name: "Edit message" }).click();
     const editor = owner.getByRole("textbox", { name: "Edit message" });
-    await editor.fill("Final version");
+    await editor.fill("Final **version**");
     await editor.press("Enter");
     await message(owner, "Final version").getByText("(edited)").waitFor();
     await message(maya, "Final version").getByText("(edited)").waitFor();
@@ -167,6 +169,9 @@ describe("chat between two browsers", () => {
     await edited.hover();
     await edited.getByRole("button", { name: "Delete message" }).click();
     const confirm = owner.getByRole("dialog", { name: "Delete message" });
+    // The message is quoted as it reads, not as the markdown it was typed in.
+    expect(await confirm.locator("blockquote strong").textContent()).toBe("version");
+    expect(await confirm.locator("blockquote").textContent()).not.toContain("**");
     await confirm.getByRole("button", { name: "Delete" }).click();
     await confirm.waitFor({ state: "detached" });
     await owner.getByText("This message was deleted").waitFor();
@@ -174,6 +179,30 @@ describe("chat between two browsers", () => {
     expect(await composer(owner).evaluate((el) => el === document.activeElement)).toBe(true);
     await maya.getByText("This message was deleted").waitFor();
     expect(await message(maya, "Final version").count()).toBe(0);
+  });
+
+  it("highlights mentions of members, those of the viewer more, and <@id> as @Name", async () => {
+    await say(
+      generalId,
+      `Mentions: @maya member, see <@${org.owner.id}> and \`@Maya Member\` and maya@example.com and @Nobody Here`,
+    );
+    const maya = await open(member, `/spaces/${spaceId}/chat/${generalId}`);
+    const row = message(maya, "Mentions:");
+    await row.waitFor();
+    const mentions = row.locator(".message-text .mention");
+    expect(await mentions.allTextContents()).toEqual(["@maya member", "@Olivia Owner"]);
+    // Hers stands out more than the owner's.
+    expect(await row.locator(".mention.me").allTextContents()).toEqual(["@maya member"]);
+    const [mine, theirs] = await mentions.evaluateAll((els) => els.map((el) => getComputedStyle(el).backgroundColor));
+    expect(mine).not.toBe(theirs);
+    expect(await row.locator(".message-text").textContent()).not.toContain("<@");
+    // Code is left as it is.
+    expect(await row.locator("code").textContent()).toBe("@Maya Member");
+
+    // The owner sees their own mention (the id form) as the strong one.
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await message(owner, "Mentions:").waitFor();
+    expect(await message(owner, "Mentions:").locator(".mention.me").allTextContents()).toEqual(["@Olivia Owner"]);
   });
 
   it("renders markdown and shows raw HTML as text, never as elements", async () => {
@@ -264,11 +293,53 @@ describe("history", () => {
   });
 });
 
+describe("unread on opening", () => {
+  it("opens a room with many unread messages at the New messages divider, read ones above it", async () => {
+    const roomId = await newRoom("catch-up");
+    await seed(roomId, 10, (i) => `Read before ${i}`);
+    // This browser first opens the chat after those ten: everything from here on is new to it.
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await messageList(owner).waitFor();
+    for (let i = 1; i <= 60; i++) await say(roomId, `Catch-up ${i}`, member.api);
+    await owner
+      .getByRole("navigation", { name: "Rooms" })
+      .getByRole("link", { name: /catch-up/ })
+      .click();
+    await messageList(owner, "catch-up").waitFor();
+    // The newest page (11-60) is all unread: the older page comes in and the divider ends above message 1.
+    await owner.waitForFunction(() =>
+      /Catch-up 1\s*$/.test(document.querySelector(".chat-divider.unread + article")?.textContent ?? ""),
+    );
+    await owner.waitForTimeout(300);
+    const where = await owner.evaluate(() => {
+      const scroller = document.querySelector(".chat-scroll") as HTMLElement;
+      const divider = document.querySelector(".chat-divider.unread") as HTMLElement;
+      return {
+        divider: divider.getBoundingClientRect().top - scroller.getBoundingClientRect().top,
+        scrollTop: scroller.scrollTop,
+      };
+    });
+    // The divider is at the top of the view, and the read messages are above it, a scroll away.
+    expect(where.divider).toBeGreaterThanOrEqual(-2);
+    expect(where.divider).toBeLessThan(60);
+    expect(where.scrollTop).toBeGreaterThan(100);
+    const readLast = message(owner, "Read before 10");
+    await readLast.waitFor({ state: "attached" });
+    expect(await readLast.evaluate((el) => el.getBoundingClientRect().bottom)).toBeLessThanOrEqual(
+      await owner.locator(".chat-scroll").evaluate((el) => el.getBoundingClientRect().top + 1),
+    );
+    expect(await owner.getByRole("button", { name: /new messages? ↓/ }).count()).toBe(0);
+  });
+});
+
 describe("composing", () => {
   it("attaches a link by URL, and shows the API's error for a link that is not http(s)", async () => {
     const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
     await owner.getByRole("button", { name: "Attach link" }).click();
-    await owner.getByLabel("Link URL").fill("ftp://files.example.com/spec.pdf");
+    // The keyboard is in the URL field at once.
+    await owner.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.name === "url");
+    await owner.keyboard.type("ftp://files.example.com/spec.pdf");
+    expect(await owner.getByLabel("Link URL").inputValue()).toBe("ftp://files.example.com/spec.pdf");
     await owner.getByRole("button", { name: "Add link" }).click();
     await composer(owner).fill("The spec, over FTP");
     await composer(owner).press("Enter");
@@ -369,6 +440,42 @@ describe("rooms", () => {
     await owner.waitForURL(new RegExp(`/chat/${generalId}$`));
     await designLink.waitFor({ state: "detached" });
     await maya.waitForURL(new RegExp(`/chat/${generalId}$`));
+    // Maya is told in the room that opened instead, clear of its composer.
+    const notice = maya.getByRole("status").filter({ hasText: "#design was deleted: #general is open instead." });
+    await notice.waitFor();
+    const noticeBox = await notice.boundingBox();
+    const sendBox = await maya.getByRole("button", { name: "Send" }).boundingBox();
+    expect(noticeBox && sendBox && noticeBox.y + noticeBox.height <= sendBox.y).toBe(true);
+    await notice.getByRole("button", { name: "Dismiss notice" }).click();
+    await notice.waitFor({ state: "detached" });
+  });
+
+  it("offers Delete room to org.manage holders and the room's creator, and general to org.manage only", async () => {
+    const ownersRoom = await newRoom("owners-room");
+    const maya = await open(member, `/spaces/${spaceId}/chat/${generalId}`);
+    await messageList(maya).waitFor();
+    expect(await maya.getByRole("button", { name: "Delete room" }).count()).toBe(0);
+    await maya
+      .getByRole("navigation", { name: "Rooms" })
+      .getByRole("link", { name: /owners-room/ })
+      .click();
+    await messageList(maya, "owners-room").waitFor();
+    expect(await maya.getByRole("button", { name: "Delete room" }).count()).toBe(0);
+
+    // A room Maya creates is hers to delete.
+    await maya.getByRole("button", { name: "New room" }).click();
+    await maya.getByLabel("Room name").fill("mayas-room");
+    await maya.getByRole("button", { name: "Create room" }).click();
+    await messageList(maya, "mayas-room").waitFor();
+    await maya.getByRole("button", { name: "Delete room" }).click();
+    await maya.getByRole("dialog", { name: "Delete #mayas-room" }).getByRole("button", { name: "Delete room" }).click();
+    await maya.waitForURL(new RegExp(`/chat/${generalId}$`));
+
+    // The owner (org.manage) may delete any room, general included.
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await messageList(owner).waitFor();
+    await owner.getByRole("button", { name: "Delete room" }).waitFor();
+    await org.owner.api.delete(`${spacePath()}/chat-rooms/${ownersRoom}`);
   });
 
   it("shows a room and a message made after the page loaded but before its events socket opened", async () => {
@@ -435,6 +542,42 @@ describe("rooms", () => {
     await maya.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     expect(await link.getByText("1 unread").count()).toBe(1);
     await maya.unrouteAll();
+    await org.owner.api.delete(`${spacePath()}/chat-rooms/${roomId}`);
+  });
+
+  it("on a phone shows a message's actions only once it is tapped, under its text", async () => {
+    const roomId = await newRoom("phone-actions");
+    await say(roomId, "First of two, long enough to reach the right edge of a phone screen where actions were");
+    await say(roomId, "Second of two");
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${roomId}`, true);
+    const first = message(owner, "First of two");
+    const second = message(owner, "Second of two");
+    await second.waitFor();
+    expect(await owner.getByRole("button", { name: "Add reaction" }).count()).toBe(0);
+    expect(await owner.getByRole("button", { name: "Delete message" }).count()).toBe(0);
+
+    await first.locator(".message-text").click();
+    await first.getByRole("button", { name: "Delete message" }).waitFor();
+    expect(await owner.getByRole("button", { name: "Add reaction" }).count()).toBe(1);
+    // Below the text, not over it.
+    const text = await first.locator(".message-text").boundingBox();
+    const actions = await first.locator(".message-actions").boundingBox();
+    expect(text && actions && actions.y >= text.y + text.height - 1).toBe(true);
+    await screenshot(owner, "chat-phone-actions");
+
+    // Another tap moves the actions to that message; tapping it again puts them away.
+    await second.locator(".message-text").click();
+    await second.getByRole("button", { name: "Add reaction" }).waitFor();
+    expect(await first.getByRole("button", { name: "Add reaction" }).count()).toBe(0);
+    await second.locator(".message-text").click();
+    await second.getByRole("button", { name: "Add reaction" }).waitFor({ state: "hidden" });
+    // The actions work from there: a reaction through the picker.
+    await first.locator(".message-text").click();
+    await first.getByRole("button", { name: "Add reaction" }).click();
+    const picker = owner.getByRole("dialog", { name: "Add a reaction" });
+    await picker.getByRole("searchbox", { name: "Search emoji" }).fill("thumbs up");
+    await picker.getByRole("searchbox", { name: "Search emoji" }).press("Enter");
+    await first.getByRole("button", { name: /^👍 1: you/ }).waitFor();
     await org.owner.api.delete(`${spacePath()}/chat-rooms/${roomId}`);
   });
 

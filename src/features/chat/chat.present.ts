@@ -4,7 +4,13 @@ import type { AttachmentOut, MessageOut, ReactionOut, RoomOut } from "./chat.sch
 import type { AttachmentRow, MessageRow, ReactionRow, RoomRow } from "./chat.store";
 
 export function presentRoom(row: RoomRow): RoomOut {
-  return { id: row.id, space_id: row.spaceId, name: row.name, created_at: iso(row.createdAt) };
+  return {
+    id: row.id,
+    space_id: row.spaceId,
+    name: row.name,
+    created_by: row.createdBy,
+    created_at: iso(row.createdAt),
+  };
 }
 
 export function presentMessage(row: MessageRow): MessageOut {

@@ -3,7 +3,14 @@ import { z } from "zod";
 import { nameIn, timestampOut, uuidOut } from "../../http/schemas";
 import { isHttpUrl, MAX_CONTENT } from "./chat.policy";
 
-export const roomOut = z.object({ id: uuidOut, space_id: uuidOut, name: z.string(), created_at: timestampOut });
+export const roomOut = z.object({
+  id: uuidOut,
+  space_id: uuidOut,
+  name: z.string(),
+  /** (extension) Who created the room (`general`: the space's creator); null once that account is gone. */
+  created_by: uuidOut.nullable(),
+  created_at: timestampOut,
+});
 export type RoomOut = z.infer<typeof roomOut>;
 
 export const messageOut = z.object({

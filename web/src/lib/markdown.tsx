@@ -19,14 +19,83 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
 
-/** The HTML of `source` (safe to insert: see the module comment). */
-export function renderMarkdown(source: string): string {
-  return md.render(source);
+/** A stretch of plain text to show as a highlighted span (a mention, say): `[start, end)` of the text. */
+export interface Highlight {
+  start: number;
+  end: number;
+  /** The text shown instead of the stretch. */
+  label: string;
+  className: string;
+  title?: string;
 }
 
-/** Markdown as a block. */
-export function Markdown({ source, className }: { source: string; className?: string }) {
-  const html = useMemo(() => renderMarkdown(source), [source]);
+/** Finds the highlights in one run of plain text (raw HTML in the source is text too); never given code or link text. */
+export type Highlighter = (text: string) => Highlight[];
+
+// Highlights: text tokens (after linkify, outside links) are cut around what the caller's highlighter finds.
+// The spans are built here, every part escaped, so a highlighter cannot put markup in the page.
+md.core.ruler.push("highlight", (state) => {
+  const highlight = (state.env as { highlight?: Highlighter } | undefined)?.highlight;
+  if (!highlight) return;
+  for (const block of state.tokens) {
+    if (block.type !== "inline" || !block.children) continue;
+    const out: typeof block.children = [];
+    let inLink = 0;
+    for (const token of block.children) {
+      if (token.type === "link_open") inLink++;
+      else if (token.type === "link_close") inLink--;
+      const found = token.type === "text" && inLink === 0 ? highlight(token.content) : [];
+      if (found.length === 0) {
+        out.push(token);
+        continue;
+      }
+      let at = 0;
+      for (const h of found) {
+        if (h.start < at || h.end <= h.start || h.end > token.content.length) continue;
+        if (h.start > at) {
+          const text = new state.Token("text", "", 0);
+          text.content = token.content.slice(at, h.start);
+          out.push(text);
+        }
+        const span = new state.Token("highlight", "span", 0);
+        span.content = h.label;
+        span.meta = { className: h.className, title: h.title };
+        out.push(span);
+        at = h.end;
+      }
+      if (at < token.content.length) {
+        const text = new state.Token("text", "", 0);
+        text.content = token.content.slice(at);
+        out.push(text);
+      }
+    }
+    block.children = out;
+  }
+});
+md.renderer.rules.highlight = (tokens, idx) => {
+  const token = tokens[idx];
+  const meta = token?.meta as { className: string; title?: string };
+  const esc = md.utils.escapeHtml;
+  const title = meta.title ? ` title="${esc(meta.title)}"` : "";
+  return `<span class="${esc(meta.className)}"${title}>${esc(token?.content ?? "")}</span>`;
+};
+
+/** The HTML of `source` (safe to insert: see the module comment), with what `highlight` finds in spans. */
+export function renderMarkdown(source: string, highlight?: Highlighter): string {
+  return md.render(source, highlight ? { highlight } : {});
+}
+
+/** Markdown as a block; `highlight` marks stretches of its plain text (mentions in chat). */
+export function Markdown({
+  source,
+  className,
+  highlight,
+}: {
+  source: string;
+  className?: string;
+  highlight?: Highlighter;
+}) {
+  const html = useMemo(() => renderMarkdown(source, highlight), [source, highlight]);
   // biome-ignore lint/security/noDangerouslySetInnerHtml: markdown-it escapes all raw HTML (html: false) and links are filtered.
   return <div className={`markdown ${className ?? ""}`} dangerouslySetInnerHTML={{ __html: html }} />;
 }

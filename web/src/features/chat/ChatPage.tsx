@@ -5,6 +5,9 @@
  * Unread: per room, the time of the last message seen is kept in this browser (localStorage); a room created
  * or never opened counts from when this browser first opened the space's chat. Counts come from a short look
  * at each room's newest messages on opening, then from live events.
+ *
+ * Deleting a room (which deletes its messages for good) is offered only to `org.manage` holders and to the
+ * room's creator, and `general` only to `org.manage` holders; the API lets any `chat.write` holder do it.
  */
 
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
@@ -76,6 +79,11 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   const [roomsOpen, setRoomsOpen] = useState(false);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<ChatRoom | null>(null);
+  /** Why the open room opened when the one asked for is gone; shown in that room until dismissed. */
+  const [notice, setNotice] = useState<{ roomId: string; text: string } | null>(null);
+  /** Names of the rooms seen, so a room deleted under the reader can still be named. */
+  const names = useRef(new Map<string, string>());
+  for (const room of rooms ?? []) names.current.set(room.id, room.name);
 
   const current = rooms?.find((r) => r.id === roomId) ?? null;
   const currentId = current?.id ?? null;
@@ -86,13 +94,22 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   useEffect(() => {
     if (!rooms || current) return;
     const fallback = rooms.find((r) => r.name.toLowerCase() === "general") ?? rooms[0];
-    if (roomId)
-      toast(fallback ? `That room no longer exists: #${fallback.name} is open instead` : "That room no longer exists");
+    if (roomId) {
+      const gone = names.current.get(roomId);
+      const what = gone ? `#${gone} was deleted` : "That room no longer exists";
+      // Said in the room that opens instead, not as a notice floating over its composer.
+      if (fallback) setNotice({ roomId: fallback.id, text: `${what}: #${fallback.name} is open instead.` });
+      else toast(`${what}.`);
+    }
     if (fallback) navigate(`/spaces/${space.id}/chat/${fallback.id}`, { replace: true });
   }, [rooms, current, roomId, space.id]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the room list closes on each change of room.
   useEffect(() => setRoomsOpen(false), [currentId]);
+  // The notice is about the room it opened: going elsewhere ends it.
+  useEffect(() => {
+    if (currentId) setNotice((n) => (n && n.roomId !== currentId ? null : n));
+  }, [currentId]);
 
   const onSeen = useCallback(
     (id: string, at: string) => {
@@ -247,6 +264,9 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 
   const totalUnread = Object.entries(unread).reduce((sum, [id, ids]) => (id === currentId ? sum : sum + ids.size), 0);
   const canWrite = ws.can("chat.write");
+  const canManage = ws.can("org.manage");
+  const canDeleteRoom = (room: ChatRoom) =>
+    canManage || (canWrite && room.name.toLowerCase() !== "general" && room.created_by === me);
 
   if (roomsApi.error && !rooms) return <ErrorText error={roomsApi.error} />;
   if (!rooms) return <Spinner />;
@@ -335,7 +355,9 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
           thinking={thinking[current.id] ?? NO_THINKING}
           candidates={candidates}
           roomsButton={roomsButton}
-          onDeleteRoom={canWrite ? () => setDeleting(current) : null}
+          onDeleteRoom={canDeleteRoom(current) ? () => setDeleting(current) : null}
+          notice={notice?.roomId === current.id ? notice.text : null}
+          onDismissNotice={() => setNotice(null)}
         />
       ) : rooms.length === 0 ? (
         <div className="chat-room">
@@ -361,11 +383,11 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
           base={base}
           spaceId={space.id}
           onClose={() => setCreating(false)}
-          onCreated={(room) =>
+          onCreated={(room) => {
             setRooms((d) =>
               d && !d.chat_rooms.some((r) => r.id === room.id) ? { chat_rooms: [...d.chat_rooms, room] } : d,
-            )
-          }
+            );
+          }}
         />
       )}
       {deleting && (

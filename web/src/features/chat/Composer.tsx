@@ -53,6 +53,7 @@ export function Composer({
   const [focused, setFocused] = useState(false);
   const [emojiAnchor, setEmojiAnchor] = useState<HTMLElement | null>(null);
   const area = useRef<HTMLTextAreaElement>(null);
+  const linkUrl = useRef<HTMLInputElement>(null);
   const pendingCaret = useRef<number | null>(null);
   const listId = useId();
 
@@ -150,6 +151,16 @@ export function Composer({
     area.current?.focus();
   };
 
+  // Opening "Attach link" is asking to type a URL: the keyboard goes there.
+  useEffect(() => {
+    if (linkOpen) linkUrl.current?.focus();
+  }, [linkOpen]);
+
+  const closeLink = () => {
+    setLinkOpen(false);
+    area.current?.focus();
+  };
+
   const insertEmoji = (emoji: string) => {
     const el = area.current;
     const start = el?.selectionStart ?? text.length;
@@ -209,10 +220,20 @@ export function Composer({
         </ul>
       )}
       {linkOpen && (
-        <form className="attach-form" onSubmit={addLink} aria-label="Attach a link">
+        <form
+          className="attach-form"
+          onSubmit={addLink}
+          aria-label="Attach a link"
+          onKeyDown={(event) => {
+            if (event.key === "Escape") {
+              event.preventDefault();
+              closeLink();
+            }
+          }}
+        >
           <label className="field grow">
             <span>Link URL</span>
-            <input name="url" inputMode="url" autoComplete="off" placeholder="https://…" required />
+            <input ref={linkUrl} name="url" inputMode="url" autoComplete="off" placeholder="https://…" required />
           </label>
           <label className="field grow">
             <span>Link name</span>
@@ -220,7 +241,7 @@ export function Composer({
           </label>
           <div className="row">
             <button type="submit">Add link</button>
-            <button type="button" className="icon" aria-label="Cancel link" onClick={() => setLinkOpen(false)}>
+            <button type="button" className="icon" aria-label="Cancel link" onClick={closeLink}>
               ✕
             </button>
           </div>

@@ -6,6 +6,7 @@
  * front becomes a new first block and leaves the others exactly as they were.
  */
 import { memo, useRef } from "react";
+import type { Highlighter } from "../../lib/markdown";
 import type { Message } from "./chat-types";
 import { MessageRow } from "./MessageRow";
 import { attachmentsOf, PAGE, type RoomData, reactionsOf } from "./room-state";
@@ -89,6 +90,7 @@ interface BlockProps {
   nameOf: (userId: string | null) => string;
   isStaff: (userId: string | null) => boolean;
   edit: EditRequest;
+  highlight: Highlighter;
 }
 
 /** Rough heights of rows and dividers, for a block's size before it is first drawn. */
@@ -103,7 +105,7 @@ function estimate(rows: RowInfo[]): number {
   return px;
 }
 
-function Block({ rows, data, nameOf, isStaff, edit }: BlockProps) {
+function Block({ rows, data, nameOf, isStaff, edit, highlight }: BlockProps) {
   // A real element per block: a change inside one lays out that block, not a thousand siblings; blocks off
   // screen are skipped (content-visibility, see chat.css) at the size estimated here until first drawn, then
   // at the size they had.
@@ -121,6 +123,7 @@ function Block({ rows, data, nameOf, isStaff, edit }: BlockProps) {
           day={r.day}
           firstUnread={r.firstUnread}
           editRequest={edit.id === r.message.id ? edit.n : 0}
+          highlight={highlight}
         />
       ))}
     </div>
@@ -129,7 +132,13 @@ function Block({ rows, data, nameOf, isStaff, edit }: BlockProps) {
 
 /** Equal when every row, and its reactions and attachments, are the very same objects. */
 function sameBlock(a: BlockProps, b: BlockProps): boolean {
-  if (a.rows.length !== b.rows.length || a.nameOf !== b.nameOf || a.isStaff !== b.isStaff || a.edit !== b.edit)
+  if (
+    a.rows.length !== b.rows.length ||
+    a.nameOf !== b.nameOf ||
+    a.isStaff !== b.isStaff ||
+    a.edit !== b.edit ||
+    a.highlight !== b.highlight
+  )
     return false;
   for (let i = 0; i < b.rows.length; i++) {
     const row = b.rows[i] as RowInfo;
@@ -150,12 +159,15 @@ export function MessageBlocks({
   nameOf,
   isStaff,
   edit,
+  highlight,
 }: {
   rows: RowInfo[];
   data: RoomData;
   nameOf: (userId: string | null) => string;
   isStaff: (userId: string | null) => boolean;
   edit: EditRequest;
+  /** Marks mentions in the messages' text. */
+  highlight: Highlighter;
 }) {
   const blocks: RowInfo[][] = [];
   for (let i = 0; i < rows.length; i += PAGE) blocks.push(rows.slice(i, i + PAGE));
@@ -169,6 +181,7 @@ export function MessageBlocks({
           nameOf={nameOf}
           isStaff={isStaff}
           edit={block.some((r) => r.message.id === edit.id) ? edit : NO_EDIT}
+          highlight={highlight}
         />
       ))}
     </>

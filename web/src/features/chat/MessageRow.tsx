@@ -3,8 +3,18 @@
  * and reaction chips, and actions (react, edit and delete one's own). Rows are memoized and get only values
  * that change with the message itself, so a live event re-renders the one row it concerns.
  */
-import { createContext, type KeyboardEvent, memo, useContext, useEffect, useRef, useState } from "react";
-import { Markdown } from "../../lib/markdown";
+import {
+  createContext,
+  type KeyboardEvent,
+  type MouseEvent,
+  memo,
+  useContext,
+  useEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from "react";
+import { type Highlighter, Markdown } from "../../lib/markdown";
 import { Avatar, dateTime, ErrorText } from "../../lib/ui";
 import type { Attachment, Message, Reaction } from "./chat-types";
 import { EditIcon, LinkIcon, ReactIcon, TrashIcon } from "./icons";
@@ -27,6 +37,33 @@ export interface RowActions {
   askDelete: (message: Message) => void;
   /** Puts the keyboard back in the composer (after an edit is saved or cancelled). */
   focusComposer: () => void;
+  /** The message tapped last, whose actions show on touch and narrow screens. */
+  selection: Selection;
+}
+
+/** Which one message is selected; each row subscribes to whether it is the one, not to the whole value. */
+export interface Selection {
+  get: () => string | null;
+  set: (id: string | null) => void;
+  subscribe: (listener: () => void) => () => void;
+}
+
+/** A selection with nothing selected. */
+export function createSelection(): Selection {
+  let current: string | null = null;
+  const listeners = new Set<() => void>();
+  return {
+    get: () => current,
+    set: (id) => {
+      if (id === current) return;
+      current = id;
+      for (const listener of listeners) listener();
+    },
+    subscribe: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
 
 /** The row actions of the room being shown. */
@@ -66,6 +103,8 @@ interface RowProps {
   firstUnread: boolean;
   /** Set once to open the editor (Up in an empty composer edits one's last message). */
   editRequest: number;
+  /** Marks the mentions in the content. */
+  highlight: Highlighter;
 }
 
 function ReactionChips({ message, reactions }: { message: Message; reactions: readonly Reaction[] }) {
@@ -150,8 +189,23 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   );
 }
 
-function Row({ message, reactions, attachments, authorName, staff, compact, day, firstUnread, editRequest }: RowProps) {
+/** Clicks on these do their own thing; a click anywhere else in a row selects it. */
+const OWN_CLICK = "a, button, input, textarea, select, label, .message-edit";
+
+function Row({
+  message,
+  reactions,
+  attachments,
+  authorName,
+  staff,
+  compact,
+  day,
+  firstUnread,
+  editRequest,
+  highlight,
+}: RowProps) {
   const ctx = useContext(RowContext) as RowActions;
+  const selected = useSyncExternalStore(ctx.selection.subscribe, () => ctx.selection.get() === message.id);
   const [editing, setEditing] = useState(false);
   const reactRef = useRef<HTMLButtonElement>(null);
   const deleted = message.deleted_at !== null;
@@ -162,6 +216,13 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
   }, [editRequest]);
   const canDelete = !deleted && (mine || ctx.canModerate);
   const showCompact = compact && !day && !firstUnread;
+  // A tap selects the row (its actions show on touch and narrow screens, where there is no hover); a second
+  // tap, or one on another row, takes it away. Selecting text is not a tap.
+  const onClick = (event: MouseEvent<HTMLElement>) => {
+    if ((event.target as Element).closest(OWN_CLICK)) return;
+    if (window.getSelection()?.toString()) return;
+    ctx.selection.set(selected ? null : message.id);
+  };
 
   return (
     <>
@@ -175,10 +236,12 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
           <span>New messages</span>
         </div>
       )}
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: the click only shows the actions on a touch screen; keyboard users reach them by Tab (focus shows them). */}
       <article
-        className={`message${showCompact ? " compact" : ""}${deleted ? " deleted" : ""}${mine ? " mine" : ""}`}
+        className={`message${showCompact ? " compact" : ""}${deleted ? " deleted" : ""}${mine ? " mine" : ""}${selected ? " selected" : ""}`}
         data-id={message.id}
         aria-label={`${authorName} at ${clock(message.created_at)}`}
+        onClick={onClick}
       >
         <div className="message-gutter">
           {showCompact ? (
@@ -211,7 +274,7 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
             />
           ) : (
             <div className="message-body">
-              {message.content && <Markdown source={message.content} className="message-text" />}
+              {message.content && <Markdown source={message.content} className="message-text" highlight={highlight} />}
               {message.edited_at && (
                 <span className="muted small edited" title={`Edited ${dateTime(message.edited_at)}`}>
                   (edited)
@@ -236,45 +299,45 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
             </ul>
           )}
           <ReactionChips message={message} reactions={reactions} />
+          {!deleted && !editing && (ctx.canWrite || mine) && (
+            <div className="message-actions">
+              {ctx.canWrite && (
+                <button
+                  ref={reactRef}
+                  type="button"
+                  className="icon"
+                  aria-label="Add reaction"
+                  title="Add reaction"
+                  onClick={() => reactRef.current && ctx.openPicker(message.id, reactRef.current)}
+                >
+                  <ReactIcon />
+                </button>
+              )}
+              {mine && (
+                <button
+                  type="button"
+                  className="icon"
+                  aria-label="Edit message"
+                  title="Edit"
+                  onClick={() => setEditing(true)}
+                >
+                  <EditIcon />
+                </button>
+              )}
+              {canDelete && (
+                <button
+                  type="button"
+                  className="icon danger"
+                  aria-label="Delete message"
+                  title="Delete"
+                  onClick={() => ctx.askDelete(message)}
+                >
+                  <TrashIcon />
+                </button>
+              )}
+            </div>
+          )}
         </div>
-        {!deleted && !editing && (ctx.canWrite || mine) && (
-          <div className="message-actions">
-            {ctx.canWrite && (
-              <button
-                ref={reactRef}
-                type="button"
-                className="icon"
-                aria-label="Add reaction"
-                title="Add reaction"
-                onClick={() => reactRef.current && ctx.openPicker(message.id, reactRef.current)}
-              >
-                <ReactIcon />
-              </button>
-            )}
-            {mine && (
-              <button
-                type="button"
-                className="icon"
-                aria-label="Edit message"
-                title="Edit"
-                onClick={() => setEditing(true)}
-              >
-                <EditIcon />
-              </button>
-            )}
-            {canDelete && (
-              <button
-                type="button"
-                className="icon danger"
-                aria-label="Delete message"
-                title="Delete"
-                onClick={() => ctx.askDelete(message)}
-              >
-                <TrashIcon />
-              </button>
-            )}
-          </div>
-        )}
       </article>
     </>
   );

@@ -11,6 +11,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { api, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { loadFresh, useLiveEvents } from "../../lib/events";
+import { type Highlighter, Markdown } from "../../lib/markdown";
 import { ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { Composer } from "./Composer";
@@ -18,8 +19,8 @@ import type { Attachment, AttachmentDraft, ChatRoom, Message, MessagePage, React
 import { EmojiPicker } from "./EmojiPicker";
 import { LinkIcon, TrashIcon } from "./icons";
 import { type EditRequest, MessageBlocks, useRowInfos } from "./MessageBlocks";
-import { type RowActions, RowContext } from "./MessageRow";
-import type { Candidate } from "./mentions";
+import { createSelection, type RowActions, RowContext } from "./MessageRow";
+import { type Candidate, type Mentionable, mentionFinder } from "./mentions";
 import {
   addReaction,
   EMPTY_ROOM,
@@ -55,6 +56,8 @@ export function RoomView({
   candidates,
   roomsButton,
   onDeleteRoom,
+  notice,
+  onDismissNotice,
 }: {
   spaceId: string;
   room: ChatRoom;
@@ -66,6 +69,9 @@ export function RoomView({
   /** The button that shows the room list on narrow screens. */
   roomsButton: React.ReactNode;
   onDeleteRoom: (() => void) | null;
+  /** Said under the header (why this room opened, say) until dismissed. */
+  notice: string | null;
+  onDismissNotice: () => void;
 }) {
   const ws = useWorkspace();
   const path = `${ws.base}/spaces/${spaceId}/chat-rooms/${room.id}/messages`;
@@ -81,6 +87,8 @@ export function RoomView({
   const [seenAtOpen] = useState(() => seenOf(room.id));
   /** The first message not seen before: the "New messages" divider goes above it. */
   const [dividerId, setDividerId] = useState<string | null>(null);
+  const dividerRef = useRef(dividerId);
+  dividerRef.current = dividerId;
   const [editRequest, setEditRequest] = useState<EditRequest>({ id: "", n: 0 });
 
   const dataRef = useRef(data);
@@ -137,7 +145,13 @@ export function RoomView({
         "GET",
         `${path}?limit=${PAGE}&before=${encodeURIComponent(oldest.created_at)}`,
       );
-      anchor.current = firstVisibleRow(scroller.current);
+      // The divider on the oldest message held so far moves up into this page when it has unread messages.
+      // While the reader looks at it, the divider stays where it is on screen (the messages it moved above
+      // come in below it, the read ones above); otherwise the first row in view stays put.
+      const divider = dividerRef.current;
+      const movesTo = divider !== null && divider === oldest.id ? page.messages.find(isUnread)?.id : undefined;
+      anchor.current =
+        (movesTo && divider && rowInView(scroller.current, divider, movesTo)) || firstVisibleRow(scroller.current);
       setData((d) => prependPage(d, page));
       // A divider on the oldest message held so far may have unread messages before it: it moves up to the
       // first unread one of this page.
@@ -164,9 +178,12 @@ export function RoomView({
       firstLayout.current = false;
       const divider = el.querySelector<HTMLElement>(".chat-divider.unread");
       el.scrollTop = el.scrollHeight;
-      // Unread messages taller than the screen: start at the first of them.
-      if (divider && divider.getBoundingClientRect().top < el.getBoundingClientRect().top) {
-        divider.scrollIntoView({ block: "start" });
+      // Unread messages taller than the screen: start at the first of them, the divider at the top (read
+      // messages above it load as the reader scrolls up). Scrolled here, not with scrollIntoView, which would
+      // scroll the page around the list too.
+      const top = divider ? divider.getBoundingClientRect().top - el.getBoundingClientRect().top : 0;
+      if (divider && top < 0) {
+        el.scrollTop += top;
         stick.current = false;
       }
     } else if (stick.current) {
@@ -292,6 +309,7 @@ export function RoomView({
   // Stable actions for the rows: they read the latest workspace through a ref.
   const wsRef = useRef(ws);
   wsRef.current = ws;
+  const [selection] = useState(createSelection);
   const actions = useMemo<RowActions>(
     () => ({
       me,
@@ -319,9 +337,27 @@ export function RoomView({
       },
       askDelete: (message) => setDeleting(message),
       focusComposer: () => sectionRef.current?.querySelector<HTMLElement>('[role="combobox"]')?.focus(),
+      selection,
     }),
-    [me, canWrite, canModerate, path],
+    [me, canWrite, canModerate, path, selection],
   );
+
+  // Mentions of members stand out in the messages, those of the viewer most. Made again only when a name
+  // changes, not each time the member list is fetched again: a new highlighter renders every message anew.
+  const mentionables = JSON.stringify(
+    ws.members.map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account })),
+  );
+  const highlight = useMemo<Highlighter>(() => {
+    const find = mentionFinder(JSON.parse(mentionables) as Mentionable[]);
+    return (text) =>
+      find(text).map((f) => ({
+        start: f.start,
+        end: f.end,
+        label: f.label,
+        className: f.userId === me ? "mention me" : "mention",
+        title: f.userId === me ? "Mentions you" : undefined,
+      }));
+  }, [mentionables, me]);
 
   /** Deletes the message being confirmed; a refusal stays in the dialog. */
   const deleteMessage = async (message: Message) => {
@@ -351,6 +387,14 @@ export function RoomView({
           </button>
         )}
       </header>
+      {notice && (
+        <div className="chat-notice" role="status">
+          <span className="grow">{notice}</span>
+          <button type="button" className="icon" aria-label="Dismiss notice" onClick={onDismissNotice}>
+            ✕
+          </button>
+        </div>
+      )}
       <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div className="chat-list" ref={list} role="log" aria-label={`Messages in #${room.name}`}>
           {!loaded ? (
@@ -389,7 +433,14 @@ export function RoomView({
                 </div>
               )}
               <RowContext.Provider value={actions}>
-                <MessageBlocks rows={rows} data={data} nameOf={ws.nameOf} isStaff={ws.isStaff} edit={editRequest} />
+                <MessageBlocks
+                  rows={rows}
+                  data={data}
+                  nameOf={ws.nameOf}
+                  isStaff={ws.isStaff}
+                  edit={editRequest}
+                  highlight={highlight}
+                />
               </RowContext.Provider>
               {pending.map((p) => (
                 <div key={p.key} className="message pending">
@@ -468,11 +519,26 @@ export function RoomView({
           onConfirm={() => deleteMessage(deleting)}
         >
           <p>Delete this message for everyone? This cannot be undone.</p>
-          {deleting.content && <blockquote className="delete-preview">{deleting.content.slice(0, 300)}</blockquote>}
+          {deleting.content && (
+            <blockquote className="delete-preview">
+              <Markdown source={deleting.content} className="message-text" highlight={highlight} />
+            </blockquote>
+          )}
         </ConfirmDialog>
       )}
     </section>
   );
+}
+
+/**
+ * An anchor holding the row `to` where row `from` is now, when `from` is in view (else null): the "New
+ * messages" divider moving from one to the other stays in place on screen.
+ */
+function rowInView(el: HTMLElement | null, from: string, to: string): { id: string; offset: number } | null {
+  const row = el?.querySelector<HTMLElement>(`article[data-id="${from}"]`);
+  if (!el || !row) return null;
+  const offset = row.getBoundingClientRect().top - el.getBoundingClientRect().top;
+  return offset >= -row.offsetHeight && offset < el.clientHeight ? { id: to, offset } : null;
 }
 
 /** The first message row at least partly in view, and how far its top is from the list's top. */

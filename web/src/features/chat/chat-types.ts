@@ -6,6 +6,8 @@ export interface ChatRoom {
   space_id: string;
   name: string;
   created_at: string;
+  /** Who created the room (for `general`, the space's creator); null once that account is gone. */
+  created_by: string | null;
 }
 
 /** A message; a deleted one keeps its place with `content: ""` and `deleted_at` set. */

@@ -53,3 +53,67 @@ export function insertMention(
   const after = text.slice(end).replace(/^ /, "");
   return { text: text.slice(0, mention.start) + inserted + after, caret: mention.start + inserted.length };
 }
+
+/** Someone a rendered message may mention: every member of the organization, people and staff. */
+export interface Mentionable {
+  id: string;
+  name: string;
+  staff: boolean;
+}
+
+/** A mention found in a run of text: `[start, end)`, who it names and what to show (`<@id>` shows `@Name`). */
+export interface FoundMention {
+  start: number;
+  end: number;
+  userId: string;
+  label: string;
+}
+
+const BY_ID = /<@([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})>/gi;
+
+/**
+ * A finder of the mentions in a run of text, by the server's rule (docs/api.md "AI staff replies"): `<@userId>`
+ * of a member, and `@Display Name`, case-insensitive, the longest name that matches, not followed by a letter
+ * or digit, with no letter or digit right before the `@`. A name a person and a staff member share names the
+ * staff member. Mentions never overlap; the earlier one wins.
+ */
+export function mentionFinder(members: readonly Mentionable[]): (text: string) => FoundMention[] {
+  // Longest first, staff before a person of the very same name: the first match is the one the server picks.
+  const byName = members
+    .filter((m) => m.name.length > 0)
+    .map((m) => ({ ...m, key: m.name.toLowerCase() }))
+    .sort((a, b) => b.name.length - a.name.length || Number(b.staff) - Number(a.staff));
+  const byId = new Map(members.map((m) => [m.id.toLowerCase(), m]));
+  return (text) => {
+    if (!text.includes("@")) return [];
+    const found: FoundMention[] = [];
+    if (text.includes("<@"))
+      for (const match of text.matchAll(BY_ID)) {
+        const member = byId.get((match[1] as string).toLowerCase());
+        if (member)
+          found.push({
+            start: match.index,
+            end: match.index + match[0].length,
+            userId: member.id,
+            label: `@${member.name}`,
+          });
+      }
+    for (let at = text.indexOf("@"); at !== -1; at = text.indexOf("@", at + 1)) {
+      if (at > 0 && WORD.test(text[at - 1] as string)) continue;
+      const member = byName.find((m) => {
+        const end = at + 1 + m.name.length;
+        if (text.slice(at + 1, end).toLowerCase() !== m.key) return false;
+        const next = text.codePointAt(end);
+        return next === undefined || !WORD.test(String.fromCodePoint(next));
+      });
+      if (member) {
+        const end = at + 1 + member.name.length;
+        found.push({ start: at, end, userId: member.id, label: text.slice(at, end) });
+      }
+    }
+    found.sort((a, b) => a.start - b.start);
+    const kept: FoundMention[] = [];
+    for (const f of found) if (!kept.length || f.start >= (kept[kept.length - 1] as FoundMention).end) kept.push(f);
+    return kept;
+  };
+}
