@@ -200,6 +200,34 @@ describe("AI staff for members", () => {
 });
 
 describe("space members", () => {
+  it("asks before removing someone from a space, naming them", async () => {
+    const member = await addMember(org, ["Member"], "Rob Removed");
+    const created = await org.owner.api.post(`${orgPath()}/spaces`, { name: "Vault", private: true });
+    expect(created.status).toBe(201);
+    const vault = created.body.id as string;
+    const members = `${orgPath()}/spaces/${vault}/members`;
+    expect((await org.owner.api.post(members, { user_id: member.id })).status).toBe(201);
+
+    const { page, close } = await ownerPage(`/spaces/${vault}/settings`);
+    const remove = page.getByRole("button", { name: "Remove Rob Removed" });
+    await remove.click();
+    const dialog = page.getByRole("dialog", { name: "Remove Rob Removed from Vault?" });
+    await dialog.getByText("Rob Removed loses access").waitFor();
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await dialog.waitFor({ state: "detached" });
+    expect(await remove.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect((await org.owner.api.get(members)).body.members).toHaveLength(2);
+
+    await remove.click();
+    await dialog.getByRole("button", { name: "Remove" }).click();
+    await remove.waitFor({ state: "detached" });
+    expect((await org.owner.api.get(members)).body.members).toHaveLength(1);
+    expect((await member.api.get(`${orgPath()}/spaces/${vault}`)).status).toBe(404);
+    // The keyboard lands on adding someone, since the row went away.
+    await page.waitForFunction(() => document.activeElement?.tagName === "SELECT");
+    await close();
+  });
+
   it("lets a member leave a private space, after asking, and takes them back to the spaces", async () => {
     const member = await addMember(org, ["Member"], "Lea Leaver");
     const created = await org.owner.api.post(`${orgPath()}/spaces`, { name: "Hush", private: true });

@@ -1,7 +1,8 @@
 /**
  * The web UI's first steps in a real browser against dist/tandem: first-run setup from the logged link,
  * sign-in, staying signed in across an expired access token, creating a space and landing on its board,
- * sign-out; and the app's pages never shadow the API.
+ * sign-out, the phone menu; an approved signup leaving the waiting screen by itself; and the app's pages never
+ * shadow the API.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser } from "playwright-core";
@@ -112,6 +113,103 @@ describe("first run and sign-in", () => {
     await page.getByRole("button", { name: "Menu" }).click();
     await page.getByRole("navigation", { name: "Workspace" }).getByText("My tasks").click();
     await page.waitForURL(/\/my-tasks$/);
+    await context.close();
+  });
+
+  it("closes the phone menu with Escape or a tap outside it, giving the keyboard back to the menu button", async () => {
+    const { context, page } = await signedInPage(browser, server, OWNER, "/spaces", { viewport: PHONE });
+    const menu = page.getByRole("button", { name: "Menu" });
+    const nav = page.getByRole("navigation", { name: "Workspace" });
+    const menuFocused = () => menu.evaluate((el) => el === document.activeElement);
+
+    await menu.click();
+    await nav.getByText("My tasks").waitFor();
+    expect(await menu.getAttribute("aria-expanded")).toBe("true");
+    await page.keyboard.press("Escape");
+    await nav.waitFor({ state: "hidden" });
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await menuFocused()).toBe(true);
+
+    await menu.click();
+    await nav.getByText("My tasks").waitFor();
+    await screenshot(page, "phone-menu");
+    // A tap on the page to the right of the menu.
+    await page.mouse.click(370, 400);
+    await nav.waitFor({ state: "hidden" });
+    expect(await menu.getAttribute("aria-expanded")).toBe("false");
+    expect(await menuFocused()).toBe(true);
+    expect(new URL(page.url()).pathname).toBe("/spaces");
+    await context.close();
+  });
+});
+
+describe("signing up", () => {
+  it("leaves the waiting screen for the workspace once the signup is approved, without signing in again", async () => {
+    const owner = client(server.url);
+    const login = await owner.post("/api/v1/auth/login", { email: OWNER.email, password: OWNER.password });
+    const api = client(server.url, login.body.access_token);
+    const orgId = (await api.get("/api/v1/organizations")).body.organizations[0].id as string;
+    expect((await api.patch(`/api/v1/organizations/${orgId}`, { open_signups_enabled: true })).status).toBe(200);
+
+    const context = await browser.newContext({ baseURL: server.url, viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto("/register");
+    await page.getByLabel("Your name").fill("Rita Requester");
+    await page.getByLabel("Email").fill("rita@acme.test");
+    await page.getByLabel("Password (at least 8 characters)").fill("rita-password");
+    await page.getByRole("button", { name: "Request account" }).click();
+    await page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
+    // It checks on its own; asked again before the approval, it says so.
+    await page.getByRole("button", { name: "Check again" }).click();
+    await page.getByText("Not approved yet").waitFor();
+    await screenshot(page, "waiting-for-approval");
+
+    const requests = await api.get(`/api/v1/organizations/${orgId}/signup-requests?status=pending`);
+    const rita = (requests.body.signup_requests as { id: string; email: string }[]).find(
+      (r) => r.email === "rita@acme.test",
+    );
+    expect(rita).toBeDefined();
+    const approved = await api.post(`/api/v1/organizations/${orgId}/signup-requests/${rita?.id}/approve`, {});
+    expect(approved.status).toBe(204);
+
+    // Coming back to the window is enough (a timer also checks every few seconds while the screen is shown).
+    const before = await page.evaluate(() => JSON.parse(localStorage.getItem("tandem.session") as string));
+    await page.evaluate(() => dispatchEvent(new Event("focus")));
+    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+    const after = await page.evaluate(() => JSON.parse(localStorage.getItem("tandem.session") as string));
+    expect(after.signup_pending).toBe(false);
+    expect(after.refresh_token).toBe(before.refresh_token);
+    await page.reload();
+    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+    await context.close();
+  });
+
+  it("opens the workspace on load when the approval came while the page was closed", async () => {
+    const owner = client(server.url);
+    const login = await owner.post("/api/v1/auth/login", { email: OWNER.email, password: OWNER.password });
+    const api = client(server.url, login.body.access_token);
+    const orgId = (await api.get("/api/v1/organizations")).body.organizations[0].id as string;
+
+    const context = await browser.newContext({ baseURL: server.url, viewport: PHONE });
+    const page = await context.newPage();
+    await page.goto("/register");
+    await page.getByLabel("Your name").fill("Sam Signup");
+    await page.getByLabel("Email").fill("sam@acme.test");
+    await page.getByLabel("Password (at least 8 characters)").fill("sam-password");
+    await page.getByRole("button", { name: "Request account" }).click();
+    await page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
+    await page.goto("about:blank");
+
+    const requests = await api.get(`/api/v1/organizations/${orgId}/signup-requests?status=pending`);
+    const sam = (requests.body.signup_requests as { id: string; email: string }[]).find(
+      (r) => r.email === "sam@acme.test",
+    );
+    expect((await api.post(`/api/v1/organizations/${orgId}/signup-requests/${sam?.id}/approve`, {})).status).toBe(204);
+    await page.goto("/spaces");
+    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+    expect(await page.evaluate(() => JSON.parse(localStorage.getItem("tandem.session") as string).signup_pending)).toBe(
+      false,
+    );
     await context.close();
   });
 });

@@ -225,6 +225,59 @@ describe("the file tree", () => {
   });
 });
 
+describe("the keyboard in the tree", () => {
+  it("keeps the keyboard in the tree when a file is clicked, and goes into the editor on Enter", async () => {
+    const folder = await org.owner.api.post(`${filesApi()}/folders`, { name: "Meetings", parent_id: null });
+    expect(folder.status).toBe(201);
+    await textFile("agenda.md", "Agenda\n", folder.body.node.id);
+    await textFile("notes.md", "Notes of the week\n", folder.body.node.id);
+    const { context, page } = await signedInPage(browser, server, member, filesUrl(folder.body.node.id));
+    const isActive = (name: string) => item(page, name).evaluate((el) => el === document.activeElement);
+    const inEditor = () => page.evaluate(() => document.activeElement?.closest(".cm-content") !== null);
+
+    // A click opens the file and leaves the keyboard on the row: F2 renames it, the document is untouched.
+    await item(page, "notes.md").click();
+    await page.locator(".cm-line", { hasText: "Notes of the week" }).waitFor();
+    await page.getByText("Live: changes save as you type").waitFor();
+    expect(await isActive("notes.md")).toBe(true);
+    await page.keyboard.press("F2");
+    const rename = page.getByLabel("New name for notes.md");
+    await rename.waitFor();
+    await page.keyboard.press("Escape");
+    await item(page, "notes.md").waitFor();
+    await page.keyboard.press("ArrowUp");
+    expect(await isActive("agenda.md")).toBe(true);
+
+    // A file just created takes the keyboard once; clicked again later, it leaves it in the tree.
+    await page.getByRole("button", { name: "New file" }).click();
+    await page.getByLabel("Name of the new file").fill("minutes.md");
+    await page.keyboard.press("Enter");
+    await page.getByRole("textbox", { name: "Content of minutes.md" }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.closest(".cm-content") !== null);
+    await item(page, "agenda.md").click();
+    await page.getByRole("textbox", { name: "Content of agenda.md" }).waitFor();
+    await item(page, "minutes.md").click();
+    await page.getByRole("textbox", { name: "Content of minutes.md" }).waitFor();
+    await page.getByText("Live: changes save as you type").waitFor();
+    await Bun.sleep(200);
+    expect(await isActive("minutes.md")).toBe(true);
+
+    // Enter on a file opens it and puts the cursor in its text; on the file already open too.
+    await page.keyboard.press("ArrowUp");
+    expect(await isActive("agenda.md")).toBe(true);
+    await page.keyboard.press("Enter");
+    await page.getByRole("textbox", { name: "Content of agenda.md" }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Content of agenda.md");
+    await item(page, "agenda.md").focus();
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Content of agenda.md");
+    expect(await inEditor()).toBe(true);
+    const names = (await tree()).map((n) => n.name);
+    expect(names).toContain("notes.md");
+    await context.close();
+  });
+});
+
 describe("upload and download", () => {
   it("uploads an image with its details and preview, and downloads the same bytes", async () => {
     // A 1x1 PNG.
@@ -317,7 +370,9 @@ describe("editing together", () => {
     const file = await textFile("readonly.md", "Look, do not touch.\n");
     const { context, page } = await signedInPage(browser, server, viewer, filesUrl(file.id));
     await page.locator(".cm-line", { hasText: "Look, do not touch." }).waitFor();
-    await page.getByText("Read-only").waitFor();
+    // One status, which says it is read-only, never that changes save as you type.
+    await page.getByText("Read-only: you see changes as others make them").waitFor();
+    expect(await page.getByText("save as you type").count()).toBe(0);
     expect(await page.getByRole("textbox", { name: "Content of readonly.md" }).getAttribute("contenteditable")).toBe(
       "false",
     );

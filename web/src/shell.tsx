@@ -1,5 +1,5 @@
 /** The frame of every workspace screen: the sidebar (spaces, my tasks, staff, approvals, settings) and the page. */
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
 import { Link, navigate, useLocation } from "./lib/router";
@@ -39,8 +39,25 @@ export function Shell({ children }: { children: ReactNode }) {
   const ws = useWorkspace();
   const { path } = useLocation();
   const [open, setOpen] = useState(false);
+  const menuButton = useRef<HTMLButtonElement>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes on every navigation.
   useEffect(() => setOpen(false), [path]);
+  /** Closes the phone menu from Escape or the backdrop; the keyboard goes back to the button that opened it. */
+  const dismiss = useCallback(() => {
+    setOpen(false);
+    menuButton.current?.focus();
+  }, []);
+  useEffect(() => {
+    if (!open) return;
+    const onKey = (event: KeyboardEvent) => {
+      // A dialog above the menu takes its own Escape first.
+      if (event.key !== "Escape" || event.defaultPrevented || document.querySelector("dialog[open]")) return;
+      event.preventDefault();
+      dismiss();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [open, dismiss]);
   const admin = ws.can("org.manage") || ws.can("org.members.manage");
 
   return (
@@ -50,17 +67,23 @@ export function Shell({ children }: { children: ReactNode }) {
       </a>
       <header className="topbar">
         <button
+          ref={menuButton}
           type="button"
           className="icon menu-button"
           aria-label="Menu"
           aria-expanded={open}
+          aria-controls="workspace-nav"
           onClick={() => setOpen(!open)}
         >
           ☰
         </button>
         <OrgName />
       </header>
-      <nav className="sidebar" aria-label="Workspace">
+      {open && (
+        // A tap outside the phone menu closes it; keyboards use Escape or the menu button (hence aria-hidden).
+        <div className="nav-backdrop" aria-hidden="true" onClick={dismiss} />
+      )}
+      <nav id="workspace-nav" className="sidebar" aria-label="Workspace">
         <div className="sidebar-org">
           <OrgName />
         </div>

@@ -92,6 +92,14 @@ export function isSignupPending(): boolean {
   return session?.signup_pending === true;
 }
 
+/**
+ * The account's signup was approved (it is a member now): the session stops being pending, here and in the
+ * other tabs, without signing in again. The tokens stay valid across the approval.
+ */
+export function clearSignupPending(): void {
+  if (session?.signup_pending) write({ ...session, signup_pending: false });
+}
+
 /** Calls `listener` whenever the session changes (here or in another tab). */
 export function onSessionChange(listener: () => void): () => void {
   listeners.add(listener);

@@ -1,6 +1,6 @@
 /** Pages before the workspace: first-run setup, sign in, register, accept an invite, waiting for approval. */
-import { type FormEvent, type ReactNode, useState } from "react";
-import { type LoginShape, publicApi, signIn, signOut } from "../../lib/api";
+import { type FormEvent, type ReactNode, useCallback, useEffect, useRef, useState } from "react";
+import { api, clearSignupPending, type LoginShape, messageOf, publicApi, signIn, signOut } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Link, navigate, useLocation } from "../../lib/router";
 import { ErrorText } from "../../lib/ui";
@@ -209,26 +209,96 @@ export function AcceptInvitePage() {
   );
 }
 
+/** How often the waiting screen asks whether the signup was approved. */
+const APPROVAL_POLL_MS = 10_000;
+
+/**
+ * While a signup waits for approval, asks the API whether the account is a member now: at once, every 10
+ * seconds while shown, and whenever the window comes back into focus or view. Once it is, the stored session
+ * stops being pending and the app opens the workspace, without signing in again. A denied signup ends the
+ * session on the server, and the next check lands on the sign-in page.
+ */
+function useApprovalCheck(enabled: boolean): {
+  check: () => void;
+  checking: boolean;
+  checkedAt: Date | null;
+  error: string | null;
+} {
+  const [checking, setChecking] = useState(false);
+  const [checkedAt, setCheckedAt] = useState<Date | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const running = useRef(false);
+  const check = useCallback(() => {
+    if (running.current) return;
+    running.current = true;
+    setChecking(true);
+    api<{ organizations: unknown[] }>("GET", "/organizations")
+      .then((answer) => {
+        setError(null);
+        setCheckedAt(new Date());
+        if (answer.organizations.length > 0) clearSignupPending();
+      })
+      .catch((err) => setError(`Could not check whether your account was approved: ${messageOf(err)}`))
+      .finally(() => {
+        running.current = false;
+        setChecking(false);
+      });
+  }, []);
+  useEffect(() => {
+    if (!enabled) return;
+    check();
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") check();
+    }, APPROVAL_POLL_MS);
+    const onVisible = () => {
+      if (document.visibilityState === "visible") check();
+    };
+    addEventListener("focus", check);
+    document.addEventListener("visibilitychange", onVisible);
+    return () => {
+      clearInterval(timer);
+      removeEventListener("focus", check);
+      document.removeEventListener("visibilitychange", onVisible);
+    };
+  }, [enabled, check]);
+  return { check, checking, checkedAt, error };
+}
+
 /** Signed in, but not (yet) a member of the organization. */
 export function NoOrganization({ pending }: { pending: boolean }) {
   const [busy, setBusy] = useState(false);
+  const approval = useApprovalCheck(pending);
   return (
     <Card title={pending ? "Waiting for approval" : "No organization"}>
       <p>
         {pending
-          ? "Your account was created. An administrator has to approve it before you can work; sign in again once they have."
+          ? "Your account was created. An administrator has to approve it before you can work; this page opens your workspace as soon as they have."
           : "Your account is not a member of this organization. Ask an administrator for an invite."}
       </p>
-      <button
-        type="button"
-        disabled={busy}
-        onClick={() => {
-          setBusy(true);
-          void signOut().then(() => navigate("/login", { replace: true }));
-        }}
-      >
-        Sign out
-      </button>
+      {pending && approval.checkedAt && !approval.error && (
+        <p className="muted small">
+          Not approved yet · checked at{" "}
+          {approval.checkedAt.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })}
+        </p>
+      )}
+      {pending && <ErrorText error={approval.error} />}
+      <div className="row">
+        {pending && (
+          <button type="button" disabled={approval.checking} onClick={approval.check}>
+            {approval.checking ? "Checking…" : "Check again"}
+          </button>
+        )}
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            void signOut().then(() => navigate("/login", { replace: true }));
+          }}
+        >
+          Sign out
+        </button>
+      </div>
     </Card>
   );
 }

@@ -23,7 +23,7 @@ import { Avatar, ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { dropPosition, find, type Lanes, lanesOf, place, remove, upsert } from "./board-state";
 import { PaperClip } from "./icons";
-import { type BoardAnswer, dueLabel, isDoneColumn, isOverdue, taskHref, taskPath } from "./model";
+import { type BoardAnswer, dueText, isDoneColumn, isOverdue, taskHref, taskPath } from "./model";
 import { TaskDetail } from "./TaskDetail";
 
 /** The drag data type of a task, so drops of anything else (files, text) are refused. */
@@ -496,8 +496,7 @@ const Card = memo(function Card({ task, spaceId, canWrite, done, assignee, assig
           <span className="task-card-meta">
             {task.due_at && (
               <span className={`due${overdue ? " overdue" : ""}`} title={new Date(task.due_at).toLocaleString()}>
-                {overdue ? "Overdue · " : "Due "}
-                {dueLabel(task.due_at, Date.now(), false)}
+                {dueText(task.due_at, overdue, Date.now(), false)}
               </span>
             )}
             {task.deliverable_required && (

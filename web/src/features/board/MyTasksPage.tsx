@@ -9,7 +9,7 @@ import { Link } from "../../lib/router";
 import type { Column, Task } from "../../lib/types";
 import { Empty, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { type BoardAnswer, daysUntil, dueLabel, isDoneColumn, isOverdue, type MyTask, taskHref } from "./model";
+import { type BoardAnswer, daysUntil, dueText, isDoneColumn, isOverdue, type MyTask, taskHref } from "./model";
 
 type Group = "overdue" | "today" | "week" | "later" | "none" | "done";
 
@@ -159,8 +159,7 @@ export function MyTasksPage() {
                         className={`due${overdue ? " overdue" : ""}`}
                         title={new Date(task.due_at).toLocaleString()}
                       >
-                        {overdue ? "Overdue · " : "Due "}
-                        {dueLabel(task.due_at, now)}
+                        {dueText(task.due_at, overdue, now)}
                       </span>
                     )}
                   </li>

@@ -13,7 +13,7 @@ import type { Column, Space, Task } from "../../lib/types";
 import { copy, dateTime, ErrorText, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { Drawer } from "./Drawer";
-import { dayOf, dueLabel, endOfDay, isDoneColumn, isOverdue, type TaskChanges, taskHref, taskPath } from "./model";
+import { dayOf, dueText, endOfDay, isDoneColumn, isOverdue, type TaskChanges, taskHref, taskPath } from "./model";
 import { TaskComments } from "./TaskComments";
 import { TaskDeliverables } from "./TaskDeliverables";
 
@@ -95,9 +95,21 @@ export function TaskDetail({
 }) {
   const ws = useWorkspace();
   const canWrite = ws.can("tasks.write");
-  const [title, setTitle] = useState<Draft | null>(null);
+  const [title, setTitleState] = useState<Draft | null>(null);
+  // The draft as of now: a commit may run from a handler of an older render (a blur right after Escape threw the
+  // edit away), which must see the cancelled draft, not the one its render held.
+  const titleRef = useRef<Draft | null>(null);
+  const setTitle = (draft: Draft | null) => {
+    titleRef.current = draft;
+    setTitleState(draft);
+  };
   const [description, setDescription] = useState<(Draft & { preview: boolean }) | null>(null);
-  const [instructions, setInstructions] = useState<Draft | null>(null);
+  const [instructions, setInstructionsState] = useState<Draft | null>(null);
+  const instructionsRef = useRef<Draft | null>(null);
+  const setInstructions = (draft: Draft | null) => {
+    instructionsRef.current = draft;
+    setInstructionsState(draft);
+  };
   const [due, setDue] = useState<Draft | null>(null);
   const dueRef = useRef<Draft | null>(null);
   dueRef.current = due;
@@ -156,6 +168,7 @@ export function TaskDetail({
   };
 
   const commitTitle = async () => {
+    const title = titleRef.current;
     if (!title) return;
     const value = title.value.trim();
     if (!value || value === title.base.title) {
@@ -176,6 +189,7 @@ export function TaskDetail({
   };
 
   const commitInstructions = async () => {
+    const instructions = instructionsRef.current;
     if (!instructions) return;
     if (instructions.value === instructions.base.deliverable_instructions) {
       setInstructions(null);
@@ -234,7 +248,7 @@ export function TaskDetail({
   const assigneeKnown = !task.assignee_user_id || ws.members.some((m) => m.user_id === task.assignee_user_id);
   const show = (field: Field, value: unknown): string => {
     if (field === "assignee_user_id") return value ? ws.nameOf(String(value)) : "Nobody";
-    if (field === "due_at") return value ? dueLabel(String(value)) : "No due date";
+    if (field === "due_at") return value ? dueText(String(value), false) : "No due date";
     if (field === "deliverable_required") return value ? "Yes" : "No";
     return String(value ?? "") || "(empty)";
   };
@@ -308,17 +322,19 @@ export function TaskDetail({
           maxLength={500}
           readOnly={!canWrite}
           value={title ? title.value : task.title}
-          onFocus={() => setTitle((d) => d ?? { value: task.title, base: task })}
+          onFocus={() => {
+            if (!titleRef.current) setTitle({ value: task.title, base: task });
+          }}
           onChange={(event) => setTitle({ value: event.target.value.replace(/\n/g, " "), base: title?.base ?? task })}
           onBlur={() => void commitTitle()}
           onKeyDown={(event) => {
             if (event.key === "Enter") {
               event.preventDefault();
               void commitTitle();
-            } else if (event.key === "Escape" && title) {
+            } else if (event.key === "Escape" && title && title.value !== title.base.title) {
+              // Escape throws the edit away and leaves the cursor in the title; a second Escape closes the panel.
               event.preventDefault();
               setTitle(null);
-              event.currentTarget.blur();
             }
           }}
         />
@@ -384,6 +400,14 @@ export function TaskDetail({
                 onBlur={() => {
                   if (dueRef.current) void commitDue(dueRef.current);
                 }}
+                onKeyDown={(event) => {
+                  if (event.key === "Escape" && dueRef.current) {
+                    // A date being typed is put back rather than saved.
+                    event.preventDefault();
+                    dueRef.current = null;
+                    setDue(null);
+                  }
+                }}
               />
               {canWrite && task.due_at && (
                 <button
@@ -401,7 +425,7 @@ export function TaskDetail({
                 </button>
               )}
             </div>
-            {overdue && task.due_at && <span className="due overdue wrap">Overdue since {dueLabel(task.due_at)}</span>}
+            {overdue && task.due_at && <span className="due overdue wrap">{dueText(task.due_at, true)}</span>}
           </div>
         </div>
 
@@ -468,8 +492,13 @@ export function TaskDetail({
                       event.preventDefault();
                       void commitDescription();
                     } else if (event.key === "Escape") {
+                      // Escape cancels the edit, as Cancel does; typed text is only thrown away once confirmed.
                       event.preventDefault();
-                      if (description.value === description.base.description) setDescription(null);
+                      if (
+                        description.value === description.base.description ||
+                        confirm("Discard your changes to the description?")
+                      )
+                        setDescription(null);
                     }
                   }}
                 />
@@ -512,9 +541,22 @@ export function TaskDetail({
                 readOnly={!canWrite}
                 placeholder="What should be delivered, in which format…"
                 value={instructions ? instructions.value : task.deliverable_instructions}
-                onFocus={() => setInstructions((d) => d ?? { value: task.deliverable_instructions, base: task })}
+                onFocus={() => {
+                  if (!instructionsRef.current) setInstructions({ value: task.deliverable_instructions, base: task });
+                }}
                 onChange={(event) => setInstructions({ value: event.target.value, base: instructions?.base ?? task })}
                 onBlur={() => void commitInstructions()}
+                onKeyDown={(event) => {
+                  if (
+                    event.key === "Escape" &&
+                    instructions &&
+                    instructions.value !== instructions.base.deliverable_instructions
+                  ) {
+                    // As in the title: Escape puts the saved text back, and nothing is sent.
+                    event.preventDefault();
+                    setInstructions(null);
+                  }
+                }}
               />
             </label>
           )}

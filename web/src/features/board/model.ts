@@ -93,8 +93,9 @@ export function daysUntil(iso: string, now = Date.now()): number {
 }
 
 /**
- * A due date in words: "Today", "Tomorrow", "Yesterday", "Mon 24 Nov"; the year only when it is another
- * year; the time only when it is not the end of a day (dates set over the API may carry one) and `withTime`.
+ * A due date in words, to follow "Due" or "Overdue since": "today", "tomorrow", "yesterday", "Wed, Nov 25"
+ * (as the browser's locale writes a date); the year only when it is another year; the time only when it is not
+ * the end of a day (dates set over the API may carry one) and `withTime`. `dueText` makes the whole label.
  */
 export function dueLabel(iso: string, now = Date.now(), withTime = true): string {
   const due = new Date(iso);
@@ -102,9 +103,9 @@ export function dueLabel(iso: string, now = Date.now(), withTime = true): string
   const endOfItsDay = due.getHours() === 23 && due.getMinutes() === 59;
   const time =
     endOfItsDay || !withTime ? "" : ` ${due.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })}`;
-  if (days === 0) return `Today${time}`;
-  if (days === 1) return `Tomorrow${time}`;
-  if (days === -1) return `Yesterday${time}`;
+  if (days === 0) return `today${time}`;
+  if (days === 1) return `tomorrow${time}`;
+  if (days === -1) return `yesterday${time}`;
   const sameYear = due.getFullYear() === new Date(now).getFullYear();
   const day = due.toLocaleDateString(undefined, {
     weekday: Math.abs(days) < 7 ? "short" : undefined,
@@ -113,6 +114,14 @@ export function dueLabel(iso: string, now = Date.now(), withTime = true): string
     year: sameYear ? undefined : "numeric",
   });
   return `${day}${time}`;
+}
+
+/**
+ * The label of a due date, written one way on every screen: "Due today", "Due Wed, Nov 25", and for a task
+ * past its date "Overdue since yesterday".
+ */
+export function dueText(iso: string, overdue: boolean, now = Date.now(), withTime = true): string {
+  return `${overdue ? "Overdue since" : "Due"} ${dueLabel(iso, now, withTime)}`;
 }
 
 /** A size in bytes for people. */

@@ -96,7 +96,7 @@ export default function FileEditor({
   readOnly,
   mode,
   isMarkdown,
-  autoFocus = false,
+  focusRequest = 0,
 }: {
   /** `ws(s)://host/api/v1/organizations/{orgId}/spaces/{spaceId}/files/collab/ws` */
   collabUrl: string;
@@ -106,8 +106,11 @@ export default function FileEditor({
   readOnly: boolean;
   mode: ViewMode;
   isMarkdown: boolean;
-  /** Put the cursor in the text once it has loaded (a file just created). */
-  autoFocus?: boolean;
+  /**
+   * Not 0: put the cursor in the text, now or once it has loaded (a file just created, or opened with Enter from
+   * the tree); each new number asks again. Opening a file otherwise leaves the keyboard where it was.
+   */
+  focusRequest?: number;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -118,6 +121,8 @@ export default function FileEditor({
   const [closed, setClosed] = useState<string | null>(null);
   const [peers, setPeers] = useState<Peer[]>([]);
   const [text, setText] = useState("");
+  /** A focus request waiting for the document to load. */
+  const wantsFocus = useRef(false);
 
   // One document and socket per file: a new name or reader does not reconnect; access changes apply below.
   // biome-ignore lint/correctness/useExhaustiveDependencies: opened once per file on purpose (see above).
@@ -145,12 +150,11 @@ export default function FileEditor({
     });
     provider.on("closed", ({ reason, code }) => setClosed(closedText(reason || `code ${code}`)));
     provider.on("status", ({ status: next }) => setStatus(next));
-    let focused = false;
     provider.on("sync", (isSynced) => {
       if (!isSynced) return;
       setSynced(true);
-      if (autoFocus && !focused && !readOnly) {
-        focused = true;
+      if (wantsFocus.current) {
+        wantsFocus.current = false;
         view.current?.focus();
       }
     });
@@ -216,6 +220,14 @@ export default function FileEditor({
     };
   }, [collabUrl, fileId]);
 
+  // Asked for the keyboard: at once when the text is there, else when it has loaded (see the sync handler).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new request number asks once.
+  useEffect(() => {
+    if (focusRequest === 0 || readOnly) return;
+    if (synced && view.current) view.current.focus();
+    else wantsFocus.current = true;
+  }, [focusRequest]);
+
   // Losing or gaining files.write applies at once, without reopening the document; so does a rename.
   useEffect(() => {
     view.current?.dispatch({ effects: editable.current.reconfigure(access(readOnly)) });
@@ -231,16 +243,22 @@ export default function FileEditor({
     <div className={`file-editor mode-${isMarkdown ? mode : "edit"}`}>
       <div className="editor-status small" aria-live="polite">
         <span className={`editor-dot ${closed ? "offline" : live ? "live" : "connecting"}`} aria-hidden="true" />
+        {/* One status: a reader is told it is read-only (and whether others' changes arrive), never "save as you type". */}
         <span>
           {closed
             ? "Closed"
-            : live
-              ? "Live: changes save as you type"
-              : status === "disconnected"
-                ? "Offline: your changes are kept and sent when the connection is back"
-                : "Connecting…"}
+            : readOnly
+              ? live
+                ? "Read-only: you see changes as others make them"
+                : status === "disconnected"
+                  ? "Read-only · offline: reconnecting"
+                  : "Read-only · connecting…"
+              : live
+                ? "Live: changes save as you type"
+                : status === "disconnected"
+                  ? "Offline: your changes are kept and sent when the connection is back"
+                  : "Connecting…"}
         </span>
-        {readOnly && <span className="badge">Read-only</span>}
         <span className="grow" />
         {peers.length > 0 && (
           <ul className="editor-peers" aria-label="Also editing">

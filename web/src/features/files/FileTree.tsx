@@ -21,7 +21,8 @@ export interface Draft {
 
 /** What the tree asks of the page. */
 export interface TreeActions {
-  open: (node: FileNode) => void;
+  /** Opens a node; `withKeyboard` (Enter on a file) also moves the keyboard into its editor. */
+  open: (node: FileNode, withKeyboard?: boolean) => void;
   openRoot: () => void;
   toggle: (id: string, open?: boolean) => void;
   rename: (node: FileNode, name: string) => Promise<string | null>;
@@ -114,6 +115,12 @@ export function FileTree({
       case "ArrowLeft":
         if (isOpen) actions.toggle(node.id, false);
         else focusRow(node.parent_id ?? undefined);
+        break;
+      case "Enter":
+        // Enter opens a file and goes into it (as in a code editor's explorer); a click or Space opens it and
+        // leaves the keyboard here. On a folder Enter does what a click does.
+        if (node.kind === "folder") handled = false;
+        else actions.open(node, true);
         break;
       case "F2":
         if (canWrite) actions.startRenaming(node);

@@ -193,7 +193,7 @@ export function FileView({
   canWrite,
   renaming,
   onStopRenaming,
-  autoFocus,
+  focusRequest,
   actions,
 }: {
   node: FileNode;
@@ -204,8 +204,8 @@ export function FileView({
   /** The name is being edited in the header. */
   renaming: boolean;
   onStopRenaming: () => void;
-  /** Start typing in it at once (it was just created). */
-  autoFocus: boolean;
+  /** Not 0: put the cursor in the text (it was just created, or opened with Enter); a new number asks again. */
+  focusRequest: number;
   actions: FileViewActions;
 }) {
   const ws = useWorkspace();
@@ -297,7 +297,7 @@ export function FileView({
               readOnly={!canWrite}
               mode={mode}
               isMarkdown={markdown}
-              autoFocus={autoFocus}
+              focusRequest={focusRequest}
             />
           </Suspense>
           {reviewed && (

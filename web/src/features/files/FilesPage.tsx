@@ -312,7 +312,12 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
   const [deleting, setDeleting] = useState<FileNode | null>(null);
   const [uploads, setUploads] = useState<Upload[]>([]);
   const [query, setQuery] = useState("");
-  const [created, setCreated] = useState<string | null>(null);
+  /**
+   * A file whose editor should take the keyboard once it has loaded: one just created, or one opened with Enter
+   * from the tree. `n` tells requests apart, so Enter on the file already open asks again. A click in the tree
+   * leaves the keyboard in the tree, as a file explorer does, so F2, Delete and the arrows keep working there.
+   */
+  const [focusEditor, setFocusEditor] = useState<{ id: string; n: number } | null>(null);
   const [showPending, setShowPending] = useState(false);
   const uploadInput = useRef<HTMLInputElement>(null);
   const uploadTarget = useRef<string | null>(null);
@@ -367,6 +372,12 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     const missing = wanted.filter((id) => !expanded.has(id));
     if (missing.length > 0) setStoredOpen([...expanded, ...missing]);
   }, [nodeId, tree, expanded, setStoredOpen]);
+
+  // A request is for the file it named: once another node is open it is spent, so coming back by a click does
+  // not move the keyboard into the editor.
+  useEffect(() => {
+    setFocusEditor((request) => (request && request.id !== nodeId ? null : request));
+  }, [nodeId]);
 
   const open = useCallback(
     (id: string | null) => navigate(id ? `/spaces/${space.id}/files/${id}` : `/spaces/${space.id}/files`),
@@ -448,7 +459,11 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
   };
 
   const treeActions: TreeActions = {
-    open: (node) => open(node.id),
+    open: (node, withKeyboard) => {
+      if (withKeyboard && node.kind === "file" && node.editable && canWrite)
+        setFocusEditor((request) => ({ id: node.id, n: (request?.n ?? 0) + 1 }));
+      open(node.id);
+    },
     openRoot: () => open(null),
     toggle,
     rename,
@@ -460,7 +475,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
         });
         update((list) => upsertNode(list, res.node));
         setDraft(null);
-        setCreated(res.node.id);
+        if (res.node.kind === "file") setFocusEditor((request) => ({ id: res.node.id, n: (request?.n ?? 0) + 1 }));
         open(res.node.id);
         return null;
       } catch (err) {
@@ -622,7 +637,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
             canWrite={canWrite}
             renaming={renaming?.where === "header" && renaming.id === selected.id}
             onStopRenaming={() => setRenaming(null)}
-            autoFocus={created === selected.id}
+            focusRequest={focusEditor?.id === selected.id ? focusEditor.n : 0}
             actions={{
               navigate: open,
               back: () => open(selected.parent_id),

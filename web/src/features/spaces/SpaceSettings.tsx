@@ -1,5 +1,5 @@
 /** A space's members (for private spaces, who can see it) and the git repository its agent staff work on. */
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useRef, useState } from "react";
 import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
@@ -26,6 +26,10 @@ function Members({ space }: { space: Space }) {
   const members = useApi<{ members: SpaceMember[] }>(path);
   const [adding, setAdding] = useState("");
   const [leaving, setLeaving] = useState(false);
+  const [removing, setRemoving] = useState<SpaceMember | null>(null);
+  // The Remove button goes away with the person, so the keyboard lands on "Add a member…" after a removal.
+  const addSelect = useRef<HTMLSelectElement>(null);
+  const removed = useRef(false);
   const action = useAction(async (method: "POST" | "DELETE", userId: string, role?: string) => {
     if (method === "POST") await api("POST", path, { user_id: userId, role: role ?? "member" });
     else await api("DELETE", `${path}/${userId}`);
@@ -63,7 +67,12 @@ function Members({ space }: { space: Space }) {
               </span>
             </span>
             {manage && m.user_id !== ws.me.id && (
-              <button type="button" className="link danger" onClick={() => void action.run("DELETE", m.user_id)}>
+              <button
+                type="button"
+                className="link danger"
+                aria-label={`Remove ${ws.nameOf(m.user_id)}`}
+                onClick={() => setRemoving(m)}
+              >
                 Remove
               </button>
             )}
@@ -85,7 +94,7 @@ function Members({ space }: { space: Space }) {
         >
           <label className="grow">
             <span className="sr-only">Person to add</span>
-            <select value={adding} onChange={(e) => setAdding(e.target.value)}>
+            <select ref={addSelect} value={adding} onChange={(e) => setAdding(e.target.value)}>
               <option value="">Add a member…</option>
               {ws.members
                 .filter((m) => !inSpace.has(m.user_id))
@@ -103,6 +112,26 @@ function Members({ space }: { space: Space }) {
         </form>
       )}
       <ErrorText error={action.error} />
+      {removing && (
+        <ConfirmDialog
+          title={`Remove ${ws.nameOf(removing.user_id)} from ${space.name}?`}
+          confirmLabel="Remove"
+          onConfirm={async () => {
+            await api("DELETE", `${path}/${removing.user_id}`);
+            removed.current = true;
+            await members.reload();
+          }}
+          onClose={() => {
+            setRemoving(null);
+            if (removed.current) setTimeout(() => addSelect.current?.focus());
+            removed.current = false;
+          }}
+        >
+          {space.private
+            ? `Only members (and organization owners) see this private space: ${ws.nameOf(removing.user_id)} loses access to its tasks, chat and files unless someone adds them again.`
+            : `${ws.nameOf(removing.user_id)} stops being a member of this space; it stays visible to them, as to everyone in the organization.`}
+        </ConfirmDialog>
+      )}
       {leaving && (
         <ConfirmDialog
           title={`Leave ${space.name}?`}
