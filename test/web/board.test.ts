@@ -116,7 +116,7 @@ describe("the board", () => {
     await createTask("Pick the caterer", "Done", { assignee_user_id: member.id });
     await createTask("Book the venue");
     const { context, page } = await openBoard();
-    await page.getByRole("button", { name: "Add a task to To do" }).click();
+    await page.getByRole("button", { name: "Add task to To do" }).click();
     await page.getByLabel("Title of the new task in To do").fill("Write the launch plan");
     await page.keyboard.press("Enter");
     await card(page, "Write the launch plan").waitFor();

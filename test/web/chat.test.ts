@@ -3,7 +3,8 @@
  * messages and reactions live; editing and deleting one's own messages; markdown rendered with raw HTML shown
  * as text; mentions highlighted; history loaded while scrolling up, and a room of many unread messages opened
  * at its first; attachments by URL; `@` autocomplete; rooms created, deleted (by whom the UI offers it) and
- * marked unread live; a message's actions on a phone; a staff member mentioned in the UI answering through a
+ * marked unread live (in the room list, and on the space's Chat tab and sidebar entry from other screens); a
+ * message's actions on a phone; a staff member mentioned in the UI answering through a
  * loopback fake model gateway (💭 first, then "thinking", then its reply); and how a room of 1,000 loaded
  * messages scrolls.
  */
@@ -448,6 +449,41 @@ describe("rooms", () => {
     expect(noticeBox && sendBox && noticeBox.y + noticeBox.height <= sendBox.y).toBe(true);
     await notice.getByRole("button", { name: "Dismiss notice" }).click();
     await notice.waitFor({ state: "detached" });
+  });
+
+  it("marks the Chat tab and the space in the sidebar unread from another screen, until the room is opened", async () => {
+    const maya = await open(member, `/spaces/${spaceId}/board`);
+    const tabs = maya.getByRole("navigation", { name: "Space" });
+    const sidebar = maya.getByRole("navigation", { name: "Workspace" });
+    await tabs.getByRole("link", { name: "Chat", exact: true }).waitFor();
+    await sidebar.getByRole("link", { name: "# Launch", exact: true }).waitFor();
+    // The page's socket must be open before the messages, or their events go unheard.
+    await maya.getByRole("img", { name: "Live updates: live" }).first().waitFor();
+
+    // Her own messages never count; two from the owner do.
+    await say(generalId, "Mine, read already", member.api);
+    await say(generalId, "Standup moved to 10");
+    await say(generalId, "Agenda is in Files");
+    await tabs.getByRole("link", { name: "Chat 2 unread" }).waitFor();
+    await screenshot(maya, "chat-unread-elsewhere");
+    // The dot's words follow the name (the link lays them out apart, hence the space).
+    await sidebar.getByRole("link", { name: "# Launch unread messages" }).waitFor();
+
+    // Opening the room is seeing it: both marks go, and the chat screen agrees.
+    await tabs.getByRole("link", { name: "Chat 2 unread" }).click();
+    await message(maya, "Agenda is in Files").waitFor();
+    await tabs.getByRole("link", { name: "Chat", exact: true }).waitFor();
+    await sidebar.getByRole("link", { name: "# Launch", exact: true }).waitFor();
+
+    // Back on the board, a newer message marks it again; deleting it takes the mark away.
+    await tabs.getByRole("link", { name: "Board" }).click();
+    await maya.getByRole("button", { name: "Add task to To do" }).waitFor();
+    const news = await say(generalId, "Retro on Friday");
+    await tabs.getByRole("link", { name: "Chat 1 unread" }).waitFor();
+    const gone = await org.owner.api.delete(`${spacePath()}/chat-rooms/${generalId}/messages/${news.id}`);
+    expect(gone.status).toBeLessThan(300);
+    await tabs.getByRole("link", { name: "Chat", exact: true }).waitFor();
+    await sidebar.getByRole("link", { name: "# Launch", exact: true }).waitFor();
   });
 
   it("offers Delete room to org.manage holders and the room's creator, and general to org.manage only", async () => {

@@ -1,5 +1,6 @@
 /** The frame of every workspace screen: the sidebar (spaces, my tasks, staff, approvals, settings) and the page. */
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
+import { useUnreadCount, useUnreadTracker } from "./features/chat/unread";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
 import { Link, navigate, useLocation } from "./lib/router";
@@ -13,6 +14,17 @@ function NavLink({ href, children, exact = false }: { href: string; children: Re
     <Link href={href} className={active ? "nav-link active" : "nav-link"} aria-current={active ? "page" : undefined}>
       {children}
     </Link>
+  );
+}
+
+/** A dot beside a space in the sidebar while its chat has unread messages (outside the room on screen). */
+function UnreadDot({ spaceId }: { spaceId: string }) {
+  const count = useUnreadCount(spaceId);
+  if (count === 0) return null;
+  return (
+    <span className="nav-unread" title={`${count} unread ${count === 1 ? "message" : "messages"}`}>
+      <span className="sr-only">unread messages</span>
+    </span>
   );
 }
 
@@ -59,6 +71,8 @@ export function Shell({ children }: { children: ReactNode }) {
     return () => document.removeEventListener("keydown", onKey);
   }, [open, dismiss]);
   const admin = ws.can("org.manage") || ws.can("org.members.manage");
+  // Chat messages arriving anywhere count as unread, whatever screen is open.
+  useUnreadTracker();
 
   return (
     <div className={`shell${open ? " nav-open" : ""}`}>
@@ -101,6 +115,7 @@ export function Shell({ children }: { children: ReactNode }) {
                 {space.private ? "🔒 " : "# "}
                 {space.name}
               </span>
+              <UnreadDot spaceId={space.id} />
             </NavLink>
           ))}
         </div>

@@ -555,7 +555,7 @@ function AddTask({ column, onCreate }: { column: Column; onCreate: (title: strin
       <button
         type="button"
         className="lane-add"
-        aria-label={`Add a task to ${column.name}`}
+        aria-label={`Add task to ${column.name}`}
         onClick={() => setOpen(true)}
       >
         + Add task

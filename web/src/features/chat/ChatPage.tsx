@@ -3,8 +3,9 @@
  * `/spaces/:spaceId/chat` opens `general`, or the first room.
  *
  * Unread: per room, the time of the last message seen is kept in this browser (localStorage); a room created
- * or never opened counts from when this browser first opened the space's chat. Counts come from a short look
- * at each room's newest messages on opening, then from live events.
+ * or never opened counts from when this browser first opened the space's chat (or first counted a message of
+ * it elsewhere). Counts come from a short look at each room's newest messages on opening, then from live events;
+ * they live in the shared store of unread.ts, which the "Chat" tab and the sidebar read too.
  *
  * Deleting a room (which deletes its messages for good) is offered only to `org.manage` holders and to the
  * room's creator, and `general` only to `org.manage` holders; the API lets any `chat.write` holder do it.
@@ -23,17 +24,10 @@ import type { ChatRoom, Message, MessagePage, ReplyEvent, Thinking } from "./cha
 import { PlusIcon } from "./icons";
 import type { Candidate } from "./mentions";
 import { RoomView } from "./RoomView";
+import { type RoomUnread, type Seen, seenKey, updateUnread, useUnread } from "./unread";
 
 /** How many of a room's newest messages are looked at to count its unread ones. */
 const UNREAD_PROBE = 20;
-
-/** What this browser remembers of reading a space's rooms. */
-interface Seen {
-  /** When this browser first opened the space's chat: rooms never opened count from here. */
-  since: string;
-  /** Per room, the `created_at` of the newest message seen. */
-  rooms: Record<string, string>;
-}
 
 /** A reply job of the staff activity log (only the fields used here). */
 interface ActivityEntry {
@@ -59,7 +53,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   const me = ws.me.id;
 
   const [initialSeen] = useState<Seen>(() => ({ since: new Date().toISOString(), rooms: {} }));
-  const [seen, storeSeen] = useStored<Seen>(`tandem.chat.seen.${me}.${space.id}`, initialSeen);
+  const [seen, storeSeen] = useStored<Seen>(seenKey(me, space.id), initialSeen);
   const seenRef = useRef(seen);
   seenRef.current = seen;
   // The first visit starts the clock that never-opened rooms count from.
@@ -70,9 +64,14 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 
   /**
    * Per room, the ids of its unread messages. Ids, not counts, so a probe's answer and the live events that
-   * arrive while it is under way merge instead of one overwriting the other.
+   * arrive while it is under way merge instead of one overwriting the other. Kept in the shared store, which
+   * also counts live messages (on every screen) and feeds the "Chat" tab and the sidebar.
    */
-  const [unread, setUnread] = useState<Record<string, ReadonlySet<string>>>({});
+  const unread = useUnread(me, space.id);
+  const setUnread = useCallback(
+    (update: (ids: RoomUnread) => RoomUnread) => updateUnread(me, space.id, update),
+    [me, space.id],
+  );
   /** Rooms whose count is a lower bound: every probed message was unread, and there may be more. */
   const [atLeast, setAtLeast] = useState<ReadonlySet<string>>(new Set());
   const [thinking, setThinking] = useState<Record<string, Thinking[]>>({});
@@ -122,7 +121,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       setUnread((ids) => (ids[id]?.size ? { ...ids, [id]: NONE } : ids));
       setAtLeast((ids) => (ids.has(id) ? new Set([...ids].filter((other) => other !== id)) : ids));
     },
-    [storeSeen],
+    [storeSeen, setUnread],
   );
 
   // Unread counts of the other rooms, from their newest messages.
@@ -158,7 +157,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       });
       setAtLeast(new Set(found.filter(([, unseen]) => unseen.length >= UNREAD_PROBE).map(([id]) => id)));
     },
-    [base, me, seenOf],
+    [base, me, seenOf, setUnread],
   );
   const roomIds = rooms?.map((r) => r.id).join(",");
   // biome-ignore lint/correctness/useExhaustiveDependencies: probed once per set of rooms, not per rename.
@@ -213,18 +212,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
           if (!list?.some((x) => x.staffUserId === message.author_user_id)) return t;
           return { ...t, [room]: list.filter((x) => x.staffUserId !== message.author_user_id) };
         });
-        if (room !== currentRef.current && message.author_user_id !== me && message.created_at > seenOf(room))
-          setUnread((ids) => ({ ...ids, [room]: new Set(ids[room]).add(message.id) }));
-        break;
-      }
-      case "chat.message.deleted": {
-        const { id, chat_room_id: room } = event.payload as Message;
-        setUnread((ids) => {
-          if (!ids[room]?.has(id)) return ids;
-          const rest = new Set(ids[room]);
-          rest.delete(id);
-          return { ...ids, [room]: rest };
-        });
+        // Its unread count is kept by the shared tracker (unread.ts), which hears it on every screen.
         break;
       }
       case "ai.reply.started": {
@@ -262,7 +250,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
   }, [ws.members, me, space.private, spaceMembers.data]);
 
-  const totalUnread = Object.entries(unread).reduce((sum, [id, ids]) => (id === currentId ? sum : sum + ids.size), 0);
+  const totalUnread = (rooms ?? []).reduce((sum, r) => (r.id === currentId ? sum : sum + (unread[r.id]?.size ?? 0)), 0);
   const canWrite = ws.can("chat.write");
   const canManage = ws.can("org.manage");
   const canDeleteRoom = (room: ChatRoom) =>

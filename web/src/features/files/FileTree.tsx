@@ -286,11 +286,15 @@ export function FileTree({
                     </span>
                   )}
                 </button>
+                {/* A pointer shortcut to the row's own menu (Shift+F10, the context-menu key, a right click):
+                    hidden from assistive technology so each file has one menu button, and a tree holds only
+                    its items. */}
                 <button
                   type="button"
                   className="icon tree-more"
                   tabIndex={-1}
-                  aria-label={`Actions for ${node.name}`}
+                  aria-hidden="true"
+                  title={`More actions for ${node.name}`}
                   onClick={(event) => {
                     const box = event.currentTarget.getBoundingClientRect();
                     actions.menu(node, { x: box.right, y: box.bottom });

@@ -271,6 +271,7 @@ export function FileView({
           <button
             type="button"
             aria-label={`More actions for ${node.name}`}
+            title={`More actions for ${node.name}`}
             onClick={(event) => {
               const box = event.currentTarget.getBoundingClientRect();
               actions.menu(node, { x: box.right, y: box.bottom });

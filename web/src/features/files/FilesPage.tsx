@@ -180,6 +180,7 @@ function FolderView({
             <button
               type="button"
               aria-label={`More actions for ${folder.name}`}
+              title={`More actions for ${folder.name}`}
               onClick={(event) => {
                 const box = event.currentTarget.getBoundingClientRect();
                 onMenu(folder, { x: box.right, y: box.bottom });

@@ -9,6 +9,7 @@ import { useWorkspace } from "../../lib/workspace";
 import { AutomationsPage } from "../automations/AutomationsPage";
 import { BoardPage } from "../board/BoardPage";
 import { ChatPage } from "../chat/ChatPage";
+import { useUnreadCount } from "../chat/unread";
 import { FilesPage } from "../files/FilesPage";
 import { SpaceSettings } from "./SpaceSettings";
 
@@ -100,6 +101,7 @@ const TABS = [
 export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: string; item: string | null }) {
   const ws = useWorkspace();
   const known = ws.spaces.find((s) => s.id === spaceId);
+  const unread = useUnreadCount(spaceId);
   const loaded = useApi<Space>(known ? null : `${ws.base}/spaces/${spaceId}`);
   const space = known ?? loaded.data;
   if (!space) return loaded.error ? <ErrorText error={loaded.error} /> : <Spinner />;
@@ -139,6 +141,15 @@ export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: strin
               aria-current={tab === key ? "page" : undefined}
             >
               {label}
+              {key === "chat" && unread > 0 && (
+                <>
+                  {" "}
+                  <span className="unread-badge tab-badge">
+                    {unread}
+                    <span className="sr-only"> unread</span>
+                  </span>
+                </>
+              )}
             </Link>
           ))}
         </nav>
