@@ -410,6 +410,38 @@ describe("open signups", () => {
   });
 });
 
+describe("POST /api/v1/auth/invite-info (an extension)", () => {
+  it("names the organization, the invited email and the expiry, without a token, until the invite is used", async () => {
+    const inv = await org.owner.api.post(`/api/v1/organizations/${org.id}/invites`, { email: "info@acme.test" });
+    const named = await org.owner.api.get(`/api/v1/organizations/${org.id}`);
+    const res = await org.anon.post("/api/v1/auth/invite-info", { token: inv.body.token });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      organization_name: named.body.organization.name,
+      email: "info@acme.test",
+      expires_at: inv.body.invite.expires_at,
+    });
+    const open = await org.owner.api.post(`/api/v1/organizations/${org.id}/invites`, {});
+    expect((await org.anon.post("/api/v1/auth/invite-info", { token: open.body.token })).body.email).toBeNull();
+    const accepted = await org.anon.post("/api/v1/auth/accept-invite", {
+      token: inv.body.token,
+      email: "info@acme.test",
+      password: "info-password",
+      display_name: "Ines Info",
+    });
+    expect(accepted.status).toBe(201);
+    for (const token of [inv.body.token, "inv_unknown", ""]) {
+      const used = await org.anon.post("/api/v1/auth/invite-info", { token });
+      expect({ status: used.status, body: used.body }).toEqual({
+        status: 400,
+        body: { error: "invalid or expired invite" },
+      });
+    }
+    const missing = await org.anon.post("/api/v1/auth/invite-info", {});
+    expect(missing.body).toEqual({ error: "token: required" });
+  });
+});
+
 describe("POST /api/v1/auth/accept-invite", () => {
   const invite = (body: Record<string, unknown> = {}) =>
     org.owner.api.post(`/api/v1/organizations/${org.id}/invites`, body);

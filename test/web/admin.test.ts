@@ -382,6 +382,9 @@ describe("organization settings", () => {
     const other = await browser.newContext({ baseURL: server.url, viewport: PHONE });
     const newbie = await other.newPage();
     await newbie.goto(link);
+    // The page names the organization the invite is for.
+    const orgName = (await org.owner.api.get(orgPath())).body.organization.name as string;
+    await newbie.getByRole("heading", { name: `Join ${orgName} on Tandem` }).waitFor();
     expect(await newbie.getByLabel("Email").inputValue()).toBe("newbie@acme.test");
     await newbie.getByLabel("Your name").fill("Nina Newbie");
     await newbie.getByLabel("Password (at least 8 characters)").fill("newbie-password");
@@ -389,6 +392,13 @@ describe("organization settings", () => {
     await newbie.getByRole("heading", { name: "Spaces" }).waitFor();
     await newbie.getByRole("main").getByRole("link", { name: "Launch" }).first().waitFor();
     await other.close();
+    // Used once, the link says so before anyone types anything.
+    const late = await browser.newContext({ baseURL: server.url, viewport: PHONE });
+    const latePage = await late.newPage();
+    await latePage.goto(link);
+    await latePage.getByRole("alert").filter({ hasText: "invalid or expired invite" }).waitFor();
+    expect(await latePage.getByRole("button", { name: "Join" }).count()).toBe(0);
+    await late.close();
 
     await page.reload();
     await page.locator(".invite-row", { hasText: "newbie@acme.test" }).getByText("Accepted").waitFor();

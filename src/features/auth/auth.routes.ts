@@ -3,7 +3,8 @@ import { Elysia } from "elysia";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { tokenPairOut } from "../../http/schemas";
-import { acceptInviteIn, loginIn, refreshIn, registerIn } from "./auth.schemas";
+import { iso } from "../../lib/ids";
+import { acceptInviteIn, inviteInfoIn, inviteInfoOut, loginIn, refreshIn, registerIn } from "./auth.schemas";
 import type { AuthService } from "./auth.service";
 
 export function authRoutes(auth: AuthMacro, sessions: AuthService) {
@@ -48,6 +49,21 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
         409: "`email already registered`",
       }),
     })
+    .post(
+      "/invite-info",
+      ({ body }) => {
+        const info = sessions.inviteInfo(body.token);
+        return { organization_name: info.organizationName, email: info.email, expires_at: iso(info.expiresAt) };
+      },
+      {
+        public: true,
+        body: inviteInfoIn,
+        detail: doc("Whose invite a token is, before accepting it (an extension)", {
+          200: inviteInfoOut,
+          400: "Unknown, used or expired: `invalid or expired invite`",
+        }),
+      },
+    )
     .post("/accept-invite", async ({ body, status }) => status(201, await sessions.acceptInvite(body)), {
       public: true,
       body: acceptInviteIn,

@@ -178,6 +178,16 @@ export class AuthService {
    * Accepting an invite creates the account, or, for an email that already has one (a member removed earlier,
    * a pending signup), joins that account when its password is given.
    */
+  /** Whose invite a token is, for the page that accepts it; 400 like accepting when it cannot be used. */
+  inviteInfo(token: string): { organizationName: string; email: string | null; expiresAt: number } {
+    const invite = this.people.inviteByTokenHash(hashToken(token));
+    const org = invite && this.people.org(invite.orgId);
+    if (!invite || !org || invite.acceptedAt !== null || invite.expiresAt <= Date.now()) {
+      throw invalid("invalid or expired invite");
+    }
+    return { organizationName: org.name, email: invite.email, expiresAt: invite.expiresAt };
+  }
+
   async acceptInvite(input: {
     token: string;
     email: string;

@@ -173,11 +173,35 @@ export function RegisterPage() {
   );
 }
 
+/** Whose invite the page's token is: the organization to name, the email to fill in; or why it cannot be used. */
+interface InviteInfo {
+  organization_name: string;
+  email: string | null;
+}
+
 export function AcceptInvitePage() {
   const { query } = useLocation();
   const token = query.get("token") ?? "";
+  const [info, setInfo] = useState<InviteInfo | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  useEffect(() => {
+    publicApi<InviteInfo>("POST", "/auth/invite-info", { token }).then(setInfo, (error) =>
+      setProblem(messageOf(error)),
+    );
+  }, [token]);
+  const title = info ? `Join ${info.organization_name} on Tandem` : "Join your team on Tandem";
+  if (problem) {
+    return (
+      <Card title={title}>
+        <ErrorText error={`This invite cannot be used: ${problem}. Ask whoever sent it for a new one.`} />
+        <p className="muted small">
+          Already have an account? <Link href="/login">Sign in</Link>
+        </p>
+      </Card>
+    );
+  }
   return (
-    <Card title="Join your team on Tandem" intro="Create your account to accept the invite.">
+    <Card title={title} intro="Create your account to accept the invite.">
       <AuthForm
         label="Join"
         submit={async (f) => {
@@ -193,7 +217,15 @@ export function AcceptInvitePage() {
         }}
       >
         <Field name="display_name" label="Your name" autoComplete="name" />
-        <Field name="email" label="Email" type="email" autoComplete="email" defaultValue={query.get("email") ?? ""} />
+        <Field
+          // Remounted once the invite's email is known, so it is filled in.
+          key={info?.email ?? ""}
+          name="email"
+          label="Email"
+          type="email"
+          autoComplete="email"
+          defaultValue={info?.email ?? query.get("email") ?? ""}
+        />
         <Field
           name="password"
           label="Password (at least 8 characters)"
