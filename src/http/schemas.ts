@@ -65,11 +65,12 @@ export const newPasswordIn = z.string().min(MIN_PASSWORD_LENGTH).max(1024);
 export const visible = (text: z.ZodString) =>
   text.refine((s) => s === "" || !isInvisible(s), { params: { message: "must contain a visible character" } });
 
+/** Refuses a text with a control character (a newline, a tab, an escape): names and types are one line. */
+export const oneLine = <T extends z.ZodType<string>>(text: T) =>
+  text.refine((s) => !hasControl(s), { params: { message: "must not contain control characters" } });
+
 /** A human-readable name: trimmed, 1 to `max` characters, one line (no control characters), not blank. */
-export const nameIn = (max = 100) =>
-  visible(z.string().trim().min(1).max(max)).refine((name) => !hasControl(name), {
-    params: { message: "must not contain control characters" },
-  });
+export const nameIn = (max = 100) => oneLine(visible(z.string().trim().min(1).max(max)));
 
 /** `{error}`, the body of every error response. */
 export const errorOut = z.object({ error: z.string() });

@@ -107,6 +107,8 @@ describe("POST .../chat-rooms/{roomId}/messages", () => {
       {},
       { content: "" },
       { content: "   \n\t" },
+      { content: "\u200b\u200d" },
+      { content: "\u2800" },
       { attachments: [] },
       { content: "", attachments: [] },
     ]) {
@@ -185,6 +187,10 @@ describe("POST .../chat-rooms/{roomId}/messages", () => {
       "",
       "https://example.com/a file.png",
       "https://example.com/a\tb",
+      "https:example.com",
+      "http:/example.com/a",
+      "https:\\\\example.com\\a",
+      "https://example.com\\a",
     ]) {
       const res = await member.api.post(room.messages, { content: "see", attachments: [{ url }] });
       expect(res.status).toBe(400);
@@ -201,6 +207,25 @@ describe("POST .../chat-rooms/{roomId}/messages", () => {
     expect(missing.body).toEqual({ error: "attachments[0].url: required" });
     const list = await member.api.get(room.messages);
     expect(list.body.messages).toEqual([]);
+  });
+
+  it("holds attachment names to the name rules and a mime type to one line", async () => {
+    const room = await newRoom();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: "a\nb" }, "attachments[0].name: must not contain control characters"],
+      [{ name: "\u200b" }, "attachments[0].name: must contain a visible character"],
+      [{ mime: "text/plain\r\nX-Injected: y" }, "attachments[0].mime: must not contain control characters"],
+    ];
+    for (const [extra, error] of cases) {
+      const res = await member.api.post(room.messages, { attachments: [{ url: "https://example.com/a", ...extra }] });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error });
+    }
+    const empty = await member.api.post(room.messages, {
+      attachments: [{ url: "https://example.com/a/b.pdf", name: "" }],
+    });
+    expect(empty.status).toBe(201);
+    expect(empty.body.attachments[0].name).toBe("b.pdf");
   });
 
   it("stores an attachment URL without the whitespace around it", async () => {
@@ -510,9 +535,11 @@ describe("PATCH .../messages/{messageId}", () => {
     const missing = await member.api.patch(`${room.messages}/${m.id}`, {});
     expect(missing.status).toBe(400);
     expect(missing.body).toEqual({ error: "content: required" });
-    const blank = await member.api.patch(`${room.messages}/${m.id}`, { content: "  " });
-    expect(blank.status).toBe(400);
-    expect(blank.body.error).toStartWith("content: ");
+    for (const content of ["  ", "\u200b", "\u2800"]) {
+      const blank = await member.api.patch(`${room.messages}/${m.id}`, { content });
+      expect(blank.status).toBe(400);
+      expect(blank.body).toEqual({ error: "content: must not be empty" });
+    }
     const number = await member.api.patch(`${room.messages}/${m.id}`, { content: 5 });
     expect(number.body).toEqual({ error: "content: must be a string" });
     const long = await member.api.patch(`${room.messages}/${m.id}`, { content: "x".repeat(40_001) });

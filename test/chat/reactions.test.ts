@@ -87,6 +87,9 @@ describe("POST .../messages/{messageId}/reactions", () => {
     ["an emoji plus a letter", "👍a"],
     ["a letter plus an emoji", "a👍"],
     ["a lone skin-tone modifier joined to text", "x🏽"],
+    ["two emoji joined into no emoji", "👍\u200D🎉"],
+    ["a lone joiner", "\u200D"],
+    ["a selector alone", "\uFE0F"],
   ];
   for (const [what, emoji] of refused) {
     it(`refuses ${what}: 400 emoji must be a single emoji`, async () => {
@@ -137,6 +140,31 @@ describe("POST .../messages/{messageId}/reactions", () => {
     expect(bare.status).toBe(201);
     expect(bare.body.emoji).toBe("1\uFE0F\u20E3");
     expect(await reactionsOf(m.id)).toHaveLength(1);
+  });
+
+  for (const [typed, stored, what] of <[string, string, string][]>[
+    ["\u{1F937}\u200D\u2640", "\u{1F937}\u200D\u2640\uFE0F", "a gendered ZWJ sequence without its last selector"],
+    ["\u{1F3F3}\u200D\u{1F308}", "\u{1F3F3}\uFE0F\u200D\u{1F308}", "the rainbow flag without its selector"],
+    ["\u{1F575}\u200D\u2642\uFE0F", "\u{1F575}\uFE0F\u200D\u2642\uFE0F", "a ZWJ sequence missing its first selector"],
+    ["\u2764\u200D\u{1F525}", "\u2764\uFE0F\u200D\u{1F525}", "heart on fire without its selector"],
+  ]) {
+    it(`stores ${what} in its fully-qualified form, the same reaction`, async () => {
+      const m = await newMessage();
+      const typedRes = await member.api.post(m.reactions, { emoji: typed });
+      expect(typedRes.status).toBe(201);
+      expect(typedRes.body.emoji).toBe(stored);
+      const full = await member.api.post(m.reactions, { emoji: stored });
+      expect(full.body).toEqual(typedRes.body);
+      expect(await reactionsOf(m.id)).toHaveLength(1);
+      expect((await member.api.delete(`${m.reactions}${q(typed)}`)).status).toBe(204);
+    });
+  }
+
+  it("ignores spaces around the emoji", async () => {
+    const m = await newMessage();
+    const res = await member.api.post(m.reactions, { emoji: " \u{1F44D}\n" });
+    expect(res.status).toBe(201);
+    expect(res.body.emoji).toBe("\u{1F44D}");
   });
 
   it("answers 201 with the same reaction when reacting twice, without a duplicate", async () => {

@@ -87,7 +87,7 @@ describe("POST .../tasks/{taskId}/messages", () => {
 
   it("answers 400 for blank or missing content, naming the field", async () => {
     const path = await newTask();
-    for (const content of ["", "   ", "\n\t"]) {
+    for (const content of ["", "   ", "\n\t", "\u200b", "\u2800\u200d"]) {
       const res = await member.api.post(path, { content });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "content: must not be empty" });

@@ -1,6 +1,6 @@
 /** Chat rules that depend on rows and on what an emoji is. */
 import { forbidden, invalid, missingPermission } from "../../http/errors";
-import { charCount } from "../../lib/text";
+import { charCount, isInvisible } from "../../lib/text";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import type { MessageRow } from "./chat.store";
 
@@ -10,17 +10,25 @@ export const MAX_CONTENT = 40_000;
 const RGI_EMOJI = /^\p{RGI_Emoji}$/v;
 const PICTOGRAPH = /^\p{Extended_Pictographic}$/u;
 
+/** One part of an emoji in its emoji form: `❤` is `❤️`; a part that is an emoji as typed stays as it is. */
+function qualified(part: string): string {
+  if (RGI_EMOJI.test(part)) return part;
+  return PICTOGRAPH.test(part) && RGI_EMOJI.test(`${part}\uFE0F`) ? `${part}\uFE0F` : part;
+}
+
 /**
- * Exactly one emoji: any RGI emoji, so a ZWJ family, a flag, a keycap or a skin-tone form counts as one. A
- * pictograph typed without its emoji presentation selector (`❤`) is stored as its emoji form (`❤️`), so both
- * spellings are one reaction.
+ * Exactly one emoji: any RGI emoji, so a ZWJ family, a flag, a keycap or a skin-tone form counts as one. An
+ * emoji typed without its emoji presentation selectors, as keyboards and copy-paste often produce them, is
+ * stored in its fully-qualified form, so both spellings are one reaction: `❤` is `❤️`, `1⃣` is `1️⃣`, and in a
+ * ZWJ sequence each part is qualified (`🤷‍♀` is `🤷‍♀️`, `🏳‍🌈` is `🏳️‍🌈`). Spaces around it are ignored.
  */
 export function normalizeEmoji(raw: string | undefined): string {
   const emoji = (raw ?? "").trim();
   if (RGI_EMOJI.test(emoji)) return emoji;
-  if (PICTOGRAPH.test(emoji) && RGI_EMOJI.test(`${emoji}\uFE0F`)) return `${emoji}\uFE0F`;
   // A keycap typed without its selector (`1⃣`) is the keycap (`1️⃣`).
   if (/^[0-9#*]\u20E3$/.test(emoji)) return `${emoji[0]}\uFE0F\u20E3`;
+  const candidate = emoji.replaceAll("\uFE0F", "").split("\u200D").map(qualified).join("\u200D");
+  if (RGI_EMOJI.test(candidate)) return candidate;
   throw invalid("emoji must be a single emoji");
 }
 
@@ -28,7 +36,7 @@ export function normalizeEmoji(raw: string | undefined): string {
 export function assertEditContent(content: unknown): asserts content is string {
   if (content === undefined) throw invalid("content: required");
   if (typeof content !== "string") throw invalid("content: must be a string");
-  if (content.trim() === "") throw invalid("content: must not be empty");
+  if (isInvisible(content)) throw invalid("content: must not be empty");
   if (charCount(content) > MAX_CONTENT) throw invalid(`content: must be at most ${MAX_CONTENT} characters`);
 }
 
@@ -44,12 +52,18 @@ export function assertCanDelete(actor: SpaceActor, message: MessageRow): void {
   }
 }
 
-/** An http or https URL: attachments are links the server never fetches. */
+/**
+ * An http or https URL written out in full (`https://host/...`): attachments are links the server never
+ * fetches, stored as they were typed, so they must mean the same to every reader. A browser reads `https:ex.com`
+ * or `https:\\ex.com` as a link relative to the page it is on.
+ */
 export function isHttpUrl(value: string): boolean {
   try {
+    if (!/^https?:\/\//i.test(value)) return false;
     const url = new URL(value);
-    // Whitespace or a control character inside would be quietly escaped: not the link that was typed.
-    if (/[\s\p{Cc}]/u.test(value)) return false;
+    // Whitespace or a control character inside would be quietly escaped, and a backslash read as a slash: not
+    // the link that was typed.
+    if (/[\s\p{Cc}\\]/u.test(value)) return false;
     return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0;
   } catch {
     return false;

@@ -1,6 +1,6 @@
 /** Request and response schemas of chat rooms, messages, reactions and attachments. */
 import { z } from "zod";
-import { nameIn, timestampOut, uuidOut } from "../../http/schemas";
+import { nameIn, oneLine, timestampOut, uuidOut, visible } from "../../http/schemas";
 import { isHttpUrl, MAX_CONTENT } from "./chat.policy";
 
 export const roomOut = z.object({
@@ -53,8 +53,9 @@ export const attachmentIn = z.object({
     .trim()
     .max(2048)
     .refine(isHttpUrl, { params: { message: "must be an http(s) URL" } }),
-  name: z.string().trim().max(255).optional(),
-  mime: z.string().trim().max(255).optional(),
+  /** Empty: the URL's last path segment. Otherwise one line with something visible, as every name. */
+  name: oneLine(visible(z.string().trim().max(255))).optional(),
+  mime: oneLine(z.string().trim().max(255)).optional(),
   size_bytes: z.number().int().min(0).optional(),
 });
 export type AttachmentIn = z.infer<typeof attachmentIn>;

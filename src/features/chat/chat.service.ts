@@ -3,7 +3,7 @@ import { type Db, writeTx } from "../../db/client";
 import type { GroupCommit } from "../../db/group-commit";
 import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
-import { nameKey } from "../../lib/text";
+import { isInvisible, nameKey } from "../../lib/text";
 import type { EventBus, EventType } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import type { PageQuery } from "../tasks/tasks.schemas";
@@ -118,7 +118,7 @@ export class ChatService {
   ): Promise<PostedMessage> {
     const content = input.content ?? "";
     const given = input.attachments ?? [];
-    if (content.trim() === "" && given.length === 0) throw invalid("content: required");
+    if (isInvisible(content) && given.length === 0) throw invalid("content: required");
     const { posted, acks } = await this.writes.run(() => {
       const posted = this.insertPost(actor, roomId, content, given);
       // Mentioned staff acknowledge in the same transaction: the 💭 and the reply job commit with the message.

@@ -1,6 +1,7 @@
 /** Request and response schemas of tasks, task messages and deliverables. */
 import { z } from "zod";
 import { limitIn, timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
+import { isInvisible } from "../../lib/text";
 
 export const taskOut = z.object({
   id: uuidOut,
@@ -97,7 +98,7 @@ export const postTaskMessageIn = z.object({
   content: z
     .string()
     .max(40_000)
-    .refine((s) => s.trim().length > 0, { error: "content: must not be empty" }),
+    .refine((s) => !isInvisible(s), { error: "content: must not be empty" }),
 });
 export const linkDeliverableIn = z.object({ file_node_id: uuidIn });
 export const myTasksQuery = z.object({ org_id: z.string().max(64) });
