@@ -180,16 +180,16 @@ export class DocRegistry {
   }
 
   /**
-   * Whether the document stays within the text limit with `update` applied. An update carries the text it
-   * inserts (UTF-8), and a UTF-16 unit of the text is at most 3 UTF-8 bytes: under both bounds there is nothing
-   * to count; near the limit the text's bytes are counted. An update that could push it over is refused whole,
-   * before it is applied, and its socket closes (a large update that mostly deletes may be refused near the
-   * limit too).
+   * Whether the document stays within the text limit with `update` applied. The text grows by at most what
+   * the update inserts, and a UTF-16 unit of the text is at most 3 UTF-8 bytes: under that bound there is
+   * nothing to count; near the limit the text's bytes and the update's inserted text are counted, so an edit
+   * that deletes, or adds a few characters within the limit, always lands. An update that could push the text
+   * over is refused whole, before it is applied, and its socket closes.
    */
   private fits(live: LiveDoc, update: Uint8Array): boolean {
     const text = live.doc.getText(TEXT_KEY);
     if (text.length * 3 + update.byteLength <= this.maxTextBytes) return true;
-    return Buffer.byteLength(text.toString()) + update.byteLength <= this.maxTextBytes;
+    return Buffer.byteLength(text.toString()) + insertedBytes(update) <= this.maxTextBytes;
   }
 
   /**
@@ -387,4 +387,18 @@ interface AwarenessChange {
   added: number[];
   updated: number[];
   removed: number[];
+}
+
+/**
+ * The UTF-8 bytes of text an update inserts. Content of any other kind (embeds, other shared types) is counted
+ * as the whole update, so nothing but text grows a document near its limit.
+ */
+function insertedBytes(update: Uint8Array): number {
+  let bytes = 0;
+  for (const struct of Y.decodeUpdate(update).structs) {
+    if (!(struct instanceof Y.Item) || struct.content instanceof Y.ContentDeleted) continue;
+    if (!(struct.content instanceof Y.ContentString)) return update.byteLength;
+    bytes += Buffer.byteLength(struct.content.str);
+  }
+  return bytes;
 }

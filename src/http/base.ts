@@ -43,11 +43,17 @@ interface RequestMark {
   start: number;
 }
 
+/** A request's mark rides on Elysia's per-request `set` object: cheaper than a WeakMap keyed by request. */
+const markOf = (set: object) => (set as { mark?: RequestMark }).mark;
+
+/** The id of the request whose Elysia `set` this is, for an error answer a route builds itself. */
+export function requestIdOf(set: object): string {
+  return markOf(set)?.id ?? "";
+}
+
 /** The base plugin; `maxJsonBytes` caps JSON bodies (413 beyond). */
 export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJsonBytes: number) {
   installZodMessages();
-  /** A request's mark rides on Elysia's per-request `set` object: cheaper than a WeakMap keyed by request. */
-  const markOf = (set: object) => (set as { mark?: RequestMark }).mark;
   const prefix = Math.random().toString(36).slice(2, 8);
   let seq = 0;
 

@@ -443,14 +443,15 @@ describe("access changes while connected", () => {
 describe("the text file limit over the socket", () => {
   const LIMIT = 4096;
   let small: TestServer;
+  let smallOrg: Org;
 
   beforeAll(async () => {
     small = await startTestServer({ docs: { maxTextBytes: LIMIT } });
+    smallOrg = await setupOrg(small);
   });
   afterAll(() => small.stop());
 
   it("refuses an update that would take the text over the limit: 4413 text file too large, nothing stored", async () => {
-    const smallOrg = await setupOrg(small);
     const space = await smallOrg.owner.api.post(`/api/v1/organizations/${smallOrg.id}/spaces`, { name: "S" });
     const path = `/api/v1/organizations/${smallOrg.id}/spaces/${space.body.id}/files`;
     const fileId = (await smallOrg.owner.api.post(`${path}/text`, { name: "limit.md", content: "start" })).body.node.id;
@@ -469,5 +470,27 @@ describe("the text file limit over the socket", () => {
     const stored = await smallOrg.owner.api.get(`${path}/${fileId}/content`);
     expect(stored.text).toBe(`start${"é".repeat(1000)}`);
     expect(watcher.text()).toBe(`start${"é".repeat(1000)}`);
+  });
+
+  it("lets edits land at the limit: a delete from a full text, a few characters that still fit", async () => {
+    const space = await smallOrg.owner.api.post(`/api/v1/organizations/${smallOrg.id}/spaces`, { name: "S" });
+    const path = `/api/v1/organizations/${smallOrg.id}/spaces/${space.body.id}/files`;
+    const full = "y".repeat(LIMIT - 10);
+    const fileId = (await smallOrg.owner.api.post(`${path}/text`, { name: "full.md", content: full })).body.node.id;
+    const writer = openEditor(collabBase(small.url, smallOrg.id, space.body.id), fileId, smallOrg.owner.token);
+    editors.push(writer);
+    await writer.synced();
+    writer.insert(0, "abc");
+    writer.delete(3, 1);
+    writer.insert(writer.text().length, "é".repeat(4));
+    const expected = `abc${full.slice(1)}${"é".repeat(4)}`;
+    expect(Buffer.byteLength(expected)).toBe(LIMIT);
+    const watcher = openEditor(collabBase(small.url, smallOrg.id, space.body.id), fileId, smallOrg.owner.token);
+    editors.push(watcher);
+    await watcher.synced();
+    await eventually(() => watcher.text() === expected, "the edits to be relayed");
+    expect((await smallOrg.owner.api.get(`${path}/${fileId}/content`)).text).toBe(expected);
+    writer.insert(0, "z");
+    expect(await writer.closed).toEqual({ code: 4413, reason: "text file too large" });
   });
 });

@@ -440,6 +440,8 @@ describe("conditional and partial downloads", () => {
     expect(res.status).toBe(416);
     expect(res.headers.get("content-range")).toBe("bytes */8");
     expect(await res.json()).toEqual({ error: "range not satisfiable" });
+    expect(res.headers.get("content-type")).toBe("application/json;charset=utf-8");
+    expect(res.headers.get("x-request-id")).toBeTruthy();
   });
 });
 
@@ -491,6 +493,45 @@ describe("content response headers", () => {
     const res = await download(xml.id);
     expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
     expect(res.headers.get("content-disposition") ?? "").toStartWith("attachment");
+  });
+
+  it("serves XML of any kind as an attachment: RSS, XSLT", async () => {
+    for (const [name, type] of [
+      ["feed.rss", "application/rss+xml"],
+      ["style.xsl", "application/xslt+xml"],
+      ["data.xsd", "text/xsl"],
+    ]) {
+      const up = await upload({ file: { bytes: Buffer.from("<x/>\xff"), name: unique(name), type } });
+      expect(up.status).toBe(201);
+      const res = await download(up.body.node.id);
+      expect(res.headers.get("content-disposition") ?? "").toStartWith("attachment");
+    }
+  });
+
+  it("writes the file name in Content-Disposition as RFC 8187 asks: ' ( ) * percent-encoded", async () => {
+    const node = await textFile(unique('it\'s (1)*;"x" ü.txt'), "hi");
+    const res = await download(node.id);
+    const value = (res.headers.get("content-disposition") ?? "").split("filename*=UTF-8''")[1] ?? "";
+    expect(value).toMatch(/^[A-Za-z0-9!#$&+.^_`|~%-]+$/);
+    expect(decodeURIComponent(value)).toBe(node.name);
+  });
+
+  it("keeps the charset an upload declared for a binary file, and a PUT's", async () => {
+    const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]); // "café\n" in windows-1252: not UTF-8
+    const up = await upload({
+      file: { bytes: latin1, name: unique("latin.csv"), type: "text/csv; charset=windows-1252" },
+    });
+    expect(up.status).toBe(201);
+    expect(up.body.node.mime_type).toBe("text/csv; charset=windows-1252");
+    expect((await download(up.body.node.id)).headers.get("content-type")).toBe("text/csv; charset=windows-1252");
+    const put = await putContent(up.body.node.id, latin1, "text/csv; charset=ISO-8859-1");
+    expect(put.status).toBe(200);
+    expect(put.body.node.mime_type).toBe("text/csv; charset=iso-8859-1");
+    // An image has no charset, whatever the upload said.
+    const png = await upload({
+      file: { bytes: new Uint8Array([1, 2]), name: unique("i.png"), type: "image/png; charset=utf-8" },
+    });
+    expect(png.body.node.mime_type).toBe("image/png");
   });
 
   it("serves HTML and SVG as attachments", async () => {
@@ -597,6 +638,15 @@ describe("the upload limit (TANDEM_MAX_UPLOAD_BYTES)", () => {
     expect({ status: over.status, body: over.body }).toEqual({ status: 413, body: { error: "file too large" } });
     const tree = await owner.api.get(`${base}/tree`);
     expect(JSON.stringify(tree.body)).not.toContain("over.md");
+  });
+
+  it("holds a proposal's text to the limit: 413 file too large, nothing proposed", async () => {
+    const made = await owner.api.post(`${base}/text`, { name: "proposed.md", content: "short" });
+    const proposals = `${base}/${made.body.node.id}/proposals`;
+    const over = await owner.api.post(proposals, { proposed_content: "x".repeat(LIMIT + 1) });
+    expect({ status: over.status, body: over.body }).toEqual({ status: 413, body: { error: "file too large" } });
+    expect((await owner.api.get(proposals)).body.proposals).toEqual([]);
+    expect((await owner.api.post(proposals, { proposed_content: "x".repeat(LIMIT) })).status).toBe(201);
   });
 
   it("answers far larger bodies in the API's shape too: 413 file too large, and request body too large on JSON", async () => {

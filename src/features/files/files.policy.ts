@@ -115,16 +115,26 @@ function mediaType(declared: string | null): string | null {
 }
 
 /**
- * The MIME type a file is served with: its extension's, else what the client declared. A text file keeps a
- * text type whatever its name says (`notes.png` made as text is served as text/plain).
+ * A binary file's type with the `charset` the upload declared, when it is a text type: its bytes may be text
+ * in any encoding, which only the uploader knows (`text/csv; charset=windows-1252`). A declared UTF-8 is not
+ * kept: clients add it by default, and text that is UTF-8 is stored as a text file.
+ */
+function withCharset(type: string, declared: string | null): string {
+  const charset = /;\s*charset\s*=\s*"?([\w.:-]+)"?/i.exec(declared ?? "")?.[1]?.toLowerCase();
+  return charset && !/^utf-?8$/.test(charset) && isTextType("", type) ? `${type}; charset=${charset}` : type;
+}
+
+/**
+ * The MIME type a file is served with: its extension's, else what the client declared (a binary file's with
+ * the declared charset). A text file keeps a text type whatever its name says (`notes.png` made as text is
+ * served as text/plain), and is UTF-8.
  */
 export function mimeOf(name: string, declared: string | null, text: boolean): string {
   const ext = extension(name);
-  const known = TEXT_EXTENSIONS[ext] ?? (text ? undefined : BINARY_EXTENSIONS[ext]);
-  if (known) return known;
   const type = mediaType(declared);
-  if (type && (!text || isTextType("", type))) return type;
-  return text ? "text/plain" : "application/octet-stream";
+  if (text) return TEXT_EXTENSIONS[ext] ?? (type && isTextType("", type) ? type : "text/plain");
+  const known = TEXT_EXTENSIONS[ext] ?? BINARY_EXTENSIONS[ext] ?? type;
+  return known ? withCharset(known, declared) : "application/octet-stream";
 }
 
 /**
@@ -134,13 +144,19 @@ export function mimeOf(name: string, declared: string | null, text: boolean): st
 export function replacedMime(name: string, declared: string | null, current: string | null): string {
   const ext = extension(name);
   const known = TEXT_EXTENSIONS[ext] ?? BINARY_EXTENSIONS[ext];
-  if (known) return known;
+  if (known) return withCharset(known, declared);
   const type = mediaType(declared);
-  if (type && !/^(application\/(octet-stream|x-www-form-urlencoded)|multipart\/)/.test(type)) return type;
+  if (type && !/^(application\/(octet-stream|x-www-form-urlencoded)|multipart\/)/.test(type)) {
+    return withCharset(type, declared);
+  }
   return current ?? "application/octet-stream";
 }
 
-/** Types a browser could run as a page: served as downloads, never inline. */
+/**
+ * Types a browser could run as a page: served as downloads, never inline. HTML, and XML of any kind (`text/xml`,
+ * SVG, XHTML, RSS, XSLT...: any `+xml` type), which a browser may render with its own styles and scripts.
+ */
 export function isActiveContent(mime: string): boolean {
-  return /^(text\/html|image\/svg\+xml|application\/xml|text\/xml|application\/xhtml\+xml)/i.test(mime);
+  const type = mime.split(";")[0]?.trim().toLowerCase() ?? "";
+  return type === "text/html" || /[/+]xml$/.test(type) || /\/xslt?$/.test(type);
 }

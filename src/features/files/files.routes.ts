@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
+import { JSON_TYPE, requestIdOf } from "../../http/base";
 import { doc } from "../../http/docs";
 import type { EventBus } from "../events/events.bus";
 import { SpaceJsonCache, sendJson } from "../events/space-cache";
@@ -39,6 +40,11 @@ function rangeOf(header: string | null, size: number): { first: number; last: nu
   return first >= size ? "unsatisfiable" : { first, last };
 }
 
+/** A name as an RFC 8187 ext-value: percent-encoded UTF-8, `'`, `(`, `)` and `*` included. */
+function extValue(name: string): string {
+  return encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
 /**
  * The bytes of a file, sandboxed: uploaded content must never run as a page of this origin. The answer is a
  * Response holding every header itself, with `set.headers` (the security headers) moved into it, since
@@ -65,7 +71,9 @@ function contentResponse(
   const range = body instanceof Uint8Array ? rangeOf(request.headers.get("range"), size) : null;
   const ifRange = request.headers.get("if-range");
   if (range === "unsatisfiable" && (ifRange === null || ifRange === etag)) {
-    headers.set("content-type", "application/json");
+    // An error answer like any other (JSON, with the request id), plus the size the range missed.
+    headers.set("content-type", JSON_TYPE);
+    headers.set("x-request-id", requestIdOf(set));
     headers.set("content-range", `bytes */${size}`);
     return answer(416, JSON.stringify({ error: "range not satisfiable" }));
   }
@@ -76,7 +84,7 @@ function contentResponse(
   );
   headers.set(
     "content-disposition",
-    `${isActiveContent(mimeType) ? "attachment" : "inline"}; filename*=UTF-8''${encodeURIComponent(node.name)}`,
+    `${isActiveContent(mimeType) ? "attachment" : "inline"}; filename*=UTF-8''${extValue(node.name)}`,
   );
   headers.set("content-security-policy", "default-src 'none'; sandbox; frame-ancestors 'none'");
   headers.set("etag", etag);

@@ -267,8 +267,11 @@ export class FilesService {
     return { node, mimeType, body: this.blobStream(node.blobId) };
   }
 
-  /** A text file is held to the upload limit too, where that is the smaller (413 `file too large` then). */
-  private checkTextSize(bytes: number): void {
+  /**
+   * Refuses a text over the text file limit (413 `text file too large`), or over the upload limit where that is
+   * the smaller (413 `file too large`): every way a text gets in, editing together aside, is held to both.
+   */
+  checkTextSize(bytes: number): void {
     if (bytes > this.maxUploadBytes && this.maxUploadBytes < MAX_TEXT_BYTES) throw tooLarge("file");
     if (bytes > MAX_TEXT_BYTES) throw tooLarge("text file");
   }
@@ -324,6 +327,7 @@ export class FilesService {
    * still the one with that checksum (409 otherwise).
    */
   async writeText(actor: SpaceActor, node: NodeRow, text: string, expectedSha256?: string): Promise<NodeRow> {
+    this.checkTextSize(Buffer.byteLength(text));
     const found = await this.docs.edit(node.id, scopeOf(actor), (doc) => {
       // Checked against the live document itself: the node's row may not yet hold this turn's edits.
       if (expectedSha256 !== undefined && sha256Hex(doc.getText(TEXT_KEY).toString()) !== expectedSha256) {

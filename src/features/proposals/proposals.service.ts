@@ -39,6 +39,7 @@ export class ProposalsService {
   ): ProposalRow {
     const created = writeTx(this.db, () => {
       const node = this.files.textFile(actor, fileId);
+      this.files.checkTextSize(Buffer.byteLength(input.proposed_content));
       const row: ProposalRow = {
         id: newId(),
         spaceId: actor.space.id,
