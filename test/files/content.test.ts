@@ -500,7 +500,7 @@ describe("content response headers", () => {
       ["feed.rss", "application/rss+xml"],
       ["style.xsl", "application/xslt+xml"],
       ["data.xsd", "text/xsl"],
-    ]) {
+    ] as const) {
       const up = await upload({ file: { bytes: Buffer.from("<x/>\xff"), name: unique(name), type } });
       expect(up.status).toBe(201);
       const res = await download(up.body.node.id);
