@@ -130,8 +130,8 @@ export class CollabSockets {
       this.files.textFile({ ...actor, space }, socket.nodeId);
       const canWrite = canEditTogether(actor);
       if (canWrite && !socket.canWrite) {
-        // Its edits while read-only were dropped, and what it types next builds on them: the server could
-        // never apply that. Rejoining syncs the two documents again.
+        // Its edits while read-only were dropped (and deleted again in its copy), and what it types next builds
+        // on those items, which the server lacks: it could never apply that. Rejoining syncs the two again.
         socket.close(CLOSE.rejoin, "you can edit now: reconnect");
         return;
       }

@@ -99,6 +99,25 @@ export function encodeAwarenessEntries(entries: readonly AwarenessEntry[]): Uint
   return encoding.toUint8Array(encoder);
 }
 
+/**
+ * An update (v1) that inserts nothing and deletes the items of `ranges` (per client id, `[clock, length]`
+ * ranges): applied by a client, it deletes those items from its copy of the document.
+ */
+export function deletionUpdate(ranges: ReadonlyMap<number, readonly (readonly [number, number])[]>): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, 0); // no structs
+  encoding.writeVarUint(encoder, ranges.size);
+  for (const [client, list] of ranges) {
+    encoding.writeVarUint(encoder, client);
+    encoding.writeVarUint(encoder, list.length);
+    for (const [clock, length] of list) {
+      encoding.writeVarUint(encoder, clock);
+      encoding.writeVarUint(encoder, length);
+    }
+  }
+  return encoding.toUint8Array(encoder);
+}
+
 function message(type: number, step: number | null, payload: Uint8Array): Uint8Array {
   const encoder = encoding.createEncoder();
   encoding.writeVarUint(encoder, type);

@@ -26,6 +26,7 @@ import {
   awarenessEntries,
   awarenessMessage,
   BadMessage,
+  deletionUpdate,
   encodeAwarenessEntries,
   parseMessage,
   syncStep1Message,
@@ -155,14 +156,18 @@ export class DocRegistry {
         case "sync-step-1":
           peer.send(syncStep2Message(live.doc, message.stateVector));
           break;
-        case "update":
-          if (!peer.canWrite) break;
+        case "update": {
           // A malformed update can keep applyUpdate busy for seconds before it throws; decoding it first
           // rejects the same update in well under a millisecond.
-          Y.decodeUpdate(message.update);
-          if (!this.fits(live, message.update)) throw new AppError("too_large", "text file too large");
+          const { structs } = Y.decodeUpdate(message.update);
+          if (!peer.canWrite) {
+            this.takeBack(live, peer, structs);
+            break;
+          }
+          if (!this.fits(live, message.update, structs)) throw new AppError("too_large", "text file too large");
           Y.applyUpdate(live.doc, message.update, peer);
           break;
+        }
         case "awareness": {
           const own = this.ownAwareness(live, peer, message.update);
           if (own) applyAwarenessUpdate(live.awareness, own, peer);
@@ -186,10 +191,32 @@ export class DocRegistry {
    * that deletes, or adds a few characters within the limit, always lands. An update that could push the text
    * over is refused whole, before it is applied, and its socket closes.
    */
-  private fits(live: LiveDoc, update: Uint8Array): boolean {
+  private fits(live: LiveDoc, update: Uint8Array, structs: readonly Struct[]): boolean {
     const text = live.doc.getText(TEXT_KEY);
     if (text.length * 3 + update.byteLength <= this.maxTextBytes) return true;
-    return Buffer.byteLength(text.toString()) + insertedBytes(update) <= this.maxTextBytes;
+    return Buffer.byteLength(text.toString()) + insertedBytes(update, structs) <= this.maxTextBytes;
+  }
+
+  /**
+   * A read-only peer's update is dropped; what it inserted, the server deletes again in that peer's copy. Its
+   * editor then shows what everyone else sees, and if it may edit later, the dropped text cannot come back
+   * with its next sync: it arrives deleted. (Only the items the server never had: the same update may carry
+   * items everyone has, which stay.)
+   */
+  private takeBack(live: LiveDoc, peer: Peer, structs: readonly Struct[]): void {
+    const known = Y.decodeStateVector(Y.encodeStateVector(live.doc));
+    const ranges = new Map<number, [number, number][]>();
+    for (const struct of structs) {
+      if (!(struct instanceof Y.Item)) continue;
+      const { client, clock } = struct.id;
+      const from = Math.max(clock, known.get(client) ?? 0);
+      const to = clock + struct.length;
+      if (from >= to) continue;
+      const list = ranges.get(client) ?? [];
+      list.push([from, to - from]);
+      ranges.set(client, list);
+    }
+    if (ranges.size > 0) peer.send(updateMessage(deletionUpdate(ranges)));
   }
 
   /**
@@ -389,13 +416,16 @@ interface AwarenessChange {
   removed: number[];
 }
 
+/** One struct of a decoded update. */
+type Struct = ReturnType<typeof Y.decodeUpdate>["structs"][number];
+
 /**
  * The UTF-8 bytes of text an update inserts. Content of any other kind (embeds, other shared types) is counted
  * as the whole update, so nothing but text grows a document near its limit.
  */
-function insertedBytes(update: Uint8Array): number {
+function insertedBytes(update: Uint8Array, structs: readonly Struct[]): number {
   let bytes = 0;
-  for (const struct of Y.decodeUpdate(update).structs) {
+  for (const struct of structs) {
     if (!(struct instanceof Y.Item) || struct.content instanceof Y.ContentDeleted) continue;
     if (!(struct.content instanceof Y.ContentString)) return update.byteLength;
     bytes += Buffer.byteLength(struct.content.str);
