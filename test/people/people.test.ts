@@ -224,6 +224,38 @@ describe("PUT /organizations/{orgId}/members/{userId}/roles", () => {
   });
 });
 
+describe("taking away what the caller does not hold", () => {
+  it("a manager with org.members.manage alone cannot demote, strip or remove a holder of a custom org.manage role", async () => {
+    const adminRole = await org.owner.api.post(`${base}/roles`, {
+      name: "Org Admin",
+      permissions: ["org.manage", "org.members.manage"],
+    });
+    const managerRole = await org.owner.api.post(`${base}/roles`, { name: "Team lead", permissions: ["org.members.manage"] });
+    const admin = await addMember(org, ["Member"]);
+    const manager = await addMember(org, ["Member"]);
+    await org.owner.api.put(`${base}/members/${admin.id}/roles`, { role_ids: [adminRole.body.role.id] });
+    await org.owner.api.put(`${base}/members/${manager.id}/roles`, {
+      role_ids: [managerRole.body.role.id, org.roles.Member],
+    });
+    const refused = { status: 403, body: { error: "missing permission: org.manage" } };
+    const demote = await manager.api.put(`${base}/members/${admin.id}/roles`, { role_ids: [org.roles.Viewer] });
+    expect({ status: demote.status, body: demote.body }).toEqual(refused);
+    const strip = await manager.api.patch(`${base}/roles/${adminRole.body.role.id}`, { permissions: [] });
+    expect({ status: strip.status, body: strip.body }).toEqual(refused);
+    const rename = await manager.api.patch(`${base}/roles/${adminRole.body.role.id}`, { name: "Guests" });
+    expect({ status: rename.status, body: rename.body }).toEqual(refused);
+    const remove = await manager.api.delete(`${base}/members/${admin.id}`);
+    expect({ status: remove.status, body: remove.body }).toEqual(refused);
+    expect((await admin.api.get(`${base}/me/permissions`)).body.permissions).toContain("org.manage");
+    // What the manager holds, it may still give and take away.
+    const viewer = await addMember(org, ["Member"]);
+    expect((await manager.api.put(`${base}/members/${viewer.id}/roles`, { role_ids: [org.roles.Viewer] })).status).toBe(200);
+    expect((await manager.api.delete(`${base}/members/${viewer.id}`)).status).toBe(204);
+    const team = await manager.api.post(`${base}/roles`, { name: "Readers", permissions: ["files.read"] });
+    expect((await manager.api.patch(`${base}/roles/${team.body.role.id}`, { name: "Readers all" })).status).toBe(200);
+  });
+});
+
 describe("roles", () => {
   it("lists the four system roles first, in order, with their fields", async () => {
     const res = await org.owner.api.get(`${base}/roles`);

@@ -277,9 +277,10 @@ export class PeopleService {
         throw invalid("service accounts are removed with DELETE /service-accounts/{id}");
       }
       const owner = this.ownerRole(actor.orgId);
-      const isOwner = this.store.memberRoleIds(actor.orgId, userId).includes(owner.id);
-      // Removing an owner takes their Owner role away: it needs what taking it away by PUT roles needs.
-      if (isOwner) assertCanGrant(actor.permissions, [owner]);
+      const roleIds = this.store.memberRoleIds(actor.orgId, userId);
+      const isOwner = roleIds.includes(owner.id);
+      // Removing a member takes their roles away: it needs what taking them away by PUT roles needs.
+      assertCanGrant(actor.permissions, this.store.rolesByIds(actor.orgId, roleIds));
       assertKeepsAnOwner(this.store.countPeopleWithRole(owner.id), isOwner);
       this.store.removeMember(actor.orgId, userId);
     });
@@ -292,14 +293,16 @@ export class PeopleService {
       const found = this.store.rolesByIds(actor.orgId, unique);
       assertAllRolesFound(unique, found);
       const current = this.store.memberRoleIds(actor.orgId, userId);
-      // Only the roles being added need to be within the caller's own permissions.
-      assertCanGrant(
-        actor.permissions,
-        found.filter((r) => !current.includes(r.id)),
+      // The roles added and the roles taken away must both be within the caller's own permissions: a caller
+      // with `org.members.manage` alone neither hands out nor takes away `org.manage`.
+      const added = found.filter((r) => !current.includes(r.id));
+      const removed = this.store.rolesByIds(
+        actor.orgId,
+        current.filter((id) => !unique.includes(id)),
       );
+      assertCanGrant(actor.permissions, [...added, ...removed]);
       const owner = this.ownerRole(actor.orgId);
       const losing = current.includes(owner.id) && !unique.includes(owner.id);
-      if (losing) assertCanGrant(actor.permissions, [owner]);
       // Only people count as owners: staff holding the Owner role may lose it whatever the count.
       const person = !this.store.userWithStaff(userId)?.serviceAccountId;
       assertKeepsAnOwner(this.store.countPeopleWithRole(owner.id), losing && person);
@@ -357,7 +360,10 @@ export class PeopleService {
           changes.permissions = permissions;
         }
       }
-      if (Object.keys(changes).length > 0) this.store.updateRole(role.id, changes, Date.now());
+      if (Object.keys(changes).length === 0) return role;
+      // Changing a role changes what its holders may do: only a caller who could grant it may.
+      assertCanGrant(actor.permissions, [role]);
+      this.store.updateRole(role.id, changes, Date.now());
       return this.requireRole(actor.orgId, roleId);
     });
   }
