@@ -15,6 +15,7 @@
 import type { Config } from "../config";
 import { type Db, writeTx } from "../db/client";
 import type { ActivityRow, ActivityStore } from "../features/activity/activity.store";
+import { MAX_CONTENT } from "../features/chat/chat.policy";
 import type { MentionHook } from "../features/chat/chat.service";
 import type { ChatStore, ReactionRow } from "../features/chat/chat.store";
 import type { EventBus } from "../features/events/events.bus";
@@ -26,8 +27,9 @@ import { mentioned } from "../features/staff/staff.mentions";
 import type { Mentionable, ServiceAccountRow, StaffStore } from "../features/staff/staff.store";
 import type { AssignmentHook } from "../features/tasks/tasks.service";
 import type { TaskRow } from "../features/tasks/tasks.store";
-import { AppError } from "../http/errors";
+import { AppError, notFound } from "../http/errors";
 import { newId } from "../lib/ids";
+import { charCount } from "../lib/text";
 import {
   type AgentSource,
   bridgeComplete,
@@ -196,6 +198,13 @@ function duration(ms: number): string {
   return `${n} ${unit}${n === 1 ? "" : "s"}`;
 }
 
+/** An answer cut to the longest message (chat and task messages alike), at a code point (never half an emoji), saying that it was cut. */
+function clip(text: string): string {
+  if (charCount(text) <= MAX_CONTENT) return text;
+  const note = "\n\n… (cut: the answer was longer than a message may be)";
+  return `${[...text].slice(0, MAX_CONTENT - charCount(note)).join("")}${note}`;
+}
+
 /** A failure said in the reply: provider errors, a missing key, the deadline. */
 class ReplyFailure extends Error {}
 
@@ -228,6 +237,12 @@ export class StaffReplyJob implements JobKind {
         account ? "the staff member can no longer answer here" : "the staff member was deleted",
       );
       return;
+    }
+    try {
+      // A message deleted before the reply started is not sent to the provider at all.
+      this.assertStillAsked(payload, actor);
+    } catch (error) {
+      return this.settleIfGone(context, payload, error);
     }
     const startedAt = this.start(context, payload, account);
     const deadline = AbortSignal.timeout(Math.max(0, this.timing.contextTimeoutMs - (Date.now() - startedAt)));
@@ -286,7 +301,10 @@ export class StaffReplyJob implements JobKind {
     const scope = this.scope(payload, actor);
     const settings = this.config.modelrouter;
     const conversation: ChatMessage[] = [
-      { role: "system", content: this.instructions(account, actor, payload, scope, !settings.skipPreread) },
+      {
+        role: "system",
+        content: this.instructions(account, actor, payload, scope, { preread: !settings.skipPreread, tools: true }),
+      },
       { role: "user", content: `${scope.nameOf(payload.askedBy)}: ${payload.prompt}` },
     ];
     const model = account.modelrouterModel || settings.defaultModel;
@@ -311,12 +329,13 @@ export class StaffReplyJob implements JobKind {
     const asked = `${scope.nameOf(payload.askedBy)}: ${payload.prompt}`;
     if (settings.localBridge) {
       const conversation: ChatMessage[] = [
-        { role: "system", content: this.instructions(account, actor, payload, scope, true) },
+        { role: "system", content: this.instructions(account, actor, payload, scope, { preread: true, tools: false }) },
         { role: "user", content: asked },
       ];
       return { ...(await bridgeComplete(settings, key, conversation, call)), toolCalls: [] };
     }
-    const prompt = `${this.instructions(account, actor, payload, scope, false)}\n\n${asked}`;
+    // A cloud agent cannot call back for the conversation or the files: what it may read comes with the prompt.
+    const prompt = `${this.instructions(account, actor, payload, scope, { preread: true, tools: false })}\n\n${asked}`;
     const run =
       payload.run ??
       (await this.launch(context, payload, actor, this.repositoryOf(account, payload.spaceId), key, prompt, call));
@@ -367,18 +386,23 @@ export class StaffReplyJob implements JobKind {
     return link ? { repository: link.repoUrl, ref: link.ref || null } : null;
   }
 
-  /** Who the staff member is, where it is asked, and (pre-read) what it can see there. */
+  /**
+   * Who the staff member is, where it is asked, and (pre-read) what it can see there. `tools`: whether it is
+   * offered the workspace's tools (the model gateway), or only reads what this text gives it (agents).
+   */
   private instructions(
     account: ServiceAccountRow,
     actor: SpaceActor,
     payload: ReplyPayload,
     scope: ToolScope,
-    preread: boolean,
+    { preread, tools }: { preread: boolean; tools: boolean },
   ): string {
     const where = payload.trigger === "chat" ? "a chat room" : "the messages of a task assigned to you";
     const parts = [
       `You are ${account.name}, an AI staff member working alongside the people of the space "${actor.space.name}" in Tandem, a team workspace. You are answering in ${where}. Reply in Markdown, briefly and concretely.`,
-      "You cannot change files or start automations yourself: to suggest a change to a file, call propose_file_patch with its whole new text; to suggest an automation, call propose_automation. A person reviews every proposal.",
+      tools
+        ? "You cannot change files or start automations yourself: to suggest a change to a file, call propose_file_patch with its whole new text; to suggest an automation, call propose_automation. A person reviews every proposal."
+        : "You cannot change the space's files or start automations: say what you would change, and a person will.",
       `Current time: ${new Date().toISOString()}.`,
     ];
     if (!preread) return parts.join("\n");
@@ -456,10 +480,13 @@ export class StaffReplyJob implements JobKind {
   ): void {
     const failure = "failure" in outcome ? outcome.failure : null;
     const answer = "answer" in outcome ? outcome.answer : null;
-    const text = answer ? answer.text : `Sorry, I couldn't answer: ${failure}.`;
+    const text = clip(answer ? answer.text : `Sorry, I couldn't answer: ${failure}.`);
     let reply: { id: string; announce(): void };
     try {
       reply = context.complete(() => {
+        // Deleted or no longer allowed here while it worked: the staff member has nothing to post.
+        if (!this.actorOf(payload).actor) throw notFound("the staff member can no longer answer here");
+        this.assertStillAsked(payload, actor);
         const row = this.insertReply(actor, payload, text);
         const now = Date.now();
         this.deps.activity.update(context.job.id, {
@@ -475,14 +502,22 @@ export class StaffReplyJob implements JobKind {
         return row;
       });
     } catch (error) {
-      if (error instanceof AppError && error.kind === "not_found") {
-        this.settleWithoutReply(context, payload, `nowhere to answer: ${error.message}`);
-        return;
-      }
-      throw error;
+      return this.settleIfGone(context, payload, error);
     }
     reply.announce();
     this.publish(context.job.id, payload, failure ? "ai.reply.failed" : "ai.reply.finished", reply.id, failure);
+  }
+
+  /** The message that asked is still there (chat): a reply to a deleted message would repeat what it said. */
+  private assertStillAsked(payload: ReplyPayload, actor: SpaceActor): void {
+    if (payload.sourceMessageId === null || payload.roomId === null) return;
+    this.services.chat.assertAnswerable(actor, payload.roomId, payload.sourceMessageId);
+  }
+
+  /** A 404 on the way means there is nowhere left to answer: the job ends without a reply. */
+  private settleIfGone(context: JobContext, payload: ReplyPayload, error: unknown): void {
+    if (!(error instanceof AppError && error.kind === "not_found")) throw error;
+    this.settleWithoutReply(context, payload, `nowhere to answer: ${error.message}`);
   }
 
   /** Ends the job with no reply (the staff member or the conversation is gone). */

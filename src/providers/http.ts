@@ -33,6 +33,11 @@ export interface CallOptions {
   pacing: Pacing;
   /** Names the provider in errors. */
   provider: string;
+  /**
+   * The provider reports errors inside a 200 answer too (`{"error": {"code", "message"}}`, as OpenAI-compatible
+   * gateways do once a response has started): such an answer is read as an answer of that status.
+   */
+  errorsIn200?: boolean;
 }
 
 /** The pause before attempt `attempt + 1`: `Retry-After` when the answer gave one, else the backoff step. */
@@ -48,6 +53,8 @@ function retryAfterMs(value: string | null): number | null {
   if (!value) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // An HTTP date names its weekday and month; anything else (`-5`, `1.5`) is unreadable.
+  if (!/[a-z]/i.test(trimmed)) return null;
   const at = Date.parse(trimmed);
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
@@ -83,16 +90,20 @@ export async function callJson(url: string, init: RequestInit, options: CallOpti
         signal: AbortSignal.any([options.signal, AbortSignal.timeout(options.attemptTimeoutMs)]),
       });
       const text = await res.text();
+      let status = res.status;
       if (res.ok) {
+        let parsed: unknown;
         try {
-          return text ? JSON.parse(text) : {};
+          parsed = text ? JSON.parse(text) : {};
         } catch {
           throw new ProviderError(`${options.provider} answered with something that is not JSON`, res.status);
         }
+        status = (options.errorsIn200 && statusInBody(parsed)) || status;
+        if (status < 300) return parsed;
       }
-      lastStatus = res.status;
-      lastError = `${options.provider} answered ${res.status}${detail(text)}`;
-      if (!retryable(res.status)) throw new ProviderError(lastError, res.status);
+      lastStatus = status;
+      lastError = `${options.provider} answered ${status}${detail(text)}`;
+      if (!retryable(status)) throw new ProviderError(lastError, status);
       retryAfter = res.headers.get("retry-after");
     } catch (error) {
       if (error instanceof ProviderError) throw error;
@@ -107,6 +118,14 @@ export async function callJson(url: string, init: RequestInit, options: CallOpti
       await sleep(pauseBefore(attempt, retryAfter) * options.pacing.timeScale, options.signal);
   }
   throw new ProviderError(`${lastError} (after ${MAX_ATTEMPTS} attempts)`, lastStatus);
+}
+
+/** The status an error inside a 2xx answer stands for (its numeric `code`, else 502); null when there is none. */
+function statusInBody(parsed: unknown): number | null {
+  const error = (parsed as { error?: unknown } | null)?.error;
+  if (error === undefined || error === null) return null;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "number" && code >= 400 && code <= 599 ? code : 502;
 }
 
 /** The provider's own error message, when its answer carries one, shortened. */

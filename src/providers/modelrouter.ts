@@ -100,7 +100,7 @@ export async function complete(
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
         body: JSON.stringify(body),
       },
-      { ...call, attemptTimeoutMs: stepMs, provider: "the model gateway" },
+      { ...call, attemptTimeoutMs: stepMs, provider: "the model gateway", errorsIn200: true },
     )) as GatewayAnswer;
     promptTokens += answer.usage?.prompt_tokens ?? 0;
     completionTokens += answer.usage?.completion_tokens ?? 0;

@@ -270,6 +270,16 @@ describe("cloud-agent runs (AGENT_HTTP_AUTH default, bearer)", () => {
     for (const r of requests.slice(1)) expect(r.body).toBeUndefined();
   });
 
+  it("gives the cloud agent what it may read in the prompt (recent chat, the files), and no tools it cannot call", async () => {
+    reset(h, new CloudAgent().handler);
+    const { message } = await askAndWait(h, cody, "what do we have so far?");
+    const text: string = h.fake.to("/v0/agents")[0]?.body.prompt.text ?? "";
+    expect(text).toContain("Recent conversation:");
+    expect(text).toContain("Files of the space:");
+    expect(text).toContain(message.content);
+    expect(text).not.toContain("propose_file_patch");
+  });
+
   it("an account with only a repository sends source {repository} with no ref", async () => {
     reset(h, new CloudAgent().handler);
     const { message, replies } = await askAndWait(h, remy, "what changed lately?");

@@ -349,6 +349,19 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(seen.map((r) => r.body.model)).toEqual(["openai/gpt-4o-mini"]);
     });
 
+    it("uses a changed model, provider setting or name at the next reply, at once", async () => {
+      const dora = await addStaff(w.org, { name: "Dorothea", modelrouter_model: "model/one" });
+      const first = await say(w, "@Dorothea which model?");
+      await settled(w, "source_message_id", first.id);
+      const path = `/api/v1/organizations/${w.org.id}/service-accounts/${dora.account.id}`;
+      expect((await w.org.owner.api.patch(path, { modelrouter_model: "model/two" })).status).toBe(200);
+      const mark = w.fake.requests.length;
+      const second = await say(w, "@Dorothea and now?");
+      const [job] = await settled(w, "source_message_id", second.id);
+      expect(w.fake.requests.slice(mark).map((r) => r.body.model)).toEqual(["model/two"]);
+      expect(job.model).toBe("model/two");
+    });
+
     it("pre-reads recent chat lines, the file paths and the text of a file the message names", async () => {
       const roomId = await newRoom(w, "preread");
       const folder = await w.org.owner.api.post(`${spacePath(w)}/files/folders`, { name: "docs" });
@@ -590,6 +603,86 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(
         listener.events.some((e) => e.type === "ai.reply.finished" && e.payload.source_message_id === source.id),
       ).toBe(false);
+    });
+
+    it("reads an error inside a 200 answer as its status: a 502 is retried, a 400 is final with its message", async () => {
+      let n = 0;
+      w.fake.handle(() =>
+        ++n === 1 ? Response.json({ error: { code: 502, message: "provider hiccup" } }) : completion("Recovered."),
+      );
+      const roomId = await newRoom(w, "error-in-200");
+      const mark = w.fake.requests.length;
+      const source = await say(w, "@Ada try this", { roomId });
+      const [job] = await settled(w, "source_message_id", source.id);
+      expect(job.status).toBe("done");
+      expect(w.fake.requests.length - mark).toBe(2);
+      w.fake.handle(() => Response.json({ error: { code: 400, message: "context too long" } }));
+      const again = await say(w, "@Ada and this", { roomId });
+      const [failed] = await settled(w, "source_message_id", again.id);
+      expect(failed.status).toBe("failed");
+      const replies = (await listing(w, roomId)).messages.filter((m) => m.author_user_id === ada.account.user_id);
+      expect(replies.at(-1)?.content).toBe(
+        "Sorry, I couldn't answer: the model gateway answered 400: context too long.",
+      );
+    });
+
+    it("cuts an answer longer than a message may be at 40,000 characters, saying so", async () => {
+      w.fake.handle(() => completion("😀".repeat(50_000)));
+      const roomId = await newRoom(w, "long-answer");
+      const source = await say(w, "@Ada write a lot", { roomId });
+      const [job] = await settled(w, "source_message_id", source.id);
+      expect(job.status).toBe("done");
+      const reply = (await listing(w, roomId)).messages.find((m) => m.author_user_id === ada.account.user_id);
+      expect([...reply.content]).toHaveLength(40_000);
+      expect(reply.content).toStartWith("😀😀");
+      expect(reply.content).toEndWith("… (cut: the answer was longer than a message may be)");
+    });
+
+    it("a message deleted while its reply is worked on gets no reply", async () => {
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      w.fake.handle(async () => {
+        await held;
+        return completion("Noted your secret.");
+      });
+      const roomId = await newRoom(w, "deleted-source");
+      const source = await say(w, "@Ada my password is hunter22", { roomId });
+      await until(async () => w.fake.requests.some((r) => JSON.stringify(r.body).includes("hunter22")), "the request");
+      expect((await w.org.owner.api.delete(`${messagesPath(w, roomId)}/${source.id}`)).status).toBe(204);
+      release();
+      const [job] = await settled(w, "source_message_id", source.id);
+      expect(job.status).toBe("failed");
+      expect(job.error).toBe("nowhere to answer: the message was deleted");
+      const replies = (await listing(w, roomId)).messages.filter((m) => m.author_user_id === ada.account.user_id);
+      expect(replies).toEqual([]);
+    });
+
+    it("a staff member deleted while it works posts nothing and the reply fails at once", async () => {
+      const gone = await addStaff(w.org, { name: "Gus" });
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      w.fake.handle(async () => {
+        await held;
+        return completion("Too late.");
+      });
+      const roomId = await newRoom(w, "deleted-staff");
+      const source = await say(w, "@Gus are you there?", { roomId });
+      await until(
+        async () => w.fake.requests.some((r) => JSON.stringify(r.body).includes("are you there")),
+        "the request",
+      );
+      const path = `/api/v1/organizations/${w.org.id}/service-accounts/${gone.account.id}`;
+      expect((await w.org.owner.api.delete(path)).status).toBe(204);
+      release();
+      const failed = await listener.next(
+        (e) => e.type === "ai.reply.failed" && e.payload.source_message_id === source.id,
+      );
+      expect(failed.payload.reply_message_id).toBeNull();
+      expect((await listing(w, roomId)).messages.map((m) => m.content)).toEqual(["@Gus are you there?"]);
     });
 
     it("a 401 is final: 1 request and a failure reply naming it", async () => {

@@ -230,7 +230,10 @@ describe("taking away what the caller does not hold", () => {
       name: "Org Admin",
       permissions: ["org.manage", "org.members.manage"],
     });
-    const managerRole = await org.owner.api.post(`${base}/roles`, { name: "Team lead", permissions: ["org.members.manage"] });
+    const managerRole = await org.owner.api.post(`${base}/roles`, {
+      name: "Team lead",
+      permissions: ["org.members.manage"],
+    });
     const admin = await addMember(org, ["Member"]);
     const manager = await addMember(org, ["Member"]);
     await org.owner.api.put(`${base}/members/${admin.id}/roles`, { role_ids: [adminRole.body.role.id] });
@@ -249,7 +252,9 @@ describe("taking away what the caller does not hold", () => {
     expect((await admin.api.get(`${base}/me/permissions`)).body.permissions).toContain("org.manage");
     // What the manager holds, it may still give and take away.
     const viewer = await addMember(org, ["Member"]);
-    expect((await manager.api.put(`${base}/members/${viewer.id}/roles`, { role_ids: [org.roles.Viewer] })).status).toBe(200);
+    expect((await manager.api.put(`${base}/members/${viewer.id}/roles`, { role_ids: [org.roles.Viewer] })).status).toBe(
+      200,
+    );
     expect((await manager.api.delete(`${base}/members/${viewer.id}`)).status).toBe(204);
     const team = await manager.api.post(`${base}/roles`, { name: "Readers", permissions: ["files.read"] });
     expect((await manager.api.patch(`${base}/roles/${team.body.role.id}`, { name: "Readers all" })).status).toBe(200);

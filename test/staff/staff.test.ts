@@ -147,6 +147,17 @@ describe("PATCH .../service-accounts/{id}", () => {
     });
   });
 
+  it("refuses a model or a ref with a control character, naming the field", async () => {
+    const { account } = await addStaff(org);
+    for (const [body, error] of [
+      [{ modelrouter_model: "m\tx" }, "modelrouter_model: must not contain control characters"],
+      [{ agent_default_ref: "bad\nref\u0007" }, "agent_default_ref: must not contain control characters"],
+    ] as const) {
+      const res = await org.owner.api.patch(`${base}/${account.id}`, body);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error } });
+    }
+  });
+
   it("refuses clearing the model of a modelrouter staff member", async () => {
     const { account } = await addStaff(org);
     const res = await org.owner.api.patch(`${base}/${account.id}`, { modelrouter_model: "" });

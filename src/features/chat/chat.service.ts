@@ -136,6 +136,11 @@ export class ChatService {
     return this.insertPost(actor, roomId, content, []);
   }
 
+  /** Throws 404 once the message a staff reply answers is gone: deleted, or its room deleted. */
+  assertAnswerable(actor: SpaceActor, roomId: string, messageId: string): void {
+    if (this.message(actor, roomId, messageId).deletedAt !== null) throw notFound("the message was deleted");
+  }
+
   /** Publishes a committed post; the event and the answer are the same JSON, presented once. */
   announcePosted(actor: SpaceActor, posted: Posted): PostedMessage {
     const presented = {

@@ -1,6 +1,6 @@
 /** Request and response schemas of spaces, their board and their members. */
 import { z } from "zod";
-import { nameIn, repoUrlIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { nameIn, oneLine, repoUrlIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
 
 export const spaceOut = z.object({
   id: uuidOut,
@@ -28,7 +28,7 @@ export const createSpaceIn = z.object({
 });
 export const addSpaceMemberIn = z.object({ user_id: uuidIn, role: z.enum(["owner", "member"]).optional() });
 
-export const putGitLinkIn = z.object({ repo_url: repoUrlIn(), ref: z.string().trim().max(255).optional() });
+export const putGitLinkIn = z.object({ repo_url: repoUrlIn(), ref: oneLine(z.string().trim().max(255)).optional() });
 
 export const gitLinkOut = z.object({ repo_url: z.string(), ref: z.string(), updated_at: timestampOut });
 export type GitLinkOut = z.infer<typeof gitLinkOut>;

@@ -87,8 +87,10 @@ export class StaffStore {
     this.db.insert(serviceAccounts).values(row).run();
   }
 
+  /** Also drops the remembered directories: a reply reads the account (provider, model, repo) from them. */
   update(id: string, patch: Partial<ServiceAccountRow>): void {
     this.db.update(serviceAccounts).set(patch).where(eq(serviceAccounts.id, id)).run();
+    this.directories.clear();
   }
 
   /** Deleting the backing user cascades to the account, its memberships, roles and sessions. */
