@@ -1,6 +1,6 @@
 /**
- * Staff replies: a mention of staff in chat (or a task assigned to staff) queues one reply job, and the staff
- * member answers through its provider, as itself, where it was asked.
+ * Staff replies: a mention of staff in chat or in a task's messages (or a task assigned to staff) queues one
+ * reply job, and the staff member answers through its provider, as itself, where it was asked.
  *
  * Retry and idempotency rule:
  * - The job, its activity row and the 💭 are stored in the transaction of the message or assignment that asks.
@@ -25,8 +25,8 @@ import { canSeeSpace, type SpaceActor } from "../features/spaces/spaces.policy";
 import type { SpacesStore } from "../features/spaces/spaces.store";
 import { mentioned } from "../features/staff/staff.mentions";
 import type { Mentionable, ServiceAccountRow, StaffStore } from "../features/staff/staff.store";
-import type { AssignmentHook } from "../features/tasks/tasks.service";
-import type { TaskRow } from "../features/tasks/tasks.store";
+import type { TaskReplyHook } from "../features/tasks/tasks.service";
+import type { TaskMessageRow, TaskRow } from "../features/tasks/tasks.store";
 import { AppError, notFound } from "../http/errors";
 import { newId } from "../lib/ids";
 import { charCount } from "../lib/text";
@@ -89,7 +89,7 @@ function modelOf(config: Config, account: ServiceAccountRow): string {
 }
 
 /** Queues replies inside the transaction of what asked for them; people ask, staff never wake each other. */
-export class StaffReplyQueue implements MentionHook, AssignmentHook {
+export class StaffReplyQueue implements MentionHook, TaskReplyHook {
   constructor(
     private readonly deps: {
       staff: StaffStore;
@@ -145,6 +145,28 @@ export class StaffReplyQueue implements MentionHook, AssignmentHook {
       prompt: `Task: ${task.title}${description}`,
     });
     return true;
+  }
+
+  taskMessagePosted(actor: SpaceActor, message: TaskMessageRow): boolean {
+    if (actor.serviceAccountId !== null || !message.content.includes("@")) return false;
+    let queued = false;
+    for (const member of mentioned(message.content, this.deps.staff.mentionables(actor.orgId))) {
+      const account = this.staffWhoMay(actor, member, "task");
+      if (!account) continue;
+      this.enqueue(Date.now(), {
+        trigger: "task",
+        orgId: actor.orgId,
+        spaceId: actor.space.id,
+        staffUserId: account.userId,
+        roomId: null,
+        taskId: message.taskId,
+        sourceMessageId: message.id,
+        askedBy: actor.userId,
+        prompt: message.content,
+      });
+      queued = true;
+    }
+    return queued;
   }
 
   queued(): void {
@@ -397,7 +419,12 @@ export class StaffReplyJob implements JobKind {
     scope: ToolScope,
     { preread, tools }: { preread: boolean; tools: boolean },
   ): string {
-    const where = payload.trigger === "chat" ? "a chat room" : "the messages of a task assigned to you";
+    const where =
+      payload.trigger === "chat"
+        ? "a chat room"
+        : payload.sourceMessageId
+          ? "the messages of a task, where you were mentioned"
+          : "the messages of a task assigned to you";
     const parts = [
       `You are ${account.name}, an AI staff member working alongside the people of the space "${actor.space.name}" in Tandem, a team workspace. You are answering in ${where}. Reply in Markdown, briefly and concretely.`,
       tools

@@ -978,6 +978,43 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(await taskMessages(task.id)).toHaveLength(1);
     });
 
+    it("a person mentioning staff in a task's messages gets one reply there; staff mentioning staff wake no one", async () => {
+      const created = await w.org.owner.api.post(`${spacePath(w)}/tasks`, {
+        title: "Follow up on the launch",
+        column_id: columnId,
+      });
+      const task = created.body;
+      const asked = await w.org.owner.api.post(`${spacePath(w)}/tasks/${task.id}/messages`, {
+        content: "@Tess can you elaborate on the dates?",
+      });
+      expect(asked.status).toBe(201);
+      const [job] = await settled(w, "task_id", task.id);
+      expect(job).toMatchObject({
+        trigger: "task",
+        status: "done",
+        chat_room_id: null,
+        source_message_id: asked.body.id,
+        staff_user_id: tess.account.user_id,
+      });
+      const last = w.fake.requests.at(-1);
+      expect(last?.body.messages[1]).toEqual({
+        role: "user",
+        content: `${OWNER_NAME}: @Tess can you elaborate on the dates?`,
+      });
+      expect(last?.body.messages[0].content).toContain("can you elaborate on the dates?");
+      const messages = await taskMessages(task.id);
+      expect(messages.map((m) => [m.author_user_id, m.content])).toEqual([
+        [w.org.owner.id, "@Tess can you elaborate on the dates?"],
+        [tess.account.user_id, "Answer from Tess."],
+      ]);
+      const mark = w.fake.requests.length;
+      const byStaff = await bob.api.post(`${spacePath(w)}/tasks/${task.id}/messages`, { content: "@Tess over to you" });
+      expect(byStaff.status).toBe(201);
+      await Bun.sleep(200);
+      expect(w.fake.requests.length).toBe(mark);
+      expect((await activity(w)).filter((a) => a.task_id === task.id)).toHaveLength(1);
+    });
+
     it("a task assigned to staff by another staff member queues nothing", async () => {
       const mark = w.fake.requests.length;
       const created = await bob.api.post(`${spacePath(w)}/tasks`, {

@@ -48,10 +48,12 @@ interface Placement {
   respaced: boolean;
 }
 
-/** Assigning a task to staff queues its reply, inside the assignment's transaction. */
-export interface AssignmentHook {
+/** Staff asked in a task (assigned it, or mentioned in its messages) queue their replies, inside that transaction. */
+export interface TaskReplyHook {
   /** Whether a reply job was queued for the task's new assignee. */
   taskAssigned(actor: SpaceActor, task: TaskRow): boolean;
+  /** Whether reply jobs were queued for the staff a person's task message mentions. */
+  taskMessagePosted(actor: SpaceActor, message: TaskMessageRow): boolean;
   /** Jobs were committed: start on them. */
   queued(): void;
 }
@@ -67,7 +69,7 @@ export class TasksService {
     private readonly people: PeopleStore,
     private readonly files: FilesService,
     private readonly events: EventBus,
-    private readonly assignments: AssignmentHook | null = null,
+    private readonly assignments: TaskReplyHook | null = null,
   ) {
     this.orders = new ColumnOrders((columnId) => store.ranksAt(columnId, "", 0, -1));
   }
@@ -237,10 +239,13 @@ export class TasksService {
   }
 
   postMessage(actor: SpaceActor, taskId: string, content: string): TaskMessageRow {
-    return this.announceMessage(
-      actor,
-      writeTx(this.db, () => this.insertMessage(actor, taskId, content)),
-    );
+    const { row, queued } = writeTx(this.db, () => {
+      const row = this.insertMessage(actor, taskId, content);
+      // Staff mentioned in the task's thread answer there; the job commits with the message.
+      return { row, queued: this.assignments?.taskMessagePosted(actor, row) ?? false };
+    });
+    if (queued) this.assignments?.queued();
+    return this.announceMessage(actor, row);
   }
 
   /** A message stored inside the caller's transaction (a staff reply); announce it once committed. */
