@@ -1,8 +1,10 @@
 /** What every subcommand shares: the data dir, opening the database, printing, and failing in one line. */
+import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync } from "node:fs";
-import { type Config, type ConfigFlags, loadConfig, loadSecrets } from "../src/config";
+import { join } from "node:path";
+import { type Config, type ConfigFlags, ENCRYPTION_KEY_FILE, loadConfig, readSecrets } from "../src/config";
 import { type Connection, openDatabase } from "../src/db/client";
-import { migrate } from "../src/db/migrate";
+import { assertNotNewer, MigrationError, migrate } from "../src/db/migrate";
 import { createServices, type Services } from "../src/services";
 
 /** Options every command takes. */
@@ -14,24 +16,56 @@ export interface CommonOptions {
 /** A failure the user caused or can fix: printed as one line, exit 1. */
 export class CliError extends Error {}
 
-/** Opens the data dir's database (creating and migrating it) and builds the services. */
+/**
+ * Opens the data dir's database (creating and migrating it) and builds the services. With `withEncryptionKey`,
+ * the key comes first: a command that cannot have it creates nothing.
+ */
 export function openServices(
   flags: ConfigFlags,
-  options: { withSecrets?: boolean; mustExist?: boolean } = {},
+  options: { withEncryptionKey?: boolean; mustExist?: boolean } = {},
 ): { config: Config; conn: Connection; services: Services; close(): void } {
   const config = loadConfig(flags);
   if (options.mustExist && !existsSync(config.dbPath)) {
     throw new CliError(`no database at ${config.dbPath}: run \`tandem setup\` or \`tandem serve\` first`);
   }
+  const encryptionKey = options.withEncryptionKey ? serversEncryptionKey(config) : null;
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const secrets = options.withSecrets ? loadSecrets(config) : null;
-  for (const name of secrets?.generated ?? []) {
-    process.stderr.write(`tandem: warning: ${name} was not set: generated one into ${config.dataDir} (mode 0600)\n`);
-  }
   const conn = openDatabase(config.dbPath);
   migrate(conn.sqlite);
+  // The CLI signs no tokens: without a JWT secret, nothing here could verify one, and nothing needs to.
+  const secrets = encryptionKey && { jwtSecret: new Uint8Array(0), encryptionKey, generated: [] };
   const services = createServices(conn, config, { secrets });
   return { config, conn, services, close: () => conn.sqlite.close() };
+}
+
+/**
+ * The encryption key `serve` uses: APP_SSH_ENCRYPTION_KEY, else the data dir's key file. Never generated here:
+ * beside a server that has its key from the environment, a key of our own would encrypt what it cannot read.
+ */
+function serversEncryptionKey(config: Config): Uint8Array {
+  const { encryptionKey } = readSecrets(config);
+  if (encryptionKey) return encryptionKey;
+  throw new CliError(
+    `APP_SSH_ENCRYPTION_KEY is not set and ${join(config.dataDir, ENCRYPTION_KEY_FILE)} does not exist: ` +
+      "set APP_SSH_ENCRYPTION_KEY as `tandem serve` has it, or start `tandem serve` once to generate the key",
+  );
+}
+
+/**
+ * Refuses a database a newer Tandem has migrated, before `serve` writes anything (a generated key, its lock):
+ * the check `migrate` makes, done without writing. A missing database is a new install.
+ */
+export function refuseNewerDatabase(dbPath: string): void {
+  if (!existsSync(dbPath)) return;
+  // Read-write without create: a read-only connection would leave WAL files behind when it closes.
+  const sqlite = new Database(dbPath, { readwrite: true, create: false });
+  try {
+    assertNotNewer(sqlite);
+  } catch (error) {
+    throw error instanceof MigrationError ? new CliError(error.message) : error;
+  } finally {
+    sqlite.close();
+  }
 }
 
 /** Prints `value` as JSON with `--json`, else the human text. */

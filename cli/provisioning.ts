@@ -19,8 +19,9 @@ export function provisioningCommand(program: Command): void {
     .option("--data <dir>", "data directory")
     .option("--json", "print JSON")
     .action((opts: CommonOptions & { baseUrl: string; installId: string; installSecret: string }) => {
-      // Allowed before the first start: an install can be provisioned before it serves.
-      const { services, close } = openServices(opts, { withSecrets: true });
+      // Allowed before the first start, given the key the server will have: an install can be provisioned
+      // before it serves.
+      const { services, close } = openServices(opts, { withEncryptionKey: true });
       try {
         services.instance.setProvisioning({
           base_url: opts.baseUrl,
@@ -39,7 +40,7 @@ export function provisioningCommand(program: Command): void {
     .option("--data <dir>", "data directory")
     .option("--json", "print JSON")
     .action((opts: CommonOptions) => {
-      const { services, close } = openServices(opts, { withSecrets: true, mustExist: true });
+      const { services, close } = openServices(opts, { withEncryptionKey: true, mustExist: true });
       try {
         const entries = services.instance.provisioning();
         const enabled = services.instance.publicInstance().provisioning_enabled;

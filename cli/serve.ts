@@ -1,20 +1,24 @@
 /** `tandem serve`: the service and its web UI. */
 import type { Command } from "commander";
-import { loadConfig } from "../src/config";
+import { loadConfig, readSecrets } from "../src/config";
 import { createAccessLog } from "../src/lib/access-log";
 import { createLogger } from "../src/lib/log";
 import { startServer } from "../src/server";
-import { parsePort } from "./parse";
+import { refuseNewerDatabase } from "./common";
+import { parseHost, parsePort } from "./parse";
 
 export function serveCommand(program: Command): void {
   program
     .command("serve")
     .description("serve the API and the web UI (default 0.0.0.0:8080, data in ./data)")
     .option("--port <port>", "port to listen on (env PORT)", parsePort)
-    .option("--host <host>", "address to bind (env HOST)")
+    .option("--host <host>", "address to bind (env HOST)", parseHost)
     .option("--data <dir>", "data directory (env TANDEM_DATA_DIR)")
     .action(async (opts: { port?: number; host?: string; data?: string }) => {
       const config = loadConfig(opts);
+      // Everything that can refuse the start is checked before the data dir gets a key, a lock or a database.
+      readSecrets(config);
+      refuseNewerDatabase(config.dbPath);
       const log = createLogger(config.logLevel);
       const server = await startServer(config, log, createAccessLog(config.logLevel));
       let stopping = false;

@@ -1,6 +1,9 @@
 /** `tandem users add|list|reset-password`: people without the web UI. */
 import type { Command } from "commander";
+import { invalid } from "../src/http/errors";
+import { emailIn, newPasswordIn } from "../src/http/schemas";
 import { CliError, type CommonOptions, openServices, print } from "./common";
+import { checkAsApi } from "./parse";
 
 export function usersCommand(program: Command): void {
   const users = program
@@ -14,12 +17,16 @@ export function usersCommand(program: Command): void {
     .command("add")
     .description("add a user as a member of the organization")
     .requiredOption("--email <email>", "email address")
-    .requiredOption("--password <password>", "password (at least 8 characters)")
+    .requiredOption("--password <password>", "password (8 to 1024 characters)")
     .option("--name <name>", "display name")
     .option("--role <name>", "role name (default Member)")
     .option("--data <dir>", "data directory")
     .option("--json", "print JSON")
     .action(async (opts: CommonOptions & { email: string; password: string; name?: string; role?: string }) => {
+      checkAsApi("email", emailIn, opts.email);
+      checkAsApi("password", newPasswordIn, opts.password);
+      // An absent --name means the email's local part; an empty one is a mistake, as `setup --admin-name ""` is.
+      if (opts.name?.trim() === "") throw invalid("name: must be 1 to 100 characters");
       const { services, close } = openServices(opts, { mustExist: true });
       try {
         const user = await services.people.addUser({
@@ -69,10 +76,11 @@ export function usersCommand(program: Command): void {
     .command("reset-password")
     .description("set a new password and end the user's sessions")
     .requiredOption("--email <email>", "email address")
-    .requiredOption("--password <password>", "new password (at least 8 characters)")
+    .requiredOption("--password <password>", "new password (8 to 1024 characters)")
     .option("--data <dir>", "data directory")
     .option("--json", "print JSON")
     .action(async (opts: CommonOptions & { email: string; password: string }) => {
+      checkAsApi("password", newPasswordIn, opts.password);
       const { services, close } = openServices(opts, { mustExist: true });
       try {
         const user = await services.people.resetPassword(opts.email, opts.password);

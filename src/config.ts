@@ -90,10 +90,8 @@ function reader(env: Env) {
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = string(name);
     if (raw === undefined) return fallback;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) {
-      throw new ConfigError(`${name} must be an integer between ${min} and ${max}`);
-    }
+    const n = parseDecimal(raw);
+    if (n === null || n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}`);
     return n;
   };
   const bool = (name: string, fallback: boolean): boolean => {
@@ -141,6 +139,27 @@ function reader(env: Env) {
   return { string, int, bool, url, oneOf, path, json };
 }
 
+/**
+ * A whole number written in plain decimal digits (surrounding whitespace aside), else null. `Number()` alone
+ * would also take `0x10`, `1e3`, `8080.0` and a blank string (as 0).
+ */
+export function parseDecimal(text: string): number | null {
+  const trimmed = text.trim();
+  return /^[0-9]+$/.test(trimmed) ? Number(trimmed) : null;
+}
+
+/** The address to bind: a flag or HOST set to an empty or blank value is refused, not read as every interface. */
+function hostOf(flag: string | undefined, env: Env): string {
+  if (flag !== undefined) {
+    if (flag.trim() === "") throw new ConfigError("--host must not be empty");
+    return flag.trim();
+  }
+  const raw = env.HOST;
+  if (raw === undefined) return "0.0.0.0";
+  if (raw.trim() === "") throw new ConfigError("HOST must not be empty");
+  return raw.trim();
+}
+
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -179,7 +198,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
   return Object.freeze({
     dataDir,
     dbPath: join(dataDir, "tandem.db"),
-    host: flags.host ?? read.string("HOST") ?? "0.0.0.0",
+    host: hostOf(flags.host, env),
     port,
     logLevel: read.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info"),
     maxJsonBytes: 1024 * 1024,
@@ -227,8 +246,13 @@ export interface Secrets {
   readonly generated: readonly string[];
 }
 
-const JWT_SECRET_FILE = "jwt_secret";
-const ENCRYPTION_KEY_FILE = "encryption_key";
+/** Where a secret comes from, how it is read, and how `serve` makes one when it has none. */
+interface SecretKind {
+  readonly env: string;
+  readonly file: string;
+  readonly parse: (value: string) => Uint8Array;
+  readonly make: () => string;
+}
 
 /** Parses an APP_SSH_ENCRYPTION_KEY: 64 hex characters first, else base64 of exactly 32 bytes. */
 export function parseEncryptionKey(value: string): Uint8Array {
@@ -246,6 +270,23 @@ function parseJwtSecret(value: string): Uint8Array {
   return new TextEncoder().encode(value);
 }
 
+const JWT_SECRET: SecretKind = {
+  env: "JWT_SECRET",
+  file: "jwt_secret",
+  parse: parseJwtSecret,
+  make: () => randomBytes(48).toString("base64url"),
+};
+
+/** The encryption key's file in the data dir, for messages that tell the operator where to look. */
+export const ENCRYPTION_KEY_FILE = "encryption_key";
+
+const ENCRYPTION_KEY: SecretKind = {
+  env: "APP_SSH_ENCRYPTION_KEY",
+  file: ENCRYPTION_KEY_FILE,
+  parse: parseEncryptionKey,
+  make: () => randomBytes(32).toString("base64"),
+};
+
 /** Writes a new secret file readable by its owner only. */
 function writeSecretFile(path: string, content: string): void {
   writeFileSync(path, `${content}\n`, { mode: 0o600, flag: "wx" });
@@ -253,47 +294,48 @@ function writeSecretFile(path: string, content: string): void {
 }
 
 /**
- * Secrets from env, else from the data dir, else generated there once (mode 0600). A secret that is set but
- * invalid is an error: it is never replaced.
+ * One secret from env, else from its file in the data dir; null when neither has it. Reads only. A value
+ * that is set but invalid is an error, named by the file when it came from there.
+ */
+function readSecret(kind: SecretKind, config: Config, env: Env): Uint8Array | null {
+  const given = reader(env).string(kind.env);
+  if (given !== undefined) return kind.parse(given);
+  const path = join(config.dataDir, kind.file);
+  if (!existsSync(path)) return null;
+  try {
+    return kind.parse(readFileSync(path, "utf8").trim());
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(`${path}: ${error.message.replace(/^\S+ /, "")}`);
+  }
+}
+
+/** The secrets given in env or stored in the data dir, each validated; null where there is none. Writes nothing. */
+export function readSecrets(
+  config: Config,
+  env: Env = process.env,
+): { jwtSecret: Uint8Array | null; encryptionKey: Uint8Array | null } {
+  return { jwtSecret: readSecret(JWT_SECRET, config, env), encryptionKey: readSecret(ENCRYPTION_KEY, config, env) };
+}
+
+/**
+ * Secrets from env, else from the data dir, else generated there once (mode 0600): for `serve` only, the one
+ * process whose key is the install's. Every secret that is set is validated before any is generated, so a
+ * refused start leaves the data dir as it was; an invalid one is never replaced.
  */
 export function loadSecrets(config: Config, env: Env = process.env): Secrets {
-  mkdirSync(config.dataDir, { recursive: true });
+  const found = readSecrets(config, env);
   const generated: string[] = [];
-
-  const fromFileOrNew = (file: string, name: string, make: () => string): string => {
-    const path = join(config.dataDir, file);
-    if (existsSync(path)) return readFileSync(path, "utf8").trim();
-    const value = make();
-    writeSecretFile(path, value);
-    generated.push(name);
-    return value;
+  const orNew = (value: Uint8Array | null, kind: SecretKind): Uint8Array => {
+    if (value !== null) return value;
+    mkdirSync(config.dataDir, { recursive: true });
+    const made = kind.make();
+    writeSecretFile(join(config.dataDir, kind.file), made);
+    generated.push(kind.env);
+    return kind.parse(made);
   };
-
-  /** The secret of `file` (generated first when missing); an invalid one is named by the file, not the env var. */
-  const fromFile = <T>(file: string, name: string, make: () => string, parse: (value: string) => T): T => {
-    const value = fromFileOrNew(file, name, make);
-    try {
-      return parse(value);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      throw new ConfigError(`${join(config.dataDir, file)}: ${error.message.replace(/^\S+ /, "")}`);
-    }
-  };
-  const jwtEnv = reader(env).string("JWT_SECRET");
-  const jwtSecret =
-    jwtEnv !== undefined
-      ? parseJwtSecret(jwtEnv)
-      : fromFile(JWT_SECRET_FILE, "JWT_SECRET", () => randomBytes(48).toString("base64url"), parseJwtSecret);
-  const keyEnv = reader(env).string("APP_SSH_ENCRYPTION_KEY");
-  const encryptionKey =
-    keyEnv !== undefined
-      ? parseEncryptionKey(keyEnv)
-      : fromFile(
-          ENCRYPTION_KEY_FILE,
-          "APP_SSH_ENCRYPTION_KEY",
-          () => randomBytes(32).toString("base64"),
-          parseEncryptionKey,
-        );
+  const jwtSecret = orNew(found.jwtSecret, JWT_SECRET);
+  const encryptionKey = orNew(found.encryptionKey, ENCRYPTION_KEY);
   return Object.freeze({ jwtSecret, encryptionKey, generated });
 }
 

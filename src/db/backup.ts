@@ -7,7 +7,7 @@
 import { Database } from "bun:sqlite";
 import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { knownMigrations } from "./migrate";
+import { appliedMigrations, newerMigration } from "./migrate";
 
 /** A backup or restore that cannot proceed; the message is for the operator. */
 export class BackupError extends Error {}
@@ -29,12 +29,10 @@ function checkDatabase(path: string): number {
   try {
     const check = db.query("PRAGMA quick_check").all() as { quick_check: string }[];
     if (check[0]?.quick_check !== "ok") throw new BackupError(`${path} is damaged: ${check[0]?.quick_check ?? "?"}`);
-    const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE type='table' AND name='__migrations'").all();
-    if (hasTable.length === 0) throw new BackupError(`${path} is not a Tandem database`);
-    const tags = (db.query("SELECT tag FROM __migrations").all() as { tag: string }[]).map((r) => r.tag);
-    const known = new Set(knownMigrations());
-    const unknown = tags.filter((t) => !known.has(t));
-    if (unknown.length > 0) throw new BackupError(`${path} comes from a newer Tandem (migration ${unknown[0]})`);
+    const tags = appliedMigrations(db);
+    if (tags.length === 0) throw new BackupError(`${path} is not a Tandem database`);
+    const newer = newerMigration(db);
+    if (newer !== undefined) throw new BackupError(`${path} comes from a newer Tandem (migration ${newer})`);
     return tags.length;
   } catch (error) {
     if (error instanceof BackupError) throw error;

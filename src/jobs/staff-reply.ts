@@ -264,7 +264,8 @@ export class StaffReplyJob implements JobKind {
       // A message deleted before the reply started is not sent to the provider at all.
       this.assertStillAsked(payload, actor);
     } catch (error) {
-      return this.settleIfGone(context, payload, error);
+      this.settleIfGone(context, payload, error);
+      return;
     }
     const startedAt = this.start(context, payload, account);
     const deadline = AbortSignal.timeout(Math.max(0, this.timing.contextTimeoutMs - (Date.now() - startedAt)));
@@ -529,7 +530,8 @@ export class StaffReplyJob implements JobKind {
         return row;
       });
     } catch (error) {
-      return this.settleIfGone(context, payload, error);
+      this.settleIfGone(context, payload, error);
+      return;
     }
     reply.announce();
     this.publish(context.job.id, payload, failure ? "ai.reply.failed" : "ai.reply.finished", reply.id, failure);

@@ -209,6 +209,60 @@ describe("tandem setup", () => {
     const blank = await runCli([...base, "--admin-name", "\u200b", "--data", dir()]);
     expect(expectOneLineFailure(blank)).toBe("tandem: --admin-name: must contain a visible character");
   });
+
+  it("holds the email and password to POST /api/v1/public/setup's rules: refused alike, and nothing created", async () => {
+    const server = await serve(dir());
+    const token = new URL(server.setupUrl as string).searchParams.get("token") as string;
+    const good = { org_name: "Acme", admin_email: "x@acme.test", admin_password: "password-1" };
+    const cases: [Partial<typeof good>, string][] = [
+      [{ admin_email: `${"e".repeat(245)}@acme.test` }, "--admin-email: must be at most 254 characters"],
+      [{ admin_email: "x@acme.t" }, "--admin-email: must be an email address"],
+      [{ admin_password: "p".repeat(1025) }, "--admin-password: must be at most 1024 characters"],
+    ];
+    for (const [bad, line] of cases) {
+      const body = { ...good, ...bad };
+      const api = await request(server.url, "POST", "/api/v1/public/setup", { body: { token, ...body } });
+      expect(api.status).toBe(400);
+      expect(`--${api.body.error.replace("_", "-")}`).toBe(line);
+      const data = dir();
+      const res = await runCli([
+        "setup",
+        "--org-name",
+        body.org_name,
+        "--admin-email",
+        body.admin_email,
+        "--admin-password",
+        body.admin_password,
+        "--data",
+        data,
+      ]);
+      expect(expectOneLineFailure(res)).toBe(`tandem: ${line}`);
+      expect(existsSync(join(data, "tandem.db"))).toBe(false);
+    }
+    await server.stop();
+  });
+
+  it("takes an email of 254 and a password of 1024 characters, and the owner logs in with them", async () => {
+    const data = dir();
+    const email = `${"e".repeat(244)}@acme.test`;
+    const password = "p".repeat(1024);
+    expect(email).toHaveLength(254);
+    const res = await runCli([
+      "setup",
+      "--org-name",
+      "Long",
+      "--admin-email",
+      email,
+      "--admin-password",
+      password,
+      "--data",
+      data,
+    ]);
+    jsonLine(res);
+    const server = await serve(data);
+    expect((await login(server.url, email, password)).status).toBe(200);
+    await server.stop();
+  });
 });
 
 describe("tandem keygen", () => {
@@ -311,6 +365,58 @@ describe("tandem users", () => {
     expect(emails).not.toContain("x2@acme.test");
   });
 
+  it("refuses an email over 254 and a password over 1024 characters, as the API does, and adds no one", async () => {
+    const long = `${"e".repeat(245)}@acme.test`;
+    const [email, password] = await Promise.all([
+      runCli(["users", "add", "--email", long, "--password", "long-password", "--data", main]),
+      runCli(["users", "add", "--email", "x4@acme.test", "--password", "p".repeat(1025), "--data", main]),
+    ]);
+    expect(expectOneLineFailure(email)).toBe("tandem: --email: must be at most 254 characters");
+    expect(expectOneLineFailure(password)).toBe("tandem: --password: must be at most 1024 characters");
+    const emails = jsonLine(await runCli(["users", "list", "--json", "--data", main])).users.map(
+      (u: { email: string }) => u.email,
+    );
+    expect(emails).not.toContain(long);
+    expect(emails).not.toContain("x4@acme.test");
+  });
+
+  it("refuses an empty or blank --name as setup refuses --admin-name, and names no one after the email by it", async () => {
+    for (const name of ["", "   "]) {
+      const res = await runCli([
+        "users",
+        "add",
+        "--email",
+        "nn@acme.test",
+        "--password",
+        "nn-password",
+        "--name",
+        name,
+        "--data",
+        main,
+      ]);
+      expect(expectOneLineFailure(res)).toBe("tandem: --name: must be 1 to 100 characters");
+    }
+    const setup = await runCli([
+      "setup",
+      "--org-name",
+      "Acme",
+      "--admin-email",
+      "x@acme.test",
+      "--admin-password",
+      "password-1",
+      "--admin-name",
+      "",
+      "--data",
+      dir(),
+    ]);
+    expect(expectOneLineFailure(setup)).toBe("tandem: --admin-name: must be 1 to 100 characters");
+    // Without --name, the display name is the email's local part, as before.
+    const added = jsonLine(
+      await runCli(["users", "add", "--email", "nn@acme.test", "--password", "nn-password", "--json", "--data", main]),
+    );
+    expect(added.display_name).toBe("nn");
+  });
+
   it("exits non-zero with one line when --email or --password is missing", async () => {
     expectOneLineFailure(await runCli(["users", "add", "--password", "some-password", "--data", main]), "non-zero");
     expectOneLineFailure(await runCli(["users", "add", "--email", "y@acme.test", "--data", main]), "non-zero");
@@ -324,7 +430,7 @@ describe("tandem users", () => {
       expect(user.id).toMatch(UUID);
     }
     const byEmail = Object.fromEntries(out.users.map((u: { email: string }) => [u.email, u]));
-    expect(Object.keys(byEmail).sort()).toEqual([ADMIN.email, "mia@acme.test", "vic@acme.test"]);
+    expect(Object.keys(byEmail).sort()).toEqual([ADMIN.email, "mia@acme.test", "nn@acme.test", "vic@acme.test"]);
     expect(byEmail[ADMIN.email]).toEqual({
       id: setupIds.user_id,
       email: ADMIN.email,
@@ -487,13 +593,25 @@ describe("tandem users reset-password", () => {
     expect(out.email).toBe(RESET.email);
   });
 
-  it("exits 1 with one line for an unknown email or a short password", async () => {
+  it("exits 1 with one line for an unknown email or a password under 8 or over 1024 characters", async () => {
     const [unknown, short] = await Promise.all([
       runCli(["users", "reset-password", "--email", "nobody@acme.test", "--password", "long-password", "--data", main]),
       runCli(["users", "reset-password", "--email", RESET.email, "--password", "1234567", "--data", main]),
     ]);
     expectOneLineFailure(unknown);
     expect(expectOneLineFailure(short)).toBe("tandem: --password: must be at least 8 characters");
+    // Login takes no password over 1024 characters: one set here would lock the user out.
+    const long = await runCli([
+      "users",
+      "reset-password",
+      "--email",
+      RESET.email,
+      "--password",
+      "p".repeat(1025),
+      "--data",
+      main,
+    ]);
+    expect(expectOneLineFailure(long)).toBe("tandem: --password: must be at most 1024 characters");
     expect((await login(server.url, RESET.email, RESET.new)).status).toBe(200);
   });
 
@@ -896,6 +1014,58 @@ describe("flags and environment", () => {
       const line = expectOneLineFailure(await runCli(["serve", "--data", dir(), ...args], { env }), "non-zero");
       expect(line).toContain(says);
     }
+  });
+
+  it("refuses integers not written in plain decimal digits, flag or env, with the range in one line", async () => {
+    const cases: [string[], Record<string, string>, string][] = [
+      [["--port", "0x86a0"], {}, "'0x86a0' is invalid. must be 0 to 65535"],
+      [["--port", "1e4"], {}, "'1e4' is invalid. must be 0 to 65535"],
+      [["--port", "8080.0"], {}, "'8080.0' is invalid. must be 0 to 65535"],
+      [["--port", "-0"], {}, "'-0' is invalid. must be 0 to 65535"],
+      [[], { PORT: "34202.0" }, "PORT must be an integer between 0 and 65535"],
+      [[], { PORT: " " }, "PORT must be an integer between 0 and 65535"],
+      [["--port", "0"], { TANDEM_STAFF_WORKERS: "0x10" }, "TANDEM_STAFF_WORKERS must be an integer between 1 and 256"],
+      [["--port", "0"], { TANDEM_MAX_UPLOAD_BYTES: "1e3" }, "TANDEM_MAX_UPLOAD_BYTES must be an integer between 1 and"],
+      [["--port", "0"], { MODELROUTER_CHAT_MAX_TOKENS: "+100" }, "MODELROUTER_CHAT_MAX_TOKENS must be an integer"],
+    ];
+    const results = await Promise.all(
+      cases.map(([args, env]) => runCli(["serve", "--host", "127.0.0.1", "--data", dir(), ...args], { env })),
+    );
+    results.forEach((res, i) => {
+      expect(expectOneLineFailure(res, "non-zero")).toContain(cases[i]?.[2] as string);
+    });
+  });
+
+  it("takes integers in plain decimal digits with whitespace around them", async () => {
+    const port = freePort();
+    const server = await serveRaw(["--data", dir()], {
+      PORT: ` ${port} `,
+      HOST: " 127.0.0.1 ",
+      TANDEM_STAFF_WORKERS: "04",
+      TANDEM_MAX_UPLOAD_BYTES: "1000 ",
+    });
+    try {
+      expect(server.url).toBe(`http://127.0.0.1:${port}`);
+    } finally {
+      await server.stop();
+    }
+    const flagged = await serveRaw(["--port", ` ${freePort()}`, "--host", "127.0.0.1", "--data", dir()], {});
+    await flagged.stop();
+  });
+
+  it("refuses an empty --host and an empty or blank HOST in one line, rather than listening on every interface", async () => {
+    const cases: [string[], Record<string, string>, string][] = [
+      [["--host", ""], {}, "tandem: option '--host <host>' argument '' is invalid. must not be empty"],
+      [["--host", "  "], {}, "tandem: option '--host <host>' argument '  ' is invalid. must not be empty"],
+      [[], { HOST: "" }, "tandem: HOST must not be empty"],
+      [[], { HOST: " " }, "tandem: HOST must not be empty"],
+    ];
+    const results = await Promise.all(
+      cases.map(([args, env]) => runCli(["serve", "--port", "0", "--data", dir(), ...args], { env })),
+    );
+    results.forEach((res, i) => {
+      expect(expectOneLineFailure(res, "non-zero")).toBe(cases[i]?.[2] as string);
+    });
   });
 
   it("names the data dir's key file, not an unset variable, when that file is invalid", async () => {

@@ -2,8 +2,10 @@
  * JWT_SECRET and APP_SSH_ENCRYPTION_KEY (contract §1 "Secrets", §7): generated once into the data dir when
  * unset, refused with one line when set but invalid, used when given, and never written to the log.
  */
+
+import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, it } from "bun:test";
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "../helpers/http";
 import {
@@ -165,6 +167,88 @@ describe("an APP_SSH_ENCRYPTION_KEY that is set but invalid", () => {
     const res = await serveExpectingFailure(fresh, { APP_SSH_ENCRYPTION_KEY: invalid["base64 of 31 bytes"] });
     expectOneLineFailure(res, "APP_SSH_ENCRYPTION_KEY");
     expect(existsSync(join(fresh, "encryption_key"))).toBe(false);
+  });
+});
+
+describe("a refused start", () => {
+  it("generates neither secret when the other is invalid, and leaves a new data dir uncreated", async () => {
+    const invalid: Record<string, string>[] = [{ APP_SSH_ENCRYPTION_KEY: "abc" }, { JWT_SECRET: "too-short" }];
+    for (const env of invalid) {
+      const fresh = join(dir(), "new");
+      const res = await serveExpectingFailure(fresh, env);
+      expectOneLineFailure(res, Object.keys(env)[0] as string);
+      expect(existsSync(fresh)).toBe(false);
+    }
+  });
+
+  it("refuses a database from a newer Tandem before generating a secret or taking the data dir's lock", async () => {
+    const data = dir();
+    const setup = await runCli([
+      "setup",
+      "--org-name",
+      "Acme",
+      "--admin-email",
+      "a@acme.test",
+      "--admin-password",
+      "a-password",
+      "--data",
+      data,
+    ]);
+    expect(setup.code).toBe(0);
+    const db = new Database(join(data, "tandem.db"));
+    db.exec("INSERT INTO __migrations (tag, applied_at) VALUES ('9999_future', 0)");
+    db.close();
+    const res = await serveExpectingFailure(data, {});
+    expectOneLineFailure(res, "comes from a newer Tandem (migration 9999_future)");
+    expect(readdirSync(data)).toEqual(["tandem.db"]);
+  });
+});
+
+describe("the encryption key of the commands beside serve", () => {
+  const KEY = Buffer.alloc(32, 0x3c).toString("base64");
+  const set = (data: string, env: Record<string, string> = {}) =>
+    runCli(
+      [
+        "provisioning",
+        "set",
+        "--base-url",
+        "https://prov.example.com",
+        "--install-id",
+        "i-2",
+        "--install-secret",
+        "s-2-secret",
+        "--data",
+        data,
+      ],
+      { env },
+    );
+
+  it("is never generated: without APP_SSH_ENCRYPTION_KEY or the data dir's key, provisioning set and show refuse in one line", async () => {
+    const data = dir();
+    const server = await serve(data, { APP_SSH_ENCRYPTION_KEY: KEY, JWT_SECRET: "j".repeat(32) });
+    const refused = [await set(data), await runCli(["provisioning", "show", "--data", data])];
+    for (const res of refused) {
+      expect(res.code).toBe(1);
+      expect(res.stdout).toBe("");
+      expect(res.stderr).toBe(
+        `tandem: APP_SSH_ENCRYPTION_KEY is not set and ${join(data, "encryption_key")} does not exist: ` +
+          "set APP_SSH_ENCRYPTION_KEY as `tandem serve` has it, or start `tandem serve` once to generate the key\n",
+      );
+    }
+    expect(secretFiles(data)).toEqual({});
+    // Given the server's key, the secret it stores is one the server reads.
+    expect((await set(data, { APP_SSH_ENCRYPTION_KEY: KEY })).code).toBe(0);
+    expect(secretFiles(data)).toEqual({});
+    expect((await request(server.url, "GET", "/api/v1/public/instance")).body.provisioning_enabled).toBe(true);
+    await stop(server);
+  });
+
+  it("lets provisioning set run before the first start only when given, and then writes no secret file", async () => {
+    const fresh = join(dir(), "new");
+    expect((await set(fresh)).code).toBe(1);
+    expect(existsSync(fresh)).toBe(false);
+    expect((await set(fresh, { APP_SSH_ENCRYPTION_KEY: KEY })).code).toBe(0);
+    expect(secretFiles(fresh)).toEqual({});
   });
 });
 
