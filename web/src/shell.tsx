@@ -1,5 +1,9 @@
-/** The frame of every workspace screen: the sidebar (spaces, my tasks, staff, approvals, settings) and the page. */
+/**
+ * The frame of every workspace screen: the sidebar (spaces, my tasks, staff, approvals, settings; who is signed
+ * in, changing their password, signing out) and the page.
+ */
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
+import { ChangePasswordDialog } from "./features/auth/ChangePassword";
 import { useUnreadCount, useUnreadTracker } from "./features/chat/unread";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
@@ -51,6 +55,7 @@ export function Shell({ children }: { children: ReactNode }) {
   const ws = useWorkspace();
   const { path } = useLocation();
   const [open, setOpen] = useState(false);
+  const [changingPassword, setChangingPassword] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes on every navigation.
   useEffect(() => setOpen(false), [path]);
@@ -121,8 +126,13 @@ export function Shell({ children }: { children: ReactNode }) {
         </div>
         <div className="sidebar-me">
           <Avatar id={ws.me.id} name={ws.me.display_name} />
-          <span className="grow" title={ws.me.email}>
-            {ws.me.display_name}
+          <span className="grow sidebar-me-who">
+            <span className="sidebar-me-name" title={ws.me.email}>
+              {ws.me.display_name}
+            </span>
+            <button type="button" className="link small" onClick={() => setChangingPassword(true)}>
+              Change password
+            </button>
           </span>
           <button
             type="button"
@@ -136,6 +146,7 @@ export function Shell({ children }: { children: ReactNode }) {
       <main id="main" className="page" tabIndex={-1}>
         {children}
       </main>
+      {changingPassword && <ChangePasswordDialog onClose={() => setChangingPassword(false)} />}
     </div>
   );
 }

@@ -1,5 +1,5 @@
 /** Refresh-token rows and the `sa_` token lookup. */
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { refreshTokens, serviceAccounts } from "../../db/schema";
 
@@ -108,13 +108,15 @@ export class AuthStore {
     this.sessionsEnded();
   }
 
-  revokeUser(userId: string, now: number): void {
+  /** Ends every session of the user, or every one but `keepFamilyId` (the session changing its password). */
+  revokeUser(userId: string, now: number, keepFamilyId?: string): void {
     // Which remembered sessions are this user's is not known here: every one is read again on its next use.
     this.sessions.clear();
+    const mine = and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt));
     this.db
       .update(refreshTokens)
       .set({ revokedAt: now })
-      .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
+      .where(keepFamilyId === undefined ? mine : and(mine, ne(refreshTokens.familyId, keepFamilyId)))
       .run();
     this.sessionsEnded();
   }

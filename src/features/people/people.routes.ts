@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { noBodyIn, uuidOut } from "../../http/schemas";
+import { changePasswordIn } from "../auth/auth.schemas";
 import {
   presentInvite,
   presentMember,
@@ -44,6 +45,22 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
       body: patchMeIn,
       detail: doc("Changes the caller's display name", { 200: z.object({ user: userOut }) }),
     })
+    .post(
+      "/me/password",
+      async ({ principal, body, status }) => {
+        await people.changePassword(principal, body.current_password, body.new_password);
+        return status(204);
+      },
+      {
+        signedIn: true,
+        body: changePasswordIn,
+        detail: doc("Changes the caller's password; their other sessions end (an extension)", {
+          204: null,
+          400: "A missing or invalid field (the message names it), or `current password is incorrect`",
+          403: "A service account: `service accounts have no password`",
+        }),
+      },
+    )
     .get(
       "/organizations",
       ({ principal }) => ({ organizations: people.organizationsOf(principal).map(presentOrganization) }),

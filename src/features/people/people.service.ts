@@ -4,7 +4,7 @@ import type { OrgActor, Principal } from "../../http/actor";
 import { conflict, forbidden, invalid, notFound, unauthenticated } from "../../http/errors";
 import { isPermission, PERMISSIONS, SYSTEM_ROLES } from "../../http/permissions";
 import { isUuid, newId } from "../../lib/ids";
-import { hashPassword, MIN_PASSWORD_LENGTH } from "../../lib/password";
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../lib/password";
 import { charCount, hasControl, isInvisible, nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { AuthStore } from "../auth/auth.store";
@@ -238,6 +238,29 @@ export class PeopleService {
     }
     this.store.updateUser(principal.userId, { displayName }, Date.now());
     return this.me(principal);
+  }
+
+  /**
+   * Changes the caller's own password and ends every other session of theirs at once (refresh tokens revoked,
+   * sockets closed); the session asking stays signed in. A wrong current password is 400, not 401: the
+   * caller's token is fine, and a 401 would make clients refresh and retry.
+   */
+  async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
+    if (principal.serviceAccountId) throw forbidden("service accounts have no password");
+    const user = this.store.user(principal.userId);
+    if (!user) throw unauthenticated();
+    // The same bounded argon2id path as login, so a burst of guesses queues rather than exhausting memory.
+    if (!(await verifyPassword(currentPassword, user.passwordHash))) throw invalid("current password is incorrect");
+    const passwordHash = await hashPassword(newPassword);
+    const now = Date.now();
+    writeTx(this.db, () => {
+      // Changed meanwhile (another change, a reset): the password just checked is no longer the current one.
+      if (this.store.user(user.id)?.passwordHash !== user.passwordHash) {
+        throw invalid("current password is incorrect");
+      }
+      this.store.updateUser(user.id, { passwordHash }, now);
+      this.tokens.revokeUser(user.id, now, principal.sessionId);
+    });
   }
 
   organizationsOf(principal: Principal): OrgRow[] {
