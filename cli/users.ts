@@ -54,7 +54,9 @@ export function usersCommand(program: Command): void {
       const { services, close } = openServices(opts, { mustExist: true });
       try {
         const list = services.people.listUsers();
-        const rows = list.map((u) => `${u.email}\t${u.displayName}\t${u.roleNames.join(", ") || "(no role)"}\t${u.id}`);
+        const rows = list.map(
+          (u) => `${u.email}\t${u.displayName}\t${u.roleNames.join(", ") || "(no role)"}\t${u.status}\t${u.id}`,
+        );
         print(
           opts.json,
           {
@@ -65,7 +67,7 @@ export function usersCommand(program: Command): void {
               role_names: u.roleNames,
             })),
           },
-          ["EMAIL\tNAME\tROLES\tID", ...rows].join("\n"),
+          ["EMAIL\tNAME\tROLES\tSTATUS\tID", ...rows].join("\n"),
         );
       } finally {
         close();

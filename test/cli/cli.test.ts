@@ -446,6 +446,11 @@ describe("tandem users", () => {
     const res = await runCli(["users", "list", "--data", main]);
     expect(res.code).toBe(0);
     for (const email of [ADMIN.email, "mia@acme.test", "vic@acme.test"]) expect(res.stdout).toContain(email);
+    const lines = res.stdout.trim().split("\n");
+    expect(lines[0]).toBe("EMAIL\tNAME\tROLES\tSTATUS\tID");
+    expect(lines.find((l) => l.startsWith(`${ADMIN.email}\t`))).toBe(
+      `${ADMIN.email}\t${ADMIN.name}\tOwner\tmember\t${setupIds.user_id}`,
+    );
   });
 
   it("exits 1 with one line on a data dir without a database, and creates none", async () => {
@@ -535,6 +540,10 @@ describe("tandem users reset-password", () => {
     const members = `/api/v1/organizations/${setupIds.organization_id}/members`;
     const ron = (await login(server.url, RON.email, RON.old)).body.access_token as string;
     expect((await request(server.url, "DELETE", `${members}/${first.id}`, { token: admin })).status).toBe(204);
+    const listing = (await runCli(["users", "list", "--data", main])).stdout.split("\n");
+    expect(listing.find((l) => l.startsWith(`${RON.email}\t`))).toBe(
+      `${RON.email}\tron\t(no role)\tnot a member\t${first.id}`,
+    );
 
     const again = await runCli([
       "users",

@@ -9,7 +9,7 @@ import { charCount, hasControl, isInvisible, nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { AuthStore } from "../auth/auth.store";
 import { assertAllRolesFound, assertCanGrant, assertKeepsAnOwner } from "./people.policy";
-import type { InviteRow, OrgRow, PeopleStore, RoleRow, UserRow } from "./people.store";
+import type { InviteRow, ListedUser, OrgRow, PeopleStore, RoleRow, UserRow } from "./people.store";
 
 const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 
@@ -199,10 +199,18 @@ export class PeopleService {
     return { ...user, passwordHash, displayName, updatedAt: now };
   }
 
-  /** Every human user with their role names, for `tandem users list`. */
-  listUsers(): { id: string; email: string; displayName: string; roleNames: string[] }[] {
+  /**
+   * Every human user with their role names and where they stand, for `tandem users list`: `member`, `pending`
+   * or `denied` (a signup), else `not a member` (removed from the organization).
+   */
+  listUsers(): (ListedUser & { status: "member" | "pending" | "denied" | "not a member" })[] {
     const org = this.store.onlyOrg();
-    return org ? this.store.usersWithRoleNames(org.id) : [];
+    if (!org) return [];
+    return this.store.usersWithRoleNames(org.id).map((user) => {
+      if (user.member) return { ...user, status: "member" as const };
+      const signup = this.store.latestSignupRequestOf(user.id)?.status;
+      return { ...user, status: signup === "pending" || signup === "denied" ? signup : ("not a member" as const) };
+    });
   }
 
   /** Sets a new password and ends every session of the user. */

@@ -45,6 +45,16 @@ function jsonArray(text: string | null): string[] {
   return text ? (JSON.parse(text) as string[]) : [];
 }
 
+/** An account as `tandem users list` shows it. */
+export interface ListedUser {
+  id: string;
+  email: string;
+  displayName: string;
+  /** A member of the organization (not removed, not waiting for approval or denied). */
+  member: boolean;
+  roleNames: string[];
+}
+
 /** Data access for the people feature; every statement on a request path is prepared once. */
 export class PeopleStore {
   constructor(
@@ -210,9 +220,15 @@ export class PeopleStore {
   }
 
   /** Every user with the names of their roles in the org, for `tandem users list`. */
-  usersWithRoleNames(orgId: string): { id: string; email: string; displayName: string; roleNames: string[] }[] {
+  usersWithRoleNames(orgId: string): ListedUser[] {
     const rows = this.db
-      .select({ id: users.id, email: users.email, displayName: users.displayName, roleName: roles.name })
+      .select({
+        id: users.id,
+        email: users.email,
+        displayName: users.displayName,
+        member: orgMembers.userId,
+        roleName: roles.name,
+      })
       .from(users)
       .leftJoin(orgMembers, and(eq(orgMembers.userId, users.id), eq(orgMembers.orgId, orgId)))
       .leftJoin(memberRoles, and(eq(memberRoles.orgId, orgMembers.orgId), eq(memberRoles.userId, users.id)))
@@ -221,11 +237,17 @@ export class PeopleStore {
       .where(isNull(serviceAccounts.id))
       .orderBy(asc(users.createdAt), asc(roles.name))
       .all();
-    const byId = new Map<string, { id: string; email: string; displayName: string; roleNames: string[] }>();
+    const byId = new Map<string, ListedUser>();
     for (const row of rows) {
       let user = byId.get(row.id);
       if (!user) {
-        user = { id: row.id, email: row.email, displayName: row.displayName, roleNames: [] };
+        user = {
+          id: row.id,
+          email: row.email,
+          displayName: row.displayName,
+          member: row.member !== null,
+          roleNames: [],
+        };
         byId.set(row.id, user);
       }
       if (row.roleName) user.roleNames.push(row.roleName);
