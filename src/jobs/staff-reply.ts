@@ -220,7 +220,10 @@ function duration(ms: number): string {
   return `${n} ${unit}${n === 1 ? "" : "s"}`;
 }
 
-/** An answer cut to the longest message (chat and task messages alike), at a code point (never half an emoji), saying that it was cut. */
+/**
+ * An answer cut to the longest message (chat and task messages alike), at a code point (never half an emoji),
+ * saying that it was cut.
+ */
 function clip(text: string): string {
   if (charCount(text) <= MAX_CONTENT) return text;
   const note = "\n\n… (cut: the answer was longer than a message may be)";
