@@ -75,6 +75,9 @@ export class JobsStore {
   private readonly remove = prepared(() =>
     this.db.$client.query("DELETE FROM jobs WHERE seq = $seq AND lease = $lease"),
   );
+  private readonly deferJob = prepared(() =>
+    this.db.$client.query("UPDATE jobs SET run_at = $runAt, updated_at = $now WHERE seq = $seq AND lease = $lease"),
+  );
   private readonly savePayload = prepared(() =>
     this.db.$client.query("UPDATE jobs SET payload = $payload, updated_at = $now WHERE seq = $seq AND lease = $lease"),
   );
@@ -124,6 +127,14 @@ export class JobsStore {
   /** Ends the claim for good: the job leaves the queue. False when the lease was lost. */
   end(seq: number, lease: string): boolean {
     return this.remove().run({ $seq: seq, $lease: lease }).changes > 0;
+  }
+
+  /**
+   * Makes the job due no earlier than `runAt` should its claim lapse (a restart): a running job is not claimed
+   * again before then. False when the lease was lost.
+   */
+  resumeNotBefore(seq: number, lease: string, runAt: number): boolean {
+    return this.deferJob().run({ $seq: seq, $lease: lease, $runAt: runAt, $now: Date.now() }).changes > 0;
   }
 
   /** Puts the job back in the queue, due at `runAt`, with the error that ended this attempt. False when the lease was lost. */

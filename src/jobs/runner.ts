@@ -26,6 +26,8 @@ export interface JobContext {
   readonly signal: AbortSignal;
   /** Saves progress that must not be redone after a restart, in the caller's transaction when in one. */
   saveProgress(payload: unknown): void;
+  /** After a restart, resumes the job no earlier than `at` (epoch ms): a provider asked to be left alone. */
+  resumeNotBefore(at: number): void;
   /** Runs `write` and ends the job, in one transaction; throws LeaseLost (rolling back) when not ours. */
   complete<T>(write: () => T): T;
 }
@@ -190,6 +192,10 @@ export class JobRunner {
       saveProgress: (payload) => {
         const saved = writeTx(this.db, () => this.store.saveProgress(job.seq, lease, JSON.stringify(payload)));
         if (!saved) throw new LeaseLost();
+      },
+      resumeNotBefore: (at) => {
+        const held = writeTx(this.db, () => this.store.resumeNotBefore(job.seq, lease, at));
+        if (!held) throw new LeaseLost();
       },
       complete: (write) =>
         writeTx(this.db, () => {

@@ -38,7 +38,7 @@ import {
   succeeded,
   waitForRun,
 } from "../providers/agent";
-import { type Pacing, ProviderError } from "../providers/http";
+import { type CallOptions, type Pacing, ProviderError } from "../providers/http";
 import { type ChatMessage, type Completion, complete, type ToolCallRecord } from "../providers/modelrouter";
 import type { JobsStore } from "./jobs.store";
 import type { JobContext, JobKind } from "./runner";
@@ -199,6 +199,9 @@ export class StaffReplyQueue implements MentionHook, TaskReplyHook {
   }
 }
 
+/** How a reply calls its provider: the job's deadline, its pacing, and where a retry's pause is recorded. */
+type ProviderCall = Omit<CallOptions, "attemptTimeoutMs" | "provider">;
+
 /** What an answer was and cost. */
 type Answer = Pick<Completion, "text" | "promptTokens" | "completionTokens" | "toolCalls">;
 
@@ -273,12 +276,18 @@ export class StaffReplyJob implements JobKind {
     const startedAt = this.start(context, payload, account);
     const deadline = AbortSignal.timeout(Math.max(0, this.timing.contextTimeoutMs - (Date.now() - startedAt)));
     const signal = AbortSignal.any([context.signal, deadline]);
+    // A pause a provider asked for outlives a restart: the job is not resumed before it ends.
+    const call: ProviderCall = {
+      signal,
+      pacing: this.timing,
+      onPause: (ms) => context.resumeNotBefore(Date.now() + ms),
+    };
     let answer: Answer;
     try {
       answer =
         account.provider === "agent"
-          ? await this.agentAnswer(context, payload, account, actor, signal)
-          : await this.modelAnswer(payload, account, actor, signal);
+          ? await this.agentAnswer(context, payload, account, actor, call)
+          : await this.modelAnswer(payload, account, actor, call);
     } catch (error) {
       // A lost lease or a stopping server: whoever holds the job next carries on.
       if (context.signal.aborted) throw error;
@@ -320,7 +329,7 @@ export class StaffReplyJob implements JobKind {
     payload: ReplyPayload,
     account: ServiceAccountRow,
     actor: SpaceActor,
-    signal: AbortSignal,
+    call: ProviderCall,
   ): Promise<Answer> {
     const key = this.deps.integrations.reveal(payload.orgId, "modelrouter");
     if (!key) throw new ReplyFailure("no model gateway key is set (an owner can add it under Integrations)");
@@ -334,10 +343,7 @@ export class StaffReplyJob implements JobKind {
       { role: "user", content: `${scope.nameOf(payload.askedBy)}: ${payload.prompt}` },
     ];
     const model = account.modelrouterModel || settings.defaultModel;
-    return complete(settings, key, model, conversation, staffTools(this.services, scope), {
-      signal,
-      pacing: this.timing,
-    });
+    return complete(settings, key, model, conversation, staffTools(this.services, scope), call);
   }
 
   private async agentAnswer(
@@ -345,13 +351,12 @@ export class StaffReplyJob implements JobKind {
     payload: ReplyPayload,
     account: ServiceAccountRow,
     actor: SpaceActor,
-    signal: AbortSignal,
+    call: ProviderCall,
   ): Promise<Answer> {
     const key = this.deps.integrations.reveal(payload.orgId, "agent");
     if (!key) throw new ReplyFailure("no agent key is set (an owner can add it under Integrations)");
     const settings = this.config.agent;
     const scope = this.scope(payload, actor);
-    const call = { signal, pacing: this.timing };
     const asked = `${scope.nameOf(payload.askedBy)}: ${payload.prompt}`;
     if (settings.localBridge) {
       const conversation: ChatMessage[] = [
@@ -388,7 +393,7 @@ export class StaffReplyJob implements JobKind {
     source: AgentSource | null,
     key: string,
     prompt: string,
-    call: { signal: AbortSignal; pacing: Pacing },
+    call: ProviderCall,
   ): Promise<NonNullable<ReplyPayload["run"]>> {
     const launched = await launchRun(this.config.agent, key, prompt, source, call);
     const where = source ? ` on ${source.repository}${source.ref ? ` (${source.ref})` : ""}` : "";

@@ -38,6 +38,8 @@ export interface CallOptions {
    * gateways do once a response has started): such an answer is read as an answer of that status.
    */
   errorsIn200?: boolean;
+  /** Told of each pause before a retry, in milliseconds, so a job can resume no earlier after a restart. */
+  onPause?: (ms: number) => void;
 }
 
 /** The pause before attempt `attempt + 1`: `Retry-After` when the answer gave one, else the backoff step. */
@@ -114,8 +116,11 @@ export async function callJson(url: string, init: RequestInit, options: CallOpti
           ? `${options.provider} did not answer within ${Math.round(options.attemptTimeoutMs / 1000)} s`
           : `${options.provider} could not be reached`;
     }
-    if (attempt < MAX_ATTEMPTS)
-      await sleep(pauseBefore(attempt, retryAfter) * options.pacing.timeScale, options.signal);
+    if (attempt < MAX_ATTEMPTS) {
+      const pause = pauseBefore(attempt, retryAfter) * options.pacing.timeScale;
+      options.onPause?.(pause);
+      await sleep(pause, options.signal);
+    }
   }
   throw new ProviderError(`${lastError} (after ${MAX_ATTEMPTS} attempts)`, lastStatus);
 }

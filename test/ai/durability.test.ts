@@ -81,6 +81,37 @@ describe("a kill -9 in the middle of a reply", () => {
   }, 60_000);
 });
 
+describe("a restart while a reply waits out a Retry-After", () => {
+  it("resumes the job no earlier than the pause the gateway asked for", async () => {
+    const calls: number[] = [];
+    const fake = startFakeProvider((_req, nth) => {
+      calls.push(Date.now());
+      return nth === 1
+        ? Response.json({ error: { message: "slow down" } }, { status: 429, headers: { "retry-after": "4" } })
+        : completion("After the pause");
+    });
+    fakes.push(fake);
+    const env = { MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1` };
+    const { start, first, messages, staffUserId } = await prepare(env, {}, "modelrouter");
+    expect((await first.api.post(messages, { content: "@Ada are you there?" })).status).toBe(201);
+    await eventually(() => calls.length === 1, "the gateway to be called");
+    await Bun.sleep(300);
+    first.server.proc.kill("SIGKILL");
+    await first.server.proc.exited;
+
+    const second = await start();
+    await eventually(() => calls.length >= 2, "the job to be resumed", 15_000);
+    expect((calls[1] as number) - (calls[0] as number)).toBeGreaterThanOrEqual(3900);
+    let replies: { content: string }[] = [];
+    for (let i = 0; i < 100 && replies.length === 0; i++) {
+      replies = await byStaff(second.api, messages, staffUserId);
+      if (replies.length === 0) await Bun.sleep(50);
+    }
+    expect(replies.map((m) => m.content)).toEqual(["After the pause"]);
+    await second.server.stop();
+  }, 60_000);
+});
+
 describe("a restart while a cloud-agent run is going", () => {
   it("polls the same run and posts its link and its result once each", async () => {
     let finished = false;
