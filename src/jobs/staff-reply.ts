@@ -3,13 +3,14 @@
  * reply job, and the staff member answers through its provider, as itself, where it was asked.
  *
  * Retry and idempotency rule:
- * - The job, its activity row and the 💭 are stored in the transaction of the message or assignment that asks.
+ * - The job and the 💭 are stored in the transaction of the message or assignment that asks; the activity row
+ *   when a worker first takes the job.
  * - Exactly one reply per job: the reply and the job's completion commit in one transaction, guarded by the
  *   job's lease; a worker that lost its lease rolls back and posts nothing.
  * - Provider calls retry inside an attempt (providers/http.ts); each pause is recorded as the job's `run_at`,
- *   so a restart waits it out. When they fail for good, or the ~25-minute
- *   context deadline passes, the job ends with one short failure reply. Anything else (a bug, a full disk) is
- *   retried by the runner, and after its last attempt the failure reply is posted (`giveUp`).
+ *   so a restart waits it out. When they fail for good, or the ~25-minute context deadline passes, the job
+ *   ends with one short failure reply. Anything else (a bug, a full disk) is retried by the runner, and after
+ *   its last attempt the failure reply is posted (`giveUp`).
  * - A launched cloud-agent run is saved in the payload with the message that links it, in one transaction,
  *   so a job resumed after a restart polls that run rather than launching a second one.
  */
