@@ -229,6 +229,33 @@ describe("DELETE .../service-accounts/{id}", () => {
     expect((await org.owner.api.delete(`${base}/${account.id}`)).status).toBe(404);
   });
 
+  it("leaves what the staff member made naming it: a file's created_by, a task message's author, a link's added_by", async () => {
+    const staff = await addStaff(org);
+    const space = (await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, { name: "Made by staff" })).body;
+    const path = `/api/v1/organizations/${org.id}/spaces/${space.id}`;
+    const column = (await org.owner.api.get(`${path}/board`)).body.columns[0].id;
+    const task = (
+      await org.owner.api.post(`${path}/tasks`, { title: "T", column_id: column, deliverable_required: true })
+    ).body;
+    const folder = (await org.owner.api.get(`${path}/files`)).body.nodes.find(
+      (n: { name: string }) => n.name === "Deliverables",
+    );
+    const file = await staff.api.post(`${path}/files/text`, { name: "notes.md", content: "x", parent_id: folder.id });
+    expect(file.status).toBe(201);
+    const message = await staff.api.post(`${path}/tasks/${task.id}/messages`, { content: "on it" });
+    expect(message.status).toBe(201);
+    const link = await staff.api.post(`${path}/tasks/${task.id}/deliverables`, { file_node_id: file.body.node.id });
+    expect(link.status).toBe(204);
+    expect((await org.owner.api.delete(`${base}/${staff.account.id}`)).status).toBe(204);
+
+    const node = (await org.owner.api.get(`${path}/files/${file.body.node.id}`)).body.node;
+    expect(node.created_by).toBe(staff.account.user_id);
+    const messages = (await org.owner.api.get(`${path}/tasks/${task.id}/messages`)).body.messages;
+    expect(messages.map((m: { author_user_id: string }) => m.author_user_id)).toEqual([staff.account.user_id]);
+    const links = (await org.owner.api.get(`${path}/tasks/${task.id}/deliverables`)).body.deliverables;
+    expect(links.map((l: { added_by: string }) => l.added_by)).toEqual([staff.account.user_id]);
+  });
+
   it("unassigns the staff member's tasks, each as an update: version + 1, updated_at, task.updated", async () => {
     const { account } = await addStaff(org);
     const spaces = `/api/v1/organizations/${org.id}/spaces`;

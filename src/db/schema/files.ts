@@ -55,7 +55,11 @@ export const fileNodes = sqliteTable(
     mimeType: text("mime_type"),
     sizeBytes: integer("size_bytes"),
     checksumSha256: text("checksum_sha256"),
-    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    /**
+     * Not a foreign key: the creator's id stays when a staff member's account (its backing user) is deleted, as
+     * the API shows it (a UUID, never null). Null only on rows from before migration 0009.
+     */
+    createdBy: text("created_by"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     deletedAt: integer("deleted_at"),
@@ -71,7 +75,6 @@ export const fileNodes = sqliteTable(
     index("file_nodes_space_live_idx").on(t.spaceId).where(sql`${t.deletedAt} IS NULL`),
     index("file_nodes_parent_idx").on(t.parentId),
     index("file_nodes_blob_idx").on(t.blobId),
-    index("file_nodes_created_by_idx").on(t.createdBy),
   ],
 );
 

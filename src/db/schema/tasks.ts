@@ -48,14 +48,12 @@ export const taskMessages = sqliteTable(
     taskId: text("task_id")
       .notNull()
       .references(() => tasks.id, { onDelete: "cascade" }),
-    authorUserId: text("author_user_id").references(() => users.id, { onDelete: "set null" }),
+    /** Not a foreign key, like `file_nodes.created_by`: a deleted staff member's messages keep its id. */
+    authorUserId: text("author_user_id"),
     content: text("content").notNull(),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [
-    index("task_messages_task_idx").on(t.taskId, t.createdAt, t.id),
-    index("task_messages_author_idx").on(t.authorUserId),
-  ],
+  (t) => [index("task_messages_task_idx").on(t.taskId, t.createdAt, t.id)],
 );
 
 export const taskDeliverables = sqliteTable(
@@ -67,12 +65,9 @@ export const taskDeliverables = sqliteTable(
     fileNodeId: text("file_node_id")
       .notNull()
       .references(() => fileNodes.id, { onDelete: "cascade" }),
-    addedBy: text("added_by").references(() => users.id, { onDelete: "set null" }),
+    /** Not a foreign key, like `file_nodes.created_by`: a link a deleted staff member added keeps its id. */
+    addedBy: text("added_by"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [
-    primaryKey({ columns: [t.taskId, t.fileNodeId] }),
-    index("task_deliverables_file_idx").on(t.fileNodeId),
-    index("task_deliverables_added_by_idx").on(t.addedBy),
-  ],
+  (t) => [primaryKey({ columns: [t.taskId, t.fileNodeId] }), index("task_deliverables_file_idx").on(t.fileNodeId)],
 );

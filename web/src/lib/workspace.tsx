@@ -17,7 +17,7 @@ export interface Workspace {
   permissions: ReadonlySet<string>;
   can: (permission: string) => boolean;
   members: Member[];
-  /** Display name of a user id ("Unknown" for someone who left). */
+  /** Display name of a user id ("Former member" for someone who left, or a deleted staff member). */
   nameOf: (userId: string | null | undefined) => string;
   isStaff: (userId: string | null | undefined) => boolean;
   spaces: Space[];
@@ -112,7 +112,7 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
       permissions: set,
       can: (permission) => set.has(permission),
       members,
-      nameOf: (id) => (id ? (byId.get(id)?.display_name ?? (id === me.id ? me.display_name : "Unknown")) : "Nobody"),
+      nameOf: (id) => (id ? (byId.get(id)?.display_name ?? (id === me.id ? me.display_name : "Former member")) : "Nobody"),
       isStaff: (id) => (id ? byId.get(id)?.is_service_account === true : false),
       spaces,
       reloadMembers,

@@ -1,0 +1,100 @@
+/**
+ * Upgrading a database with rows in it: migration 0009 recreates `file_nodes`, `task_messages` and
+ * `task_deliverables` (their author columns stop being foreign keys). Every row, and every row that points at
+ * them (documents, proposals, deliverable links), must come through, with foreign keys still sound.
+ */
+
+import type { Database } from "bun:sqlite";
+import { describe, expect, it } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { openDatabase } from "../../src/db/client";
+import { knownMigrations, migrate } from "../../src/db/migrate";
+import { ROOT, tempDir } from "../helpers/server";
+
+/** Applies the migrations before `tag` from their SQL files, as an older Tandem would have. */
+function migrateUntil(sqlite: Database, tag: string): void {
+  sqlite.exec("PRAGMA foreign_keys = OFF");
+  sqlite.exec("CREATE TABLE __migrations (tag TEXT PRIMARY KEY NOT NULL, applied_at INTEGER NOT NULL)");
+  for (const older of knownMigrations().slice(0, knownMigrations().indexOf(tag))) {
+    const sql = readFileSync(join(ROOT, "migrations", `${older}.sql`), "utf8");
+    for (const statement of sql.split("--> statement-breakpoint")) if (statement.trim()) sqlite.exec(statement);
+    sqlite.query("INSERT INTO __migrations VALUES (?, ?)").run(older, 1);
+  }
+  sqlite.exec("PRAGMA foreign_keys = ON");
+}
+
+/** Inserts a row, filling every other required column with a plain value of its type. */
+function insert(sqlite: Database, table: string, values: Record<string, unknown>): void {
+  const columns = sqlite.query(`PRAGMA table_info(${table})`).all() as {
+    name: string;
+    type: string;
+    notnull: number;
+    dflt_value: unknown;
+  }[];
+  const row: Record<string, unknown> = {};
+  for (const column of columns) {
+    if (column.name in values) row[column.name] = values[column.name];
+    else if (column.notnull && column.dflt_value === null) {
+      row[column.name] = /int/i.test(column.type) ? 1 : /blob/i.test(column.type) ? new Uint8Array([0]) : "x";
+    }
+  }
+  const names = Object.keys(row);
+  sqlite
+    .query(
+      `INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`,
+    )
+    .run(...(Object.values(row) as never[]));
+}
+
+describe("migration 0009 (authors outlive staff) on a database with rows", () => {
+  it("keeps every file, task message and deliverable link, and what points at them", () => {
+    const { sqlite } = openDatabase(join(tempDir(), "old.db"));
+    migrateUntil(sqlite, "0009_authors_outlive_staff");
+    insert(sqlite, "organizations", { id: "o1", slug: "acme" });
+    insert(sqlite, "users", { id: "u1", email: "a@acme.test" });
+    insert(sqlite, "spaces", { id: "s1", org_id: "o1" });
+    insert(sqlite, "boards", { id: "b1", space_id: "s1" });
+    insert(sqlite, "board_columns", { id: "c1", board_id: "b1" });
+    insert(sqlite, "tasks", { id: "t1", space_id: "s1", board_id: "b1", column_id: "c1", created_by: "u1" });
+    insert(sqlite, "task_messages", { id: "m1", task_id: "t1", author_user_id: "u1", content: "hello" });
+    insert(sqlite, "file_nodes", { id: "f0", space_id: "s1", kind: "folder", name: "Deliverables", created_by: "u1" });
+    insert(sqlite, "file_nodes", {
+      id: "f1",
+      space_id: "s1",
+      parent_id: "f0",
+      kind: "file",
+      name: "a.md",
+      created_by: "u1",
+    });
+    insert(sqlite, "file_docs", { node_id: "f1", text: "the text" });
+    insert(sqlite, "file_proposals", { id: "p1", space_id: "s1", node_id: "f1", author_user_id: "u1" });
+    insert(sqlite, "task_deliverables", { task_id: "t1", file_node_id: "f1", added_by: "u1" });
+
+    expect(migrate(sqlite)).toEqual(["0009_authors_outlive_staff"]);
+    const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
+    expect(one("SELECT parent_id, name, created_by FROM file_nodes WHERE id = 'f1'")).toEqual({
+      parent_id: "f0",
+      name: "a.md",
+      created_by: "u1",
+    });
+    expect(one("SELECT author_user_id, content FROM task_messages WHERE id = 'm1'")).toEqual({
+      author_user_id: "u1",
+      content: "hello",
+    });
+    expect(one("SELECT added_by FROM task_deliverables WHERE task_id = 't1'")).toEqual({ added_by: "u1" });
+    expect(one("SELECT text FROM file_docs WHERE node_id = 'f1'")).toEqual({ text: "the text" });
+    expect(one("SELECT node_id FROM file_proposals WHERE id = 'p1'")).toEqual({ node_id: "f1" });
+    expect(sqlite.query("PRAGMA foreign_key_check").all()).toEqual([]);
+
+    // The author columns are plain ids now: deleting the user keeps them; deleting a file still cascades.
+    sqlite.exec("DELETE FROM users WHERE id = 'u1'");
+    expect(one("SELECT created_by FROM file_nodes WHERE id = 'f1'")).toEqual({ created_by: "u1" });
+    expect(one("SELECT author_user_id FROM task_messages WHERE id = 'm1'")).toEqual({ author_user_id: "u1" });
+    sqlite.exec("DELETE FROM file_nodes WHERE id = 'f0'");
+    expect(sqlite.query("SELECT COUNT(*) AS n FROM file_nodes").get()).toEqual({ n: 0 });
+    expect(sqlite.query("SELECT COUNT(*) AS n FROM file_docs").get()).toEqual({ n: 0 });
+    expect(sqlite.query("SELECT COUNT(*) AS n FROM task_deliverables").get()).toEqual({ n: 0 });
+    sqlite.close();
+  });
+});
