@@ -112,7 +112,8 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
       permissions: set,
       can: (permission) => set.has(permission),
       members,
-      nameOf: (id) => (id ? (byId.get(id)?.display_name ?? (id === me.id ? me.display_name : "Former member")) : "Nobody"),
+      nameOf: (id) =>
+        id ? (byId.get(id)?.display_name ?? (id === me.id ? me.display_name : "Former member")) : "Nobody",
       isStaff: (id) => (id ? byId.get(id)?.is_service_account === true : false),
       spaces,
       reloadMembers,
