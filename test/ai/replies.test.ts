@@ -683,6 +683,9 @@ describe("modelrouter staff replies (default settings)", () => {
       );
       expect(failed.payload.reply_message_id).toBeNull();
       expect((await listing(w, roomId)).messages.map((m) => m.content)).toEqual(["@Gus are you there?"]);
+      // What it did stays on record after the account is gone.
+      const [entry] = await settled(w, "source_message_id", source.id);
+      expect(entry).toMatchObject({ staff_user_id: gone.account.user_id, status: "failed", reply_message_id: null });
     });
 
     it("a 401 is final: 1 request and a failure reply naming it", async () => {

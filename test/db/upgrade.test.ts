@@ -1,7 +1,8 @@
 /**
- * Upgrading a database with rows in it: migration 0009 recreates `file_nodes`, `task_messages` and
- * `task_deliverables` (their author columns stop being foreign keys). Every row, and every row that points at
- * them (documents, proposals, deliverable links), must come through, with foreign keys still sound.
+ * Upgrading a database with rows in it: migrations 0009 and 0010 recreate `file_nodes`, `task_messages`,
+ * `task_deliverables` and `staff_activity` (their author columns stop being foreign keys). Every row, and every
+ * row that points at them (documents, proposals, deliverable links), must come through, with foreign keys
+ * still sound.
  */
 
 import type { Database } from "bun:sqlite";
@@ -47,8 +48,8 @@ function insert(sqlite: Database, table: string, values: Record<string, unknown>
     .run(...(Object.values(row) as never[]));
 }
 
-describe("migration 0009 (authors outlive staff) on a database with rows", () => {
-  it("keeps every file, task message and deliverable link, and what points at them", () => {
+describe("migrations 0009 and 0010 (authors and activity outlive staff) on a database with rows", () => {
+  it("keeps every file, task message, deliverable link and activity entry, and what points at them", () => {
     const { sqlite } = openDatabase(join(tempDir(), "old.db"));
     migrateUntil(sqlite, "0009_authors_outlive_staff");
     insert(sqlite, "organizations", { id: "o1", slug: "acme" });
@@ -70,8 +71,9 @@ describe("migration 0009 (authors outlive staff) on a database with rows", () =>
     insert(sqlite, "file_docs", { node_id: "f1", text: "the text" });
     insert(sqlite, "file_proposals", { id: "p1", space_id: "s1", node_id: "f1", author_user_id: "u1" });
     insert(sqlite, "task_deliverables", { task_id: "t1", file_node_id: "f1", added_by: "u1" });
+    insert(sqlite, "staff_activity", { job_id: "j1", org_id: "o1", space_id: "s1", staff_user_id: "u1" });
 
-    expect(migrate(sqlite)).toEqual(["0009_authors_outlive_staff"]);
+    expect(migrate(sqlite)).toEqual(["0009_authors_outlive_staff", "0010_activity_outlives_staff"]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
     expect(one("SELECT parent_id, name, created_by FROM file_nodes WHERE id = 'f1'")).toEqual({
       parent_id: "f0",
@@ -91,6 +93,7 @@ describe("migration 0009 (authors outlive staff) on a database with rows", () =>
     sqlite.exec("DELETE FROM users WHERE id = 'u1'");
     expect(one("SELECT created_by FROM file_nodes WHERE id = 'f1'")).toEqual({ created_by: "u1" });
     expect(one("SELECT author_user_id FROM task_messages WHERE id = 'm1'")).toEqual({ author_user_id: "u1" });
+    expect(one("SELECT staff_user_id FROM staff_activity WHERE job_id = 'j1'")).toEqual({ staff_user_id: "u1" });
     sqlite.exec("DELETE FROM file_nodes WHERE id = 'f0'");
     expect(sqlite.query("SELECT COUNT(*) AS n FROM file_nodes").get()).toEqual({ n: 0 });
     expect(sqlite.query("SELECT COUNT(*) AS n FROM file_docs").get()).toEqual({ n: 0 });

@@ -48,7 +48,8 @@ export const staffActivity = sqliteTable(
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
     spaceId: text("space_id").notNull(),
-    staffUserId: text("staff_user_id").references(() => users.id, { onDelete: "cascade" }),
+    /** Not a foreign key: what a staff member did stays on record after its account is deleted. */
+    staffUserId: text("staff_user_id"),
     /** `chat` (a mention) or `task` (an assignment). */
     trigger: text("trigger").notNull(),
     chatRoomId: text("chat_room_id"),
