@@ -6,7 +6,7 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { organizations, users } from "./people";
+import { organizations } from "./people";
 
 export const jobs = sqliteTable(
   "jobs",
