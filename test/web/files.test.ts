@@ -85,6 +85,8 @@ describe("the file tree", () => {
     await page.keyboard.press("Enter");
     await item(page, "Guides").waitFor();
     await page.waitForURL(/\/files\/[0-9a-f-]+$/);
+    // The keyboard lands on the new folder's row, not on the page.
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Guides");
 
     // Back at the top level, a new text file goes to the root and opens in the editor.
     await root(page).click();
@@ -289,7 +291,13 @@ describe("upload and download", () => {
     );
     const { context, page } = await signedInPage(browser, server, OWNER, filesUrl());
     await root(page).waitFor();
-    await page.getByLabel("Files to upload").setInputFiles({ name: "pixel.png", mimeType: "image/png", buffer: png });
+    // The visible Upload button is the one control: the file field behind it is hidden from assistive technology.
+    expect(await page.getByRole("button", { name: "Files to upload" }).count()).toBe(0);
+    const [chooser] = await Promise.all([
+      page.waitForEvent("filechooser"),
+      page.getByRole("button", { name: "Upload", exact: true }).click(),
+    ]);
+    await chooser.setFiles({ name: "pixel.png", mimeType: "image/png", buffer: png });
     await page.getByRole("heading", { name: "pixel.png" }).waitFor();
     await page.getByText("image/png").first().waitFor();
     await page.getByRole("img", { name: "Preview of pixel.png" }).waitFor();
@@ -309,7 +317,7 @@ describe("upload and download", () => {
 
     // A small text upload becomes a text file that opens in the editor.
     await root(page).click();
-    await page.getByLabel("Files to upload").setInputFiles({
+    await page.locator('input[type="file"]').setInputFiles({
       name: "readme.txt",
       mimeType: "text/plain",
       buffer: Buffer.from("Hello from an upload\n"),
@@ -365,6 +373,72 @@ describe("editing together", () => {
     await screenshot(a.page, "editor");
     await a.context.close();
     await b.context.close();
+  });
+
+  it("says edits are kept while the connection is down, and sends them once it is back", async () => {
+    const file = await textFile("outage.md", "Before the outage.\n");
+    const { context, page } = await signedInPage(browser, server, member, filesUrl());
+    let down = false;
+    const open: { close: () => Promise<void> }[] = [];
+    await context.routeWebSocket(/\/collab\/ws/, (ws) => {
+      if (down) {
+        void ws.close();
+        return;
+      }
+      const upstream = ws.connectToServer();
+      open.push(ws, upstream);
+    });
+    await item(page, "outage.md").click();
+    await page.locator(".cm-line", { hasText: "Before the outage." }).waitFor();
+    await page.getByText("Live: changes save as you type").waitFor();
+    down = true;
+    await Promise.all(open.splice(0).map((ws) => ws.close().catch(() => {})));
+    await page.getByText("Offline: your changes are kept and will be sent when the connection is back").waitFor();
+    await page.getByRole("textbox", { name: "Content of outage.md" }).click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("Typed offline.");
+    // It keeps saying so while the editor retries, rather than "Connecting…".
+    await Bun.sleep(1500);
+    expect(await page.getByText("Connecting…").count()).toBe(0);
+    await page.getByText("Offline: your changes are kept").waitFor();
+    down = false;
+    await page.getByText("Live: changes save as you type").waitFor({ timeout: 10_000 });
+    for (let i = 0; i < 50 && !(await served(file.id)).includes("Typed offline."); i++) await Bun.sleep(100);
+    expect(await served(file.id)).toContain("Typed offline.");
+    await context.close();
+  });
+
+  it("lists read-only readers apart from editors, and gives each person a cursor colour of their own", async () => {
+    const reader = await addMember(org, ["Viewer"], "Rita Reader");
+    const file = await textFile("colours.md", "Who is here?\n");
+    const pages = await Promise.all(
+      [OWNER, member, reader].map((who) => signedInPage(browser, server, who, filesUrl(file.id))),
+    );
+    const [owner, mia] = pages as [(typeof pages)[0], (typeof pages)[0], (typeof pages)[0]];
+    const editing = owner.page.getByRole("list", { name: "Also editing" });
+    const viewing = owner.page.getByRole("list", { name: "Also viewing" });
+    await editing.getByText("Mia Member").waitFor();
+    await viewing.getByText("Rita Reader").waitFor();
+    expect(await editing.getByText("Rita Reader").count()).toBe(0);
+    await mia.page.getByRole("list", { name: "Also editing" }).getByText("Olivia Owner").waitFor();
+    // Everyone's colour as the others see it: three people, three colours.
+    const colourOf = async (page: Page, name: string) =>
+      page
+        .locator(".editor-peers li", { hasText: name })
+        .evaluate((el) => (el as HTMLElement).style.getPropertyValue("--peer"));
+    let colours: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      colours = await Promise.all([
+        colourOf(mia.page, "Olivia Owner"),
+        colourOf(owner.page, "Mia Member"),
+        colourOf(owner.page, "Rita Reader"),
+      ]);
+      if (new Set(colours).size === 3) break;
+      await Bun.sleep(100);
+    }
+    expect(new Set(colours).size).toBe(3);
+    await screenshot(owner.page, "editor-viewers");
+    for (const p of pages) await p.context.close();
   });
 
   it("is read-only for a Viewer, who still sees the text", async () => {
@@ -437,19 +511,24 @@ describe("proposals", () => {
 
     const created = await staff.api.post(`${filesApi()}/${file.id}/proposals`, {
       proposed_content: proposed,
-      note: "Clarify line two and add a fifth line",
+      note: "Clarify **line two** and add a fifth line",
     });
     expect(created.status).toBe(201);
 
     // It arrives live: a count on the file, in the side list, and in the file's own bar.
     const bar = page.getByRole("region", { name: "Proposed changes" });
     await bar.getByText("proposed change waits for review").waitFor();
-    await page.getByRole("button", { name: /Waiting for review/ }).click();
+    // The button's name starts with its words; the tree row says what waits.
+    await page.getByRole("button", { name: "Review proposals (1)", exact: true }).click();
     await page.getByRole("list", { name: "Files with proposed changes" }).getByText("guide.md").waitFor();
+    await item(page, "guide.md, 1 proposal waiting for review").waitFor();
+    // The note is markdown, in the bar and in the review.
+    await bar.locator("strong", { hasText: "line two" }).waitFor();
 
     await bar.getByRole("button", { name: /Review/ }).click();
     const dialog = page.getByRole("dialog", { name: "Proposed change to guide.md" });
-    await dialog.getByText("Clarify line two and add a fifth line").waitFor();
+    await dialog.locator(".proposal-text strong", { hasText: "line two" }).waitFor();
+    expect(await dialog.locator(".proposal-text").textContent()).toBe("Clarify line two and add a fifth line\n");
     await dialog.getByText("Ada", { exact: true }).waitFor();
     const changes = dialog.getByRole("table", { name: "Changes" });
     await changes.locator("tr.diff-del", { hasText: "Line two" }).waitFor();
@@ -459,6 +538,8 @@ describe("proposals", () => {
 
     await dialog.getByRole("button", { name: "Accept change" }).click();
     await dialog.waitFor({ state: "detached" });
+    // Nothing else waits: the keyboard goes into the text rather than to the page.
+    await page.waitForFunction(() => document.activeElement?.closest(".cm-content") !== null);
     let text = "";
     for (let i = 0; i < 50 && text !== proposed; i++) {
       text = await served(file.id);
@@ -481,12 +562,51 @@ describe("proposals", () => {
     expect(put.status).toBe(200);
     await bar.getByRole("button", { name: /Review/ }).click();
     await dialog.getByText("The file was edited after this proposal was made").waitFor();
-    await dialog.getByRole("button", { name: "Accept change" }).click();
-    await dialog.getByRole("alert").filter({ hasText: "file changed since the proposal" }).waitFor();
+    // Accepting can only be refused now: it is not offered, says why, and Reject is the main action.
+    const accept = dialog.getByRole("button", { name: "Accept change" });
+    expect(await accept.isDisabled()).toBe(true);
+    expect(await accept.getAttribute("aria-describedby")).toBeTruthy();
+    await screenshot(page, "proposal-stale");
+    const why = await accept.evaluate(
+      (el) => document.getElementById(el.getAttribute("aria-describedby") ?? "")?.textContent,
+    );
+    expect(why).toContain("can no longer be accepted");
+    expect(await dialog.getByRole("button", { name: "Reject" }).getAttribute("class")).toContain("primary");
     await dialog.getByRole("button", { name: "Reject" }).click();
     await dialog.waitFor({ state: "detached" });
+    await page.waitForFunction(() => document.activeElement?.closest(".cm-content") !== null);
     await bar.getByText("No proposed changes waiting").waitFor();
     expect((await org.owner.api.get(`${filesApi()}/${file.id}/proposals`)).body.proposals[0].status).toBe("rejected");
+    await context.close();
+  });
+
+  it("shows waiting proposals on a folded folder, and after a review the keyboard goes to the next one", async () => {
+    const staff = await addStaff(org, { name: "Bea" });
+    const folder = (await org.owner.api.post(`${filesApi()}/folders`, { name: "Specs" })).body.node;
+    const file = await textFile("spec.md", "One\nTwo\n", folder.id);
+    for (const note of ["First idea", "Second idea"]) {
+      const made = await staff.api.post(`${filesApi()}/${file.id}/proposals`, { proposed_content: `${note}\n`, note });
+      expect(made.status).toBe(201);
+    }
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl());
+    // Folded, the folder carries the count of what waits inside it; open, the file carries its own.
+    await item(page, "Specs, 2 proposals waiting for review inside").waitFor();
+    await screenshot(page, "files-folded-proposals");
+    await item(page, "Specs, 2 proposals waiting for review inside").click();
+    await item(page, "Specs").waitFor();
+    await item(page, "spec.md, 2 proposals waiting for review").click();
+    const bar = page.getByRole("region", { name: "Proposed changes" });
+    await bar.getByText("2 proposed changes wait for review").waitFor();
+    await bar.getByRole("button", { name: "Review the change proposed by Bea" }).first().click();
+    const dialog = page.getByRole("dialog", { name: "Proposed change to spec.md" });
+    await dialog.getByRole("button", { name: "Reject" }).click();
+    await dialog.waitFor({ state: "detached" });
+    // The reviewed one has gone; the keyboard is on the Review button of the one still waiting.
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith("Review"));
+    expect(await page.evaluate(() => document.activeElement?.closest('[aria-label="Proposed changes"]') !== null)).toBe(
+      true,
+    );
+    await item(page, "spec.md, 1 proposal waiting for review").waitFor();
     await context.close();
   });
 

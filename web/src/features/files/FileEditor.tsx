@@ -34,14 +34,41 @@ interface Peer {
   id: string;
   name: string;
   color: string;
+  /** Without `files.write` (a Viewer) or a staff member: they watch, their typing is not saved. */
+  readOnly: boolean;
 }
 
-/** A person's cursor color, stable per user id (the same hue as their avatar). */
-export function userColor(id: string): { color: string; colorLight: string } {
-  let hash = 0;
-  for (let i = 0; i < id.length; i++) hash = (hash * 31 + id.charCodeAt(i)) | 0;
-  const hue = Math.abs(hash) % 360;
-  return { color: `hsl(${hue} 65% 42%)`, colorLight: `hsl(${hue} 65% 50% / 0.22)` };
+/**
+ * Cursor colours: hues far apart, each dark enough for the white name label over a cursor, and told apart by
+ * people who see red and green alike (blue, orange, purple, teal… rather than neighbouring browns).
+ */
+export const PEER_COLORS = [
+  "#1d4ed8",
+  "#c2410c",
+  "#7e22ce",
+  "#047857",
+  "#be185d",
+  "#0e7490",
+  "#4d7c0f",
+  "#475569",
+] as const;
+
+/** A cursor colour and its translucent form for selections. */
+function peerColor(color: string): { color: string; colorLight: string } {
+  return { color, colorLight: `${color}38` };
+}
+
+/**
+ * The colour this editor's cursor should have: its client id's palette entry, unless someone else who was there
+ * first (a lower client id) already has it; then the first one nobody uses. Each editor applies the same rule,
+ * so two people in one file never keep one colour (while the palette lasts).
+ */
+export function pickColor(clientId: number, others: ReadonlyMap<number, string>, current?: string): string {
+  const preferred = current ?? (PEER_COLORS[clientId % PEER_COLORS.length] as string);
+  const clash = [...others].some(([id, color]) => color === preferred && id < clientId);
+  if (!clash) return preferred;
+  const used = new Set(others.values());
+  return PEER_COLORS.find((c) => !used.has(c)) ?? preferred;
 }
 
 /** Messages of the server's close reasons (4000 + the REST status), in words for people. */
@@ -97,6 +124,7 @@ export default function FileEditor({
   mode,
   isMarkdown,
   focusRequest = 0,
+  isStaff = () => false,
 }: {
   /** `ws(s)://host/api/v1/organizations/{orgId}/spaces/{spaceId}/files/collab/ws` */
   collabUrl: string;
@@ -111,6 +139,8 @@ export default function FileEditor({
    * the tree); each new number asks again. Opening a file otherwise leaves the keyboard where it was.
    */
   focusRequest?: number;
+  /** Whether a user id is a staff member (always read-only in a document, whatever their awareness says). */
+  isStaff?: (userId: string) => boolean;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -118,11 +148,17 @@ export default function FileEditor({
   const label = useRef(new Compartment());
   const [status, setStatus] = useState<"connecting" | "connected" | "disconnected">("connecting");
   const [synced, setSynced] = useState(false);
+  /** The document was live once: a later drop is an outage (edits wait locally), not the first connection. */
+  const [wasLive, setWasLive] = useState(false);
   const [closed, setClosed] = useState<string | null>(null);
   const [peers, setPeers] = useState<Peer[]>([]);
   const [text, setText] = useState("");
   /** A focus request waiting for the document to load. */
   const wantsFocus = useRef(false);
+  /** This editor's awareness, to say whether it is read-only when that changes. */
+  const awareness = useRef<WebsocketProvider["awareness"] | null>(null);
+  const staffCheck = useRef(isStaff);
+  staffCheck.current = isStaff;
 
   // One document and socket per file: a new name or reader does not reconnect; access changes apply below.
   // biome-ignore lint/correctness/useExhaustiveDependencies: opened once per file on purpose (see above).
@@ -149,7 +185,10 @@ export default function FileEditor({
       setTimeout(() => void connect(), delay);
     });
     provider.on("closed", ({ reason, code }) => setClosed(closedText(reason || `code ${code}`)));
-    provider.on("status", ({ status: next }) => setStatus(next));
+    provider.on("status", ({ status: next }) => {
+      setStatus(next);
+      if (next === "connected") setWasLive(true);
+    });
     provider.on("sync", (isSynced) => {
       if (!isSynced) return;
       setSynced(true);
@@ -159,19 +198,34 @@ export default function FileEditor({
       }
     });
 
-    provider.awareness.setLocalStateField("user", { id: me.id, name: me.name, ...userColor(me.id) });
+    awareness.current = provider.awareness;
+    let myColor = pickColor(doc.clientID, new Map());
+    provider.awareness.setLocalStateField("user", { id: me.id, name: me.name, readOnly, ...peerColor(myColor) });
     const showPeers = () => {
       const byUser = new Map<string, Peer>();
+      const colors = new Map<number, string>();
       provider.awareness.getStates().forEach((state, clientId) => {
-        const user = state.user as Peer | undefined;
+        const user = state.user as (Partial<Peer> & { name?: string }) | undefined;
         if (clientId === doc.clientID || !user?.name) return;
-        byUser.set(user.id ?? String(clientId), {
-          id: user.id ?? String(clientId),
+        if (user.color) colors.set(clientId, user.color);
+        const id = user.id ?? String(clientId);
+        const readOnly = user.readOnly === true || staffCheck.current(id);
+        const known = byUser.get(id);
+        // One person in two tabs shows once, as an editor if either tab can edit.
+        byUser.set(id, {
+          id,
           name: user.name,
-          color: user.color,
+          color: known?.color ?? user.color ?? "var(--line)",
+          readOnly: known ? known.readOnly && readOnly : readOnly,
         });
       });
       setPeers([...byUser.values()]);
+      const next = pickColor(doc.clientID, colors, myColor);
+      if (next !== myColor) {
+        myColor = next;
+        const mine = provider.awareness.getLocalState()?.user ?? {};
+        provider.awareness.setLocalStateField("user", { ...mine, ...peerColor(myColor) });
+      }
     };
     provider.awareness.on("change", showPeers);
 
@@ -217,6 +271,7 @@ export default function FileEditor({
       undoManager.destroy();
       doc.destroy();
       view.current = null;
+      awareness.current = null;
     };
   }, [collabUrl, fileId]);
 
@@ -231,6 +286,9 @@ export default function FileEditor({
   // Losing or gaining files.write applies at once, without reopening the document; so does a rename.
   useEffect(() => {
     view.current?.dispatch({ effects: editable.current.reconfigure(access(readOnly)) });
+    const state = awareness.current;
+    const mine = state?.getLocalState()?.user;
+    if (state && mine && mine.readOnly !== readOnly) state.setLocalStateField("user", { ...mine, readOnly });
   }, [readOnly]);
   useEffect(() => {
     view.current?.dispatch({
@@ -239,37 +297,56 @@ export default function FileEditor({
   }, [fileName]);
 
   const live = status === "connected" && synced;
+  // Once the document was live, any drop is an outage: what is typed meanwhile stays in this editor and is sent
+  // when the socket is back, and the status says so (rather than "Connecting…" for the whole outage, since the
+  // socket keeps retrying).
+  const offline = !live && (status === "disconnected" || wasLive);
+  const editors = peers.filter((p) => !p.readOnly);
+  const viewers = peers.filter((p) => p.readOnly);
+  const peerList = (list: Peer[], name: string) =>
+    list.length > 0 && (
+      <div className="peer-group">
+        <span className="muted" aria-hidden="true">
+          {name}
+        </span>
+        <ul className="editor-peers" aria-label={name}>
+          {list.map((peer) => (
+            <li
+              key={peer.id}
+              className={peer.readOnly ? "viewing" : undefined}
+              style={{ "--peer": peer.color } as React.CSSProperties}
+              title={peer.readOnly ? `${peer.name} (read-only)` : peer.name}
+            >
+              <Avatar id={peer.id} name={peer.name} />
+              <span className="peer-name">{peer.name}</span>
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
   return (
     <div className={`file-editor mode-${isMarkdown ? mode : "edit"}`}>
-      <div className="editor-status small" aria-live="polite">
+      <div className="editor-status small">
         <span className={`editor-dot ${closed ? "offline" : live ? "live" : "connecting"}`} aria-hidden="true" />
         {/* One status: a reader is told it is read-only (and whether others' changes arrive), never "save as you type". */}
-        <span>
+        <span aria-live="polite">
           {closed
             ? "Closed"
             : readOnly
               ? live
                 ? "Read-only: you see changes as others make them"
-                : status === "disconnected"
+                : offline
                   ? "Read-only · offline: reconnecting"
                   : "Read-only · connecting…"
               : live
                 ? "Live: changes save as you type"
-                : status === "disconnected"
-                  ? "Offline: your changes are kept and sent when the connection is back"
+                : offline
+                  ? "Offline: your changes are kept and will be sent when the connection is back"
                   : "Connecting…"}
         </span>
         <span className="grow" />
-        {peers.length > 0 && (
-          <ul className="editor-peers" aria-label="Also editing">
-            {peers.map((peer) => (
-              <li key={peer.id} style={{ "--peer": peer.color } as React.CSSProperties} title={peer.name}>
-                <Avatar id={peer.id} name={peer.name} />
-                <span className="peer-name">{peer.name}</span>
-              </li>
-            ))}
-          </ul>
-        )}
+        {peerList(editors, "Also editing")}
+        {peerList(viewers, "Also viewing")}
       </div>
       {closed && (
         <p className="error" role="alert">

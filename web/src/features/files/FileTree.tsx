@@ -64,6 +64,18 @@ export function FileTree({
   onFocused: () => void;
 }) {
   const rows = useMemo(() => visibleRows(tree, expanded), [tree, expanded]);
+  // Proposals waiting below each folder, so a folded folder still shows that something inside waits for review.
+  const pendingBelow = useMemo(() => {
+    const below = new Map<string, number>();
+    for (const [id, count] of pendingCount) {
+      let parent = tree.byId.get(id)?.parent_id ?? null;
+      while (parent) {
+        below.set(parent, (below.get(parent) ?? 0) + count);
+        parent = tree.byId.get(parent)?.parent_id ?? null;
+      }
+    }
+    return below;
+  }, [tree, pendingCount]);
   const buttons = useRef(new Map<string, HTMLButtonElement>());
   const [focusId, setFocusId] = useState<string | null>(null);
   const [dropTarget, setDropTarget] = useState<string | null>(null);
@@ -214,7 +226,12 @@ export function FileTree({
           const { node } = row;
           const isFolder = node.kind === "folder";
           const isOpen = isFolder && expanded.has(node.id);
-          const pending = pendingCount.get(node.id) ?? 0;
+          // A folder counts what waits inside it only while folded: open, its files show their own counts.
+          const pending = isFolder ? (isOpen ? 0 : (pendingBelow.get(node.id) ?? 0)) : (pendingCount.get(node.id) ?? 0);
+          const waiting =
+            pending > 0
+              ? `${pending} ${pending === 1 ? "proposal" : "proposals"} waiting for review${isFolder ? " inside" : ""}`
+              : "";
           const isDrop = isFolder && dropTarget === node.id;
           const item =
             renamingId === node.id ? (
@@ -241,10 +258,7 @@ export function FileTree({
                   aria-posinset={row.index}
                   aria-expanded={isFolder ? isOpen : undefined}
                   aria-selected={selectedId === node.id}
-                  aria-label={node.name}
-                  aria-description={
-                    pending > 0 ? `${pending} proposed ${pending === 1 ? "change" : "changes"} to review` : undefined
-                  }
+                  aria-label={waiting ? `${node.name}, ${waiting}` : node.name}
                   tabIndex={tabId === node.id ? 0 : -1}
                   draggable={canWrite}
                   onFocus={() => setFocusId(node.id)}
@@ -281,7 +295,7 @@ export function FileTree({
                   <FileIcon node={node} open={isOpen} />
                   <span className="tree-name">{node.name}</span>
                   {pending > 0 && (
-                    <span className="count-badge" aria-hidden="true" title={`${pending} to review`}>
+                    <span className={`count-badge${isFolder ? " inside" : ""}`} aria-hidden="true" title={waiting}>
                       {pending}
                     </span>
                   )}

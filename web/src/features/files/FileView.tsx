@@ -3,10 +3,11 @@
  * with a markdown preview and the proposals waiting for review) or the details of a binary file with a
  * download and, for images, a preview.
  */
-import { lazy, Suspense, useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { download, messageOf } from "../../lib/api";
 import { useLiveEvents } from "../../lib/events";
 import { useApi, useStored } from "../../lib/hooks";
+import { Markdown } from "../../lib/markdown";
 import type { FileNode } from "../../lib/types";
 import { Avatar, copy, dateTime, ErrorText, Spinner, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
@@ -152,9 +153,14 @@ function ProposalsBar({ proposals, onReview }: { proposals: Proposal[]; onReview
             {p.resolved_by ? ` by ${ws.nameOf(p.resolved_by)}` : ""}
           </span>
         )}
-        {p.note && <p className="proposal-text small">{p.note}</p>}
+        {p.note && <Markdown source={p.note} className="proposal-text small" />}
       </div>
-      <button type="button" className={p.status === "pending" ? "primary" : ""} onClick={() => onReview(p)}>
+      <button
+        type="button"
+        className={p.status === "pending" ? "primary" : ""}
+        data-proposal={p.id}
+        onClick={() => onReview(p)}
+      >
         {p.status === "pending" ? "Review" : "View"}
         <span className="sr-only"> the change proposed by {ws.nameOf(p.author_user_id)}</span>
       </button>
@@ -213,6 +219,12 @@ export function FileView({
   const markdown = isMarkdown(node);
   const proposals = useApi<{ proposals: Proposal[] }>(node.editable ? `${filesPath}/${node.id}/proposals` : null);
   const [reviewing, setReviewing] = useState<string | null>(null);
+  /**
+   * Where the keyboard goes once a review is decided and its dialog is gone (its Review button went with the
+   * proposal): the next proposal waiting, else the text.
+   */
+  const [afterReview, setAfterReview] = useState<{ next: string | null } | null>(null);
+  const article = useRef<HTMLElement>(null);
 
   useLiveEvents((event) => {
     if (event.type === "resync") {
@@ -229,8 +241,25 @@ export function FileView({
   const list = proposals.data?.proposals ?? [];
   const reviewed = reviewing ? list.find((p) => p.id === reviewing) : undefined;
 
+  const resolved = (proposal: Proposal) => {
+    // The answer updates the list at once (the live event may come later), so the dialog closes onto a list
+    // without the decided proposal.
+    const rest = upsertProposal(list, proposal);
+    const next = rest.find((p) => p.status === "pending");
+    proposals.setData({ proposals: rest });
+    setReviewing(null);
+    setAfterReview({ next: next?.id ?? null });
+  };
+  useEffect(() => {
+    if (!afterReview) return;
+    setAfterReview(null);
+    const root = article.current;
+    const next = afterReview.next ? root?.querySelector<HTMLElement>(`[data-proposal="${afterReview.next}"]`) : null;
+    (next ?? root?.querySelector<HTMLElement>(".cm-content"))?.focus();
+  }, [afterReview]);
+
   return (
-    <article className="file-view" aria-label={node.name}>
+    <article className="file-view" aria-label={node.name} ref={article}>
       <header className="file-head">
         <button type="button" className="link files-back" onClick={actions.back}>
           ← Files
@@ -299,6 +328,7 @@ export function FileView({
               mode={mode}
               isMarkdown={markdown}
               focusRequest={focusRequest}
+              isStaff={ws.isStaff}
             />
           </Suspense>
           {reviewed && (
@@ -308,6 +338,7 @@ export function FileView({
                 node={node}
                 filesPath={filesPath}
                 onClose={() => setReviewing(null)}
+                onResolved={resolved}
               />
             </Suspense>
           )}

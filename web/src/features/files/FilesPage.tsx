@@ -476,7 +476,9 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
         });
         update((list) => upsertNode(list, res.node));
         setDraft(null);
+        // A new file takes the cursor into its text; a new folder's row takes the keyboard, to fill it next.
         if (res.node.kind === "file") setFocusEditor((request) => ({ id: res.node.id, n: (request?.n ?? 0) + 1 }));
+        else setFocusTarget(res.node.id);
         open(res.node.id);
         return null;
       } catch (err) {
@@ -521,6 +523,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
   const waiting = [...pending.entries()]
     .map(([id, list]) => ({ node: tree.byId.get(id) as FileNode, count: list.length }))
     .sort((a, b) => a.node.name.localeCompare(b.node.name, undefined, { sensitivity: "base", numeric: true }));
+  const totalWaiting = waiting.reduce((sum, w) => sum + w.count, 0);
   // On a phone the open file takes the whole screen; folders are browsed in the tree.
   const fileOpen = selected?.kind === "file" || (nodeId !== null && !selected);
 
@@ -544,6 +547,8 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
               multiple
               className="sr-only"
               tabIndex={-1}
+              // The Upload button is the control; this field only opens the browser's file picker for it.
+              aria-hidden="true"
               aria-label="Files to upload"
               onChange={(event) => {
                 const files = [...(event.currentTarget.files ?? [])];
@@ -569,9 +574,10 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
             type="button"
             className={`pending-toggle${showPending ? " active" : ""}`}
             aria-expanded={showPending}
+            aria-label={`Review proposals (${totalWaiting})`}
             onClick={() => setShowPending(!showPending)}
           >
-            <span className="count-badge">{waiting.reduce((sum, w) => sum + w.count, 0)}</span> Waiting for review
+            Review proposals <span className="count-badge">{totalWaiting}</span>
           </button>
         )}
         {showPending && waiting.length > 0 && (

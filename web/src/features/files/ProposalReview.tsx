@@ -4,9 +4,10 @@
  * lazily with the diff code.
  */
 import { diffLines } from "diff";
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useId, useMemo, useState } from "react";
 import { api, download, messageOf } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
+import { Markdown } from "../../lib/markdown";
 import type { FileNode } from "../../lib/types";
 import { Avatar, dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
@@ -140,11 +141,14 @@ export default function ProposalReview({
   node,
   filesPath,
   onClose,
+  onResolved,
 }: {
   proposal: Proposal;
   node: FileNode;
   filesPath: string;
   onClose: () => void;
+  /** Accepted or rejected: the proposal as the API answered (the caller closes the dialog and moves the focus). */
+  onResolved: (proposal: Proposal) => void;
 }) {
   const ws = useWorkspace();
   const [current, setCurrent] = useState<string | null>(null);
@@ -168,14 +172,17 @@ export default function ProposalReview({
   }, [filesPath, node.id, node.checksum_sha256]);
 
   const resolve = useAction(async (action: "accept" | "reject") => {
-    await api("POST", `${filesPath}/proposals/${proposal.id}/${action}`);
+    const res = await api<{ proposal: Proposal }>("POST", `${filesPath}/proposals/${proposal.id}/${action}`);
     toast(action === "accept" ? `Accepted: ${node.name} now has the proposed text` : "Proposal rejected");
-    onClose();
+    onResolved(res.proposal);
   });
 
   const changedSince = node.checksum_sha256 !== null && node.checksum_sha256 !== proposal.base_content_sha256;
   const author = ws.nameOf(proposal.author_user_id);
   const pending = proposal.status === "pending";
+  const warningId = useId();
+  // Accepting a proposal of an older text can only be refused (409): it is not offered then, and says why.
+  const stale = pending && changedSince;
 
   return (
     <Modal title={`Proposed change to ${node.name}`} onClose={onClose} wide>
@@ -187,14 +194,18 @@ export default function ProposalReview({
             <span className="muted small" title={dateTime(proposal.created_at)}>
               proposed {timeAgo(proposal.created_at)}
             </span>
-            {proposal.note ? <p className="proposal-text">{proposal.note}</p> : <p className="muted small">No note.</p>}
+            {proposal.note ? (
+              <Markdown source={proposal.note} className="proposal-text" />
+            ) : (
+              <p className="muted small">No note.</p>
+            )}
           </div>
           {!pending && <span className={`badge status-${proposal.status}`}>{proposal.status}</span>}
         </div>
-        {pending && changedSince && (
-          <p className="warn-text" role="status">
-            The file was edited after this proposal was made. Accepting it will be refused; the changes below compare
-            the proposal with the text as it is now.
+        {stale && (
+          <p className="warn-text" role="status" id={warningId}>
+            The file was edited after this proposal was made, so it can no longer be accepted: the changes below compare
+            the proposal with the text as it is now. Reject it and ask for a new proposal, or apply the change by hand.
           </p>
         )}
         {loadError ? (
@@ -221,7 +232,7 @@ export default function ProposalReview({
             <>
               <button
                 type="button"
-                className="danger"
+                className={stale ? "primary" : "danger"}
                 disabled={resolve.busy}
                 onClick={() => void resolve.run("reject")}
               >
@@ -229,8 +240,10 @@ export default function ProposalReview({
               </button>
               <button
                 type="button"
-                className="primary"
-                disabled={resolve.busy || current === null}
+                className={stale ? undefined : "primary"}
+                disabled={resolve.busy || current === null || stale}
+                aria-describedby={stale ? warningId : undefined}
+                title={stale ? "The file changed since the proposal: it can no longer be accepted" : undefined}
                 onClick={() => void resolve.run("accept")}
               >
                 Accept change
