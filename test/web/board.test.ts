@@ -8,6 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { dropPosition, find, lanesOf, place, remove, upsert } from "../../web/src/features/board/board-state";
+import { filterLanes, filterOf, fullSlot, withFilter } from "../../web/src/features/board/filter";
+import { dueText } from "../../web/src/features/board/model";
+import { renderMarkdown } from "../../web/src/lib/markdown";
+import { formatSize } from "../../web/src/lib/size";
 import type { Column, Task } from "../../web/src/lib/types";
 import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org, type Person } from "../helpers/factories";
@@ -98,6 +102,68 @@ describe("board state", () => {
     expect(dropPosition(lanes, "3", "a", 0)).toBe(0);
     expect(dropPosition(lanes, "3", "b", 0)).toBe(0);
     expect(ids(remove(lanes, "2"), "a")).toEqual(["1", "3"]);
+  });
+});
+
+describe("filter, dates, sizes and markdown", () => {
+  const cols: Column[] = ["a", "done"].map((id, position) => ({ id, board_id: "x", name: id, position }));
+  const day = 86_400_000;
+  const now = Date.now();
+  const t = (id: string, column_id: string, extra: Partial<Task> = {}) =>
+    ({ id, column_id, title: id, description: "", assignee_user_id: null, due_at: null, ...extra }) as Task;
+  const lanes = {
+    a: [
+      t("Write plan", "a", { assignee_user_id: "me", due_at: new Date(now - day).toISOString() }),
+      t("Book venue", "a", { description: "near the PLAN", due_at: new Date(now + 2 * day).toISOString() }),
+      t("Order food", "a"),
+    ],
+    done: [t("Old plan", "done", { due_at: new Date(now - 3 * day).toISOString() })],
+  };
+  const ids = (l: ReturnType<typeof filterLanes>, c: string) => l[c]?.map((x) => x.id);
+
+  it("filters by words, assignee and due date, kept in the query", () => {
+    const f = filterOf(new URLSearchParams("q=plan&task=x"));
+    expect(ids(filterLanes(lanes, cols, f, "me", now), "a")).toEqual(["Write plan", "Book venue"]);
+    expect(ids(filterLanes(lanes, cols, { text: "", assignee: "none", due: "" }, "me", now), "a")).toEqual([
+      "Book venue",
+      "Order food",
+    ]);
+    const overdue = filterLanes(lanes, cols, { text: "", assignee: "", due: "overdue" }, "me", now);
+    expect([ids(overdue, "a"), ids(overdue, "done")]).toEqual([["Write plan"], []]);
+    expect(ids(filterLanes(lanes, cols, { text: "", assignee: "", due: "week" }, "me", now), "a")).toEqual([
+      "Book venue",
+    ]);
+    expect(ids(filterLanes(lanes, cols, { text: "", assignee: "", due: "none" }, "me", now), "a")).toEqual([
+      "Order food",
+    ]);
+    expect(filterLanes(lanes, cols, filterOf(new URLSearchParams()), "me", now)).toBe(lanes);
+    expect(withFilter(new URLSearchParams("task=x"), { text: "a b", assignee: "me", due: "" }).toString()).toBe(
+      "task=x&q=a+b&assignee=me",
+    );
+    // A slot among the shown cards is a slot in the whole column.
+    const shown = { a: [lanes.a[0] as Task, lanes.a[2] as Task], done: lanes.done };
+    expect([0, 1, 2].map((slot) => fullSlot(lanes, shown, "a", slot))).toEqual([0, 2, 3]);
+  });
+
+  it("writes due dates one way, a passed date of a done task as past, and sizes in decimal units", () => {
+    const noon = new Date();
+    noon.setHours(12, 0, 0, 0);
+    const due = new Date(noon.getTime() - 10 * day);
+    due.setHours(5, 23);
+    expect(dueText(due.toISOString(), { overdue: true, now: noon.getTime() })).not.toMatch(/\d:\d/);
+    expect(dueText(due.toISOString(), { done: true, now: noon.getTime() })).toMatch(/^Was due /);
+    expect(dueText(new Date(noon.getTime() + day).toISOString(), { done: true, now: noon.getTime() })).toBe(
+      "Due tomorrow",
+    );
+    expect(formatSize(3_000_000)).toBe("3.0 MB");
+  });
+
+  it("renders task lists as read-only checkboxes and tables as tables", () => {
+    const html = renderMarkdown("- [ ] open\n- [x] done\n\n| a | b |\n|---|---|\n| 1 | 2 |");
+    expect(html).toContain('<li class="task-list-item"><input type="checkbox" class="task-check" disabled> open');
+    expect(html).toContain('class="task-check" disabled checked> done');
+    expect(html).toContain("<table>");
+    expect(renderMarkdown("- [<b>] x")).not.toContain("<b>");
   });
 });
 
@@ -445,7 +511,7 @@ describe("the task detail", () => {
     );
     const panel = page.getByRole("dialog");
     await panel.getByText("Nothing delivered yet.").waitFor();
-    await panel.getByLabel("File to attach").setInputFiles({
+    await panel.locator('input[type="file"]').setInputFiles({
       name: "poster.pdf",
       mimeType: "application/pdf",
       buffer: Buffer.from("%PDF-1.4 poster"),
@@ -466,6 +532,167 @@ describe("the task detail", () => {
     await panel.getByRole("button", { name: "Delete for good" }).click();
     await page.waitForURL(new RegExp(`/spaces/${spaceId}/board$`));
     expect((await org.owner.api.get(tasks())).body.tasks.some((x: Task) => x.id === task.id)).toBe(false);
+    await context.close();
+  });
+
+  it("keeps the keyboard in place (due date, link picker), offers @ in comments and renders task lists", async () => {
+    const files = `${spaces()}/${spaceId}/files`;
+    const root = (await org.owner.api.get(files)).body.nodes as { id: string; name: string }[];
+    const folder =
+      root.find((n) => n.name === "Deliverables")?.id ??
+      (await org.owner.api.post(`${files}/folders`, { name: "Deliverables" })).body.node.id;
+    await org.owner.api.post(`${files}/text`, { name: "sizes.txt", parent_id: folder, content: "x".repeat(3000) });
+    const task = await createTask("Keyboard task", "To do", {
+      due_at: new Date(Date.now() + 3 * 86_400_000).toISOString(),
+      description: "- [ ] draft\n- [x] outline\n\n| a | b |\n|---|---|\n| 1 | 2 |",
+    });
+    const { context, page } = await signedInPage(
+      browser,
+      server,
+      org.owner,
+      `/spaces/${spaceId}/board?task=${task.id}`,
+    );
+    const panel = page.getByRole("dialog");
+    const focused = (name: string) =>
+      page.waitForFunction(
+        (label) =>
+          document.activeElement?.getAttribute("aria-label") === label ||
+          (document.activeElement as HTMLSelectElement | null)?.labels?.[0]?.textContent?.trim() === label,
+        name,
+      );
+
+    // Markdown: task lists are read-only checkboxes, tables have cells.
+    const boxes = panel.locator(".detail-description input[type=checkbox]");
+    await boxes.first().waitFor();
+    expect(await boxes.count()).toBe(2);
+    expect(await boxes.nth(1).isChecked()).toBe(true);
+    expect(await boxes.first().isDisabled()).toBe(true);
+    const cellBorder = await panel
+      .locator(".detail-description td")
+      .first()
+      .evaluate((el) => getComputedStyle(el).borderTopWidth);
+    expect(cellBorder).toBe("1px");
+
+    // Clearing the due date leaves the keyboard on the date field.
+    await panel.getByRole("button", { name: "Clear the due date" }).focus();
+    await page.keyboard.press("Enter");
+    await eventually(async () => expect((await taskById(task.id)).due_at).toBeNull());
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe(`due-${task.id}`);
+
+    // The link picker gets the keyboard; Escape closes only it; Link puts the keyboard on the linked file.
+    const linkButton = panel.getByRole("button", { name: "Link an existing file" });
+    await linkButton.focus();
+    await page.keyboard.press("Enter");
+    await focused("File under Deliverables");
+    await page.keyboard.press("Escape");
+    await panel.getByLabel("File under Deliverables").waitFor({ state: "detached" });
+    expect(await panel.isVisible()).toBe(true);
+    expect(new URL(page.url()).searchParams.get("task")).toBe(task.id);
+    expect(await linkButton.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press("Enter");
+    await panel.getByLabel("File under Deliverables").selectOption({ label: "sizes.txt" });
+    await panel.getByRole("button", { name: "Link", exact: true }).click();
+    await focused("Download sizes.txt");
+    // Sizes are written as in the file tree.
+    await panel.getByRole("listitem").filter({ hasText: "sizes.txt" }).getByText("3.0 KB").waitFor();
+
+    // Comments: "@" offers people and staff; Escape closes the list only; mentions stand out once posted.
+    const comment = panel.getByLabel("Comment", { exact: true });
+    await comment.click();
+    await page.keyboard.type("Over to @Mi");
+    const option = panel
+      .getByRole("listbox", { name: "People and staff to mention" })
+      .getByRole("option", { name: /Mia Member/ });
+    await option.waitFor();
+    await page.keyboard.press("Escape");
+    await option.waitFor({ state: "detached" });
+    expect(await panel.isVisible()).toBe(true);
+    // Closed until another "@".
+    for (let i = 0; i < 3; i++) await page.keyboard.press("Backspace");
+    await page.keyboard.type("@Mi");
+    await option.waitFor();
+    await page.keyboard.press("Enter");
+    expect(await comment.inputValue()).toBe("Over to @Mia Member ");
+    await page.keyboard.type("please");
+    await page.keyboard.press("Control+Enter");
+    await panel.locator(".comment .mention", { hasText: "@Mia Member" }).waitFor();
+    await screenshot(page, "task-comment-mention");
+    await context.close();
+  });
+
+  it("filters the board by words, assignee and due date, kept in the address", async () => {
+    await createTask("Zebra poster", "To do", { assignee_user_id: member.id });
+    await createTask("Zebra banner", "In progress", { description: "for the zebra stand" });
+    await createTask("Another zebra", "Done");
+    const { context, page } = await openBoard();
+    await card(page, "Zebra poster").waitFor();
+    // "/" goes to the filter box when the keyboard is not in a field.
+    await page.locator("body").press("/");
+    const box = page.getByLabel("Filter tasks by title or description");
+    expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.type("zebra");
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^3 of \d+ tasks$/ })
+      .waitFor();
+    await page.waitForURL(/\?q=zebra$/);
+    expect(await page.locator(".task-card").count()).toBe(3);
+    await page.getByLabel("Assignee").selectOption({ label: "Mia Member" });
+    await page.waitForURL(/assignee=/);
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^1 of \d+ tasks$/ })
+      .waitFor();
+    // Reload keeps it; opening and closing a task keeps it too.
+    await page.reload();
+    await card(page, "Zebra poster").waitFor();
+    expect(await page.locator(".task-card").count()).toBe(1);
+    expect(await page.getByLabel("Filter tasks by title or description").inputValue()).toBe("zebra");
+    await card(page, "Zebra poster").click();
+    await page.getByRole("dialog").getByLabel("Title", { exact: true }).waitFor();
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+    expect(new URL(page.url()).searchParams.get("q")).toBe("zebra");
+    await page.getByRole("button", { name: "Clear filters" }).click();
+    await page.waitForURL(new RegExp(`/spaces/${spaceId}/board$`));
+    expect(await page.getByRole("button", { name: "Clear filters" }).count()).toBe(0);
+    // Home / End go to the first / last card of a column.
+    const todo = lane(page, "To do").locator(".task-card");
+    await todo.nth(1).focus();
+    await page.keyboard.press("End");
+    expect(await todo.last().evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press("Home");
+    expect(await todo.first().evaluate((el) => el === document.activeElement)).toBe(true);
+    await screenshot(page, "board-filter");
+    await context.close();
+  });
+
+  it("gives the focus back after Add task, says when a title is too long, and clamps long titles", async () => {
+    await createTask(`Long ${"word ".repeat(99)}`.trim());
+    const { context, page } = await openBoard();
+    const add = page.getByRole("button", { name: "Add task to In progress" });
+    await add.focus();
+    await page.keyboard.press("Enter");
+    const input = page.getByLabel("Title of the new task in In progress");
+    await input.fill("x".repeat(520));
+    await page.getByText("A title can have at most 500 characters; this one has 520").waitFor();
+    expect(await input.inputValue()).toHaveLength(520);
+    expect(await page.getByRole("button", { name: "Add", exact: true }).isDisabled()).toBe(true);
+    await input.press("Escape");
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Add task to In progress");
+    const title = card(page, "Long word").locator(".task-card-title");
+    const box = await title.evaluate((el) => ({ height: el.clientHeight, full: el.scrollHeight }));
+    expect(box.height).toBeLessThan(box.full);
+    await context.close();
+  });
+
+  it("tells a Viewer who presses Alt+arrow on a card that they can't move tasks", async () => {
+    const viewer = await addMember(org, ["Viewer"], "Vera Viewer");
+    await createTask("Viewer sees this");
+    const { context, page } = await openBoard(viewer);
+    await card(page, "Viewer sees this").focus();
+    await page.keyboard.press("Alt+ArrowRight");
+    await page.getByText("You can't move tasks").waitFor();
     await context.close();
   });
 
@@ -522,6 +749,19 @@ describe("my tasks", () => {
     await org.owner.api.patch(`${tasks()}/${fresh.id}`, { assignee_user_id: null });
     await page.getByText("Call the caterer").waitFor({ state: "detached" });
     await screenshot(page, "my-tasks");
+
+    // The same words filter as the board's, kept in the address.
+    await page.getByLabel("Filter my tasks by title or description").fill("badges");
+    await page.waitForURL(/\/my-tasks\?q=badges$/);
+    await page
+      .getByRole("status")
+      .filter({ hasText: /^1 of \d+ tasks$/ })
+      .waitFor();
+    expect(await page.getByText("Renew the domain").count()).toBe(0);
+    await page.reload();
+    await page.getByText("Print badges").waitFor();
+    expect(await page.getByText("Renew the domain").count()).toBe(0);
+    await page.getByRole("button", { name: "Clear filter" }).click();
 
     await item.getByRole("link", { name: "Renew the domain" }).click();
     await page.waitForURL(new RegExp(`/spaces/${spaceId}/board\\?task=${late.id}$`));

@@ -80,6 +80,32 @@ md.renderer.rules.highlight = (tokens, idx) => {
   return `<span class="${esc(meta.className)}"${title}>${esc(token?.content ?? "")}</span>`;
 };
 
+// Task lists: a list item starting "[ ] " or "[x] " shows a checkbox, read-only (ticking it would have to
+// rewrite the source, which the page does not do). The box is a token of its own, so no source text becomes
+// markup.
+const TASK = /^\[([ xX])\] /;
+md.core.ruler.before("highlight", "task_list", (state) => {
+  const tokens = state.tokens;
+  for (let i = 2; i < tokens.length; i++) {
+    const inline = tokens[i];
+    const item = tokens[i - 2];
+    if (inline?.type !== "inline" || tokens[i - 1]?.type !== "paragraph_open" || item?.type !== "list_item_open")
+      continue;
+    const first = inline.children?.[0];
+    const found = first?.type === "text" ? TASK.exec(first.content) : null;
+    if (!first || !found || !inline.children) continue;
+    first.content = first.content.slice(found[0].length);
+    const box = new state.Token("task_checkbox", "input", 0);
+    box.meta = { checked: found[1] !== " " };
+    inline.children.unshift(box);
+    item.attrJoin("class", "task-list-item");
+  }
+});
+md.renderer.rules.task_checkbox = (tokens, idx) => {
+  const checked = (tokens[idx]?.meta as { checked?: boolean } | undefined)?.checked;
+  return `<input type="checkbox" class="task-check" disabled${checked ? " checked" : ""}> `;
+};
+
 /** The HTML of `source` (safe to insert: see the module comment), with what `highlight` finds in spans. */
 export function renderMarkdown(source: string, highlight?: Highlighter): string {
   return md.render(source, highlight ? { highlight } : {});

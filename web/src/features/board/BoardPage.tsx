@@ -1,7 +1,7 @@
 /**
  * A space's board: its columns and tasks, adding a task at the bottom of a column, moving tasks by drag and
  * drop or by keyboard (optimistic, rolled back with the API's error when refused), live from the events
- * socket, and the task detail opened by `?task=<id>`.
+ * socket, a filter kept in the address (filter.ts), and the task detail opened by `?task=<id>`.
  */
 import {
   type DragEvent,
@@ -11,6 +11,7 @@ import {
   useCallback,
   useEffect,
   useLayoutEffect,
+  useMemo,
   useRef,
   useState,
 } from "react";
@@ -22,8 +23,9 @@ import type { Column, Space, Task } from "../../lib/types";
 import { Avatar, ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { dropPosition, find, type Lanes, lanesOf, place, remove, upsert } from "./board-state";
+import { type BoardFilter, type DueChoice, filterLanes, filterOf, fullSlot, isFiltering, withFilter } from "./filter";
 import { PaperClip } from "./icons";
-import { type BoardAnswer, dueText, isDoneColumn, isOverdue, taskHref, taskPath } from "./model";
+import { type BoardAnswer, dueText, isDoneColumn, isOverdue, taskPath } from "./model";
 import { TaskDetail } from "./TaskDetail";
 
 /** The drag data type of a task, so drops of anything else (files, text) are refused. */
@@ -32,6 +34,14 @@ const DRAG_TYPE = "application/x-tandem-task";
 const HINT_ID = "board-keys-hint";
 /** The gap between cards (board.css `.lane-cards`), to centre the drop line in it. */
 const GAP = 8;
+/** The longest task title the API takes. */
+const TITLE_MAX = 500;
+
+/** True when the keyboard is in something that takes text (so "/" is typed there, not a shortcut). */
+function typingIn(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+}
 
 // The task being dragged in this tab: dragover cannot read the drag data, only its types.
 let dragged: string | null = null;
@@ -211,6 +221,45 @@ export function BoardPage({ space }: { space: Space }) {
   const { columns, lanes, current, move } = board;
   const canWrite = ws.can("tasks.write");
   const root = useRef<HTMLDivElement>(null);
+  const filterBox = useRef<HTMLInputElement>(null);
+  const filter = filterOf(query);
+  const filtering = isFiltering(filter);
+  /** The filter part of the address, kept in the cards' links and when the task panel closes. */
+  const filterQuery = withFilter(new URLSearchParams(), filter).toString();
+  const boardPath = `/spaces/${space.id}/board`;
+  const setFilter = (change: Partial<BoardFilter>) => {
+    const next = withFilter(query, { ...filter, ...change }).toString();
+    // Replaced, not pushed: each letter typed is not a step back; reload and back keep the filter all the same.
+    navigate(next ? `${boardPath}?${next}` : boardPath, { replace: true });
+  };
+  const me = ws.me.id;
+  const shown = useMemo(
+    () =>
+      filterLanes(
+        lanes,
+        columns ?? [],
+        { text: filter.text, assignee: filter.assignee, due: filter.due },
+        me,
+        Date.now(),
+      ),
+    [lanes, columns, filter.text, filter.assignee, filter.due, me],
+  );
+  /** The shown lanes for handlers made once (a drop), which must see the latest filter. */
+  const shownRef = useRef(shown);
+  shownRef.current = shown;
+
+  // "/" goes to the filter box, as in many tools, unless the keyboard is in a field or a dialog is open.
+  useEffect(() => {
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || typingIn(event.target)) return;
+      if (document.querySelector("dialog[open]")) return;
+      event.preventDefault();
+      filterBox.current?.focus();
+      filterBox.current?.select();
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  }, []);
   /** The card to focus after the next render (a keyboard move re-creates it in another column). */
   const refocus = useRef<string | null>(null);
   /** What a screen reader hears after a keyboard move. */
@@ -229,7 +278,11 @@ export function BoardPage({ space }: { space: Space }) {
 
   const onDrop = useCallback(
     (id: string, columnId: string, slot: number) =>
-      move(id, columnId, dropPosition(current.current, id, columnId, slot)),
+      move(
+        id,
+        columnId,
+        dropPosition(current.current, id, columnId, fullSlot(current.current, shownRef.current, columnId, slot)),
+      ),
     [move, current],
   );
 
@@ -237,10 +290,12 @@ export function BoardPage({ space }: { space: Space }) {
     const card = event.target as HTMLElement;
     const id = card.dataset.taskId;
     if (!id || !columns || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    const at = find(current.current, id);
+    // Walking and moving go by the cards shown (all of them, or those the filter lets through).
+    const visible = shownRef.current;
+    const at = find(visible, id);
     if (!at) return;
     const col = columns.findIndex((c) => c.id === at.columnId);
-    const length = (columnId: string) => current.current[columnId]?.length ?? 0;
+    const length = (columnId: string) => visible[columnId]?.length ?? 0;
     let target: { columnId: string; index: number } | null = null;
     switch (event.key) {
       case "ArrowUp":
@@ -248,6 +303,11 @@ export function BoardPage({ space }: { space: Space }) {
         break;
       case "ArrowDown":
         target = { columnId: at.columnId, index: at.index + 1 };
+        break;
+      case "Home":
+      case "End":
+        if (event.altKey) return;
+        target = { columnId: at.columnId, index: event.key === "Home" ? 0 : length(at.columnId) - 1 };
         break;
       case "ArrowLeft":
       case "ArrowRight": {
@@ -263,22 +323,37 @@ export function BoardPage({ space }: { space: Space }) {
         return;
     }
     event.preventDefault();
+    if (event.altKey && !canWrite) {
+      // Said, not silently ignored: the hint says it too, but a keyboard user may not have read it.
+      toast("You can't move tasks: moving them needs the tasks.write permission.");
+      return;
+    }
     if (!target || target.index < 0) return;
     if (!event.altKey) {
       // Plain arrows walk between cards.
-      const task = current.current[target.columnId]?.[target.index];
-      if (task) root.current?.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(task.id)}"]`)?.focus();
+      const task = visible[target.columnId]?.[target.index];
+      if (task) {
+        const el = root.current?.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(task.id)}"]`);
+        el?.focus();
+        el?.scrollIntoView({ block: "nearest", inline: "nearest" });
+      }
       return;
     }
-    if (!canWrite || target.index >= length(target.columnId) + (target.columnId === at.columnId ? 0 : 1)) return;
+    if (target.index >= length(target.columnId) + (target.columnId === at.columnId ? 0 : 1)) return;
+    // The place among the shown cards, as a place in the whole column.
+    const neighbour = visible[target.columnId]?.[target.index];
+    const index =
+      target.columnId === at.columnId
+        ? (find(current.current, neighbour?.id ?? id)?.index ?? target.index)
+        : fullSlot(current.current, visible, target.columnId, target.index);
     refocus.current = id;
-    move(id, target.columnId, target.index, (refused) => {
+    move(id, target.columnId, index, (refused) => {
       refocus.current = id;
       setAnnouncement(refused);
     });
     const column = columns.find((c) => c.id === target.columnId);
-    const total = length(target.columnId);
-    setAnnouncement(`Moved “${at.task.title}” to ${column?.name}, position ${target.index + 1} of ${total}.`);
+    const total = (current.current[target.columnId]?.length ?? 0) + (target.columnId === at.columnId ? 0 : 1);
+    setAnnouncement(`Moved “${at.task.title}” to ${column?.name}, position ${index + 1} of ${total}.`);
   };
 
   const onDragStart = (event: DragEvent<HTMLDivElement>) => {
@@ -310,6 +385,9 @@ export function BoardPage({ space }: { space: Space }) {
 
   const open = openId ? (find(lanes, openId)?.task ?? null) : null;
   const total = columns.reduce((n, c) => n + (lanes[c.id]?.length ?? 0), 0);
+  const shownTotal = columns.reduce((n, c) => n + (shown[c.id]?.length ?? 0), 0);
+  const people = ws.members.filter((m) => !m.is_service_account);
+  const staff = ws.members.filter((m) => m.is_service_account);
 
   return (
     <div className="board">
@@ -319,10 +397,74 @@ export function BoardPage({ space }: { space: Space }) {
             ? "Drag tasks to move them. Keyboard: arrows go from task to task; Alt + ← / → moves the focused task to the previous / next column, Alt + ↑ / ↓ moves it up / down."
             : "You can read this board; moving and adding tasks needs the tasks.write permission."}
         </p>
-        <span className="small muted">
-          {total} {total === 1 ? "task" : "tasks"}
-        </span>
       </div>
+      <search className="board-filter" aria-label="Filter tasks">
+        <input
+          ref={filterBox}
+          type="search"
+          aria-label="Filter tasks by title or description"
+          aria-keyshortcuts="/"
+          placeholder="Filter tasks  ( / )"
+          value={filter.text}
+          onChange={(event) => setFilter({ text: event.target.value })}
+          onKeyDown={(event) => {
+            if (event.key === "Escape" && filter.text) {
+              event.preventDefault();
+              setFilter({ text: "" });
+            }
+          }}
+        />
+        <label className="board-filter-choice">
+          <span>Assignee</span>
+          <select value={filter.assignee} onChange={(event) => setFilter({ assignee: event.target.value })}>
+            <option value="">Anyone</option>
+            <option value="me">Me</option>
+            <option value="none">Unassigned</option>
+            <optgroup label="People">
+              {people.map((m) => (
+                <option key={m.user_id} value={m.user_id}>
+                  {m.display_name}
+                </option>
+              ))}
+            </optgroup>
+            {staff.length > 0 && (
+              <optgroup label="AI staff">
+                {staff.map((m) => (
+                  <option key={m.user_id} value={m.user_id}>
+                    {m.display_name} (AI staff)
+                  </option>
+                ))}
+              </optgroup>
+            )}
+          </select>
+        </label>
+        <label className="board-filter-choice">
+          <span>Due</span>
+          <select value={filter.due} onChange={(event) => setFilter({ due: event.target.value as DueChoice })}>
+            <option value="">Any time</option>
+            <option value="overdue">Overdue</option>
+            <option value="week">Due in the next 7 days</option>
+            <option value="none">No due date</option>
+          </select>
+        </label>
+        {filtering && (
+          <button
+            type="button"
+            className="link"
+            onClick={() => {
+              setFilter({ text: "", assignee: "", due: "" });
+              filterBox.current?.focus();
+            }}
+          >
+            Clear filters
+          </button>
+        )}
+        <span className="small muted board-filter-count" role="status">
+          {filtering
+            ? `${shownTotal} of ${total} ${total === 1 ? "task" : "tasks"}`
+            : `${total} ${total === 1 ? "task" : "tasks"}`}
+        </span>
+      </search>
       <ErrorText error={board.error} />
       {/* biome-ignore lint/a11y/noStaticElementInteractions: keyboard and drag events of the cards, delegated to one listener. */}
       <div className="board-columns" ref={root} onKeyDown={onKeyDown} onDragStart={onDragStart} onDragEnd={onDragEnd}>
@@ -330,7 +472,9 @@ export function BoardPage({ space }: { space: Space }) {
           <Lane
             key={column.id}
             column={column}
-            tasks={lanes[column.id] ?? EMPTY}
+            tasks={shown[column.id] ?? EMPTY}
+            filtering={filtering}
+            filterQuery={filterQuery}
             spaceId={space.id}
             canWrite={canWrite}
             onDrop={onDrop}
@@ -348,7 +492,7 @@ export function BoardPage({ space }: { space: Space }) {
           taskId={openId}
           task={open}
           columns={columns}
-          onClose={() => navigate(`/spaces/${space.id}/board`)}
+          onClose={() => navigate(filterQuery ? `${boardPath}?${filterQuery}` : boardPath)}
           onTask={board.receive}
           onMoveTo={(id, columnId) => move(id, columnId, current.current[columnId]?.length ?? 0)}
           onDeleted={board.forget}
@@ -362,7 +506,11 @@ const EMPTY: readonly Task[] = [];
 
 interface LaneProps {
   column: Column;
+  /** The tasks shown (those that pass the filter). */
   tasks: readonly Task[];
+  filtering: boolean;
+  /** The filter part of the address, kept by the cards' links. */
+  filterQuery: string;
   spaceId: string;
   canWrite: boolean;
   onDrop: (id: string, columnId: string, slot: number) => void;
@@ -370,7 +518,16 @@ interface LaneProps {
 }
 
 /** One column: its heading, its cards, the drop line while a task is dragged over it, and "Add task". */
-const Lane = memo(function Lane({ column, tasks, spaceId, canWrite, onDrop, onCreate }: LaneProps) {
+const Lane = memo(function Lane({
+  column,
+  tasks,
+  filtering,
+  filterQuery,
+  spaceId,
+  canWrite,
+  onDrop,
+  onCreate,
+}: LaneProps) {
   const ws = useWorkspace();
   const scroller = useRef<HTMLDivElement>(null);
   const [drop, setDrop] = useState<{ slot: number; top: number } | null>(null);
@@ -453,6 +610,7 @@ const Lane = memo(function Lane({ column, tasks, spaceId, canWrite, onDrop, onCr
                 key={task.id}
                 task={task}
                 spaceId={spaceId}
+                filterQuery={filterQuery}
                 canWrite={canWrite}
                 done={done}
                 assignee={member ? ws.nameOf(member) : null}
@@ -462,7 +620,9 @@ const Lane = memo(function Lane({ column, tasks, spaceId, canWrite, onDrop, onCr
           })}
         </ol>
         {drop && <div className="drop-line" style={{ top: drop.top }} aria-hidden="true" />}
-        {tasks.length === 0 && !drop && <p className="lane-empty small muted">No tasks</p>}
+        {tasks.length === 0 && !drop && (
+          <p className="lane-empty small muted">{filtering ? "No matching tasks" : "No tasks"}</p>
+        )}
       </div>
       {canWrite && <AddTask column={column} onCreate={created} />}
     </section>
@@ -472,6 +632,7 @@ const Lane = memo(function Lane({ column, tasks, spaceId, canWrite, onDrop, onCr
 interface CardProps {
   task: Task;
   spaceId: string;
+  filterQuery: string;
   canWrite: boolean;
   done: boolean;
   assignee: string | null;
@@ -479,13 +640,13 @@ interface CardProps {
 }
 
 /** One task on the board: a link to its detail, draggable; re-renders only when its own props change. */
-const Card = memo(function Card({ task, spaceId, canWrite, done, assignee, assigneeStaff }: CardProps) {
+const Card = memo(function Card({ task, spaceId, filterQuery, canWrite, done, assignee, assigneeStaff }: CardProps) {
   const overdue = !done && isOverdue(task.due_at);
   const hasMeta = task.due_at || task.deliverable_required || assignee;
   return (
     <li>
       <Link
-        href={taskHref(spaceId, task.id)}
+        href={`/spaces/${spaceId}/board?${filterQuery ? `${filterQuery}&` : ""}task=${encodeURIComponent(task.id)}`}
         className={`task-card${overdue ? " overdue" : ""}`}
         data-task-id={task.id}
         draggable={canWrite}
@@ -496,7 +657,7 @@ const Card = memo(function Card({ task, spaceId, canWrite, done, assignee, assig
           <span className="task-card-meta">
             {task.due_at && (
               <span className={`due${overdue ? " overdue" : ""}`} title={new Date(task.due_at).toLocaleString()}>
-                {dueText(task.due_at, overdue, Date.now(), false)}
+                {dueText(task.due_at, { overdue, done })}
               </span>
             )}
             {task.deliverable_required && (
@@ -526,6 +687,16 @@ function AddTask({ column, onCreate }: { column: Column; onCreate: (title: strin
   const [open, setOpen] = useState(false);
   const [title, setTitle] = useState("");
   const input = useRef<HTMLInputElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  /** Closed by the user: the keyboard goes back to "+ Add task" (the form it was in is gone). */
+  const reopen = useRef(false);
+  useEffect(() => {
+    if (open || !reopen.current) return;
+    reopen.current = false;
+    button.current?.focus();
+  }, [open]);
+  const tooLong = title.length > TITLE_MAX;
+  const noteId = `lane-note-${column.id}`;
   // Emptied at once, so the next title can be typed while this one is stored; given back if refused (unless
   // something new was typed meanwhile).
   const { run, busy, error, clear } = useAction(async (value: string) => {
@@ -539,6 +710,7 @@ function AddTask({ column, onCreate }: { column: Column; onCreate: (title: strin
   });
 
   const close = () => {
+    reopen.current = true;
     setOpen(false);
     setTitle("");
     clear();
@@ -547,12 +719,13 @@ function AddTask({ column, onCreate }: { column: Column; onCreate: (title: strin
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const value = title.trim();
-    if (value) void run(value).then(() => input.current?.focus());
+    if (value && !tooLong) void run(value).then(() => input.current?.focus());
   };
 
   if (!open)
     return (
       <button
+        ref={button}
         type="button"
         className="lane-add"
         aria-label={`Add task to ${column.name}`}
@@ -570,7 +743,9 @@ function AddTask({ column, onCreate }: { column: Column; onCreate: (title: strin
         aria-label={`Title of the new task in ${column.name}`}
         placeholder="Task title"
         value={title}
-        maxLength={500}
+        // Not maxLength: a pasted title would be cut without a word. The note says so and Add waits.
+        aria-invalid={tooLong || undefined}
+        aria-describedby={tooLong ? noteId : undefined}
         onChange={(event) => setTitle(event.target.value)}
         onKeyDown={(event) => {
           if (event.key === "Escape") {
@@ -580,13 +755,19 @@ function AddTask({ column, onCreate }: { column: Column; onCreate: (title: strin
         }}
       />
       <div className="row">
-        <button type="submit" className="primary" disabled={busy || !title.trim()}>
+        <button type="submit" className="primary" disabled={busy || !title.trim() || tooLong}>
           Add
         </button>
         <button type="button" onClick={close}>
           Cancel
         </button>
       </div>
+      {tooLong && (
+        <p className="small error" id={noteId} role="status">
+          A title can have at most {TITLE_MAX} characters; this one has {title.length.toLocaleString()}. Shorten it, and
+          put the rest in the description.
+        </p>
+      )}
       <ErrorText error={error} />
     </form>
   );

@@ -5,10 +5,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
-import { Link } from "../../lib/router";
+import { Link, navigate, useLocation } from "../../lib/router";
 import type { Column, Task } from "../../lib/types";
 import { Empty, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { matchesText } from "./filter";
 import { type BoardAnswer, daysUntil, dueText, isDoneColumn, isOverdue, type MyTask, taskHref } from "./model";
 
 type Group = "overdue" | "today" | "week" | "later" | "none" | "done";
@@ -35,6 +36,10 @@ function groupOf(task: MyTask, column: Column | undefined, now: number): Group {
 /** The "My tasks" screen. */
 export function MyTasksPage() {
   const ws = useWorkspace();
+  // The same words filter as the board's, kept in the address (`?q=`) so reload and back keep it.
+  const text = useLocation().query.get("q") ?? "";
+  const setText = (value: string) =>
+    navigate(value ? `/my-tasks?q=${encodeURIComponent(value)}` : "/my-tasks", { replace: true });
   const [tasks, setTasks] = useState<MyTask[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   // Column names by column id, from each space's board (fetched once per space).
@@ -104,6 +109,7 @@ export function MyTasksPage() {
   const groups = useMemo(() => {
     const by = new Map<Group, MyTask[]>();
     for (const task of tasks ?? []) {
+      if (!matchesText(task, text)) continue;
       const group = groupOf(task, columns.get(task.column_id), now);
       by.set(group, [...(by.get(group) ?? []), task]);
     }
@@ -114,7 +120,8 @@ export function MyTasksPage() {
             (b.due_at ? Date.parse(b.due_at) : Number.POSITIVE_INFINITY) || b.updated_at.localeCompare(a.updated_at),
       );
     return by;
-  }, [tasks, columns, now]);
+  }, [tasks, columns, now, text]);
+  const shown = [...groups.values()].reduce((n, list) => n + list.length, 0);
 
   const open = (tasks ?? []).filter((t) => !isDoneColumn(columns.get(t.column_id))).length;
 
@@ -128,6 +135,27 @@ export function MyTasksPage() {
           </span>
         )}
       </header>
+      {!!tasks?.length && (
+        <search className="board-filter my-filter" aria-label="Filter my tasks">
+          <input
+            type="search"
+            aria-label="Filter my tasks by title or description"
+            placeholder="Filter tasks"
+            value={text}
+            onChange={(event) => setText(event.target.value)}
+          />
+          {text.trim() && (
+            <>
+              <button type="button" className="link" onClick={() => setText("")}>
+                Clear filter
+              </button>
+              <span className="small muted board-filter-count" role="status">
+                {shown} of {tasks.length} {tasks.length === 1 ? "task" : "tasks"}
+              </span>
+            </>
+          )}
+        </search>
+      )}
       <ErrorText error={error} />
       {!tasks && !error && <Spinner />}
       {tasks?.length === 0 && (
@@ -159,7 +187,7 @@ export function MyTasksPage() {
                         className={`due${overdue ? " overdue" : ""}`}
                         title={new Date(task.due_at).toLocaleString()}
                       >
-                        {dueText(task.due_at, overdue, now)}
+                        {dueText(task.due_at, { overdue, done: group === "done", now })}
                       </span>
                     )}
                   </li>

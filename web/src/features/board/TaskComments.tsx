@@ -1,12 +1,15 @@
 /**
  * A task's comments (its messages): oldest first with "Load older comments", posting, live from
- * `task.message.created`, and a "thinking" line while AI staff answer an assignment.
+ * `task.message.created`, and a "thinking" line while AI staff answer an assignment. `@` offers the people and
+ * staff who can read the space, as in chat, and mentions in comments stand out as they do in chat messages.
  */
-import { type FormEvent, useCallback, useEffect, useState } from "react";
+import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
-import { useAction } from "../../lib/hooks";
+import { useAction, useApi } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
+import { useMentionPicker } from "../../lib/mention-picker";
+import { type Candidate, type Mentionable, mentionHighlighter } from "../../lib/mentions";
 import type { Space, Task } from "../../lib/types";
 import { Avatar, dateTime, ErrorText, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
@@ -23,6 +26,28 @@ export function TaskComments({ space, task, canWrite }: { space: Space; task: Ta
   const [error, setError] = useState<string | null>(null);
   const [thinking, setThinking] = useState<string[]>([]);
   const [draft, setDraft] = useState("");
+  const area = useRef<HTMLTextAreaElement>(null);
+
+  // Who `@` offers: those who can read this space (everyone for a public one, its members for a private one).
+  const spaceMembers = useApi<{ members: { user_id: string }[] }>(
+    canWrite && space.private ? `${ws.base}/spaces/${space.id}/members` : null,
+  );
+  const candidates = useMemo<Candidate[]>(() => {
+    const allowed = space.private ? new Set(spaceMembers.data?.members.map((m) => m.user_id) ?? []) : null;
+    return ws.members
+      .filter((m) => m.user_id !== ws.me.id && (!allowed || allowed.has(m.user_id)))
+      .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
+  }, [ws.members, ws.me.id, space.private, spaceMembers.data]);
+  const picker = useMentionPicker(draft, setDraft, candidates, area);
+
+  // Made again only when a name changes (a new highlighter renders every comment anew).
+  const mentionables = JSON.stringify(
+    ws.members.map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account })),
+  );
+  const highlight = useMemo(
+    () => mentionHighlighter(JSON.parse(mentionables) as Mentionable[], ws.me.id),
+    [mentionables, ws.me.id],
+  );
 
   const load = useCallback(async () => {
     try {
@@ -108,7 +133,7 @@ export function TaskComments({ space, task, canWrite }: { space: Space; task: Ta
                     {timeAgo(message.created_at)}
                   </time>
                 </div>
-                <Markdown source={message.content} />
+                <Markdown source={message.content} highlight={highlight} />
               </div>
             </li>
           );
@@ -121,13 +146,20 @@ export function TaskComments({ space, task, canWrite }: { space: Space; task: Ta
       ))}
       {canWrite && (
         <form className="comment-form" onSubmit={submit}>
+          {picker.list}
           <textarea
+            ref={area}
             aria-label="Comment"
             rows={3}
-            placeholder="Write a comment (Markdown; Ctrl + Enter sends)"
+            placeholder="Write a comment (Markdown; @ to mention; Ctrl + Enter sends)"
             value={draft}
-            onChange={(event) => setDraft(event.target.value)}
+            {...picker.fieldProps}
+            onChange={(event) => {
+              setDraft(event.target.value);
+              picker.changed(event.target.value, event.target.selectionStart);
+            }}
             onKeyDown={(event) => {
+              if (picker.keyDown(event)) return;
               if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) submit();
             }}
           />

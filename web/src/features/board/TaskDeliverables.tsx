@@ -3,15 +3,16 @@
  * `Deliverables` root folder (created when missing) and linking it, or linking a file already under that
  * folder. The API only links files below that folder (contract §4), so uploads go there.
  */
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError, api, download } from "../../lib/api";
 import { useLiveEvents } from "../../lib/events";
 import { useAction, useApi } from "../../lib/hooks";
+import { formatSize } from "../../lib/size";
 import type { FileNode, Space, Task } from "../../lib/types";
 import { ErrorText, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { PaperClip } from "./icons";
-import { type Deliverable, sizeLabel, taskPath } from "./model";
+import { type Deliverable, taskPath } from "./model";
 
 const FOLDER = "Deliverables";
 
@@ -62,6 +63,31 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
   const input = useRef<HTMLInputElement>(null);
   const [choices, setChoices] = useState<{ node: FileNode; path: string }[] | null>(null);
   const [chosen, setChosen] = useState("");
+  const root = useRef<HTMLDivElement>(null);
+  const linkButton = useRef<HTMLButtonElement>(null);
+  /** Where the keyboard goes after the next render: the picker once open, a linked file's row, or back. */
+  const focusNext = useRef<string | null>(null);
+
+  // The picker asked for gets the keyboard (its select, or Cancel when nothing can be linked); once a file is
+  // linked its Download button does, and after Cancel "Link an existing file" does again.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after the picker or the list changes.
+  useEffect(() => {
+    const target = focusNext.current;
+    if (!target) return;
+    focusNext.current = null;
+    if (target === "picker")
+      root.current?.querySelector<HTMLElement>(".deliverable-pick select, .deliverable-pick button")?.focus();
+    else if (target === "browse") linkButton.current?.focus();
+    else
+      (
+        root.current?.querySelector<HTMLElement>(`[data-file-id="${CSS.escape(target)}"] button`) ?? linkButton.current
+      )?.focus();
+  }, [choices, listing.data]);
+
+  const closePicker = () => {
+    focusNext.current = "browse";
+    setChoices(null);
+  };
 
   useLiveEvents((event) => {
     // A linked file deleted (or the folder above it) drops out of the list.
@@ -92,6 +118,7 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
   const browse = useAction(async () => {
     const folder = await findFolder(files);
     if (!folder || folder === "blocked") {
+      focusNext.current = "picker";
       setChoices([]);
       return;
     }
@@ -110,6 +137,7 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
       if (parent?.id === folder.id) found.push({ node, path: parts.join("/") });
     }
     found.sort((a, b) => a.path.localeCompare(b.path));
+    focusNext.current = "picker";
     setChoices(found);
     setChosen(found[0]?.node.id ?? "");
   });
@@ -117,6 +145,7 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
   const link = useAction(async (nodeId: string) => {
     await api("POST", path, { file_node_id: nodeId });
     await listing.reload();
+    focusNext.current = nodeId;
     setChoices(null);
   });
 
@@ -139,17 +168,18 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
 
   const list = listing.data?.deliverables ?? [];
   return (
-    <div className="deliverables">
+    <div className="deliverables" ref={root}>
       {listing.data && list.length === 0 && (
         <p className="small muted">{task.deliverable_required ? "Nothing delivered yet." : "No files linked."}</p>
       )}
       {list.length > 0 && (
         <ul className="list" aria-label="Deliverables">
           {list.map((d) => (
-            <li key={d.file_node_id} className="deliverable">
+            <li key={d.file_node_id} className="deliverable" data-file-id={d.file_node_id}>
               <PaperClip />
               <span className="grow">
-                {d.file_name} <span className="small muted">{sizeLabel(d.size_bytes)}</span>
+                {d.file_name}{" "}
+                <span className="small muted">{d.size_bytes === null ? "" : formatSize(d.size_bytes)}</span>
               </span>
               <button
                 type="button"
@@ -182,6 +212,8 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
             type="file"
             className="sr-only"
             tabIndex={-1}
+            // The button below is the control; this input is only how the browser's file chooser opens.
+            aria-hidden="true"
             aria-label="File to attach"
             onChange={(event) => {
               const file = event.target.files?.[0];
@@ -192,13 +224,30 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
           <button type="button" disabled={upload.busy} onClick={() => input.current?.click()}>
             {upload.busy ? "Uploading…" : "Upload a deliverable"}
           </button>
-          <button type="button" disabled={browse.busy} onClick={() => void fresh(browse)()}>
+          <button
+            ref={linkButton}
+            type="button"
+            disabled={browse.busy}
+            aria-expanded={choices !== null}
+            onClick={() => void fresh(browse)()}
+          >
             Link an existing file
           </button>
         </div>
       )}
       {choices && (
-        <div className="row wrap deliverable-pick">
+        // biome-ignore lint/a11y/noStaticElementInteractions: Escape of the picker's own controls, bubbled up.
+        <div
+          className="row wrap deliverable-pick"
+          onKeyDown={(event) => {
+            if (event.key === "Escape") {
+              // Closes the picker only, not the task panel around it.
+              event.preventDefault();
+              event.stopPropagation();
+              closePicker();
+            }
+          }}
+        >
           {choices.length === 0 ? (
             <span className="small muted">No other files under {FOLDER}.</span>
           ) : (
@@ -223,7 +272,7 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
               </button>
             </>
           )}
-          <button type="button" onClick={() => setChoices(null)}>
+          <button type="button" onClick={closePicker}>
             Cancel
           </button>
         </div>

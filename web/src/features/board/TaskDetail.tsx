@@ -248,7 +248,7 @@ export function TaskDetail({
   const assigneeKnown = !task.assignee_user_id || ws.members.some((m) => m.user_id === task.assignee_user_id);
   const show = (field: Field, value: unknown): string => {
     if (field === "assignee_user_id") return value ? ws.nameOf(String(value)) : "Nobody";
-    if (field === "due_at") return value ? dueText(String(value), false) : "No due date";
+    if (field === "due_at") return value ? dueText(String(value)) : "No due date";
     if (field === "deliverable_required") return value ? "Yes" : "No";
     return String(value ?? "") || "(empty)";
   };
@@ -418,6 +418,8 @@ export function TaskDetail({
                   onClick={() => {
                     setDue(null);
                     dueRef.current = null;
+                    // This button goes away with the date: the keyboard goes to the date field beside it.
+                    document.getElementById(`due-${task.id}`)?.focus();
                     void save({ clear_due_at: true }, task);
                   }}
                 >
@@ -425,7 +427,9 @@ export function TaskDetail({
                 </button>
               )}
             </div>
-            {overdue && task.due_at && <span className="due overdue wrap">{dueText(task.due_at, true)}</span>}
+            {overdue && task.due_at && (
+              <span className="due overdue wrap">{dueText(task.due_at, { overdue: true })}</span>
+            )}
           </div>
         </div>
 

@@ -93,41 +93,35 @@ export function daysUntil(iso: string, now = Date.now()): number {
 }
 
 /**
- * A due date in words, to follow "Due" or "Overdue since": "today", "tomorrow", "yesterday", "Wed, Nov 25"
- * (as the browser's locale writes a date); the year only when it is another year; the time only when it is not
- * the end of a day (dates set over the API may carry one) and `withTime`. `dueText` makes the whole label.
+ * A due date in words, to follow "Due", "Overdue since" or "Was due": "today", "tomorrow", "yesterday",
+ * "Wed, Nov 25" (as the browser's locale writes a date); the year only when it is another year. A due date is a
+ * day, so a time (dates set over the API may carry one) is never written: the same task reads the same on every
+ * screen. `dueText` makes the whole label.
  */
-export function dueLabel(iso: string, now = Date.now(), withTime = true): string {
+export function dueLabel(iso: string, now = Date.now()): string {
   const due = new Date(iso);
   const days = daysUntil(iso, now);
-  const endOfItsDay = due.getHours() === 23 && due.getMinutes() === 59;
-  const time =
-    endOfItsDay || !withTime ? "" : ` ${due.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })}`;
-  if (days === 0) return `today${time}`;
-  if (days === 1) return `tomorrow${time}`;
-  if (days === -1) return `yesterday${time}`;
+  if (days === 0) return "today";
+  if (days === 1) return "tomorrow";
+  if (days === -1) return "yesterday";
   const sameYear = due.getFullYear() === new Date(now).getFullYear();
-  const day = due.toLocaleDateString(undefined, {
+  return due.toLocaleDateString(undefined, {
     weekday: Math.abs(days) < 7 ? "short" : undefined,
     day: "numeric",
     month: "short",
     year: sameYear ? undefined : "numeric",
   });
-  return `${day}${time}`;
 }
 
 /**
- * The label of a due date, written one way on every screen: "Due today", "Due Wed, Nov 25", and for a task
- * past its date "Overdue since yesterday".
+ * The label of a due date, written one way on every screen (the board, the task panel, My tasks): "Due today",
+ * "Due Wed, Nov 25", for a task past its date "Overdue since yesterday", and for a finished task (`done`, in
+ * the Done column) whose date has passed "Was due Aug 29", so it does not read as a date to come.
  */
-export function dueText(iso: string, overdue: boolean, now = Date.now(), withTime = true): string {
-  return `${overdue ? "Overdue since" : "Due"} ${dueLabel(iso, now, withTime)}`;
-}
-
-/** A size in bytes for people. */
-export function sizeLabel(bytes: number | null): string {
-  if (bytes === null) return "";
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+export function dueText(
+  iso: string,
+  { overdue = false, done = false, now = Date.now() }: { overdue?: boolean; done?: boolean; now?: number } = {},
+): string {
+  if (done && isOverdue(iso, now)) return `Was due ${dueLabel(iso, now)}`;
+  return `${overdue ? "Overdue since" : "Due"} ${dueLabel(iso, now)}`;
 }

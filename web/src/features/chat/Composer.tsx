@@ -3,21 +3,13 @@
  * mention (arrows, then Enter or Tab), links can be attached by URL, and an emoji can be inserted. Up in an
  * empty composer edits one's last message. The draft of each room is kept while switching rooms.
  */
-import {
-  type FormEvent,
-  type KeyboardEvent,
-  useEffect,
-  useId,
-  useLayoutEffect,
-  useMemo,
-  useRef,
-  useState,
-} from "react";
-import { Avatar, ErrorText } from "../../lib/ui";
+import { type FormEvent, type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useMentionPicker } from "../../lib/mention-picker";
+import { ErrorText } from "../../lib/ui";
 import type { AttachmentDraft } from "./chat-types";
 import { EmojiPicker } from "./EmojiPicker";
 import { LinkIcon, SmileIcon } from "./icons";
-import { type Candidate, insertMention, matchCandidates, mentionAt } from "./mentions";
+import type { Candidate } from "./mentions";
 
 interface Draft {
   text: string;
@@ -46,16 +38,11 @@ export function Composer({
   const [attachments, setAttachments] = useState<AttachmentDraft[]>(saved?.attachments ?? []);
   const [error, setError] = useState<string | null>(null);
   const [linkOpen, setLinkOpen] = useState(false);
-  const [caret, setCaret] = useState(0);
-  const [active, setActive] = useState(0);
-  /** The `@` position whose list was dismissed with Escape (it stays closed until another `@`). */
-  const [dismissed, setDismissed] = useState<number | null>(null);
-  const [focused, setFocused] = useState(false);
   const [emojiAnchor, setEmojiAnchor] = useState<HTMLElement | null>(null);
   const area = useRef<HTMLTextAreaElement>(null);
   const linkUrl = useRef<HTMLInputElement>(null);
   const pendingCaret = useRef<number | null>(null);
-  const listId = useId();
+  const picker = useMentionPicker(text, setText, candidates, area);
 
   useEffect(() => {
     drafts.set(roomId, { text, attachments });
@@ -73,24 +60,6 @@ export function Composer({
       pendingCaret.current = null;
     }
   }, [text]);
-
-  const mention = useMemo(() => {
-    const found = mentionAt(text, caret);
-    return found && found.start !== dismissed ? found : null;
-  }, [text, caret, dismissed]);
-  const matches = useMemo(() => (mention ? matchCandidates(candidates, mention.query) : []), [mention, candidates]);
-  const open = focused && matches.length > 0;
-  const activeIndex = Math.min(active, Math.max(0, matches.length - 1));
-
-  const pick = (candidate: Candidate) => {
-    if (!mention) return;
-    const next = insertMention(text, mention, candidate.name);
-    pendingCaret.current = next.caret;
-    setText(next.text);
-    setCaret(next.caret);
-    setActive(0);
-    area.current?.focus();
-  };
 
   const send = async () => {
     const content = text.trim();
@@ -110,26 +79,7 @@ export function Composer({
   };
 
   const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.nativeEvent.isComposing) return;
-    if (open) {
-      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-        event.preventDefault();
-        const step = event.key === "ArrowDown" ? 1 : -1;
-        setActive((activeIndex + step + matches.length) % matches.length);
-        return;
-      }
-      if (event.key === "Enter" || event.key === "Tab") {
-        event.preventDefault();
-        const chosen = matches[activeIndex];
-        if (chosen) pick(chosen);
-        return;
-      }
-      if (event.key === "Escape") {
-        event.preventDefault();
-        setDismissed(mention?.start ?? null);
-        return;
-      }
-    }
+    if (event.nativeEvent.isComposing || picker.keyDown(event)) return;
     if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
       void send();
@@ -171,34 +121,9 @@ export function Composer({
     el?.focus();
   };
 
-  const optionId = (i: number) => `${listId}-${i}`;
-
   return (
     <div className="composer">
-      {open && (
-        <div className="mention-list" role="listbox" id={listId} aria-label="People and staff to mention">
-          {matches.map((c, i) => (
-            <div
-              key={c.id}
-              id={optionId(i)}
-              role="option"
-              tabIndex={-1}
-              aria-selected={i === activeIndex}
-              className={i === activeIndex ? "mention-option active" : "mention-option"}
-              onMouseDown={(event) => {
-                // Keep the focus in the textarea.
-                event.preventDefault();
-                pick(c);
-              }}
-              onMouseEnter={() => setActive(i)}
-            >
-              <Avatar id={c.id} name={c.name} staff={c.staff} />
-              <span>{c.name}</span>
-              {c.staff && <span className="badge staff">Staff</span>}
-            </div>
-          ))}
-        </div>
-      )}
+      {picker.list}
       {attachments.length > 0 && (
         <ul className="draft-attachments" aria-label="Links to attach">
           {attachments.map((a, i) => (
@@ -254,23 +179,12 @@ export function Composer({
           value={text}
           placeholder={`Message #${roomName}`}
           aria-label={`Message #${roomName}`}
-          role="combobox"
-          aria-expanded={open}
-          aria-controls={open ? listId : undefined}
-          aria-autocomplete="list"
-          aria-activedescendant={open ? optionId(activeIndex) : undefined}
+          {...picker.fieldProps}
           onChange={(event) => {
-            const value = event.target.value;
-            const at = event.target.selectionStart;
-            setText(value);
-            setCaret(at);
-            setActive(0);
-            if (dismissed !== null && mentionAt(value, at)?.start !== dismissed) setDismissed(null);
+            setText(event.target.value);
+            picker.changed(event.target.value, event.target.selectionStart);
           }}
-          onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKey}
-          onFocus={() => setFocused(true)}
-          onBlur={() => setFocused(false)}
         />
         <div className="composer-tools">
           <button

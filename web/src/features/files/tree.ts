@@ -141,16 +141,5 @@ export function isMarkdown(node: FileNode): boolean {
   return node.mime_type === "text/markdown" || /\.(md|markdown|mdx)$/i.test(node.name);
 }
 
-/** 1.2 MB, 340 KB, 12 bytes. */
-export function formatSize(bytes: number | null): string {
-  if (bytes === null) return "—";
-  if (bytes < 1000) return `${bytes} ${bytes === 1 ? "byte" : "bytes"}`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
-}
+/** Sizes are written one way on every screen. */
+export { formatSize } from "../../lib/size";
