@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, Page } from "playwright-core";
+import { avatarBackground } from "../../web/src/lib/ui";
 import { DESKTOP, launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org, OWNER } from "../helpers/factories";
 import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
@@ -120,6 +121,9 @@ describe("AI staff", () => {
     await confirm.getByRole("button", { name: "Delete staff member" }).click();
     await page.waitForURL(/\/staff$/);
     expect((await staff.api.get("/api/v1/me")).status).toBe(401);
+    // Its page went away with it: the keyboard lands on the row that took its place (here the one above, Ada).
+    await page.waitForFunction(() => document.activeElement?.textContent === "Ada");
+    expect(await page.evaluate(() => document.activeElement?.closest(".staff-grid") !== null)).toBe(true);
     await close();
   });
 });
@@ -320,8 +324,12 @@ describe("approval inbox", () => {
     await page.getByText("2 waiting").waitFor();
     await screenshot(page, "approvals");
 
-    await one.getByRole("button", { name: "Approve" }).click();
+    await one.getByRole("button", { name: "Approve" }).focus();
+    await page.keyboard.press("Enter");
     await one.waitFor({ state: "detached" });
+    // The keyboard moves on to the next proposal, not to the page.
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? null);
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Spam poster");
     const approved = (await org.owner.api.get(automationsPath())).body.automations.find((a: any) => a.id === first.id);
     expect(approved).toMatchObject({ status: "active", reviewed_by_user_id: org.owner.id });
 
@@ -334,6 +342,9 @@ describe("approval inbox", () => {
     const rejected = (await org.owner.api.get(automationsPath())).body.automations.find((a: any) => a.id === second.id);
     expect(rejected).toMatchObject({ status: "rejected", rejection_reason: "Far too often: once a day at most." });
     await page.getByText("Nothing waits for approval.").waitFor();
+    // The last one gone, the empty state has the keyboard.
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith("Nothing waits for approval."));
+    expect(await focused()).toBeNull();
 
     // A proposal made while the inbox is open shows up without a reload.
     await propose("Weekly report", "Summarise the week on Fridays.");
@@ -369,8 +380,17 @@ describe("organization settings", () => {
   it("creates an invite link that a new person accepts in another browser", async () => {
     const { page, close } = await ownerPage("/settings/invites");
     await page.getByLabel("Email (optional)").fill("newbie@acme.test");
-    await page.getByRole("button", { name: "Create invite link" }).click();
-    const link = await page.getByLabel("Invite link").inputValue();
+    await page.getByLabel("Email (optional)").press("Enter");
+    // The new link takes the keyboard, selected for copying, so a screen reader reads it out.
+    const field = page.getByLabel("Invite link");
+    await field.waitFor();
+    await page.waitForFunction(() => {
+      const active = document.activeElement as HTMLInputElement | null;
+      return (
+        active?.readOnly === true && active.value.includes("/invite?") && active.selectionEnd === active.value.length
+      );
+    });
+    const link = await field.inputValue();
     const url = new URL(link);
     expect(url.origin).toBe(server.url);
     expect(url.pathname).toBe("/invite");
@@ -508,5 +528,134 @@ describe("organization settings", () => {
       .getByText("missing permission: org.manage")
       .waitFor();
     await context.close();
+  });
+});
+
+describe("review fixes", () => {
+  it("names fields by their label only, not by the button beside them", async () => {
+    const { page, close } = await ownerPage("/settings/organization");
+    // Exact names: "Name Save" or "Model gateway key Save key" would not match.
+    await page.getByRole("textbox", { name: "Name", exact: true }).waitFor();
+    await page.getByRole("link", { name: "Integrations" }).click();
+    const agent = page.getByRole("region", { name: /Cloud agents/ });
+    await agent.getByText("Not set").waitFor();
+    expect(await agent.getByLabel("Cloud agents key", { exact: true }).count()).toBe(1);
+    // The model gateway's key was set by an earlier test: it is the field for a new one.
+    expect(await page.getByLabel("New model gateway key", { exact: true }).count()).toBe(1);
+    await close();
+  });
+
+  it("says the spaces are loading rather than that there are none", async () => {
+    let delayed = 0;
+    const { context, page } = await signedInPage(browser, server, OWNER, "/spaces", {
+      setup: (p) =>
+        p.route(/\/api\/v1\/organizations\/[^/]+\/spaces$/, async (route) => {
+          delayed++;
+          await Bun.sleep(800);
+          await route.continue();
+        }),
+    });
+    await page.getByText("Loading spaces…").waitFor();
+    expect(await page.getByText("No spaces yet.").count()).toBe(0);
+    await page.getByRole("main").getByRole("link", { name: "Launch" }).first().waitFor();
+    expect(await page.getByText("No spaces yet.").count()).toBe(0);
+    expect(delayed).toBeGreaterThan(0);
+    await page.getByRole("button", { name: "New space" }).waitFor();
+    await context.close();
+  });
+
+  it("does not offer Leave to a space's only owner, until someone else is made an owner", async () => {
+    const member = await addMember(org, ["Member"], "Cora Coowner");
+    const created = await org.owner.api.post(`${orgPath()}/spaces`, { name: "Solo" });
+    const solo = created.body.id as string;
+    const { page, close } = await ownerPage(`/spaces/${solo}/settings`);
+    const mine = page.locator("li.row").filter({ hasText: "Olivia Owner" });
+    await mine.getByText("Only owner: make someone else an owner before leaving").waitFor();
+    expect(await mine.getByRole("button", { name: "Leave" }).count()).toBe(0);
+
+    await page.getByLabel("Person to add").selectOption({ label: "Cora Coowner" });
+    await page.getByLabel("Role in the space").selectOption("owner");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    await page.locator("li.row").filter({ hasText: "Cora Coowner" }).getByText("owner").waitFor();
+    await mine.getByRole("button", { name: "Leave" }).waitFor();
+    const members = (await org.owner.api.get(`${orgPath()}/spaces/${solo}/members`)).body.members;
+    expect(members.find((m: any) => m.user_id === member.id)).toMatchObject({ role: "owner" });
+    await close();
+  });
+
+  it("clears a staff name's refusal once the name is changed", async () => {
+    const { page, close } = await ownerPage("/staff");
+    await page.getByRole("button", { name: "New staff member" }).click();
+    const form = page.getByRole("dialog", { name: "New staff member" });
+    await form.getByLabel("Name", { exact: true }).fill("ada");
+    await form.getByRole("button", { name: "Create staff member" }).click();
+    const refusal = form.getByRole("alert").filter({ hasText: "already exists" });
+    await refusal.waitFor();
+    await form.getByLabel("Name", { exact: true }).fill("Bob");
+    await refusal.waitFor({ state: "detached" });
+    await form.getByRole("button", { name: "Cancel" }).click();
+    await close();
+  });
+
+  it("keeps the automations and sign-up filters in the address, through a reload", async () => {
+    const { page, close } = await ownerPage(`/spaces/${spaceId}/automations`);
+    await page.getByRole("button", { name: /^Paused/ }).click();
+    await page.waitForURL(/\/automations\?status=paused$/);
+    await page.reload();
+    expect(await page.getByRole("button", { name: /^Paused/ }).getAttribute("aria-pressed")).toBe("true");
+    expect(await page.getByRole("button", { name: /^All/ }).getAttribute("aria-pressed")).toBe("false");
+    await page.getByRole("button", { name: /^All/ }).click();
+    await page.waitForURL(/\/automations$/);
+
+    await page.goto("/settings/signups");
+    await page.getByRole("button", { name: "Approved" }).click();
+    await page.waitForURL(/\/settings\/signups\?status=approved$/);
+    await page.getByText("Walter Walkin").waitFor();
+    await page.reload();
+    expect(await page.getByRole("button", { name: "Approved" }).getAttribute("aria-pressed")).toBe("true");
+    await page.getByText("Walter Walkin").waitFor();
+    await page.getByRole("button", { name: "All", exact: true }).click();
+    await page.waitForURL(/\/settings\/signups\?status=all$/);
+    await page.goBack();
+    await page.goForward();
+    expect(await page.getByRole("button", { name: "All", exact: true }).getAttribute("aria-pressed")).toBe("true");
+    await close();
+  });
+
+  it("gives avatar initials at least 4.5:1 contrast on every avatar colour", async () => {
+    await addMember(org, ["Viewer"], "Vera Viewer");
+    const { page, close } = await ownerPage("/settings/members");
+    await page.getByText("Vera Viewer").first().waitFor();
+    const hues = Array.from({ length: 360 }, (_, hue) => avatarBackground(hue));
+    const worst = await page.evaluate((backgrounds: string[]) => {
+      const luminance = (css: string) => {
+        const [r, g, b] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((v) => {
+          const c = Number(v) / 255;
+          return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+        }) as [number, number, number];
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+      };
+      const ratio = (a: string, b: string) => {
+        const [x, y] = [luminance(a), luminance(b)].sort((m, n) => n - m) as [number, number];
+        return (x + 0.05) / (y + 0.05);
+      };
+      // Every avatar on the page, as rendered, and every colour an avatar can get.
+      const shown = [...document.querySelectorAll<HTMLElement>(".avatar")].map((el) => {
+        const style = getComputedStyle(el);
+        return ratio(style.color, style.backgroundColor);
+      });
+      const probe = document.createElement("span");
+      document.body.append(probe);
+      const all = backgrounds.map((background) => {
+        probe.style.background = background;
+        return ratio("rgb(255, 255, 255)", getComputedStyle(probe).backgroundColor);
+      });
+      probe.remove();
+      return { shown: Math.min(...shown), all: Math.min(...all), count: shown.length };
+    }, hues);
+    expect(worst.count).toBeGreaterThan(2);
+    expect(worst.shown).toBeGreaterThanOrEqual(4.5);
+    expect(worst.all).toBeGreaterThanOrEqual(4.5);
+    await close();
   });
 });

@@ -39,6 +39,8 @@ describe("changing your password", () => {
 
     await page.getByRole("navigation", { name: "Workspace" }).getByRole("button", { name: "Change password" }).click();
     const dialog = page.getByRole("dialog", { name: "Change password" });
+    // The cursor starts in the first field, not on Close.
+    await page.waitForFunction(() => document.activeElement?.getAttribute("name") === "current_password");
     await dialog.getByLabel("Current password").fill(person.password);
     await dialog.getByLabel("New password (at least 8 characters)").fill("brand-new-password");
     await dialog.getByLabel("Confirm new password").fill("brand-new-passwort");

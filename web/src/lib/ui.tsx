@@ -37,6 +37,35 @@ export function Empty({ children }: { children: ReactNode }) {
   return <div className="empty">{children}</div>;
 }
 
+/** Relative luminance (WCAG 2) of `hsl(hue 55% lightness%)`. */
+function luminance(hue: number, lightness: number): number {
+  const l = lightness / 100;
+  const a = 0.55 * Math.min(l, 1 - l);
+  const channel = (n: number) => {
+    const k = (n + hue / 30) % 12;
+    const c = l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * channel(0) + 0.7152 * channel(8) + 0.0722 * channel(4);
+}
+
+const avatarBackgrounds = new Map<number, string>();
+
+/**
+ * The background of an avatar of `hue`: as light as 45% lightness, darker where white initials would not reach
+ * 4.5:1 (greens, yellows and cyans are bright at the same lightness). 4.6 leaves a margin for rounding.
+ */
+export function avatarBackground(hue: number): string {
+  let color = avatarBackgrounds.get(hue);
+  if (!color) {
+    let lightness = 45;
+    while (lightness > 20 && 1.05 / (luminance(hue, lightness) + 0.05) < 4.6) lightness -= 1;
+    color = `hsl(${hue} 55% ${lightness}%)`;
+    avatarBackgrounds.set(hue, color);
+  }
+  return color;
+}
+
 /** Initials in a colored circle (the color follows the id, so a person keeps theirs). */
 export function Avatar({ id, name, staff = false }: { id: string; name: string; staff?: boolean }) {
   const initials =
@@ -48,10 +77,11 @@ export function Avatar({ id, name, staff = false }: { id: string; name: string; 
       .join("") || "?";
   let hash = 0;
   for (let i = 0; i < id.length; i++) hash = (hash * 31 + id.charCodeAt(i)) | 0;
+  const hue = Math.abs(hash) % 360;
   return (
     <span
       className={`avatar${staff ? " staff" : ""}`}
-      style={{ "--hue": Math.abs(hash) % 360 } as React.CSSProperties}
+      style={{ "--hue": hue, background: avatarBackground(hue), color: "#fff" } as React.CSSProperties}
       title={name}
       aria-hidden="true"
     >

@@ -2,7 +2,7 @@
  * Changing one's own password (POST /me/password), in a dialog opened from the sidebar. The server ends the
  * account's other sessions; this tab's session, shared by its other tabs, stays signed in.
  */
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { api } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
@@ -12,6 +12,10 @@ import { useWorkspace } from "../../lib/workspace";
 export function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
   const ws = useWorkspace();
   const [mismatch, setMismatch] = useState(false);
+  const current = useRef<HTMLInputElement>(null);
+  // The dialog would start on its first input, the hidden username for password managers, which cannot take
+  // focus (so Close would have it): the cursor goes to the current password. This runs after the dialog opens.
+  useEffect(() => current.current?.focus(), []);
   const { run, busy, error } = useAction(async (body: { current_password: string; new_password: string }) => {
     await api("POST", "/me/password", body);
     toast("Password changed. Your other sessions are signed out.");
@@ -33,7 +37,14 @@ export function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
         <input type="email" name="username" autoComplete="username" value={ws.me.email} readOnly hidden />
         <label className="field">
           <span>Current password</span>
-          <input name="current_password" type="password" autoComplete="current-password" required maxLength={1024} />
+          <input
+            ref={current}
+            name="current_password"
+            type="password"
+            autoComplete="current-password"
+            required
+            maxLength={1024}
+          />
         </label>
         <label className="field">
           <span>New password (at least 8 characters)</span>

@@ -3,7 +3,7 @@
  * reject with a reason. Built from each space's list (no inbox route is needed: one request per space, at
  * once), and kept live: a proposal appears when a staff member makes it and leaves when anyone reviews it.
  */
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { api, messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import type { Space } from "../../lib/types";
@@ -44,8 +44,36 @@ export function ApprovalsPage() {
     void load();
   }, [load]);
 
-  const remove = (id: string) => setPending((list) => list?.filter((a) => a.id !== id) ?? null);
-  const update = (automation: Automation) =>
+  // When the card holding the keyboard goes (approved, rejected: by this user or anyone), the focus moves to the
+  // card that takes its place, else the one above, else the empty state, rather than falling to the page.
+  const listRef = useRef<HTMLUListElement>(null);
+  const emptyRef = useRef<HTMLDivElement>(null);
+  const focusAt = useRef<number | null>(null);
+  // The card last holding the keyboard: a pressed Approve is disabled while it runs, which drops its focus to the
+  // page before the card goes.
+  const lastFocused = useRef<string | null>(null);
+  const leaving = (id: string) => {
+    const items = [...(listRef.current?.children ?? [])];
+    const at = items.findIndex((li) => (li as HTMLElement).dataset.id === id);
+    if (at === -1) return;
+    const active = document.activeElement;
+    const dropped = (!active || active === document.body) && lastFocused.current === id;
+    if (dropped || items[at]?.contains(active)) focusAt.current = at;
+  };
+  useLayoutEffect(() => {
+    if (focusAt.current === null || pending === null) return;
+    const items = listRef.current?.children ?? [];
+    const next = items[Math.min(focusAt.current, items.length - 1)]?.querySelector<HTMLElement>("article");
+    focusAt.current = null;
+    (next ?? emptyRef.current)?.focus();
+  }, [pending]);
+
+  const remove = (id: string) => {
+    leaving(id);
+    setPending((list) => list?.filter((a) => a.id !== id) ?? null);
+  };
+  const update = (automation: Automation) => {
+    if (automation.status !== "pending_approval") leaving(automation.id);
     setPending((list) => {
       if (!list) return list;
       const rest = list.filter((a) => a.id !== automation.id);
@@ -54,6 +82,7 @@ export function ApprovalsPage() {
       if (old && old.updated_at > automation.updated_at) return list;
       return [...rest, automation].sort((a, b) => a.created_at.localeCompare(b.created_at));
     });
+  };
 
   useLiveEvents((event) => {
     if (event.type === "resync") void load();
@@ -96,10 +125,20 @@ export function ApprovalsPage() {
         </div>
       )}
       {pending === null && <Spinner />}
-      {pending?.length === 0 && <Empty>Nothing waits for approval. New proposals appear here as they are made.</Empty>}
-      <ul className="automation-list">
+      {pending?.length === 0 && (
+        <div ref={emptyRef} tabIndex={-1} className="focus-target">
+          <Empty>Nothing waits for approval. New proposals appear here as they are made.</Empty>
+        </div>
+      )}
+      <ul
+        className="automation-list"
+        ref={listRef}
+        onFocus={(event) => {
+          lastFocused.current = event.target.closest<HTMLElement>("li[data-id]")?.dataset.id ?? null;
+        }}
+      >
         {pending?.map((a) => (
-          <li key={a.id}>
+          <li key={a.id} data-id={a.id}>
             <AutomationCard
               automation={a}
               space={spaceOf.get(a.space_id)}

@@ -6,6 +6,7 @@
 import { useState } from "react";
 import { useLiveEvents } from "../../lib/events";
 import { useApi } from "../../lib/hooks";
+import { navigate, useLocation } from "../../lib/router";
 import type { Space } from "../../lib/types";
 import { Empty, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
@@ -27,7 +28,13 @@ export function AutomationsPage({ space }: { space: Space }) {
   const ws = useWorkspace();
   const list = useApi<{ automations: Automation[] }>(automationsPath(ws.base, space.id));
   const staffNames = useStaffNames();
-  const [filter, setFilter] = useState<AutomationStatus | "all">("all");
+  // The filter lives in the address (`?status=draft`), so a reload, Back, or a shared link keeps it.
+  const { path, query } = useLocation();
+  const asked = query.get("status");
+  const filter: AutomationStatus | "all" =
+    asked && Object.keys(STATUSES).includes(asked) ? (asked as AutomationStatus) : "all";
+  const setFilter = (status: AutomationStatus | "all") =>
+    navigate(status === "all" ? path : `${path}?status=${status}`, { replace: true });
   const [creating, setCreating] = useState(false);
 
   const saved = (automation: Automation) =>

@@ -112,7 +112,8 @@ export function AutomationCard({
   const review = write || ws.me.service_account_id !== null;
 
   return (
-    <article className="card automation" aria-label={a.name}>
+    // Focusable from code only: the approval inbox moves the keyboard here when the card before it goes.
+    <article className="card automation" aria-label={a.name} tabIndex={-1}>
       <header className="automation-head">
         <h3 className="grow">{a.name}</h3>
         <StatusPill status={a.status} />

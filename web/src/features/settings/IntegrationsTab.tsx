@@ -68,10 +68,14 @@ function KeyPanel({ provider, title, about }: (typeof PROVIDERS)[number]) {
         </p>
       )}
       <form className="stack" onSubmit={submit}>
-        <label className="field">
-          <span>{label}</span>
+        {/* The label holds only its words, so the field is not named after its button too. */}
+        <div className="field">
+          <label htmlFor={`key-input-${provider}`} className="field-label">
+            {label}
+          </label>
           <div className="row">
             <input
+              id={`key-input-${provider}`}
               className="grow"
               type="password"
               autoComplete="off"
@@ -85,7 +89,7 @@ function KeyPanel({ provider, title, about }: (typeof PROVIDERS)[number]) {
               {integration?.configured ? "Replace key" : "Save key"}
             </button>
           </div>
-        </label>
+        </div>
         {integration?.configured && (
           <div>
             <button type="button" className="link danger" onClick={() => setRemoving(true)}>

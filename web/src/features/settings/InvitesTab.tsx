@@ -2,7 +2,7 @@
  * Invites: a link (shown once, since the server keeps only a hash of its token) that lets someone join with
  * the chosen roles, optionally only with one email address; the list with each invite's state; revoking.
  */
-import { type FormEvent, useEffect, useState } from "react";
+import { type FormEvent, useEffect, useRef, useState } from "react";
 import { api } from "../../lib/api";
 import { ConfirmDialog, ShownOnce } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
@@ -42,6 +42,12 @@ export function InvitesTab() {
   const [roleIds, setRoleIds] = useState<string[]>([]);
   const [link, setLink] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<Invite | null>(null);
+  const result = useRef<HTMLDivElement>(null);
+  // The new link takes the keyboard, selected for copying (as a staff token does): a screen reader reads it out,
+  // and the submit button's focus is not left where nothing happened.
+  useEffect(() => {
+    if (link) result.current?.querySelector("input")?.focus();
+  }, [link]);
 
   // Member is the default role of an invite, as on the server, when the user may grant it.
   const missing = useMissing();
@@ -88,7 +94,7 @@ export function InvitesTab() {
           </div>
         </form>
         {link && (
-          <div className="invite-result">
+          <div className="invite-result" ref={result}>
             <ShownOnce
               label="Invite link"
               value={link}

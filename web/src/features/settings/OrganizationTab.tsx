@@ -34,15 +34,25 @@ export function OrganizationTab() {
       <section className="panel">
         <h2>Organization</h2>
         <form className="stack" onSubmit={rename}>
-          <label className="field">
-            <span>Name</span>
+          {/* The label holds only its words: wrapping the button too would name the field "Name Save". */}
+          <div className="field">
+            <label htmlFor="org-name" className="field-label">
+              Name
+            </label>
             <div className="row">
-              <input className="grow" value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} />
+              <input
+                id="org-name"
+                className="grow"
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                required
+                maxLength={200}
+              />
               <button type="submit" className="primary" disabled={patch.busy || name.trim() === ws.org.name}>
                 Save
               </button>
             </div>
-          </label>
+          </div>
           <p className="muted small">
             Address name <code>{ws.org.slug}</code> (kept when renamed) · created{" "}
             {new Date(ws.org.created_at).toLocaleDateString()}

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
-import { Link } from "../../lib/router";
+import { Link, navigate, useLocation } from "../../lib/router";
 import { dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { defaultRoleIds, type Role, RolePicker, useMissing } from "./roles";
@@ -68,7 +68,14 @@ function ApproveDialog({
 /** The Sign-up requests tab. */
 export function SignupsTab() {
   const ws = useWorkspace();
-  const [status, setStatus] = useState<(typeof FILTERS)[number][0]>("pending");
+  // The filter lives in the address (`?status=approved`, `?status=all`; none: pending), so a reload, Back, or a
+  // shared link keeps it.
+  const { path, query } = useLocation();
+  const asked = query.get("status");
+  const status: (typeof FILTERS)[number][0] =
+    asked === "all" ? "" : (FILTERS.find(([value]) => value && value === asked)?.[0] ?? "pending");
+  const setStatus = (value: (typeof FILTERS)[number][0]) =>
+    navigate(value === "pending" ? path : `${path}?status=${value || "all"}`, { replace: true });
   const requests = useApi<{ signup_requests: SignupRequest[] }>(
     `${ws.base}/signup-requests${status ? `?status=${status}` : ""}`,
   );

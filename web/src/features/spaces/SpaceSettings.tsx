@@ -25,6 +25,7 @@ function Members({ space }: { space: Space }) {
   const path = `${ws.base}/spaces/${space.id}/members`;
   const members = useApi<{ members: SpaceMember[] }>(path);
   const [adding, setAdding] = useState("");
+  const [addingRole, setAddingRole] = useState<SpaceMember["role"]>("member");
   const [leaving, setLeaving] = useState(false);
   const [removing, setRemoving] = useState<SpaceMember | null>(null);
   // The Remove button goes away with the person, so the keyboard lands on "Add a member…" after a removal.
@@ -46,6 +47,8 @@ function Members({ space }: { space: Space }) {
   const inSpace = new Set(list.map((m) => m.user_id));
   const mine = list.find((m) => m.user_id === ws.me.id);
   const manage = mine?.role === "owner" || ws.can("org.manage");
+  // The server refuses to let the last owner go (409): rather than offer a choice that can only fail, say why.
+  const lastOwner = mine?.role === "owner" && list.filter((m) => m.role === "owner").length === 1;
   return (
     <section className="panel">
       <h2>Members</h2>
@@ -76,11 +79,14 @@ function Members({ space }: { space: Space }) {
                 Remove
               </button>
             )}
-            {m.user_id === ws.me.id && (
-              <button type="button" className="link danger" onClick={() => setLeaving(true)}>
-                Leave
-              </button>
-            )}
+            {m.user_id === ws.me.id &&
+              (lastOwner ? (
+                <span className="muted small">Only owner: make someone else an owner before leaving</span>
+              ) : (
+                <button type="button" className="link danger" onClick={() => setLeaving(true)}>
+                  Leave
+                </button>
+              ))}
           </li>
         ))}
       </ul>
@@ -89,7 +95,7 @@ function Members({ space }: { space: Space }) {
           className="row"
           onSubmit={(event) => {
             event.preventDefault();
-            if (adding) void action.run("POST", adding).then((ok) => ok && setAdding(""));
+            if (adding) void action.run("POST", adding, addingRole).then((ok) => ok && setAdding(""));
           }}
         >
           <label className="grow">
@@ -104,6 +110,13 @@ function Members({ space }: { space: Space }) {
                     {m.is_service_account ? " (AI staff)" : ""}
                   </option>
                 ))}
+            </select>
+          </label>
+          <label>
+            <span className="sr-only">Role in the space</span>
+            <select value={addingRole} onChange={(e) => setAddingRole(e.target.value as SpaceMember["role"])}>
+              <option value="member">as member</option>
+              <option value="owner">as owner</option>
             </select>
           </label>
           <button type="submit" disabled={!adding || action.busy}>

@@ -51,9 +51,14 @@ function CreateSpace({ onClose }: { onClose: () => void }) {
   );
 }
 
+/** The spaces list (/spaces). */
 export function SpacesPage() {
   const ws = useWorkspace();
   const [creating, setCreating] = useState(false);
+  // The workspace opens before its spaces arrive: while it has none, they are asked for here too, so "No spaces
+  // yet." is said only once the server has answered so (not for the round trip after signing in).
+  const own = useApi<{ spaces: Space[] }>(ws.spaces.length === 0 ? `${ws.base}/spaces` : null);
+  const spaces = ws.spaces.length > 0 ? ws.spaces : own.data?.spaces;
   return (
     <section className="page-body">
       <header className="page-head">
@@ -64,11 +69,17 @@ export function SpacesPage() {
           </button>
         )}
       </header>
-      {ws.spaces.length === 0 ? (
+      {spaces === undefined ? (
+        own.error ? (
+          <ErrorText error={own.error} />
+        ) : (
+          <Spinner label="Loading spaces…" />
+        )
+      ) : spaces.length === 0 ? (
         <Empty>No spaces yet.{ws.can("spaces.create") ? " Create the first one." : ""}</Empty>
       ) : (
         <ul className="cards">
-          {ws.spaces.map((space) => (
+          {spaces.map((space) => (
             <li key={space.id} className="card">
               <Link href={`/spaces/${space.id}/board`} className="card-title">
                 {space.private ? "🔒 " : ""}

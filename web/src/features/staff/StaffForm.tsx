@@ -173,7 +173,8 @@ export function CreateStaff({ onClose, onCreated }: { onClose: () => void; onCre
 
   return (
     <Modal title="New staff member" onClose={onClose}>
-      <form className="stack" onSubmit={submit}>
+      {/* A refusal is about what was sent: it goes as soon as the form is changed, not at the next submit. */}
+      <form className="stack" onSubmit={submit} onChange={create.clear}>
         <Fields provider={provider} setProvider={setProvider} />
         <ErrorText error={create.error} />
         <FormButtons onCancel={onClose} disabled={create.busy} label="Create staff member" />
@@ -201,7 +202,7 @@ export function EditStaff({ account, onSaved }: { account: ServiceAccount; onSav
     void save.run(new FormData(event.currentTarget));
   };
   return (
-    <form className="stack" onSubmit={submit} aria-label="Staff settings">
+    <form className="stack" onSubmit={submit} onChange={save.clear} aria-label="Staff settings">
       <Fields account={account} provider={provider} setProvider={setProvider} />
       <ErrorText error={save.error} />
       <div className="row">

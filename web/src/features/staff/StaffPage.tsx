@@ -3,7 +3,7 @@
  * settings, removing it, and what each did. Managing needs `org.members.manage`; everyone else sees the staff
  * from the member list and their activity, read-only.
  */
-import { useState } from "react";
+import { type MutableRefObject, useEffect, useRef, useState } from "react";
 import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useLiveEvents } from "../../lib/events";
@@ -75,13 +75,30 @@ function MissingKeys({ staff }: { staff: StaffMember[] }) {
   );
 }
 
-function StaffList({ list }: { list: ReturnType<typeof useStaff> }) {
+/**
+ * Where the keyboard goes once a staff member is deleted from its own page: the row that took its place in the
+ * list (else the one above, else the heading). Null when nothing was deleted.
+ */
+type FocusAfterDelete = MutableRefObject<number | null>;
+
+function StaffList({ list, focusAfter }: { list: ReturnType<typeof useStaff>; focusAfter: FocusAfterDelete }) {
   const [creating, setCreating] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const grid = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    if (focusAfter.current === null || list.loading) return;
+    const links = grid.current?.querySelectorAll<HTMLElement>(".card-title") ?? [];
+    const next = links[Math.min(focusAfter.current, links.length - 1)];
+    focusAfter.current = null;
+    (next ?? heading.current)?.focus();
+  }, [focusAfter, list.loading]);
   return (
     <section className="page-body staff-page">
       <header className="page-head">
         <div>
-          <h1>AI staff</h1>
+          <h1 ref={heading} tabIndex={-1}>
+            AI staff
+          </h1>
           <p className="muted small">
             Staff answer when mentioned in a chat (<code>@name</code>) or assigned a task, propose file changes and
             automations for people to approve, and act over the API with their own token.
@@ -102,7 +119,7 @@ function StaffList({ list }: { list: ReturnType<typeof useStaff> }) {
         </Empty>
       )}
       {list.staff.length > 0 && (
-        <ul className="staff-grid">
+        <ul className="staff-grid" ref={grid}>
           {list.staff.map((s) => (
             <li key={s.user_id} className="card staff-card">
               <Avatar id={s.user_id} name={s.name} staff />
@@ -144,7 +161,15 @@ function StaffList({ list }: { list: ReturnType<typeof useStaff> }) {
   );
 }
 
-function StaffDetail({ userId, list }: { userId: string; list: ReturnType<typeof useStaff> }) {
+function StaffDetail({
+  userId,
+  list,
+  focusAfter,
+}: {
+  userId: string;
+  list: ReturnType<typeof useStaff>;
+  focusAfter: FocusAfterDelete;
+}) {
   const ws = useWorkspace();
   const [deleting, setDeleting] = useState(false);
   const member = list.staff.find((s) => s.user_id === userId);
@@ -218,6 +243,11 @@ function StaffDetail({ userId, list }: { userId: string; list: ReturnType<typeof
           onClose={() => setDeleting(false)}
           onConfirm={async () => {
             await api("DELETE", `${ws.base}/service-accounts/${account.id}`);
+            // Its page goes away with it (and the Delete button with it): the list takes the keyboard.
+            focusAfter.current = Math.max(
+              0,
+              list.staff.findIndex((s) => s.user_id === member.user_id),
+            );
             list.setAccounts(
               (data) => data && { service_accounts: data.service_accounts.filter((a) => a.id !== account.id) },
             );
@@ -239,5 +269,10 @@ function StaffDetail({ userId, list }: { userId: string; list: ReturnType<typeof
 /** The AI staff screen; `userId` (a staff member's user id) opens one. */
 export function StaffPage({ userId }: { userId: string | null }) {
   const list = useStaff();
-  return userId ? <StaffDetail userId={userId} list={list} /> : <StaffList list={list} />;
+  const focusAfter = useRef<number | null>(null);
+  return userId ? (
+    <StaffDetail userId={userId} list={list} focusAfter={focusAfter} />
+  ) : (
+    <StaffList list={list} focusAfter={focusAfter} />
+  );
 }
