@@ -22,6 +22,7 @@ import { Link, navigate, useLocation } from "../../lib/router";
 import type { Column, Space, Task } from "../../lib/types";
 import { Avatar, ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { AssigneeOptions } from "./AssigneeOptions";
 import { dropPosition, find, type Lanes, lanesOf, place, remove, upsert } from "./board-state";
 import { type BoardFilter, type DueChoice, filterLanes, filterOf, fullSlot, isFiltering, withFilter } from "./filter";
 import { PaperClip } from "./icons";
@@ -386,8 +387,6 @@ export function BoardPage({ space }: { space: Space }) {
   const open = openId ? (find(lanes, openId)?.task ?? null) : null;
   const total = columns.reduce((n, c) => n + (lanes[c.id]?.length ?? 0), 0);
   const shownTotal = columns.reduce((n, c) => n + (shown[c.id]?.length ?? 0), 0);
-  const people = ws.members.filter((m) => !m.is_service_account);
-  const staff = ws.members.filter((m) => m.is_service_account);
 
   return (
     <div className="board">
@@ -420,22 +419,7 @@ export function BoardPage({ space }: { space: Space }) {
             <option value="">Anyone</option>
             <option value="me">Me</option>
             <option value="none">Unassigned</option>
-            <optgroup label="People">
-              {people.map((m) => (
-                <option key={m.user_id} value={m.user_id}>
-                  {m.display_name}
-                </option>
-              ))}
-            </optgroup>
-            {staff.length > 0 && (
-              <optgroup label="AI staff">
-                {staff.map((m) => (
-                  <option key={m.user_id} value={m.user_id}>
-                    {m.display_name} (AI staff)
-                  </option>
-                ))}
-              </optgroup>
-            )}
+            <AssigneeOptions members={ws.members} />
           </select>
         </label>
         <label className="board-filter-choice">

@@ -12,6 +12,7 @@ import { Markdown } from "../../lib/markdown";
 import type { Column, Space, Task } from "../../lib/types";
 import { copy, dateTime, ErrorText, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { AssigneeOptions } from "./AssigneeOptions";
 import { Drawer } from "./Drawer";
 import { dayOf, dueText, endOfDay, isDoneColumn, isOverdue, type TaskChanges, taskHref, taskPath } from "./model";
 import { TaskComments } from "./TaskComments";
@@ -243,8 +244,6 @@ export function TaskDetail({
 
   const column = columns.find((c) => c.id === task.column_id);
   const overdue = !isDoneColumn(column) && isOverdue(task.due_at);
-  const people = ws.members.filter((m) => !m.is_service_account);
-  const staff = ws.members.filter((m) => m.is_service_account);
   const assigneeKnown = !task.assignee_user_id || ws.members.some((m) => m.user_id === task.assignee_user_id);
   const show = (field: Field, value: unknown): string => {
     if (field === "assignee_user_id") return value ? ws.nameOf(String(value)) : "Nobody";
@@ -364,23 +363,7 @@ export function TaskDetail({
               onChange={(event) => void save({ assignee_user_id: event.target.value || null }, task)}
             >
               <option value="">Unassigned</option>
-              <optgroup label="People">
-                {people.map((m) => (
-                  <option key={m.user_id} value={m.user_id}>
-                    {m.display_name}
-                    {m.user_id === ws.me.id ? " (you)" : ""}
-                  </option>
-                ))}
-              </optgroup>
-              {staff.length > 0 && (
-                <optgroup label="AI staff">
-                  {staff.map((m) => (
-                    <option key={m.user_id} value={m.user_id}>
-                      {m.display_name} (AI staff)
-                    </option>
-                  ))}
-                </optgroup>
-              )}
+              <AssigneeOptions members={ws.members} me={ws.me.id} />
               {!assigneeKnown && task.assignee_user_id && (
                 <option value={task.assignee_user_id}>{ws.nameOf(task.assignee_user_id)} (no longer a member)</option>
               )}
