@@ -92,13 +92,14 @@ async function serveLocked(
   services.runner?.start();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
+  const setupUrl = setupToken ? `${url}/setup?token=${setupToken}` : null;
+  // The one log line that carries a token, by design: it is the way in to a fresh install. Logged before the
+  // listening line, so whoever waits for that line has it already.
+  if (setupUrl) log.info({ setup_url: setupUrl }, "first-run setup: open this URL to create the organization");
   log.info({ url, data_dir: config.dataDir }, "tandem is listening");
   // The executable starts with the JIT reluctant to compile (the build's --compile-jit-policy): start-up code runs
   // once, and compiling it cost more than interpreting it. From here on the code that runs is the hot kind.
   Bun.unsafe.setJITPolicy(1);
-  const setupUrl = setupToken ? `${url}/setup?token=${setupToken}` : null;
-  // The one log line that carries a token, by design: it is the way in to a fresh install.
-  if (setupUrl) log.info({ setup_url: setupUrl }, "first-run setup: open this URL to create the organization");
 
   const maintain = () => {
     services.authStore.pruneExpired(Date.now());

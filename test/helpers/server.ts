@@ -170,9 +170,8 @@ export async function spawnServer(options: {
     options.timeoutMs ?? 15000,
   );
   void proc.exited.then((code) => ready.reject(new Error(`server exited with ${code}:\n${output.join("\n")}`)));
+  // The setup line comes before the listening line: once this resolves, `setupUrl` is known.
   await ready.promise.finally(() => clearTimeout(timeout));
-  // The setup line follows the listening line; give it a moment to arrive.
-  await Bun.sleep(20);
   return {
     url: (url as string | null)?.replace("localhost", "127.0.0.1") ?? "",
     pid: proc.pid,
