@@ -4,7 +4,9 @@
  * The rules follow the server's (docs/api.md "AI staff replies"): an `@` right after a letter or digit is not a
  * mention, and a mention is `@Display Name`.
  */
+import { useMemo } from "react";
 import type { Highlighter } from "./markdown";
+import type { Member } from "./types";
 
 /** Someone who can be mentioned. */
 export interface Candidate {
@@ -134,4 +136,15 @@ export function mentionHighlighter(members: readonly Mentionable[], me: string):
       className: f.userId === me ? "mention me" : "mention",
       title: f.userId === me ? "Mentions you" : undefined,
     }));
+}
+
+/**
+ * `mentionHighlighter` of the organization's members, made again only when a name changes, not each time the
+ * member list is fetched again: a new highlighter renders every message anew.
+ */
+export function useMentionHighlighter(members: readonly Member[], me: string): Highlighter {
+  const mentionables = JSON.stringify(
+    members.map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account })),
+  );
+  return useMemo(() => mentionHighlighter(JSON.parse(mentionables) as Mentionable[], me), [mentionables, me]);
 }

@@ -9,7 +9,7 @@ import { loadFresh, useLiveEvents } from "../../lib/events";
 import { useAction, useApi } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { useMentionPicker } from "../../lib/mention-picker";
-import { type Candidate, type Mentionable, mentionHighlighter } from "../../lib/mentions";
+import { type Candidate, useMentionHighlighter } from "../../lib/mentions";
 import type { Space, Task } from "../../lib/types";
 import { Avatar, dateTime, ErrorText, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
@@ -40,14 +40,7 @@ export function TaskComments({ space, task, canWrite }: { space: Space; task: Ta
   }, [ws.members, ws.me.id, space.private, spaceMembers.data]);
   const picker = useMentionPicker(draft, setDraft, candidates, area);
 
-  // Made again only when a name changes (a new highlighter renders every comment anew).
-  const mentionables = JSON.stringify(
-    ws.members.map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account })),
-  );
-  const highlight = useMemo(
-    () => mentionHighlighter(JSON.parse(mentionables) as Mentionable[], ws.me.id),
-    [mentionables, ws.me.id],
-  );
+  const highlight = useMentionHighlighter(ws.members, ws.me.id);
 
   const load = useCallback(async () => {
     try {

@@ -11,7 +11,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { api, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { loadFresh, useLiveEvents } from "../../lib/events";
-import { type Highlighter, Markdown } from "../../lib/markdown";
+import { Markdown } from "../../lib/markdown";
 import { ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { Composer } from "./Composer";
@@ -20,7 +20,7 @@ import { EmojiPicker } from "./EmojiPicker";
 import { LinkIcon, TrashIcon } from "./icons";
 import { type EditRequest, MessageBlocks, useRowInfos } from "./MessageBlocks";
 import { createSelection, type RowActions, RowContext } from "./MessageRow";
-import { type Candidate, type Mentionable, mentionFinder } from "./mentions";
+import { type Candidate, useMentionHighlighter } from "./mentions";
 import {
   addReaction,
   EMPTY_ROOM,
@@ -342,22 +342,8 @@ export function RoomView({
     [me, canWrite, canModerate, path, selection],
   );
 
-  // Mentions of members stand out in the messages, those of the viewer most. Made again only when a name
-  // changes, not each time the member list is fetched again: a new highlighter renders every message anew.
-  const mentionables = JSON.stringify(
-    ws.members.map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account })),
-  );
-  const highlight = useMemo<Highlighter>(() => {
-    const find = mentionFinder(JSON.parse(mentionables) as Mentionable[]);
-    return (text) =>
-      find(text).map((f) => ({
-        start: f.start,
-        end: f.end,
-        label: f.label,
-        className: f.userId === me ? "mention me" : "mention",
-        title: f.userId === me ? "Mentions you" : undefined,
-      }));
-  }, [mentionables, me]);
+  // Mentions of members stand out in the messages, those of the viewer most.
+  const highlight = useMentionHighlighter(ws.members, me);
 
   /** Deletes the message being confirmed; a refusal stays in the dialog. */
   const deleteMessage = async (message: Message) => {
