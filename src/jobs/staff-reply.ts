@@ -104,25 +104,18 @@ export class StaffReplyQueue implements MentionHook, TaskReplyHook {
   ) {}
 
   chatMessagePosted(actor: SpaceActor, message: { id: string; roomId: string; content: string }): ReactionRow[] {
-    // The common case costs one string scan.
-    if (actor.serviceAccountId !== null || !message.content.includes("@")) return [];
     const acks: ReactionRow[] = [];
-    for (const member of mentioned(message.content, this.deps.staff.mentionables(actor.orgId))) {
-      const account = this.staffWhoMay(actor, member, "chat");
-      if (!account) continue;
+    for (const account of this.mentionedStaff(actor, message.content, "chat")) {
       const now = Date.now();
       const ack: ReactionRow = { messageId: message.id, userId: account.userId, emoji: THINKING, createdAt: now };
       this.deps.chat.insertReaction(ack);
       acks.push(ack);
-      this.enqueue(now, {
+      this.enqueue(now, actor, {
         trigger: "chat",
-        orgId: actor.orgId,
-        spaceId: actor.space.id,
         staffUserId: account.userId,
         roomId: message.roomId,
         taskId: null,
         sourceMessageId: message.id,
-        askedBy: actor.userId,
         prompt: message.content,
       });
     }
@@ -135,44 +128,43 @@ export class StaffReplyQueue implements MentionHook, TaskReplyHook {
     const account = member && this.staffWhoMay(actor, member, "task");
     if (!account) return false;
     const description = task.description.trim() ? `\n\n${task.description.trim()}` : "";
-    this.enqueue(Date.now(), {
+    this.enqueue(Date.now(), actor, {
       trigger: "task",
-      orgId: actor.orgId,
-      spaceId: actor.space.id,
       staffUserId: account.userId,
       roomId: null,
       taskId: task.id,
       sourceMessageId: null,
-      askedBy: actor.userId,
       prompt: `Task: ${task.title}${description}`,
     });
     return true;
   }
 
   taskMessagePosted(actor: SpaceActor, message: TaskMessageRow): boolean {
-    if (actor.serviceAccountId !== null || !message.content.includes("@")) return false;
-    let queued = false;
-    for (const member of mentioned(message.content, this.deps.staff.mentionables(actor.orgId))) {
-      const account = this.staffWhoMay(actor, member, "task");
-      if (!account) continue;
-      this.enqueue(Date.now(), {
+    const accounts = this.mentionedStaff(actor, message.content, "task");
+    for (const account of accounts) {
+      this.enqueue(Date.now(), actor, {
         trigger: "task",
-        orgId: actor.orgId,
-        spaceId: actor.space.id,
         staffUserId: account.userId,
         roomId: null,
         taskId: message.taskId,
         sourceMessageId: message.id,
-        askedBy: actor.userId,
         prompt: message.content,
       });
-      queued = true;
     }
-    return queued;
+    return accounts.length > 0;
   }
 
   queued(): void {
     this.wake();
+  }
+
+  /** The staff a person's message mentions who may answer where it was posted; staff wake no one. */
+  private mentionedStaff(actor: SpaceActor, content: string, trigger: ReplyPayload["trigger"]): ServiceAccountRow[] {
+    // The common case costs one string scan.
+    if (actor.serviceAccountId !== null || !content.includes("@")) return [];
+    return mentioned(content, this.deps.staff.mentionables(actor.orgId)).flatMap(
+      (member) => this.staffWhoMay(actor, member, trigger) ?? [],
+    );
   }
 
   /** The member's staff account when it can see the space and write where it will answer. */
@@ -184,7 +176,8 @@ export class StaffReplyQueue implements MentionHook, TaskReplyHook {
   }
 
   /** Only the job row: its activity entry is written when a worker takes it, off the poster's path. */
-  private enqueue(now: number, payload: ReplyPayload): void {
+  private enqueue(now: number, actor: SpaceActor, reply: Omit<ReplyPayload, "orgId" | "spaceId" | "askedBy">): void {
+    const payload: ReplyPayload = { ...reply, orgId: actor.orgId, spaceId: actor.space.id, askedBy: actor.userId };
     this.deps.jobs.enqueue({
       id: newId(),
       kind: STAFF_REPLY,
