@@ -29,6 +29,14 @@ function dir(): string {
   return d;
 }
 
+/** A data dir that `tandem setup` has made an organization in (owner a@acme.test / a-password). */
+async function setUpDir(): Promise<string> {
+  const data = dir();
+  const args = ["--org-name", "Acme", "--admin-email", "a@acme.test", "--admin-password", "a-password"];
+  expect((await runCli(["setup", ...args, "--data", data])).code).toBe(0);
+  return data;
+}
+
 async function serve(dataDir: string, env: Record<string, string | undefined> = {}): Promise<SpawnedServer> {
   const server = await spawnServer({ dataDir, env });
   servers.push(server);
@@ -182,19 +190,7 @@ describe("a refused start", () => {
   });
 
   it("refuses a database from a newer Tandem before generating a secret or taking the data dir's lock", async () => {
-    const data = dir();
-    const setup = await runCli([
-      "setup",
-      "--org-name",
-      "Acme",
-      "--admin-email",
-      "a@acme.test",
-      "--admin-password",
-      "a-password",
-      "--data",
-      data,
-    ]);
-    expect(setup.code).toBe(0);
+    const data = await setUpDir();
     const db = new Database(join(data, "tandem.db"));
     db.exec("INSERT INTO __migrations (tag, applied_at) VALUES ('9999_future', 0)");
     db.close();
@@ -294,19 +290,7 @@ describe("a given JWT_SECRET", () => {
   const B = "b-secret-of-more-than-32-characters-0123456789";
 
   it("signs the tokens: a server with another secret refuses them with 401 unauthorized", async () => {
-    const data = dir();
-    const setup = await runCli([
-      "setup",
-      "--org-name",
-      "Acme",
-      "--admin-email",
-      "a@acme.test",
-      "--admin-password",
-      "a-password",
-      "--data",
-      data,
-    ]);
-    expect(setup.code).toBe(0);
+    const data = await setUpDir();
 
     const first = await serve(data, { JWT_SECRET: A });
     const session = await login(first.url, "a@acme.test", "a-password");
