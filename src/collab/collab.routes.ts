@@ -7,6 +7,7 @@ import { Elysia } from "elysia";
 import type { SpaceActor } from "../features/spaces/spaces.policy";
 import type { AuthMacro } from "../http/auth";
 import { doc } from "../http/docs";
+import { invalid } from "../http/errors";
 import { upgradeRequired } from "../http/sockets";
 import { lowerUuid } from "../lib/ids";
 import type { CollabSockets } from "./collab.sockets";
@@ -27,7 +28,12 @@ interface Upgrade {
   fileId?: string;
 }
 
-const fileIdOf = (request: Request) => lowerUuid(new URL(request.url).searchParams.get("file_id") ?? undefined);
+/** The `?file_id=` of the route without a path id; a missing one is named, as any missing field. */
+function fileIdOf(request: Request): string {
+  const id = new URL(request.url).searchParams.get("file_id");
+  if (!id) throw invalid("file_id: required");
+  return lowerUuid(id);
+}
 
 const admit = (collab: CollabSockets, context: Upgrade, fileId: string | undefined): void => {
   if (context.fileId !== undefined) return;
@@ -53,14 +59,14 @@ export function collabRoutes(auth: AuthMacro, collab: CollabSockets) {
         ...socket,
         beforeHandle: (context: Upgrade & { params: { fileId: string } }) =>
           admit(collab, context, context.params.fileId),
-        detail: doc(summary, {}),
+        detail: doc(summary, { 400: "A plain GET, without the upgrade: `websocket upgrade required`" }),
       })
       .ws("", {
         ...socket,
         beforeHandle: (context: Upgrade) => admit(collab, context, fileIdOf(context.request)),
         detail: doc(
           `${summary}; the file is \`?file_id=\``,
-          {},
+          { 400: "`file_id: required`; a plain GET, without the upgrade: `websocket upgrade required`" },
           {
             query: [{ name: "file_id", description: "The text file to edit", required: true }],
           },

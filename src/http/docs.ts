@@ -13,10 +13,18 @@ export interface DocExtra {
   body?: Record<string, Record<string, unknown>>;
   /** Query parameters the handler reads itself. */
   query?: { name: string; description: string; required?: boolean }[];
+  /** Who may call it, where the declared permission is not the whole rule (an author, a space owner, a person). */
+  access?: string;
 }
 
 /** The `detail` of a route: what it does and what it answers. */
 export function doc(summary: string, responses: Responses, extra: DocExtra = {}) {
-  // biome-ignore lint/suspicious/noExplicitAny: Elysia types `detail` as an OpenAPI operation; ours adds x- keys.
-  return { summary, "x-responses": responses, "x-body": extra.body, "x-query": extra.query } as any;
+  return {
+    summary,
+    "x-responses": responses,
+    "x-body": extra.body,
+    "x-query": extra.query,
+    "x-access": extra.access,
+    // biome-ignore lint/suspicious/noExplicitAny: Elysia types `detail` as an OpenAPI operation; ours adds x- keys.
+  } as any;
 }

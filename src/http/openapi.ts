@@ -27,7 +27,24 @@ function schemaOf(schema: unknown, io: "input" | "output"): Json | undefined {
   if (!(schema instanceof z.ZodType)) return undefined;
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
   delete json.$schema;
+  markRequired(json);
   return json;
+}
+
+/**
+ * A field the API requires but whose zod schema is optional, so that the service words the message for it
+ * (`emoji must be a single emoji`), carries `x-required`; the document lists it as required.
+ */
+function markRequired(json: Json): void {
+  const properties = json.properties as Record<string, Json> | undefined;
+  for (const [name, property] of Object.entries(properties ?? {})) {
+    if (property["x-required"]) {
+      delete property["x-required"];
+      json.required = [...((json.required as string[] | undefined) ?? []), name];
+    }
+    markRequired(property);
+  }
+  if (json.items && typeof json.items === "object") markRequired(json.items as Json);
 }
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
@@ -37,6 +54,7 @@ const errorResponse = (description: string) => ({
 });
 
 function describeAccess(detail: Json): string {
+  if (detail["x-access"]) return `${String(detail["x-access"])}.`;
   if (detail["x-public"]) return "Public: no token needed.";
   if (detail["x-signed-in"]) return "Needs any valid token.";
   const need = detail["x-permission"];
@@ -61,6 +79,7 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
       operationId: `${method}${path.replace(/\{(\w+)\}/g, "By_$1").replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? "").toUpperCase())}`,
     };
     if (detail["x-permission"]) operation["x-permission"] = detail["x-permission"];
+    if (detail["x-access"]) operation["x-access"] = detail["x-access"];
     if (isPublic) operation.security = [];
 
     const parameters: Json[] = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
@@ -103,7 +122,9 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     if (body || query || raw) responses["400"] = errorResponse("Invalid input: the message names the field");
     if (!isPublic) responses["401"] = errorResponse("Missing, invalid or expired token: `unauthorized`");
     if (detail["x-permission"]) {
-      responses["403"] = errorResponse("Missing permission: `missing permission: <name>`");
+      responses["403"] = errorResponse(
+        "Missing permission: `missing permission: <name>`; an account whose signup awaits approval: `signup pending approval`",
+      );
       responses["404"] = errorResponse("Not found, or not visible to the caller");
     }
     if (body) responses["413"] = errorResponse("A body over 1 MiB: `request body too large`");
@@ -132,9 +153,8 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
 function responseOf(status: number, answer: Responses[number]): Json {
   if (typeof answer === "string") return status >= 400 ? errorResponse(answer) : { description: answer };
   const json = answer ? schemaOf(answer, "output") : undefined;
-  return json
-    ? { description: "OK", content: { "application/json": { schema: json } } }
-    : { description: "No content" };
+  if (!json) return { description: "No content" };
+  return { description: status >= 400 ? "Error" : "OK", content: { "application/json": { schema: json } } };
 }
 
 /** A body schema that may be left out (`{}` or nothing): its object schema, and that it is optional. */

@@ -26,6 +26,7 @@ export const idIn = z.string().max(64).overwrite(lowerUuid);
 export const limitIn = z
   .string({ error: "invalid limit" })
   .regex(/^[0-9]+$/, { error: "invalid limit" })
+  .meta({ type: "integer", minimum: 1, default: 50, description: "at most 200: a larger number means 200" })
   .transform(Number)
   .refine((n) => n >= 1, { error: "invalid limit" });
 

@@ -141,10 +141,12 @@ describe("GET .../files/collab/ws/{fileId} upgrade", () => {
     await eventually(() => raw.messages.length > 0, "the server's sync step 1");
     expect(Array.from((raw.messages[0] as Uint8Array).slice(0, 2))).toEqual([0, 0]);
     raw.ws.close();
-    expect(await refusedUpgrade(`${base}?token=${member.token}`)).toEqual({
-      status: 404,
-      body: { error: "file not found" },
-    });
+    for (const query of ["", "&file_id="]) {
+      expect(await refusedUpgrade(`${base}?token=${member.token}${query}`)).toEqual({
+        status: 400,
+        body: { error: "file_id: required" },
+      });
+    }
   });
 
   it("never writes the token into the log", async () => {

@@ -106,6 +106,48 @@ describe("GET /api/docs", () => {
     });
   });
 
+  it("declares every 403 and 409 message the services can answer", async () => {
+    const document = JSON.stringify((await request(server.url, "GET", "/api/docs/json")).body);
+    const sources = new Bun.Glob("src/**/*.ts").scanSync({ cwd: ROOT });
+    const messages = new Set<string>();
+    for (const file of sources) {
+      for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(/\b(?:conflict|forbidden)\("([^"]+)"/g)) {
+        messages.add(m[1] as string);
+      }
+    }
+    messages.delete("no organization yet: run `tandem setup` first"); // `tandem users add` only
+    expect(messages.size).toBeGreaterThan(20);
+    const declared = (message: string) =>
+      document.includes(`\`${message}`) || document.includes(`"const":"${message}"`);
+    expect([...messages].filter((message) => !declared(message))).toEqual([]);
+  });
+
+  it("gives the rule and the answers the schemas alone would get wrong", async () => {
+    const { paths } = (await request(server.url, "GET", "/api/docs/json")).body;
+    const space = "/api/v1/organizations/{orgId}/spaces/{spaceId}";
+    const conflict = paths[`${space}/tasks/{taskId}`].patch.responses["409"].content["application/json"].schema;
+    expect(conflict.required).toEqual(["error", "task"]);
+    const accept = paths[`${space}/files/proposals/{proposalId}/accept`].post;
+    expect(accept["x-access"]).toBe("A person (not a service account) holding `files.write`");
+    expect(accept.description).toBe("A person (not a service account) holding `files.write`.");
+    const reaction = `${space}/chat-rooms/{roomId}/messages/{messageId}/reactions`;
+    expect(paths[reaction].post.requestBody.content["application/json"].schema.required).toEqual(["emoji"]);
+    expect(paths[reaction].delete.parameters.find((p: { name: string }) => p.name === "emoji").required).toBe(true);
+    const edit = paths[`${space}/chat-rooms/{roomId}/messages/{messageId}`].patch;
+    expect(edit.requestBody.content["application/json"].schema.required).toEqual(["content"]);
+    const automation = paths[`${space}/automations`].post.requestBody.content["application/json"].schema;
+    expect(automation.properties.status).toMatchObject({ type: "string", default: "draft" });
+    expect(automation.properties.status.enum).toEqual(["draft", "pending_approval", "active", "paused"]);
+    const folder = paths[`${space}/files/folders`].post.requestBody.content["application/json"].schema;
+    expect(folder.properties.name).toMatchObject({ minLength: 1, maxLength: 255 });
+    const role = paths["/api/v1/organizations/{orgId}/roles"].post.requestBody.content["application/json"].schema;
+    expect(role.properties.permissions.items.enum).toContain("files.write");
+    const limit = paths[`${space}/tasks/{taskId}/messages`].get.parameters.find(
+      (p: { name: string }) => p.name === "limit",
+    );
+    expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, default: 50 });
+  });
+
   it("serves a page that needs nothing from the internet", async () => {
     const res = await fetch(`${server.url}/api/docs`);
     expect(res.status).toBe(200);

@@ -36,7 +36,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
         body: createAutomationIn,
         detail: doc(
           "Creates an automation: `draft` unless `status` says otherwise; a service account's is always `pending_approval`, its `description` kept as `config.proposal_note`",
-          { 201: one },
+          { 201: one, 403: "`missing permission: files.write`; `service accounts cannot set oauth_token`" },
         ),
       },
     )
@@ -50,7 +50,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
         body: patchAutomationIn,
         detail: doc(
           "Changes the fields given (`config` replaces); a service account's change goes back to `pending_approval`",
-          { 200: one },
+          { 200: one, 403: "`missing permission: files.write`; `service accounts cannot set oauth_token`" },
         ),
       },
     )
@@ -60,7 +60,13 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
         automations.delete(actor, params.automationId);
         return status(204);
       },
-      { space: "files.write", detail: doc("Deletes the automation for good", { 204: null }) },
+      {
+        space: "files.write",
+        detail: doc("Deletes the automation for good", {
+          204: null,
+          403: "`missing permission: files.write`; `service accounts can only delete their own pending proposals`",
+        }),
+      },
     )
     .post(
       "/:automationId/approve",
@@ -68,7 +74,15 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
       {
         space: "files.write",
         body: noBodyIn,
-        detail: doc("A person approves a pending automation: it becomes `active`", { 200: one }),
+        detail: doc(
+          "A person approves a pending automation: it becomes `active`",
+          {
+            200: one,
+            403: "`missing permission: files.write`; `only a person can approve or reject an automation`",
+            409: "`automation is not pending approval`",
+          },
+          { access: "A person (not a service account) holding `files.write`" },
+        ),
       },
     )
     .post(
@@ -81,7 +95,15 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
       {
         space: "files.write",
         body: rejectAutomationIn,
-        detail: doc("A person rejects a pending automation, with an optional `reason`", { 200: one }),
+        detail: doc(
+          "A person rejects a pending automation, with an optional `reason`",
+          {
+            200: one,
+            403: "`missing permission: files.write`; `only a person can approve or reject an automation`",
+            409: "`automation is not pending approval`",
+          },
+          { access: "A person (not a service account) holding `files.write`" },
+        ),
       },
     );
 }

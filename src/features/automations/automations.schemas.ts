@@ -23,8 +23,16 @@ const oauthTokenIn = z.unknown().meta({ type: "string", maxLength: OAUTH_TOKEN_M
 export const createAutomationIn = z.object({
   name: nameIn(200),
   kind: kindIn,
-  config: configIn.optional(),
-  status: z.unknown().optional(),
+  config: configIn.optional().meta({ default: {} }),
+  status: z
+    .unknown()
+    .optional()
+    .meta({
+      type: "string",
+      enum: [...SETTABLE_STATUSES],
+      default: "draft",
+      description: "a service account's automation is always `pending_approval`",
+    }),
   description: z.string().max(10_000).optional(),
   oauth_token: oauthTokenIn.optional(),
 });

@@ -53,7 +53,10 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
     .post("", ({ actor, body, status }) => status(201, presentRoom(chat.createRoom(actor, body.name))), {
       space: "chat.write",
       body: createRoomIn,
-      detail: doc("Creates a room; names are unique in the space, ignoring case", { 201: roomOut }),
+      detail: doc("Creates a room; names are unique in the space, ignoring case", {
+        201: roomOut,
+        409: "`room name already exists`",
+      }),
     })
     .delete(
       "/:roomId",
@@ -93,7 +96,15 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       {
         space: "member",
         body: editMessageIn,
-        detail: doc("Edits a message (its author only)", { 200: messageOut }),
+        detail: doc(
+          "Edits a message (its author only)",
+          {
+            200: messageOut,
+            403: "`only the author can edit this message`",
+            409: "`message has been deleted`",
+          },
+          { access: "The message's author" },
+        ),
       },
     )
     .delete(
@@ -104,7 +115,11 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       },
       {
         space: "member",
-        detail: doc("Soft-deletes a message (its author, or a `chat.write` holder)", { 204: null }),
+        detail: doc(
+          "Soft-deletes a message (its author, or a `chat.write` holder)",
+          { 204: null, 403: "`missing permission: chat.write` (someone else's message)" },
+          { access: "The message's author, or a holder of `chat.write`" },
+        ),
       },
     )
     .post(
@@ -116,6 +131,7 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
         body: reactIn,
         detail: doc("Adds the caller's reaction (one emoji); adding it again answers the same reaction", {
           201: reactionOut,
+          409: "`message has been deleted`",
         }),
       },
     )
@@ -128,7 +144,7 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       {
         space: "chat.write",
         query: unreactQuery,
-        detail: doc("Removes the caller's reaction `?emoji=`", { 204: null }),
+        detail: doc("Removes the caller's reaction `?emoji=`", { 204: null, 404: "`reaction not found`" }),
       },
     );
 }

@@ -69,12 +69,13 @@ export const postMessageIn = z.object({
  * access learns nothing from a validation message); here it is only described.
  */
 export const editMessageIn = z.object({
-  content: z.unknown().optional().meta({ type: "string", maxLength: MAX_CONTENT, description: "required" }),
+  content: z.unknown().optional().meta({ type: "string", maxLength: MAX_CONTENT, "x-required": true }),
 });
 /** Whatever is not one emoji (a number, null, a long string) gets the one message of contract §4. */
 const emojiIn = z
   .string({ error: "emoji must be a single emoji" })
   .max(64, { error: "emoji must be a single emoji" })
-  .optional();
+  .optional()
+  .meta({ "x-required": true });
 export const reactIn = z.object({ emoji: emojiIn });
 export const unreactQuery = z.object({ emoji: emojiIn });

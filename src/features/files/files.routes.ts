@@ -132,13 +132,20 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       {
         space: "files.write",
         body: createFolderIn,
-        detail: doc("Creates a folder (`parent_id` null or omitted: the root)", { 201: nodeAnswer }),
+        detail: doc("Creates a folder (`parent_id` null or omitted: the root)", {
+          201: nodeAnswer,
+          409: "`name already exists`",
+        }),
       },
     )
     .post("/text", ({ actor, body, status }) => status(201, { node: presentNode(files.createText(actor, body)) }), {
       space: "files.write",
       body: createTextIn,
-      detail: doc("Creates a text file, editable together", { 201: nodeAnswer }),
+      detail: doc("Creates a text file, editable together (up to the 1 MiB of a JSON body; larger ones by upload)", {
+        201: nodeAnswer,
+        409: "`name already exists`",
+        413: "A body over 1 MiB: `request body too large`; over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
+      }),
     })
     .post(
       "/upload",
@@ -147,7 +154,11 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
         space: "files.write",
         detail: doc(
           "Uploads a file: multipart/form-data with `file` and optional `parent_id`, streamed",
-          { 201: nodeAnswer, 413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large`" },
+          {
+            201: nodeAnswer,
+            409: "`name already exists`",
+            413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large` (a text over 5 MiB is stored as a plain file)",
+          },
           {
             body: {
               "multipart/form-data": {
@@ -174,6 +185,7 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
         space: "files.read",
         detail: doc("The file's bytes with their Content-Type; one byte `Range` (206) and `If-None-Match` (304)", {
           200: "The file's bytes, with its Content-Type and an ETag of its checksum",
+          400: "`a folder has no content`",
           206: "The requested byte range",
           304: "Not modified: the ETag given in If-None-Match is current",
           416: "The byte range lies outside the file",
@@ -200,7 +212,11 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
     .patch("/:nodeId", ({ actor, params, body }) => ({ node: presentNode(files.patch(actor, params.nodeId, body)) }), {
       space: "files.write",
       body: patchNodeIn,
-      detail: doc("Renames and/or moves a node (`parent_id` null: to the root)", { 200: nodeAnswer }),
+      detail: doc("Renames and/or moves a node (`parent_id` null: to the root)", {
+        200: nodeAnswer,
+        400: "Invalid input (the message names the field), or `cannot move a folder into itself`",
+        409: "`name already exists`",
+      }),
     })
     .delete(
       "/:nodeId",

@@ -22,7 +22,7 @@ export type NodeOut = z.infer<typeof nodeOut>;
 
 const parentIn = idIn.nullish();
 // Any length here: `checkName` gives the one message for a name that is too long.
-const nameIn = z.string();
+const nameIn = z.string().meta({ minLength: 1, maxLength: 255 });
 
 export const listFilesQuery = z.object({
   parentId: idIn.optional(),

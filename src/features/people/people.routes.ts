@@ -24,6 +24,7 @@ import {
   patchMeIn,
   patchOrgIn,
   patchRoleIn,
+  permissionName,
   putMemberRolesIn,
   roleOut,
   signupListQuery,
@@ -43,7 +44,10 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
     .patch("/me", ({ principal, body }) => me(people.patchMe(principal, body.display_name)), {
       signedIn: true,
       body: patchMeIn,
-      detail: doc("Changes the caller's display name", { 200: z.object({ user: userOut }) }),
+      detail: doc("Changes the caller's display name", {
+        200: z.object({ user: userOut }),
+        403: "A service account: `service accounts are renamed with PATCH /service-accounts/{id}`",
+      }),
     })
     .post(
       "/me/password",
@@ -90,7 +94,7 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
         )
         .get("/me/permissions", ({ actor }) => ({ permissions: [...actor.permissions].sort() }), {
           permission: "member",
-          detail: doc("The caller's permissions here", { 200: z.object({ permissions: z.array(z.string()) }) }),
+          detail: doc("The caller's permissions here", { 200: z.object({ permissions: z.array(permissionName) }) }),
         })
         .get("/members", ({ actor }) => ({ members: people.members(actor).map(presentMember) }), {
           permission: "member",
@@ -106,6 +110,8 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
             permission: "org.members.manage",
             detail: doc("Removes a member (not yourself, not the last owner)", {
               204: null,
+              400: "`cannot remove yourself`; `service accounts are removed with DELETE /service-accounts/{id}`",
+              404: "`member not found`",
               409: "`cannot remove the last owner`",
             }),
           },
@@ -118,6 +124,7 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
             body: putMemberRolesIn,
             detail: doc("Replaces a member's roles", {
               200: z.object({ role_ids: z.array(uuidOut) }),
+              404: "`member not found`",
               409: "`cannot remove the last owner`",
             }),
           },
@@ -148,6 +155,8 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
             body: patchRoleIn,
             detail: doc("Renames a custom role or changes its permissions", {
               200: z.object({ role: roleOut }),
+              400: "Invalid input (the message names the field); `system roles cannot be renamed`; `the Owner role always has every permission`",
+              404: "`role not found`",
               409: "`role name already exists`",
             }),
           },
@@ -160,7 +169,11 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           },
           {
             permission: "org.members.manage",
-            detail: doc("Deletes a custom role", { 204: null }),
+            detail: doc("Deletes a custom role", {
+              204: null,
+              400: "`system roles cannot be deleted`",
+              404: "`role not found`",
+            }),
           },
         )
         .get("/invites", ({ actor }) => ({ invites: people.invites(actor).map(presentInvite) }), {
@@ -178,6 +191,7 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
             body: createInviteIn,
             detail: doc("Creates an invite valid 7 days; the token is shown only here", {
               201: z.object({ invite: inviteOut, token: z.string() }),
+              409: "`already a member of the organization`",
             }),
           },
         )
@@ -189,7 +203,7 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           },
           {
             permission: "org.members.manage",
-            detail: doc("Revokes an invite", { 204: null }),
+            detail: doc("Revokes an invite", { 204: null, 404: "`invite not found`" }),
           },
         )
         .get(
@@ -214,7 +228,11 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: approveSignupIn,
-            detail: doc("Approves a pending signup; the account joins with `role_ids` (default Member)", { 204: null }),
+            detail: doc("Approves a pending signup; the account joins with `role_ids` (default Member)", {
+              204: null,
+              404: "`signup request not found`",
+              409: "`signup request is not pending`",
+            }),
           },
         )
         .post(
@@ -226,7 +244,11 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: noBodyIn,
-            detail: doc("Denies a pending signup; the account can no longer log in", { 204: null }),
+            detail: doc("Denies a pending signup; the account can no longer log in", {
+              204: null,
+              404: "`signup request not found`",
+              409: "`signup request is not pending`",
+            }),
           },
         ),
     );

@@ -1,6 +1,10 @@
 /** Request and response schemas of the people routes. */
 import { z } from "zod";
+import { PERMISSIONS } from "../../http/permissions";
 import { emailIn, nameIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+
+/** A permission's name; the catalogue is checked by the service, with its own message for an unknown one. */
+export const permissionName = z.string().meta({ enum: [...PERMISSIONS] });
 
 export const organizationOut = z.object({
   id: uuidOut,
@@ -32,7 +36,7 @@ export const roleOut = z.object({
   organization_id: uuidOut,
   name: z.string(),
   is_system: z.boolean(),
-  permissions: z.array(z.string()),
+  permissions: z.array(permissionName),
   created_at: timestampOut,
   updated_at: timestampOut,
 });
@@ -68,13 +72,16 @@ const roleIdsIn = z.array(uuidIn).max(100);
 
 export const patchMeIn = z.object({ display_name: nameIn() });
 export const patchOrgIn = z.object({ name: nameIn(100).optional(), open_signups_enabled: z.boolean().optional() });
-export const createRoleIn = z.object({ name: nameIn(64), permissions: z.array(z.string()).max(100).default([]) });
+export const createRoleIn = z.object({ name: nameIn(64), permissions: z.array(permissionName).max(100).default([]) });
 export const patchRoleIn = z.object({
   name: nameIn(64).optional(),
-  permissions: z.array(z.string()).max(100).optional(),
+  permissions: z.array(permissionName).max(100).optional(),
 });
 export const putMemberRolesIn = z.object({ role_ids: roleIdsIn });
-export const createInviteIn = z.object({ email: emailIn.nullish(), role_ids: roleIdsIn.optional() });
+export const createInviteIn = z.object({
+  email: emailIn.nullish(),
+  role_ids: roleIdsIn.optional().meta({ description: "default: the Member role" }),
+});
 /** Approve takes no body, `{}`, or `{role_ids}`. */
 export const approveSignupIn = z.object({ role_ids: roleIdsIn.optional() }).nullish();
 export type ApproveSignupIn = z.infer<typeof approveSignupIn>;

@@ -41,7 +41,10 @@ export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
       {
         space: "files.read",
         body: createProposalIn,
-        detail: doc("Proposes a new text for a text file; a person accepts or rejects it", { 201: one }),
+        detail: doc("Proposes a new text for a text file; a person accepts or rejects it", {
+          201: one,
+          413: "A body over 1 MiB: `request body too large`; over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
+        }),
       },
     )
     .post(
@@ -52,13 +55,31 @@ export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
         body: noBodyIn,
         detail: doc(
           "A person accepts a pending proposal: the file takes its text, in the live document everyone edits",
-          { 200: one },
+          {
+            200: one,
+            403: "`missing permission: files.write`; `only a person can accept or reject a proposal`",
+            409: "`file changed since the proposal`, `proposal is not pending`",
+            413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
+          },
+          { access: "A person (not a service account) holding `files.write`" },
         ),
       },
     )
     .post(
       "/proposals/:proposalId/reject",
       ({ actor, params }) => ({ proposal: presentProposal(proposals.reject(actor, params.proposalId)) }),
-      { space: "files.write", body: noBodyIn, detail: doc("A person rejects a pending proposal", { 200: one }) },
+      {
+        space: "files.write",
+        body: noBodyIn,
+        detail: doc(
+          "A person rejects a pending proposal",
+          {
+            200: one,
+            403: "`missing permission: files.write`; `only a person can accept or reject a proposal`",
+            409: "`proposal is not pending`",
+          },
+          { access: "A person (not a service account) holding `files.write`" },
+        ),
+      },
     );
 }

@@ -4,7 +4,7 @@ import { timestampOut, uuidOut } from "../../http/schemas";
 
 export const createProposalIn = z.object({
   proposed_content: z.string(),
-  note: z.string().max(10_000).optional(),
+  note: z.string().max(10_000).optional().meta({ default: "" }),
 });
 
 /** `GET .../files/proposals`: the space's proposals with one status (`pending` when omitted). */

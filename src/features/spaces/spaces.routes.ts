@@ -58,9 +58,15 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
       {
         space: "member",
         body: addSpaceMemberIn,
-        detail: doc("Adds an organization member to the space (space owner or org.manage)", {
-          201: z.object({ member: spaceMemberOut }),
-        }),
+        detail: doc(
+          "Adds an organization member to the space (space owner or org.manage)",
+          {
+            201: z.object({ member: spaceMemberOut }),
+            403: "`only a space owner can manage its members`",
+            409: "`already a member of the space`",
+          },
+          { access: "The space's owner, or a holder of `org.manage`" },
+        ),
       },
     )
     .delete(
@@ -71,7 +77,15 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
       },
       {
         space: "member",
-        detail: doc("Removes a member from the space (space owner or org.manage)", { 204: null }),
+        detail: doc(
+          "Removes a member from the space (space owner or org.manage)",
+          {
+            204: null,
+            403: "`only a space owner can manage its members`",
+            409: "`cannot remove the last owner of the space`",
+          },
+          { access: "The space's owner, or a holder of `org.manage`" },
+        ),
       },
     )
     .get(

@@ -24,9 +24,12 @@ export type SpaceMemberOut = z.infer<typeof spaceMemberOut>;
 export const createSpaceIn = z.object({
   name: nameIn(100),
   description: z.string().trim().max(2000).optional(),
-  private: z.boolean().optional(),
+  private: z.boolean().optional().meta({ default: false }),
 });
-export const addSpaceMemberIn = z.object({ user_id: uuidIn, role: z.enum(["owner", "member"]).optional() });
+export const addSpaceMemberIn = z.object({
+  user_id: uuidIn,
+  role: z.enum(["owner", "member"]).optional().meta({ default: "member" }),
+});
 
 export const putGitLinkIn = z.object({ repo_url: repoUrlIn(), ref: oneLine(z.string().trim().max(255)).optional() });
 

@@ -27,6 +27,7 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
         body: createServiceAccountIn,
         detail: doc("Creates a staff member; its `sa_` token is shown only here", {
           201: z.object({ service_account: serviceAccountOut, token: z.string() }),
+          409: "`a staff member with that name already exists`",
         }),
       },
     )
@@ -40,6 +41,8 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
         body: patchServiceAccountIn,
         detail: doc("Changes a staff member's name, provider or defaults", {
           200: z.object({ service_account: serviceAccountOut }),
+          404: "`service account not found`",
+          409: "`a staff member with that name already exists`",
         }),
       },
     )
@@ -53,6 +56,7 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
         permission: "org.members.manage",
         detail: doc("Deletes the staff member, its user, roles and membership; its token stops working at once", {
           204: null,
+          404: "`service account not found`",
         }),
       },
     );

@@ -53,6 +53,7 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
             "Updates the fields present, moves the task (`column_id`, `position`); 409 with `task` on a stale `version`",
             {
               200: taskOut,
+              409: z.object({ error: z.literal("version conflict"), task: taskOut }),
             },
           ),
         })
