@@ -4,8 +4,12 @@
  * valid token, no organization), or `public: true`. A test walks the routes and fails on one that declares
  * none (default deny). The declaration is also written into the route's OpenAPI `detail`, so the docs show it.
  *
- * The checks run in `transform`, before Elysia validates the body and query: a bad token answers 401 and an
- * invisible space 404 whatever the body holds. `resolve` then hands the result to the handler.
+ * `check` adds a rule about the caller alone, beyond its permission (a person, not a service account; the
+ * space's owner), checked in the same place; it is declared after one of those, as macros run in order.
+ *
+ * The checks run in `transform`, before Elysia validates the body and query: a bad token answers 401, an
+ * invisible space 404 and a caller without the right 403 whatever the body holds. `resolve` then hands the
+ * result to the handler.
  */
 import { Elysia } from "elysia";
 import type { AuthService } from "../features/auth/auth.service";
@@ -91,6 +95,13 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
         resolved.set(request, spaceActor);
       },
       resolve: ({ request }) => ({ actor: take<SpaceActor>(request) }),
+    }),
+    /**
+     * A policy of the caller alone (it throws), run on what `permission`, `space` or `signedIn` resolved: a
+     * caller it refuses gets its 403 before the body is validated, as for a missing permission.
+     */
+    check: (rule: (caller: never) => void) => ({
+      transform: ({ request }) => (rule as (caller: unknown) => void)(take(request)),
     }),
   });
 }

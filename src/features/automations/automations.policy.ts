@@ -34,8 +34,12 @@ export function assertMayDelete(actor: OrgActor, automation: AutomationRow): voi
   }
 }
 
-/** Approving and rejecting: a person (with `files.write`, checked by the route), from `pending_approval` only. */
-export function assertMayReview(actor: OrgActor, automation: AutomationRow): void {
+/** Approving and rejecting: a person (with `files.write`, checked by the route). */
+export function assertMayReview(actor: OrgActor): void {
   if (isServiceAccount(actor)) throw forbidden("only a person can approve or reject an automation");
+}
+
+/** Only an automation waiting for review is approved or rejected. */
+export function assertPendingApproval(automation: AutomationRow): void {
   if (automation.status !== "pending_approval") throw conflict("automation is not pending approval");
 }

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { noBodyIn } from "../../http/schemas";
+import { assertMayReview } from "./automations.policy";
 import { presentAutomation } from "./automations.present";
 import {
   automationOut,
@@ -73,6 +74,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
       ({ actor, params }) => ({ automation: presentAutomation(automations.approve(actor, params.automationId)) }),
       {
         space: "files.write",
+        check: assertMayReview,
         body: noBodyIn,
         detail: doc(
           "A person approves a pending automation: it becomes `active`",
@@ -94,6 +96,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
       }),
       {
         space: "files.write",
+        check: assertMayReview,
         body: rejectAutomationIn,
         detail: doc(
           "A person rejects a pending automation, with an optional `reason`",

@@ -8,7 +8,13 @@ import { encryptSecret } from "../../lib/encryption";
 import { isUuid, newId } from "../../lib/ids";
 import type { EventBus } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
-import { assertMayDelete, assertMayReview, isServiceAccount, oauthTokenOf } from "./automations.policy";
+import {
+  assertMayDelete,
+  assertMayReview,
+  assertPendingApproval,
+  isServiceAccount,
+  oauthTokenOf,
+} from "./automations.policy";
 import { presentAutomation } from "./automations.present";
 import { type CreateAutomationIn, type PatchAutomationIn, SETTABLE_STATUSES } from "./automations.schemas";
 import type { AutomationRow, AutomationsStore } from "./automations.store";
@@ -130,7 +136,8 @@ export class AutomationsService {
   ): AutomationRow {
     const reviewed = writeTx(this.db, () => {
       const current = this.require(actor, id);
-      assertMayReview(actor, current);
+      assertMayReview(actor);
+      assertPendingApproval(current);
       const now = Date.now();
       const next: AutomationRow = {
         ...current,

@@ -6,7 +6,7 @@ import { JSON_TYPE, requestIdOf } from "../../http/base";
 import { doc } from "../../http/docs";
 import type { EventBus } from "../events/events.bus";
 import { SpaceJsonCache, sendJson } from "../events/space-cache";
-import { isActiveContent } from "./files.policy";
+import { assertMayChangeExisting, isActiveContent } from "./files.policy";
 import { presentNode } from "./files.present";
 import { createFolderIn, createTextIn, listFilesQuery, nodeOut, patchNodeIn } from "./files.schemas";
 import type { Content, FilesService } from "./files.service";
@@ -203,20 +203,30 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
           "Replaces the file's content with the raw request body",
           {
             200: nodeAnswer,
+            403: "`missing permission: files.write`; `service accounts cannot change existing files: propose a patch instead`",
             413: "Over the limit: `file too large`, or `text file too large` (5 MiB) for a text file",
           },
-          { body: { "*/*": { type: "string", format: "binary" } } },
+          {
+            body: { "*/*": { type: "string", format: "binary" } },
+            access: "A person (not a service account) holding `files.write`: staff propose changes instead",
+          },
         ),
       },
     )
     .patch("/:nodeId", ({ actor, params, body }) => ({ node: presentNode(files.patch(actor, params.nodeId, body)) }), {
       space: "files.write",
+      check: assertMayChangeExisting,
       body: patchNodeIn,
-      detail: doc("Renames and/or moves a node (`parent_id` null: to the root)", {
-        200: nodeAnswer,
-        400: "Invalid input (the message names the field), or `cannot move a folder into itself`",
-        409: "`name already exists`",
-      }),
+      detail: doc(
+        "Renames and/or moves a node (`parent_id` null: to the root)",
+        {
+          200: nodeAnswer,
+          400: "Invalid input (the message names the field), or `cannot move a folder into itself`",
+          403: "`missing permission: files.write`; `service accounts cannot change existing files: propose a patch instead`",
+          409: "`name already exists`",
+        },
+        { access: "A person (not a service account) holding `files.write`: staff propose changes instead" },
+      ),
     })
     .delete(
       "/:nodeId",
@@ -226,7 +236,14 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       },
       {
         space: "files.write",
-        detail: doc("Soft-deletes the node and everything below it", { 204: null }),
+        detail: doc(
+          "Soft-deletes the node and everything below it",
+          {
+            204: null,
+            403: "`missing permission: files.write`; `service accounts cannot change existing files: propose a patch instead`",
+          },
+          { access: "A person (not a service account) holding `files.write`: staff propose changes instead" },
+        ),
       },
     );
 }

@@ -1,5 +1,6 @@
-/** Rules about people that depend on rows: who may grant what, and who must stay. */
-import { conflict, invalid, missingPermission } from "../../http/errors";
+/** Rules about people: who may grant what, who must stay, what staff accounts do not have. */
+import type { Principal } from "../../http/actor";
+import { conflict, forbidden, invalid, missingPermission } from "../../http/errors";
 import type { RoleRow } from "./people.store";
 
 /**
@@ -22,4 +23,14 @@ export function assertAllRolesFound(ids: readonly string[], found: readonly Role
 /** The organization must keep at least one owner. */
 export function assertKeepsAnOwner(owners: number, losing: boolean): void {
   if (losing && owners <= 1) throw conflict("cannot remove the last owner");
+}
+
+/** A staff member's name is what mentions match, unique among staff: it changes only where that is kept. */
+export function assertMayRenameSelf(principal: Principal): void {
+  if (principal.serviceAccountId) throw forbidden("service accounts are renamed with PATCH /service-accounts/{id}");
+}
+
+/** Staff sign in with their token only. */
+export function assertHasPassword(principal: Principal): void {
+  if (principal.serviceAccountId) throw forbidden("service accounts have no password");
 }

@@ -5,6 +5,7 @@ import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { noBodyIn, uuidOut } from "../../http/schemas";
 import { changePasswordIn } from "../auth/auth.schemas";
+import { assertHasPassword, assertMayRenameSelf } from "./people.policy";
 import {
   presentInvite,
   presentMember,
@@ -43,6 +44,7 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
     })
     .patch("/me", ({ principal, body }) => me(people.patchMe(principal, body.display_name)), {
       signedIn: true,
+      check: assertMayRenameSelf,
       body: patchMeIn,
       detail: doc("Changes the caller's display name", {
         200: z.object({ user: userOut }),
@@ -57,6 +59,7 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
       },
       {
         signedIn: true,
+        check: assertHasPassword,
         body: changePasswordIn,
         detail: doc("Changes the caller's password; their other sessions end (an extension)", {
           204: null,

@@ -8,7 +8,13 @@ import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../lib/pas
 import { charCount, hasControl, isInvisible, nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { AuthStore } from "../auth/auth.store";
-import { assertAllRolesFound, assertCanGrant, assertKeepsAnOwner } from "./people.policy";
+import {
+  assertAllRolesFound,
+  assertCanGrant,
+  assertHasPassword,
+  assertKeepsAnOwner,
+  assertMayRenameSelf,
+} from "./people.policy";
 import type { InviteRow, ListedUser, OrgRow, PeopleStore, RoleRow, UserRow } from "./people.store";
 
 const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -240,10 +246,7 @@ export class PeopleService {
   }
 
   patchMe(principal: Principal, displayName: string): { user: UserRow; serviceAccountId: string | null } {
-    // A staff member's name is what mentions match, unique among staff: it changes only where that is kept.
-    if (principal.serviceAccountId) {
-      throw forbidden("service accounts are renamed with PATCH /service-accounts/{id}");
-    }
+    assertMayRenameSelf(principal);
     this.store.updateUser(principal.userId, { displayName }, Date.now());
     return this.me(principal);
   }
@@ -254,7 +257,7 @@ export class PeopleService {
    * caller's token is fine, and a 401 would make clients refresh and retry.
    */
   async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
-    if (principal.serviceAccountId) throw forbidden("service accounts have no password");
+    assertHasPassword(principal);
     const user = this.store.user(principal.userId);
     if (!user) throw unauthenticated();
     // The same bounded argon2id path as login, so a burst of guesses queues rather than exhausting memory.

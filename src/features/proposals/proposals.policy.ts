@@ -3,7 +3,12 @@ import type { OrgActor } from "../../http/actor";
 import { conflict, forbidden } from "../../http/errors";
 import type { ProposalRow } from "./proposals.store";
 
-export function assertMayResolve(actor: OrgActor, proposal: ProposalRow): void {
+/** Accepting and rejecting: a person. */
+export function assertMayResolve(actor: OrgActor): void {
   if (actor.serviceAccountId !== null) throw forbidden("only a person can accept or reject a proposal");
+}
+
+/** Only a pending proposal is resolved. */
+export function assertPending(proposal: ProposalRow): void {
   if (proposal.status !== "pending") throw conflict("proposal is not pending");
 }

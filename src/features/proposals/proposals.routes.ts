@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { noBodyIn } from "../../http/schemas";
+import { assertMayResolve } from "./proposals.policy";
 import { presentProposal } from "./proposals.present";
 import { createProposalIn, proposalOut, spaceProposalsQuery } from "./proposals.schemas";
 import type { ProposalsService } from "./proposals.service";
@@ -52,6 +53,7 @@ export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
       async ({ actor, params }) => ({ proposal: presentProposal(await proposals.accept(actor, params.proposalId)) }),
       {
         space: "files.write",
+        check: assertMayResolve,
         body: noBodyIn,
         detail: doc(
           "A person accepts a pending proposal: the file takes its text, in the live document everyone edits",
@@ -70,6 +72,7 @@ export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
       ({ actor, params }) => ({ proposal: presentProposal(proposals.reject(actor, params.proposalId)) }),
       {
         space: "files.write",
+        check: assertMayResolve,
         body: noBodyIn,
         detail: doc(
           "A person rejects a pending proposal",

@@ -9,7 +9,7 @@ import { isUuid, newId } from "../../lib/ids";
 import type { EventBus, EventType } from "../events/events.bus";
 import type { FilesService } from "../files/files.service";
 import type { SpaceActor } from "../spaces/spaces.policy";
-import { assertMayResolve } from "./proposals.policy";
+import { assertMayResolve, assertPending } from "./proposals.policy";
 import { presentProposal } from "./proposals.present";
 import type { ProposalRow, ProposalsStore } from "./proposals.store";
 
@@ -106,7 +106,8 @@ export class ProposalsService {
   private pending(actor: SpaceActor, id: string): ProposalRow {
     const proposal = isUuid(id) ? this.store.get(actor.space.id, id) : undefined;
     if (!proposal) throw proposalNotFound();
-    assertMayResolve(actor, proposal);
+    assertMayResolve(actor);
+    assertPending(proposal);
     return proposal;
   }
 }

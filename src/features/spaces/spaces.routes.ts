@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import { assertManagesSpace } from "./spaces.policy";
 import { presentBoard, presentColumn, presentGitLink, presentSpace, presentSpaceMember } from "./spaces.present";
 import {
   addSpaceMemberIn,
@@ -57,6 +58,7 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
         status(201, { member: presentSpaceMember(spaces.addMember(actor, body.user_id, body.role)) }),
       {
         space: "member",
+        check: assertManagesSpace,
         body: addSpaceMemberIn,
         detail: doc(
           "Adds an organization member to the space (space owner or org.manage)",
