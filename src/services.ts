@@ -121,7 +121,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     () => runner?.wake(),
   );
   const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events, replies);
-  const staff = new StaffService(db, staffStore, peopleStore, tasks, config.modelrouter.defaultModel);
+  const staff = new StaffService(db, staffStore, peopleStore, tasks, events, config.modelrouter.defaultModel);
   const chat = new ChatService(db, chatStore, commits, events, replies);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(db, new IntegrationsStore(db), encryptionKey);

@@ -27,9 +27,18 @@ export function charCount(text: string): number {
   return text.length - pairs;
 }
 
-/** True for a name with a control character (a newline, a tab, an escape): names are one line of text. */
+/**
+ * Control characters, and the bidirectional controls that reorder what follows them (embeddings, overrides,
+ * isolates): `invoice\u202Etxt.exe` shows as `invoiceexe.txt`. Right-to-left names need none of them.
+ */
+const CONTROL = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * True for a name with a control character (a newline, a tab, an escape) or a bidirectional control: names are
+ * one line of text that reads as it is stored.
+ */
 export function hasControl(name: string): boolean {
-  return /\p{Cc}/u.test(name);
+  return CONTROL.test(name);
 }
 
 /**

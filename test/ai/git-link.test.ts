@@ -130,6 +130,7 @@ describe("PUT .../git-link", () => {
       [{ repo_url: "https://git.example.com/a", ref: 1 }, "ref: must be a string"],
       [{ repo_url: "https://git.example.com/a", ref: "r".repeat(256) }, "ref: must be at most 255 characters"],
       [{ repo_url: "https://git.example.com/a", ref: "bad\nref" }, "ref: must not contain control characters"],
+      [{ repo_url: "https://git.example.com/a", ref: "\u200b" }, "ref: must contain a visible character"],
     ];
     for (const [body, error] of cases) {
       const res = await member.api.put(link(space), body);

@@ -167,7 +167,7 @@ describe("POST .../spaces/{spaceId}/chat-rooms", () => {
   });
 
   it("refuses a name with a control character: names are one line", async () => {
-    for (const name of ["a\nb", "tab\there", "bell\u0007"]) {
+    for (const name of ["a\nb", "tab\there", "bell\u0007", "news\u202egnp.js"]) {
       const res = await member.api.post(rooms, { name });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "name: must not contain control characters" });

@@ -247,6 +247,56 @@ describe("task events", () => {
     expectEvent(await ownerLive.next(is("task.updated", task.id)), "task.updated", res.body);
   });
 
+  it("lets a board kept from the events, applying each task.updated as a move, match GET after moves and deletes", async () => {
+    const spaces = `${orgPath()}/spaces`;
+    const space = (await org.owner.api.post(spaces, { name: unique("Board replay") })).body;
+    const tasks = `${spaces}/${space.id}/tasks`;
+    const columns: string[] = (await org.owner.api.get(`${spaces}/${space.id}/board`)).body.columns.map(
+      (c: { id: string }) => c.id,
+    );
+    const watcher = await live(org.owner.token);
+    const board = new Map<string, string[]>(columns.map((id) => [id, []]));
+    const remove = (id: string) => {
+      for (const ids of board.values()) if (ids.includes(id)) ids.splice(ids.indexOf(id), 1);
+    };
+    const place = (payload: { id: string; column_id: string; position: number }) => {
+      remove(payload.id);
+      (board.get(payload.column_id) as string[]).splice(payload.position, 0, payload.id);
+    };
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % n;
+    };
+    const made: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const column = columns[i % 2] as string;
+      made.push((await org.owner.api.post(tasks, { title: `T${i}`, column_id: column })).body.id);
+    }
+    for (let step = 0; step < 30; step++) {
+      const id = made[random(made.length)] as string;
+      if (step % 7 === 6) {
+        expect((await org.owner.api.delete(`${tasks}/${id}`)).status).toBe(204);
+        made.splice(made.indexOf(id), 1);
+      } else {
+        const body = { column_id: columns[random(3)], position: random(8) };
+        expect((await org.owner.api.patch(`${tasks}/${id}`, body)).status).toBe(200);
+      }
+    }
+    const last = (await org.owner.api.patch(`${tasks}/${made[0]}`, { title: "last" })).body;
+    await watcher.next(is("task.updated", last.id));
+    for (const event of watcher.events.filter((e) => e.space_id === space.id)) {
+      if (event.type === "task.deleted") remove(event.payload.id);
+      else if (event.type === "task.created" || event.type === "task.updated") place(event.payload);
+    }
+    const truth = (await org.owner.api.get(tasks)).body.tasks as { id: string; column_id: string; position: number }[];
+    for (const column of columns) {
+      const fromGet = truth.filter((t) => t.column_id === column).sort((x, y) => x.position - y.position);
+      expect(board.get(column)).toEqual(fromGet.map((t) => t.id));
+      expect(fromGet.map((t) => t.position)).toEqual(fromGet.map((_, i) => i));
+    }
+  });
+
   it("sends task.deleted with exactly {id}", async () => {
     const task = await newTask();
     expect((await member.api.delete(`${spacePath()}/tasks/${task.id}`)).status).toBe(204);
@@ -674,6 +724,28 @@ describe("access.changed (an extension)", () => {
       });
     }
     await barrier(other, first);
+    expect(other.events.some(isAccess)).toBe(false);
+  });
+
+  it("tells no one when a role nobody holds changes, and its holders when one they hold does", async () => {
+    const holder = await addMember(org, ["Member"], "Hal Holder");
+    const bystander = await addMember(org, ["Member"], "Bea Bystander");
+    const roles = `${orgPath()}/roles`;
+    const unheld = (await org.owner.api.post(roles, { name: "Nobody's", permissions: ["chat.write"] })).body.role;
+    const held = (await org.owner.api.post(roles, { name: "Held", permissions: ["chat.write"] })).body.role;
+    await org.owner.api.put(`${orgPath()}/members/${holder.id}/roles`, { role_ids: [org.roles.Member, held.id] });
+    const [holding, other] = await Promise.all([live(holder.token), live(bystander.token)]);
+    const isAccess = (e: LiveEvent) => e.type === "access.changed";
+    expect((await org.owner.api.patch(`${roles}/${unheld.id}`, { permissions: ["org.manage"] })).status).toBe(200);
+    expect((await org.owner.api.delete(`${roles}/${unheld.id}`)).status).toBe(204);
+    expect((await org.owner.api.patch(`${roles}/${held.id}`, { name: "Renamed" })).status).toBe(200);
+    await barrier(other, holding);
+    expect([...holding.events, ...other.events].some(isAccess)).toBe(false);
+    expect((await org.owner.api.patch(`${roles}/${held.id}`, { permissions: ["org.members.manage"] })).status).toBe(
+      200,
+    );
+    await holding.next(isAccess);
+    await barrier(other, holding);
     expect(other.events.some(isAccess)).toBe(false);
   });
 });

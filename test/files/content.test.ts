@@ -329,6 +329,30 @@ describe("POST .../files/upload", () => {
     expect(res.body).toEqual({ error: "name already exists" });
   });
 
+  it("logs an upload its client cancels as 499, not as a server error, and stores nothing", async () => {
+    const before = (await member.api.get(`${files}/tree`)).body.nodes.length;
+    const url = new URL(server.url);
+    const boundary = "cancelled-upload";
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${unique("cut.bin")}"\r\n\r\n`;
+    const socket = await Bun.connect({
+      hostname: url.hostname,
+      port: Number(url.port),
+      socket: { data: () => undefined },
+    });
+    socket.write(
+      `POST ${files}/upload HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${member.token}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${10 * 1024 * 1024}\r\n\r\n${head}`,
+    );
+    socket.write(randomBytes(512 * 1024));
+    await Bun.sleep(100);
+    socket.end();
+    const cancelled = () => server.logs.find((line) => line.includes("/files/upload") && line.includes('"status":499'));
+    for (let i = 0; i < 100 && !cancelled(); i++) await Bun.sleep(20);
+    expect(cancelled()).toBeDefined();
+    expect(server.logs.filter((line) => line.includes("unhandled error"))).toEqual([]);
+    expect((await member.api.get(`${files}/tree`)).body.nodes.length).toBe(before);
+  });
+
   it("needs files.write: a Viewer gets 403 missing permission: files.write", async () => {
     const res = await upload({ file: { bytes: new Uint8Array([1]), name: unique("viewer.bin") } }, viewer.token);
     expect(res.status).toBe(403);

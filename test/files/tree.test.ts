@@ -154,6 +154,8 @@ describe("POST .../files/folders", () => {
       ["x".repeat(5000), "name: must be 1 to 255 characters"],
       ["tab\there", "name: must not contain control characters"],
       ["line\nbreak", "name: must not contain control characters"],
+      ["invoice\u202etxt.exe", "name: must not contain control characters"],
+      ["\u2066isolated\u2069.md", "name: must not contain control characters"],
       ["\u200b", "name: must contain a visible character"],
       [" \u2060\ufeff\u3164 ", "name: must contain a visible character"],
       ["a/b", "name: must not contain / or NUL"],
@@ -174,9 +176,9 @@ describe("POST .../files/folders", () => {
     expect(await children(parent.id)).toEqual([]);
   });
 
-  it("accepts a name of exactly 255 characters, and names with dots", async () => {
+  it("accepts a name of exactly 255 characters, names with dots, and a right-to-left name with its direction mark", async () => {
     const parent = await sandbox();
-    for (const name of ["y".repeat(255), "📄".repeat(255), "...", ".hidden", "v1.2"]) {
+    for (const name of ["y".repeat(255), "📄".repeat(255), "...", ".hidden", "v1.2", "דוח רבעוני\u200f.txt"]) {
       const res = await member.api.post(`${files}/folders`, { name, parent_id: parent.id });
       expect(res.status).toBe(201);
       expect(res.body.node.name).toBe(name);

@@ -147,11 +147,13 @@ describe("PATCH .../service-accounts/{id}", () => {
     });
   });
 
-  it("refuses a model or a ref with a control character, naming the field", async () => {
+  it("refuses a model or a ref with a control character, or one that shows nothing, naming the field", async () => {
     const { account } = await addStaff(org);
     for (const [body, error] of [
       [{ modelrouter_model: "m\tx" }, "modelrouter_model: must not contain control characters"],
       [{ agent_default_ref: "bad\nref\u0007" }, "agent_default_ref: must not contain control characters"],
+      [{ modelrouter_model: "\u200b\u200b" }, "modelrouter_model: must contain a visible character"],
+      [{ agent_default_ref: "\u2060" }, "agent_default_ref: must contain a visible character"],
     ] as const) {
       const res = await org.owner.api.patch(`${base}/${account.id}`, body);
       expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error } });
@@ -254,6 +256,23 @@ describe("DELETE .../service-accounts/{id}", () => {
     expect(messages.map((m: { author_user_id: string }) => m.author_user_id)).toEqual([staff.account.user_id]);
     const links = (await org.owner.api.get(`${path}/tasks/${task.id}/deliverables`)).body.deliverables;
     expect(links.map((l: { added_by: string }) => l.added_by)).toEqual([staff.account.user_id]);
+  });
+
+  it("shows its chat messages without an author and its reactions gone, in a room's page read before", async () => {
+    const staff = await addStaff(org);
+    const space = (await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, { name: "Chatted" })).body;
+    const rooms = `/api/v1/organizations/${org.id}/spaces/${space.id}/chat-rooms`;
+    const room = (await org.owner.api.get(rooms)).body.chat_rooms[0].id;
+    const messages = `${rooms}/${room}/messages`;
+    const said = (await staff.api.post(messages, { content: "from staff" })).body.message;
+    expect((await staff.api.post(`${messages}/${said.id}/reactions`, { emoji: "👍" })).status).toBe(201);
+    const before = (await org.owner.api.get(messages)).body;
+    expect(before.messages[0].author_user_id).toBe(staff.account.user_id);
+    expect(before.reactions).toHaveLength(1);
+    expect((await org.owner.api.delete(`${base}/${staff.account.id}`)).status).toBe(204);
+    const after = (await org.owner.api.get(messages)).body;
+    expect(after.messages[0]).toMatchObject({ id: said.id, author_user_id: null, content: "from staff" });
+    expect(after.reactions).toEqual([]);
   });
 
   it("unassigns the staff member's tasks, each as an update: version + 1, updated_at, task.updated", async () => {

@@ -64,4 +64,20 @@ export class EventBus {
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
   }
+
+  private readonly forgetters = new Set<() => void>();
+
+  /**
+   * Rows of any number of spaces changed without an event of their own (a deleted staff member's messages
+   * lose their author, its reactions go): whatever was derived from rows is dropped. Clients are not told;
+   * what they show of that account already reads as a former member.
+   */
+  forgetDerived(): void {
+    for (const forget of this.forgetters) forget();
+  }
+
+  /** Runs `forget` on every `forgetDerived`. */
+  onForgetDerived(forget: () => void): void {
+    this.forgetters.add(forget);
+  }
 }

@@ -30,6 +30,8 @@ class EventSocket implements UserSocket {
     readonly ws: ServerWebSocket<unknown>,
     readonly principal: Principal,
     readonly orgId: string,
+    /** What its user may do and see, as `accessOf` put it when last told. */
+    public access: string,
   ) {}
 
   get userId(): string {
@@ -65,7 +67,7 @@ export class LiveEvents {
 
   open(ws: ServerWebSocket<unknown>, actor: OrgActor): void {
     const { userId, serviceAccountId, sessionId } = actor;
-    const socket = new EventSocket(ws, { userId, serviceAccountId, sessionId }, actor.orgId);
+    const socket = new EventSocket(ws, { userId, serviceAccountId, sessionId }, actor.orgId, this.accessOf(actor));
     this.byWs.set(ws, socket);
     this.sockets.add(socket);
   }
@@ -164,15 +166,28 @@ export class LiveEvents {
   }
 
   /**
-   * The user's access changed (roles, their permissions, space memberships): a socket of someone no longer a
-   * member closes; the others hear `access.changed` (an extension, no payload), so the UI can look again at
-   * what its user may do and see.
+   * The user's access may have changed (roles, their permissions, space memberships): a socket of someone no
+   * longer a member closes; the others hear `access.changed` (an extension, no payload) when what the user may
+   * do or see did change, so the UI can look again. (A role nobody holds, edited, tells no one.)
    */
   private accessChanged(socket: EventSocket): void {
-    if (!this.reach(socket)) return;
+    const actor = this.reach(socket);
+    if (!actor) return;
+    const access = this.accessOf(actor);
+    if (access === socket.access) return;
+    socket.access = access;
     socket.ws.sendText(
       JSON.stringify({ type: "access.changed", organization_id: socket.orgId, space_id: null, payload: null }),
     );
+  }
+
+  /** What a member may do (their permissions) and see (the private spaces), in one comparable string. */
+  private accessOf(actor: OrgActor): string {
+    const spaces = this.spaces
+      .list(actor)
+      .filter((space) => space.isPrivate)
+      .map((space) => space.id);
+    return `${[...actor.permissions].sort().join(",")}|${spaces.sort().join(",")}`;
   }
 
   /** The socket's user as a member of its organization; closes the socket when they no longer are. */

@@ -20,6 +20,7 @@ export class SpaceCache<T> {
     events.subscribe((event) => {
       if (event.type.startsWith(prefix)) this.forgetSpace(event.space_id);
     });
+    events.onForgetDerived(() => this.entries.clear());
   }
 
   /** The value of `key` in the space: kept, or made by `make` and kept. */

@@ -1,6 +1,6 @@
 /** Request and response schemas of spaces, their board and their members. */
 import { z } from "zod";
-import { nameIn, oneLine, repoUrlIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { nameIn, oneLine, repoUrlIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
 
 export const spaceOut = z.object({
   id: uuidOut,
@@ -31,7 +31,10 @@ export const addSpaceMemberIn = z.object({
   role: z.enum(["owner", "member"]).optional().meta({ default: "member" }),
 });
 
-export const putGitLinkIn = z.object({ repo_url: repoUrlIn(), ref: oneLine(z.string().trim().max(255)).optional() });
+export const putGitLinkIn = z.object({
+  repo_url: repoUrlIn(),
+  ref: oneLine(visible(z.string().trim().max(255))).optional(),
+});
 
 export const gitLinkOut = z.object({ repo_url: z.string(), ref: z.string(), updated_at: timestampOut });
 export type GitLinkOut = z.infer<typeof gitLinkOut>;

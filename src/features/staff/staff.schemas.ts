@@ -1,10 +1,10 @@
 /** Request and response schemas of the service-account routes. */
 import { z } from "zod";
-import { nameIn, oneLine, repoUrlIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { nameIn, oneLine, repoUrlIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
 
 const provider = z.enum(["modelrouter", "agent"]);
-/** A model name or a git ref: sent to a provider and shown in messages, so one line. */
-const optionalText = oneLine(z.string().trim().max(500));
+/** A model name or a git ref: sent to a provider and shown in messages, so one line, and not blank ("": the default). */
+const optionalText = oneLine(visible(z.string().trim().max(500)));
 
 export const serviceAccountOut = z.object({
   id: uuidOut,

@@ -5,6 +5,7 @@ import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
+import type { EventBus } from "../events/events.bus";
 import { assertAllRolesFound, assertCanGrant } from "../people/people.policy";
 import type { PeopleStore } from "../people/people.store";
 import type { TasksService } from "../tasks/tasks.service";
@@ -21,6 +22,7 @@ export class StaffService {
     private readonly store: StaffStore,
     private readonly people: PeopleStore,
     private readonly tasks: Pick<TasksService, "unassignAll" | "announceUpdated">,
+    private readonly events: Pick<EventBus, "forgetDerived">,
     private readonly defaultModel: string,
   ) {}
 
@@ -105,6 +107,8 @@ export class StaffService {
       return { userId: account.userId, unassigned };
     });
     this.people.forgetUser(userId);
+    // Its chat messages lost their author and its reactions went, in every space: no event says so.
+    this.events.forgetDerived();
     this.tasks.announceUpdated(actor.orgId, unassigned);
   }
 
