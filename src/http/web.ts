@@ -125,11 +125,11 @@ const PAGE_CACHE = "no-cache";
 
 /**
  * The app's page runs only its own scripts and talks only to its own origin (REST and both sockets). Inline
- * styles are allowed: the editor and React's `style` attributes set them. Images may come from https (pictures
- * linked in markdown), data and blob URLs (previews of uploaded files).
+ * styles are allowed: the editor and React's `style` attributes set them. Images come from the page itself,
+ * data and blob URLs (previews of uploaded files); never from elsewhere (markdown shows pictures as links).
  */
 export const PAGE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob: https:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const ASSET_CACHE = "public, max-age=31536000, immutable";
 
 /**

@@ -270,6 +270,8 @@ describe("headers", () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).toContain("connect-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
+    // Pictures from elsewhere would tell their host who reads what: markdown shows them as links.
+    expect(csp).toContain("img-src 'self' data: blob:;");
   });
 });
 

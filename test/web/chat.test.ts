@@ -223,6 +223,20 @@ describe("chat between two browsers", () => {
     expect(await shown.locator("code").textContent()).toBe("code");
     expect(await owner.evaluate(() => document.querySelectorAll("img[src='x']").length)).toBe(0);
   });
+
+  it("shows a markdown image as a link to it, never loading it", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    const requested: string[] = [];
+    owner.on("request", (request) => requested.push(request.url()));
+    await composer(owner).fill("Picture: ![the chart](https://images.example/chart.png?who=reads)");
+    await composer(owner).press("Enter");
+    const shown = message(owner, "Picture:");
+    await shown.waitFor();
+    const link = shown.getByRole("link", { name: "🖼 the chart" });
+    expect(await link.getAttribute("href")).toBe("https://images.example/chart.png?who=reads");
+    expect(await shown.locator("img").count()).toBe(0);
+    expect(requested.filter((url) => url.includes("images.example"))).toEqual([]);
+  });
 });
 
 describe("history", () => {

@@ -328,6 +328,32 @@ describe("upload and download", () => {
   });
 });
 
+describe("previews of active content", () => {
+  it("shows an SVG from a data: URL, which cannot be opened as a page of the app, and never runs its script", async () => {
+    // Latin-1 (the é is one byte, not UTF-8), so it is stored as a plain file rather than an editable text.
+    const svg = Buffer.from(
+      '<?xml version="1.0" encoding="ISO-8859-1"?><svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><!-- café --><script>window.ran=1</script><rect width="4" height="4"/></svg>',
+      "latin1",
+    );
+    const form = new FormData();
+    form.append("file", new Blob([svg], { type: "image/svg+xml" }), "chart.svg");
+    const res = await fetch(`${server.url}${filesApi()}/upload`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${org.owner.token}` },
+      body: form,
+    });
+    expect(res.status).toBe(201);
+    const { node } = (await res.json()) as { node: { id: string; mime_type: string } };
+    expect(node.mime_type).toBe("image/svg+xml");
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl(node.id));
+    const preview = page.getByRole("img", { name: "Preview of chart.svg" });
+    await preview.waitFor();
+    expect(await preview.getAttribute("src")).toStartWith("data:image/svg+xml");
+    expect(await page.evaluate(() => (window as { ran?: number }).ran)).toBeUndefined();
+    await context.close();
+  });
+});
+
 describe("editing together", () => {
   it("two browsers type into one file and converge; each sees the other's cursor and name", async () => {
     const file = await textFile("together.md", "# Together\n\nShared notes for the launch.\n");

@@ -204,6 +204,24 @@ export async function download(path: string): Promise<Blob> {
   return res.blob();
 }
 
+/**
+ * Fetches a file's content and hands it to the browser as a download named `name`. The blob is retyped as
+ * plain bytes: a blob: URL of an HTML or SVG file would be a page of this origin if anything opened it.
+ */
+export async function saveDownload(path: string, name: string): Promise<void> {
+  const blob = await download(path);
+  const url = URL.createObjectURL(new Blob([blob], { type: "application/octet-stream" }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  link.rel = "noopener";
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The browser reads the blob when the download starts; give it a moment before freeing it.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 /** The message of anything thrown, in words. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

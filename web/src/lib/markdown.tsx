@@ -1,6 +1,7 @@
 /**
  * Markdown rendered safely: raw HTML in the source is shown as text (markdown-it with `html: false`), links
- * are limited to http(s), mailto and relative URLs and open in a new tab without the opener.
+ * are limited to http(s), mailto and relative URLs and open in a new tab without the opener, and images are
+ * links to them, never loaded by the page.
  */
 import MarkdownIt from "markdown-it";
 import { useMemo } from "react";
@@ -17,6 +18,17 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
     token.attrSet("rel", "noopener noreferrer nofollow");
   }
   return defaultLinkOpen(tokens, idx, options, env, self);
+};
+
+// An image is shown as a link to it. Loaded as the page opens, a picture on someone else's server would tell
+// that server who read the message and when, and a reply written by staff that read something it was asked to
+// leak could carry it out in the picture's URL, without anyone clicking.
+md.renderer.rules.image = (tokens, idx, options, env, self) => {
+  const token = tokens[idx];
+  const src = String(token?.attrGet("src") ?? "");
+  const alt = self.renderInlineAsText(token?.children ?? [], options, env) || src;
+  const esc = md.utils.escapeHtml;
+  return `<a class="image-link" href="${esc(src)}" target="_blank" rel="noopener noreferrer nofollow">🖼 ${esc(alt)}</a>`;
 };
 
 /** A stretch of plain text to show as a highlighted span (a mention, say): `[start, end)` of the text. */

@@ -4,7 +4,7 @@
  * folder. The API only links files below that folder (contract §4), so uploads go there.
  */
 import { useEffect, useRef, useState } from "react";
-import { ApiError, api, download } from "../../lib/api";
+import { ApiError, api, saveDownload } from "../../lib/api";
 import { useLiveEvents } from "../../lib/events";
 import { useAction, useApi } from "../../lib/hooks";
 import { formatSize } from "../../lib/size";
@@ -40,18 +40,6 @@ async function ensureFolder(files: string): Promise<FileNode> {
     }
     throw err;
   }
-}
-
-/** Saves a blob under `name` through a temporary link. */
-function saveAs(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = name;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 /** The deliverables part of a task's detail. */
@@ -154,9 +142,7 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
     await listing.reload();
   });
 
-  const get = useAction(async (d: Deliverable) =>
-    saveAs(await download(`${files}/${d.file_node_id}/content`), d.file_name),
-  );
+  const get = useAction(async (d: Deliverable) => saveDownload(`${files}/${d.file_node_id}/content`, d.file_name));
 
   // One error line for all of them: doing something new clears what an earlier action left there.
   const fresh =

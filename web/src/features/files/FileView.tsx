@@ -65,10 +65,14 @@ function ImagePreview({ node, filesPath }: { node: FileNode; filesPath: string }
     let stale = false;
     setError(null);
     download(`${filesPath}/${node.id}/content`)
-      .then((blob) => {
+      .then(async (blob) => {
         if (stale) return;
-        made = URL.createObjectURL(blob);
-        setUrl(made);
+        // An SVG can hold scripts: shown from a blob: URL, "open image in new tab" would run them as a page of
+        // this origin. A data: URL cannot be opened as a page, and an <img> never runs scripts.
+        const src = blob.type.startsWith("image/svg") ? await dataUrlOf(blob) : URL.createObjectURL(blob);
+        if (src.startsWith("blob:")) made = src;
+        if (!stale) setUrl(src);
+        else if (made) URL.revokeObjectURL(made);
       })
       .catch((err) => {
         if (!stale) setError(messageOf(err));
@@ -81,6 +85,16 @@ function ImagePreview({ node, filesPath }: { node: FileNode; filesPath: string }
   if (error) return <ErrorText error={`The preview could not load: ${error}`} />;
   if (!url) return <Spinner label="Loading the preview…" />;
   return <img className="image-preview" src={url} alt={`Preview of ${node.name}`} />;
+}
+
+/** The blob as a `data:` URL. */
+function dataUrlOf(blob: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
 }
 
 /** Images the browser shows, small enough to fetch just for a look. */

@@ -3,7 +3,7 @@
  * downloads saved under the file's name through an object URL (the content route needs the bearer token, so
  * a plain link cannot fetch it).
  */
-import { ApiError, accessToken, download } from "../../lib/api";
+import { ApiError, accessToken, saveDownload } from "../../lib/api";
 import type { FileNode } from "../../lib/types";
 
 /**
@@ -45,16 +45,6 @@ export async function uploadFile(
 }
 
 /** Fetches a file's content and hands it to the browser as a download named like the file. */
-export async function saveFile(filesPath: string, node: FileNode): Promise<void> {
-  const blob = await download(`${filesPath}/${node.id}/content`);
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = node.name;
-  link.rel = "noopener";
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The browser reads the blob when the download starts; give it a moment before freeing it.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+export function saveFile(filesPath: string, node: FileNode): Promise<void> {
+  return saveDownload(`${filesPath}/${node.id}/content`, node.name);
 }
