@@ -26,6 +26,14 @@ export const JSON_TYPE = "application/json;charset=utf-8";
 
 const JSON_HEADERS = { "content-type": JSON_TYPE };
 
+/** The address a request came from (the proxy's, behind one), or "" where the runtime does not know it. */
+export function clientAddress(context: {
+  server: { requestIP(request: Request): { address: string } | null } | null;
+  request: Request;
+}): string {
+  return context.server?.requestIP(context.request)?.address ?? "";
+}
+
 /** An error response in the one shape the API uses, with the request id to quote when asking for help. */
 export function errorResponse(status: number, body: Record<string, unknown>, requestId = ""): Response {
   const headers = requestId ? { ...JSON_HEADERS, "x-request-id": requestId } : JSON_HEADERS;

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "bun:test";
-import { hashPassword, Semaphore, verifyPassword } from "../../src/lib/password";
+import { FairQueue, hashPassword, verifyPassword } from "../../src/lib/password";
 
-describe("Semaphore", () => {
+describe("FairQueue", () => {
   it("never runs more than its limit at once and runs everything", async () => {
-    const gate = new Semaphore(2);
+    const gate = new FairQueue(2);
     let active = 0;
     let peak = 0;
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        gate.run(async () => {
+        gate.run(`client ${i % 3}`, async () => {
           active++;
           peak = Math.max(peak, active);
           await Bun.sleep(5);
@@ -21,10 +21,26 @@ describe("Semaphore", () => {
     expect(results).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
+  it("takes turns between keys: one key's burst does not hold up another's work", async () => {
+    const gate = new FairQueue(1);
+    const order: string[] = [];
+    const work = (key: string, label: string) =>
+      gate.run(key, async () => {
+        order.push(label);
+        await Bun.sleep(2);
+      });
+    const burst = Array.from({ length: 6 }, (_, i) => work("guesser", `g${i}`));
+    await Bun.sleep(1);
+    const other = work("someone", "s");
+    await Promise.all([...burst, other]);
+    // g0 was running; the next turn is the other key's, then the burst goes on in order.
+    expect(order).toEqual(["g0", "g1", "s", "g2", "g3", "g4", "g5"]);
+  });
+
   it("releases its slot when the work throws", async () => {
-    const gate = new Semaphore(1);
-    await expect(gate.run(() => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
-    expect(await gate.run(async () => "ok")).toBe("ok");
+    const gate = new FairQueue(1);
+    await expect(gate.run("a", () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
+    expect(await gate.run("a", async () => "ok")).toBe("ok");
   });
 });
 

@@ -1,6 +1,7 @@
 /** Login, refresh, logout, register and accept-invite (api-spec §4, contract §2). No bearer token needed. */
 import { Elysia } from "elysia";
 import type { AuthMacro } from "../../http/auth";
+import { clientAddress } from "../../http/base";
 import { doc } from "../../http/docs";
 import { tokenPairOut } from "../../http/schemas";
 import { iso } from "../../lib/ids";
@@ -10,7 +11,7 @@ import type { AuthService } from "./auth.service";
 export function authRoutes(auth: AuthMacro, sessions: AuthService) {
   return new Elysia({ prefix: "/api/v1/auth" })
     .use(auth)
-    .post("/login", ({ body }) => sessions.login(body.email, body.password), {
+    .post("/login", (context) => sessions.login(context.body.email, context.body.password, clientAddress(context)), {
       public: true,
       body: loginIn,
       detail: doc("Exchanges email and password for a token pair", {
@@ -38,17 +39,21 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
         detail: doc("Revokes the session of a refresh token", { 204: null }),
       },
     )
-    .post("/register", async ({ body, status }) => status(201, await sessions.register(body)), {
-      public: true,
-      // Before the body is validated: with signups off, no field of it matters.
-      transform: () => sessions.assertSignupsOpen(),
-      body: registerIn,
-      detail: doc("Open signup: creates an account that waits for approval", {
-        201: tokenPairOut,
-        403: "Open signups are off: `signups_disabled`",
-        409: "`email already registered`",
-      }),
-    })
+    .post(
+      "/register",
+      async (context) => context.status(201, await sessions.register(context.body, clientAddress(context))),
+      {
+        public: true,
+        // Before the body is validated: with signups off, no field of it matters.
+        transform: () => sessions.assertSignupsOpen(),
+        body: registerIn,
+        detail: doc("Open signup: creates an account that waits for approval", {
+          201: tokenPairOut,
+          403: "Open signups are off: `signups_disabled`",
+          409: "`email already registered`",
+        }),
+      },
+    )
     .post(
       "/invite-info",
       ({ body }) => {
@@ -64,12 +69,16 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
         }),
       },
     )
-    .post("/accept-invite", async ({ body, status }) => status(201, await sessions.acceptInvite(body)), {
-      public: true,
-      body: acceptInviteIn,
-      detail: doc("Accepts an invite: creates (or joins) the account as a member", {
-        201: tokenPairOut,
-        409: "`email already registered` (wrong password of an existing account), `already a member of the organization`",
-      }),
-    });
+    .post(
+      "/accept-invite",
+      async (context) => context.status(201, await sessions.acceptInvite(context.body, clientAddress(context))),
+      {
+        public: true,
+        body: acceptInviteIn,
+        detail: doc("Accepts an invite: creates (or joins) the account as a member", {
+          201: tokenPairOut,
+          409: "`email already registered` (wrong password of an existing account), `already a member of the organization`",
+        }),
+      },
+    );
 }

@@ -99,10 +99,11 @@ export class AuthService {
     return { ...principal, orgId, permissions };
   }
 
-  async login(emailInput: string, password: string): Promise<TokenPair> {
+  /** `client` is the caller's address: password checks take turns between clients. */
+  async login(emailInput: string, password: string, client = ""): Promise<TokenPair> {
     const email = emailInput.trim().toLowerCase();
     const user = this.people.userByEmailAddress(email);
-    const ok = await verifyPassword(password, user?.passwordHash ?? null);
+    const ok = await verifyPassword(password, user?.passwordHash ?? null, client);
     if (!user || !ok) throw unauthenticated("invalid credentials");
     const state = this.signupState(user);
     if (state === "denied") throw unauthenticated("invalid credentials");
@@ -142,11 +143,11 @@ export class AuthService {
   }
 
   /** Open signup: the account is created and waits for approval. */
-  async register(input: { email: string; password: string; display_name: string }): Promise<TokenPair> {
+  async register(input: { email: string; password: string; display_name: string }, client = ""): Promise<TokenPair> {
     const org = this.people.onlyOrg();
     if (!org?.openSignupsEnabled) throw forbidden("signups_disabled");
     if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");
-    const passwordHash = await hashPassword(input.password);
+    const passwordHash = await hashPassword(input.password, client);
     const now = Date.now();
     return writeTx(this.db, () => {
       const current = this.people.onlyOrg();
@@ -188,22 +189,20 @@ export class AuthService {
     return { organizationName: org.name, email: invite.email, expiresAt: invite.expiresAt };
   }
 
-  async acceptInvite(input: {
-    token: string;
-    email: string;
-    password: string;
-    display_name: string;
-  }): Promise<TokenPair> {
+  async acceptInvite(
+    input: { token: string; email: string; password: string; display_name: string },
+    client = "",
+  ): Promise<TokenPair> {
     const invite = this.people.inviteByTokenHash(hashToken(input.token));
     if (!invite || invite.acceptedAt !== null || invite.expiresAt <= Date.now()) {
       throw invalid("invalid or expired invite");
     }
     if (invite.email !== null && invite.email !== input.email) throw invalid("email does not match invite");
     const existing = this.people.userByEmailAddress(input.email);
-    if (existing && !(await verifyPassword(input.password, existing.passwordHash))) {
+    if (existing && !(await verifyPassword(input.password, existing.passwordHash, client))) {
       throw conflict("email already registered");
     }
-    const passwordHash = existing ? null : await hashPassword(input.password);
+    const passwordHash = existing ? null : await hashPassword(input.password, client);
     const now = Date.now();
     return writeTx(this.db, () => {
       let userId = existing?.id;

@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
+import { clientAddress } from "../../http/base";
 import { doc } from "../../http/docs";
 import { noBodyIn, uuidOut } from "../../http/schemas";
 import { changePasswordIn } from "../auth/auth.schemas";
@@ -53,9 +54,10 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
     })
     .post(
       "/me/password",
-      async ({ principal, body, status }) => {
-        await people.changePassword(principal, body.current_password, body.new_password);
-        return status(204);
+      async (context) => {
+        const { principal, body } = context;
+        await people.changePassword(principal, body.current_password, body.new_password, clientAddress(context));
+        return context.status(204);
       },
       {
         signedIn: true,

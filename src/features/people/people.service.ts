@@ -256,13 +256,15 @@ export class PeopleService {
    * sockets closed); the session asking stays signed in. A wrong current password is 400, not 401: the
    * caller's token is fine, and a 401 would make clients refresh and retry.
    */
-  async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
+  async changePassword(principal: Principal, currentPassword: string, newPassword: string, client = ""): Promise<void> {
     assertHasPassword(principal);
     const user = this.store.user(principal.userId);
     if (!user) throw unauthenticated();
     // The same bounded argon2id path as login, so a burst of guesses queues rather than exhausting memory.
-    if (!(await verifyPassword(currentPassword, user.passwordHash))) throw invalid("current password is incorrect");
-    const passwordHash = await hashPassword(newPassword);
+    if (!(await verifyPassword(currentPassword, user.passwordHash, client))) {
+      throw invalid("current password is incorrect");
+    }
+    const passwordHash = await hashPassword(newPassword, client);
     const now = Date.now();
     writeTx(this.db, () => {
       // Changed meanwhile (another change, a reset): the password just checked is no longer the current one.
