@@ -101,7 +101,11 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
      * caller it refuses gets its 403 before the body is validated, as for a missing permission.
      */
     check: (rule: (caller: never) => void) => ({
-      transform: ({ request }) => (rule as (caller: unknown) => void)(take(request)),
+      transform: ({ request }) => {
+        const caller = take(request);
+        if (caller === undefined) throw new Error("`check` must come after `permission`, `space` or `signedIn`");
+        (rule as (caller: unknown) => void)(caller);
+      },
     }),
   });
 }

@@ -181,13 +181,18 @@ export class LiveEvents {
     );
   }
 
-  /** What a member may do (their permissions) and see (the private spaces), in one comparable string. */
+  /**
+   * What a member may do (their permissions) and see (the private spaces they are in; every one, for
+   * `org.manage`), in one comparable string.
+   */
   private accessOf(actor: OrgActor): string {
+    const permissions = [...actor.permissions].sort().join(",");
+    if (actor.permissions.has("org.manage")) return `${permissions}|*`;
     const spaces = this.spaces
       .list(actor)
       .filter((space) => space.isPrivate)
       .map((space) => space.id);
-    return `${[...actor.permissions].sort().join(",")}|${spaces.sort().join(",")}`;
+    return `${permissions}|${spaces.sort().join(",")}`;
   }
 
   /** The socket's user as a member of its organization; closes the socket when they no longer are. */
