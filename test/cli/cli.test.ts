@@ -790,7 +790,12 @@ describe("tandem serve on a new install", () => {
   it("answers needs_setup true at GET /api/v1/public/instance", async () => {
     const res = await request(server.url, "GET", "/api/v1/public/instance");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ provisioning_enabled: false, provisioning_base_domain: "", needs_setup: true });
+    expect(res.body).toEqual({
+      provisioning_enabled: false,
+      provisioning_base_domain: "",
+      needs_setup: true,
+      open_signups_enabled: false,
+    });
   });
 
   it("refuses a wrong setup token with 403 invalid setup token", async () => {
@@ -907,7 +912,12 @@ describe("a provisioning secret stored under another encryption key", () => {
     const server = await serve(d, { APP_SSH_ENCRYPTION_KEY: keyB });
     const res = await request(server.url, "GET", "/api/v1/public/instance");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ provisioning_enabled: false, provisioning_base_domain: "", needs_setup: false });
+    expect(res.body).toEqual({
+      provisioning_enabled: false,
+      provisioning_base_domain: "",
+      needs_setup: false,
+      open_signups_enabled: false,
+    });
   });
 });
 

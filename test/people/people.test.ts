@@ -59,7 +59,10 @@ describe("GET|PATCH /organizations/{orgId}", () => {
       slug: "acme-rockets",
       open_signups_enabled: true,
     });
+    // The sign-in page asks the public instance route whether to offer sign-up.
+    expect((await org.anon.get("/api/v1/public/instance")).body.open_signups_enabled).toBe(true);
     await org.owner.api.patch(base, { name: "Acme Rockets", open_signups_enabled: false });
+    expect((await org.anon.get("/api/v1/public/instance")).body.open_signups_enabled).toBe(false);
   });
 
   it("PATCH with an empty body changes nothing", async () => {
@@ -96,6 +99,7 @@ describe("members", () => {
       "is_service_account",
       "joined_at",
       "role_ids",
+      "service_account_id",
       "user_id",
     ]);
     const mia = members.find((m: { user_id: string }) => m.user_id === member.id);
@@ -103,6 +107,7 @@ describe("members", () => {
       email: member.email,
       display_name: "Mia Member",
       is_service_account: false,
+      service_account_id: null,
       role_ids: [org.roles.Member],
     });
     expect(mia.joined_at).toMatch(TIMESTAMP);

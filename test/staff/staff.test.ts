@@ -56,6 +56,7 @@ describe("POST .../service-accounts", () => {
     const row = members.body.members.find((m: { user_id: string }) => m.user_id === account.user_id);
     expect(row).toMatchObject({
       is_service_account: true,
+      service_account_id: account.id,
       role_ids: [org.roles["AI Staff"]],
       display_name: account.name,
     });

@@ -245,6 +245,29 @@ describe("POST /organizations/{orgId}/spaces/{spaceId}/tasks", () => {
     expect(res.body).toEqual({ error: "invalid assignee" });
   });
 
+  it("answers 400 invalid assignee in a private space for a member who cannot see it; its members and org.manage holders may be assigned", async () => {
+    const hidden = await createSpace(member, "Private tasks", { private: true });
+    const outsider = await addMember(org, ["Member"]);
+    const insider = await addMember(org, ["Member"]);
+    expect((await member.api.post(`${base}/spaces/${hidden.id}/members`, { user_id: insider.id })).status).toBe(201);
+    const refused = await member.api.post(hidden.tasks, {
+      title: "Not yours to see",
+      column_id: hidden.columns[0],
+      assignee_user_id: outsider.id,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ error: "invalid assignee" });
+    const made = await member.api.post(hidden.tasks, { title: "Ours", column_id: hidden.columns[0] });
+    const patched = await member.api.patch(`${hidden.tasks}/${made.body.id}`, { assignee_user_id: outsider.id });
+    expect(patched.status).toBe(400);
+    expect(patched.body).toEqual({ error: "invalid assignee" });
+    for (const who of [insider.id, member.id, org.owner.id]) {
+      const ok = await member.api.patch(`${hidden.tasks}/${made.body.id}`, { assignee_user_id: who });
+      expect(ok.status).toBe(200);
+      expect(ok.body.assignee_user_id).toBe(who);
+    }
+  });
+
   it("answers 400 title: required without a title, and names title when it is blank", async () => {
     const missing = await member.api.post(space.tasks, { column_id: space.columns[0] });
     expect(missing.status).toBe(400);
@@ -845,15 +868,19 @@ describe("GET /api/v1/me/tasks", () => {
     expect(res.body).toEqual({ tasks: [] });
   });
 
-  it("leaves out tasks in private spaces the caller cannot see", async () => {
+  it("leaves out tasks in private spaces the caller cannot see (any more)", async () => {
     const me = await addMember(org, ["Member"]);
     const hidden = await createSpace(org.owner, "Owner's private", { private: true });
+    const members = `${base}/spaces/${hidden.id}/members`;
+    await org.owner.api.post(members, { user_id: me.id });
     const secret = await createTask(hidden, { title: "Secret", assignee_user_id: me.id }, org.owner);
     const open = await createTask(space, { title: "Open", assignee_user_id: me.id });
-    expect((await mine(me)).body.tasks.map((t: Task) => t.id)).toEqual([open.id]);
+    expect((await mine(me)).body.tasks.map((t: Task) => t.id).sort()).toEqual([open.id, secret.id].sort());
 
-    // Once added to the space, the task shows.
-    await org.owner.api.post(`${base}/spaces/${hidden.id}/members`, { user_id: me.id });
+    // Taken out of the space, the task stays assigned but no longer shows; back in, it does.
+    expect((await org.owner.api.delete(`${members}/${me.id}`)).status).toBe(204);
+    expect((await mine(me)).body.tasks.map((t: Task) => t.id)).toEqual([open.id]);
+    await org.owner.api.post(members, { user_id: me.id });
     expect((await mine(me)).body.tasks.map((t: Task) => t.id).sort()).toEqual([open.id, secret.id].sort());
   });
 

@@ -8,6 +8,8 @@ export const instanceOut = z.object({
   provisioning_enabled: z.boolean(),
   provisioning_base_domain: z.string(),
   needs_setup: z.boolean(),
+  /** (extension) Whether the organization takes sign-up requests, so a sign-in page offers them only then. */
+  open_signups_enabled: z.boolean(),
 });
 
 export const setupIn = z.object({

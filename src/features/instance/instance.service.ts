@@ -42,6 +42,7 @@ export class InstanceService {
       provisioning_enabled: enabled,
       provisioning_base_domain: enabled ? hostnameOf(values.base_url ?? "") : "",
       needs_setup: this.people.needsSetup(),
+      open_signups_enabled: this.people.signupsOpen(),
     };
   }
 

@@ -29,6 +29,7 @@ export function presentMember(row: MemberRow): MemberOut {
     email: row.email,
     display_name: row.displayName,
     is_service_account: row.serviceAccountId !== null,
+    service_account_id: row.serviceAccountId,
     role_ids: row.roleIds,
     joined_at: iso(row.joinedAt),
   };

@@ -27,6 +27,8 @@ export const memberOut = z.object({
   email: z.string(),
   display_name: z.string(),
   is_service_account: z.boolean(),
+  /** (extension) The staff member's service account id; null for a person. */
+  service_account_id: uuidOut.nullable(),
   role_ids: z.array(uuidOut),
   joined_at: timestampOut,
 });

@@ -96,6 +96,11 @@ export class PeopleService {
     return this.store.onlyOrg() === undefined;
   }
 
+  /** Whether anyone may ask for an account (the sign-in page offers it only then). */
+  signupsOpen(): boolean {
+    return this.store.onlyOrg()?.openSignupsEnabled ?? false;
+  }
+
   /** Creates the organization, its four system roles and its owner, in one transaction. */
   async setup(input: SetupInput): Promise<{ org: OrgRow; user: UserRow }> {
     const { orgName, email } = checkSetupInput(input);

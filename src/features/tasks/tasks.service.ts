@@ -311,8 +311,15 @@ export class TasksService {
     return task;
   }
 
+  /**
+   * An assignee is a member of the organization who can see the task: in a private space, one of its members
+   * or an `org.manage` holder. Anyone else would own a task they can never open (nor could staff answer it).
+   */
   private checkAssignee(actor: SpaceActor, userId: string | null | undefined): void {
-    if (userId && !this.people.isMember(actor.orgId, userId)) throw invalid("invalid assignee");
+    if (!userId) return;
+    if (!this.people.isMember(actor.orgId, userId)) throw invalid("invalid assignee");
+    if (!actor.space.isPrivate || this.spaces.member(actor.space.id, userId)) return;
+    if (!this.people.memberPermissions(actor.orgId, userId)?.has("org.manage")) throw invalid("invalid assignee");
   }
 
   /** The rank that puts the task at `position` of the column (the end when omitted or past it). */
