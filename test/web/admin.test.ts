@@ -406,6 +406,9 @@ describe("organization settings", () => {
     const orgName = (await org.owner.api.get(orgPath())).body.organization.name as string;
     await newbie.getByRole("heading", { name: `Join ${orgName} on Tandem` }).waitFor();
     expect(await newbie.getByLabel("Email").inputValue()).toBe("newbie@acme.test");
+    // The invite is for that address: the field is fixed, with the reason beside it.
+    expect(await newbie.getByLabel("Email").evaluate((el) => (el as HTMLInputElement).readOnly)).toBe(true);
+    await newbie.getByText("This invite is for this address.").waitFor();
     await newbie.getByLabel("Your name").fill("Nina Newbie");
     await newbie.getByLabel("Password (at least 8 characters)").fill("newbie-password");
     await newbie.getByRole("button", { name: "Join" }).click();
@@ -438,14 +441,16 @@ describe("organization settings", () => {
       (r) => r.body.organization.open_signups_enabled === true,
       "open signups",
     );
+    await page.getByRole("link", { name: "Sign-up requests" }).first().click();
+    await page.getByText("Nobody is waiting for approval.").waitFor();
     const registered = await org.anon.post("/api/v1/auth/register", {
       email: "walkin@acme.test",
       password: "walkin-password",
       display_name: "Walter Walkin",
     });
     expect(registered.status).toBe(201);
-
-    await page.getByRole("link", { name: "Sign-up requests" }).first().click();
+    // No live event for requests: the open list asks again when the tab comes back into view (and every 15 s).
+    await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
     await page.getByRole("button", { name: "Approve Walter Walkin" }).click();
     const dialog = page.getByRole("dialog", { name: "Approve Walter Walkin" });
     await dialog.getByRole("checkbox", { name: "Member" }).waitFor();
@@ -509,7 +514,7 @@ describe("organization settings", () => {
     expect(await tabs.getByRole("link", { name: "Integrations" }).count()).toBe(0);
 
     // Roles holding permissions Pat lacks cannot be granted by Pat: the checkbox says so.
-    await page.getByRole("button", { name: "Change roles of Nina Newbie" }).click();
+    await page.getByRole("button", { name: "Roles for Nina Newbie" }).click();
     const dialog = page.getByRole("dialog", { name: "Roles of Nina Newbie" });
     expect(await dialog.getByRole("checkbox", { name: /Owner/ }).isDisabled()).toBe(true);
     expect(await dialog.getByRole("checkbox", { name: /^Viewer/ }).isDisabled()).toBe(true);

@@ -96,15 +96,26 @@ describe("first run and sign-in", () => {
     await context.close();
   });
 
-  it("goes to the sign-in page when its session is ended elsewhere, without a click", async () => {
-    const { context, page } = await signedInPage(browser, server, OWNER);
-    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+  it("goes to the sign-in page when its session is ended elsewhere, without a click, and says why", async () => {
+    const { context, page } = await signedInPage(browser, server, OWNER, "/my-tasks");
+    await page.getByRole("heading", { name: "My tasks" }).waitFor();
     const stored = await page.evaluate(() => JSON.parse(localStorage.getItem("tandem.session") as string));
     // The live-events socket closes with 4401; the page finds the session over and signs out.
     const out = await client(server.url).post("/api/v1/auth/logout", { refresh_token: stored.refresh_token });
     expect(out.status).toBe(204);
     await page.getByRole("button", { name: "Sign in" }).waitFor();
     expect(await page.evaluate(() => localStorage.getItem("tandem.session"))).toBeNull();
+    await page.getByRole("status").filter({ hasText: "You were signed out: your session ended elsewhere" }).waitFor();
+    await screenshot(page, "session-ended");
+    // Signing in again returns to the same page, and the reason is not said again.
+    await page.getByLabel("Email").fill(OWNER.email);
+    await page.getByLabel("Password").fill(OWNER.password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "My tasks" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/my-tasks");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    expect(await page.getByText("You were signed out").count()).toBe(0);
     await context.close();
   });
 
@@ -144,6 +155,37 @@ describe("first run and sign-in", () => {
 });
 
 describe("signing up", () => {
+  it("offers sign-up only when open sign-ups are on, and says in words when they are off", async () => {
+    const context = await browser.newContext({ baseURL: server.url, viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto("/login");
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    // Off (the default): no "Request one", only the invite route.
+    expect(await page.getByRole("link", { name: "Request one" }).count()).toBe(0);
+    await page.getByText("Ask an administrator for an invite link").waitFor();
+    // Reached anyway, the register page says so before anything is typed.
+    await page.goto("/register");
+    await page.getByText("open sign-ups are off").waitFor();
+    expect(await page.getByRole("button", { name: "Request account" }).count()).toBe(0);
+
+    // On: offered; turned off while the form is open, the refusal comes in words, not as a code.
+    const login = await client(server.url).post("/api/v1/auth/login", { email: OWNER.email, password: OWNER.password });
+    const api = client(server.url, login.body.access_token);
+    const orgId = (await api.get("/api/v1/organizations")).body.organizations[0].id as string;
+    expect((await api.patch(`/api/v1/organizations/${orgId}`, { open_signups_enabled: true })).status).toBe(200);
+    await page.goto("/login");
+    await page.getByRole("link", { name: "Request one" }).click();
+    await page.getByRole("button", { name: "Request account" }).waitFor();
+    expect((await api.patch(`/api/v1/organizations/${orgId}`, { open_signups_enabled: false })).status).toBe(200);
+    await page.getByLabel("Your name").fill("Late Larry");
+    await page.getByLabel("Email").fill("larry@acme.test");
+    await page.getByLabel("Password (at least 8 characters)").fill("larry-password");
+    await page.getByRole("button", { name: "Request account" }).click();
+    await page.getByRole("alert").filter({ hasText: "open sign-ups are off" }).waitFor();
+    expect(await page.getByText("signups_disabled").count()).toBe(0);
+    await context.close();
+  });
+
   it("leaves the waiting screen for the workspace once the signup is approved, without signing in again", async () => {
     const owner = client(server.url);
     const login = await owner.post("/api/v1/auth/login", { email: OWNER.email, password: OWNER.password });

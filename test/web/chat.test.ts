@@ -347,21 +347,59 @@ describe("unread on opening", () => {
   });
 });
 
+describe("unread on opening after a tall message", () => {
+  it("puts the New messages divider at the top even when the last read message is very tall", async () => {
+    const roomId = await newRoom("tall-read");
+    await seed(roomId, 60, (i) => `Short read ${i}`);
+    // About 950 px tall once rendered: the last message read before the new ones.
+    await say(roomId, `TALL ${"Lorem ipsum dolor sit amet ".repeat(150)}`, member.api);
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await messageList(owner).waitFor();
+    for (let i = 1; i <= 60; i++) await say(roomId, `After tall ${i}`, member.api);
+    await owner
+      .getByRole("navigation", { name: "Rooms" })
+      .getByRole("link", { name: /tall-read/ })
+      .click();
+    await messageList(owner, "tall-read").waitFor();
+    await owner.waitForFunction(() =>
+      /After tall 1\s*$/.test(document.querySelector(".chat-divider.unread + article")?.textContent ?? ""),
+    );
+    await owner.waitForTimeout(500);
+    const divider = await owner.evaluate(() => {
+      const scroller = document.querySelector(".chat-scroll") as HTMLElement;
+      const line = document.querySelector(".chat-divider.unread") as HTMLElement;
+      return line.getBoundingClientRect().top - scroller.getBoundingClientRect().top;
+    });
+    expect(divider).toBeGreaterThanOrEqual(-2);
+    expect(divider).toBeLessThan(60);
+    // The first new message is in view.
+    const first = message(owner, "After tall 1").first();
+    expect(await first.evaluate((el) => el.getBoundingClientRect().top < innerHeight)).toBe(true);
+  });
+});
+
 describe("composing", () => {
-  it("attaches a link by URL, and shows the API's error for a link that is not http(s)", async () => {
+  it("attaches a link by URL, and refuses a link that is not http(s) in words before it becomes a chip", async () => {
     const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
     await owner.getByRole("button", { name: "Attach link" }).click();
     // The keyboard is in the URL field at once.
     await owner.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.name === "url");
-    await owner.keyboard.type("ftp://files.example.com/spec.pdf");
-    expect(await owner.getByLabel("Link URL").inputValue()).toBe("ftp://files.example.com/spec.pdf");
+    await owner.keyboard.type("javascript:alert(1)");
     await owner.getByRole("button", { name: "Add link" }).click();
-    await composer(owner).fill("The spec, over FTP");
-    await composer(owner).press("Enter");
-    await owner.getByRole("alert").filter({ hasText: "attachments[0].url: must be an http(s) URL" }).waitFor();
-    // The message is given back to fix.
-    expect(await composer(owner).inputValue()).toBe("The spec, over FTP");
-    await owner.getByRole("button", { name: "Remove ftp://files.example.com/spec.pdf" }).click();
+    await owner
+      .getByRole("form", { name: "Attach a link" })
+      .getByRole("alert")
+      .filter({ hasText: "Only web links can be attached: the URL must start with http:// or https://." })
+      .waitFor();
+    // No chip: nothing is left to block the next message.
+    expect(await owner.getByRole("list", { name: "Links to attach" }).count()).toBe(0);
+    expect(await owner.getByText("must be an http(s) URL").count()).toBe(0);
+    // Typing again clears the refusal.
+    await owner.getByLabel("Link URL").fill("ftp://files.example.com/spec.pdf");
+    expect(await owner.getByRole("form", { name: "Attach a link" }).getByRole("alert").count()).toBe(0);
+    await owner.getByLabel("Link URL").press("Enter");
+    await owner.getByRole("form", { name: "Attach a link" }).getByRole("alert").waitFor();
+    await owner.getByRole("button", { name: "Cancel link" }).click();
 
     await owner.getByRole("button", { name: "Attach link" }).click();
     await owner.getByLabel("Link URL").fill("https://example.com/files/spec.pdf");
@@ -420,6 +458,114 @@ describe("composing", () => {
     await box.pressSequentially("for the review");
     await box.press("Enter");
     await message(owner, "Thanks @Maya Member for the review").waitFor();
+  });
+});
+
+describe("composing, continued", () => {
+  it("keeps Enter as a new line inside an unclosed code fence, and never sends a lone fence", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    const box = composer(owner);
+    await box.click();
+    await box.pressSequentially("```");
+    await box.press("Enter");
+    await box.pressSequentially("const fenced = 1;");
+    await box.press("Enter");
+    expect(await box.inputValue()).toBe("```\nconst fenced = 1;\n");
+    await box.pressSequentially("```");
+    await box.press("Enter");
+    const sent = message(owner, "const fenced = 1;");
+    await sent.waitFor();
+    expect(await sent.locator("pre code").textContent()).toContain("const fenced = 1;");
+    expect(await box.inputValue()).toBe("");
+    // A fence alone is the start of a code block, not a message: Send leaves it in the composer.
+    await box.fill("```");
+    await owner.getByRole("button", { name: "Send" }).click();
+    await owner.waitForTimeout(300);
+    expect(await box.inputValue()).toBe("```");
+    const messages = await org.owner.api.get(`${spacePath()}/chat-rooms/${generalId}/messages?limit=5`);
+    expect(messages.body.messages.some((m: { content: string }) => m.content.trim() === "```")).toBe(false);
+    await box.fill("");
+  });
+
+  it("offers to delete a message edited to nothing, in words", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await composer(owner).fill("Soon to be emptied");
+    await composer(owner).press("Enter");
+    const row = message(owner, "Soon to be emptied");
+    await row.waitFor();
+    await composer(owner).press("ArrowUp");
+    const editor = owner.getByRole("textbox", { name: "Edit message" });
+    await editor.fill("");
+    await editor.press("Enter");
+    await owner.getByRole("alert").filter({ hasText: "A message cannot be empty. Delete it instead?" }).waitFor();
+    expect(await owner.getByText("must not be empty").count()).toBe(0);
+    await owner.getByRole("button", { name: "Delete message", exact: true }).last().click();
+    const confirm = owner.getByRole("dialog", { name: "Delete message" });
+    await confirm.getByRole("button", { name: "Delete" }).click();
+    await owner.getByText("This message was deleted").first().waitFor();
+  });
+
+  it("offers a post that could not reach the server again once the connection is back, sending it once", async () => {
+    const sockets: { close: () => Promise<void> }[] = [];
+    const { context, page: owner } = await signedInPage(
+      browser,
+      server,
+      OWNER,
+      `/spaces/${spaceId}/chat/${generalId}`,
+      {
+        setup: (page) =>
+          page.routeWebSocket(/\/ws\?token=/, (socket) => {
+            socket.connectToServer();
+            sockets.push(socket);
+          }),
+      },
+    );
+    contexts.push(context);
+    await messageList(owner).waitFor();
+    // The server cannot be reached for posts.
+    const down = (route: import("playwright-core").Route) =>
+      route.request().method() === "POST" ? route.abort("connectionrefused") : route.fallback();
+    await owner.route(/\/chat-rooms\/[^/]+\/messages$/, down);
+    await composer(owner).fill("Posted during the outage");
+    await composer(owner).press("Enter");
+    await owner.getByRole("alert").filter({ hasText: "Not sent: the server cannot be reached" }).waitFor();
+    expect(await composer(owner).inputValue()).toBe("Posted during the outage");
+
+    // Back: the live socket reconnects, and the error gives way to an offer to send.
+    await owner.unroute(/\/chat-rooms\/[^/]+\/messages$/, down);
+    await sockets[0]?.close();
+    await owner
+      .getByRole("status")
+      .filter({ hasText: "The connection is back. Your message was not sent yet." })
+      .waitFor();
+    expect(await owner.getByRole("alert").filter({ hasText: "cannot be reached" }).count()).toBe(0);
+    const retry = owner.getByRole("button", { name: "Retry" });
+    await retry.click();
+    await message(owner, "Posted during the outage").waitFor();
+    await retry.waitFor({ state: "detached" });
+    expect(await composer(owner).inputValue()).toBe("");
+    const messages = await org.owner.api.get(`${spacePath()}/chat-rooms/${generalId}/messages?limit=10`);
+    const copies = messages.body.messages.filter((m: { content: string }) => m.content === "Posted during the outage");
+    expect(copies.length).toBe(1);
+  });
+
+  it("warns, before sending, that someone mentioned in a private space is not a member of it", async () => {
+    const made = await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, {
+      name: "Leadership",
+      private: true,
+    });
+    expect(made.status).toBe(201);
+    const owner = await open(OWNER, `/spaces/${made.body.id}/chat`);
+    await messageList(owner).waitFor();
+    const box = composer(owner);
+    await box.fill("@Maya Member are you there?");
+    const hint = owner.getByRole("status").filter({ hasText: "Maya Member is not a member of this private space" });
+    await hint.waitFor();
+    expect(await hint.textContent()).toContain("will not see this");
+    await screenshot(owner, "chat-private-mention-hint");
+    await box.fill("Just a note");
+    await hint.waitFor({ state: "detached" });
+    await box.fill("");
   });
 });
 

@@ -48,11 +48,15 @@ export function App() {
   const { path } = useLocation();
   const { signedIn, pending } = useSignedIn();
   const [needsSetup, setNeedsSetup] = useState<boolean | null>(null);
+  const [openSignups, setOpenSignups] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    publicApi<{ needs_setup: boolean }>("GET", "/public/instance")
-      .then((instance) => setNeedsSetup(instance.needs_setup))
+    publicApi<{ needs_setup: boolean; open_signups_enabled?: boolean }>("GET", "/public/instance")
+      .then((instance) => {
+        setOpenSignups(instance.open_signups_enabled === true);
+        setNeedsSetup(instance.needs_setup);
+      })
       .catch((err) => setError(err instanceof Error ? err.message : String(err)));
   }, []);
 
@@ -61,9 +65,9 @@ export function App() {
   else if (needsSetup === null) body = <Spinner />;
   else if (needsSetup) body = <SetupPage onDone={() => setNeedsSetup(false)} />;
   else if (!signedIn) {
-    if (path === "/register") body = <RegisterPage />;
+    if (path === "/register") body = <RegisterPage openSignups={openSignups} />;
     else if (path === "/invite") body = <AcceptInvitePage />;
-    else body = <LoginPage />;
+    else body = <LoginPage openSignups={openSignups} />;
   } else if (pending) body = <NoOrganization pending />;
   else
     body = (

@@ -38,6 +38,8 @@ export class ApiError extends Error {
 }
 
 const KEY = "tandem.session";
+/** Why the last session ended when it was not signed out here: shown on the sign-in page, in every tab. */
+const ENDED_KEY = "tandem.session-ended";
 /** Refresh this long before the access token expires. */
 const EARLY_MS = 60_000;
 
@@ -69,6 +71,7 @@ addEventListener("storage", (event: StorageEvent) => {
 
 /** Stores the tokens of a login-shaped answer. */
 export function signIn(login: LoginShape): void {
+  localStorage.removeItem(ENDED_KEY);
   write({
     access_token: login.access_token,
     refresh_token: login.refresh_token,
@@ -80,6 +83,7 @@ export function signIn(login: LoginShape): void {
 /** Revokes the session on the server (best effort) and forgets it here. */
 export async function signOut(): Promise<void> {
   const current = session;
+  localStorage.removeItem(ENDED_KEY);
   write(null);
   if (current) await request("POST", "/auth/logout", { refresh_token: current.refresh_token }, null).catch(() => {});
 }
@@ -98,6 +102,14 @@ export function isSignupPending(): boolean {
  */
 export function clearSignupPending(): void {
   if (session?.signup_pending) write({ ...session, signup_pending: false });
+}
+
+/**
+ * Why the session ended without signing out here (its refresh token refused: a sign-out in another browser,
+ * a password change, a reset by an administrator, or a session that expired), in words; null otherwise.
+ */
+export function sessionEndedReason(): string | null {
+  return localStorage.getItem(ENDED_KEY);
 }
 
 /** Calls `listener` whenever the session changes (here or in another tab). */
@@ -125,8 +137,14 @@ function refresh(): Promise<void> {
       try {
         signIn(await request<LoginShape>("POST", "/auth/refresh", { refresh_token: stored.refresh_token }, null));
       } catch (error) {
-        if (error instanceof ApiError && error.status === 401) write(null);
-        else throw error;
+        if (error instanceof ApiError && error.status === 401) {
+          // Stored before the session goes, so the sign-in page (in this tab and the others) can say why.
+          localStorage.setItem(
+            ENDED_KEY,
+            "You were signed out: your session ended elsewhere (a sign-out or password change on another device, a password reset) or expired. Sign in again to continue.",
+          );
+          write(null);
+        } else throw error;
       }
     };
     if (navigator.locks) await navigator.locks.request("tandem.refresh", run);

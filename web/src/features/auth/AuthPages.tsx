@@ -1,6 +1,16 @@
 /** Pages before the workspace: first-run setup, sign in, register, accept an invite, waiting for approval. */
 import { type FormEvent, type ReactNode, useCallback, useEffect, useRef, useState } from "react";
-import { api, clearSignupPending, type LoginShape, messageOf, publicApi, signIn, signOut } from "../../lib/api";
+import {
+  ApiError,
+  api,
+  clearSignupPending,
+  type LoginShape,
+  messageOf,
+  publicApi,
+  sessionEndedReason,
+  signIn,
+  signOut,
+} from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Link, navigate, useLocation } from "../../lib/router";
 import { ErrorText } from "../../lib/ui";
@@ -50,6 +60,8 @@ function Field({
   required = true,
   defaultValue,
   minLength,
+  readOnly,
+  hint,
 }: {
   name: string;
   label: string;
@@ -58,6 +70,9 @@ function Field({
   required?: boolean;
   defaultValue?: string;
   minLength?: number;
+  readOnly?: boolean;
+  /** Said under the field (why it cannot be changed, say). */
+  hint?: string;
 }) {
   return (
     <label className="field">
@@ -69,10 +84,16 @@ function Field({
         required={required}
         defaultValue={defaultValue}
         minLength={minLength}
+        readOnly={readOnly}
       />
+      {hint && <span className="muted small">{hint}</span>}
     </label>
   );
 }
+
+/** The register route's refusal while open sign-ups are off, in words. */
+const SIGNUPS_OFF =
+  "This organization does not take sign-up requests: open sign-ups are off. Ask an administrator for an invite link.";
 
 export function SetupPage({ onDone }: { onDone: () => void }) {
   const { query } = useLocation();
@@ -119,9 +140,23 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
   );
 }
 
-export function LoginPage() {
+/**
+ * Sign in. `openSignups` (the instance's `open_signups_enabled`) decides whether requesting an account is
+ * offered. When the last session ended elsewhere, the page says so first.
+ */
+export function LoginPage({ openSignups }: { openSignups: boolean }) {
+  // Read once: signing in clears it, and the notice should not vanish while the form is filled in.
+  const [ended] = useState(sessionEndedReason);
   return (
     <Card title="Sign in to Tandem">
+      {ended && (
+        <p
+          role="status"
+          style={{ borderLeft: "3px solid var(--warn)", background: "var(--raised)", padding: "8px 12px", margin: 0 }}
+        >
+          {ended}
+        </p>
+      )}
       <AuthForm
         label="Sign in"
         submit={async (f) => {
@@ -133,26 +168,47 @@ export function LoginPage() {
         <Field name="password" label="Password" type="password" autoComplete="current-password" />
       </AuthForm>
       <p className="muted small">
-        No account? <Link href="/register">Request one</Link> (when your organization allows sign-ups), or ask for an
-        invite link.
+        {openSignups ? (
+          <>
+            No account? <Link href="/register">Request one</Link>, or ask for an invite link.
+          </>
+        ) : (
+          "No account? Ask an administrator for an invite link."
+        )}
       </p>
     </Card>
   );
 }
 
-export function RegisterPage() {
+/** Request an account; while open sign-ups are off (`openSignups` false) the page says so instead of a form. */
+export function RegisterPage({ openSignups }: { openSignups: boolean }) {
+  if (!openSignups)
+    return (
+      <Card title="Request an account">
+        <p role="status">{SIGNUPS_OFF}</p>
+        <p className="muted small">
+          <Link href="/login">Back to sign in</Link>
+        </p>
+      </Card>
+    );
   return (
     <Card title="Request an account" intro="An administrator approves new accounts before they can work.">
       <AuthForm
         label="Request account"
         submit={async (f) => {
-          signIn(
-            await publicApi<LoginShape>("POST", "/auth/register", {
-              email: f.email,
-              password: f.password,
-              display_name: f.display_name,
-            }),
-          );
+          try {
+            signIn(
+              await publicApi<LoginShape>("POST", "/auth/register", {
+                email: f.email,
+                password: f.password,
+                display_name: f.display_name,
+              }),
+            );
+          } catch (error) {
+            // Sign-ups were turned off after the page loaded.
+            if (error instanceof ApiError && error.message === "signups_disabled") throw new Error(SIGNUPS_OFF);
+            throw error;
+          }
           navigate("/spaces", { replace: true });
         }}
       >
@@ -218,13 +274,16 @@ export function AcceptInvitePage() {
       >
         <Field name="display_name" label="Your name" autoComplete="name" />
         <Field
-          // Remounted once the invite's email is known, so it is filled in.
+          // Remounted once the invite's email is known, so it is filled in. An invite made for one address is
+          // accepted only with it: the field is fixed, not left to be refused after submitting.
           key={info?.email ?? ""}
           name="email"
           label="Email"
           type="email"
           autoComplete="email"
           defaultValue={info?.email ?? query.get("email") ?? ""}
+          readOnly={Boolean(info?.email)}
+          hint={info?.email ? "This invite is for this address." : undefined}
         />
         <Field
           name="password"

@@ -249,6 +249,14 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       .filter((m) => m.user_id !== me && (!allowed || allowed.has(m.user_id)))
       .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
   }, [ws.members, me, space.private, spaceMembers.data]);
+  // In a private space, the others of the organization: a mention of them gets a hint, since they won't see it.
+  const outsiders = useMemo<Candidate[]>(() => {
+    if (!space.private || !spaceMembers.data) return [];
+    const inside = new Set(spaceMembers.data.members.map((m) => m.user_id));
+    return ws.members
+      .filter((m) => m.user_id !== me && !inside.has(m.user_id))
+      .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
+  }, [ws.members, me, space.private, spaceMembers.data]);
 
   const totalUnread = (rooms ?? []).reduce((sum, r) => (r.id === currentId ? sum : sum + (unread[r.id]?.size ?? 0)), 0);
   const canWrite = ws.can("chat.write");
@@ -342,6 +350,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
           onSeen={onSeen}
           thinking={thinking[current.id] ?? NO_THINKING}
           candidates={candidates}
+          outsiders={outsiders}
           roomsButton={roomsButton}
           onDeleteRoom={canDeleteRoom(current) ? () => setDeleting(current) : null}
           notice={notice?.roomId === current.id ? notice.text : null}

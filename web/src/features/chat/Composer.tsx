@@ -1,15 +1,56 @@
 /**
- * Writing a message: Enter sends, Shift+Enter starts a new line, `@` opens the list of people and staff to
- * mention (arrows, then Enter or Tab), links can be attached by URL, and an emoji can be inserted. Up in an
- * empty composer edits one's last message. The draft of each room is kept while switching rooms.
+ * Writing a message: Enter sends (inside an unclosed code fence it starts a new line), Shift+Enter starts a
+ * new line, `@` opens the list of people and staff to mention (arrows, then Enter or Tab), links can be
+ * attached by URL, and an emoji can be inserted. Up in an empty composer edits one's last message. The draft
+ * of each room is kept while switching rooms. A message that could not reach the server is offered again
+ * (Retry, or Enter) and the error makes way for that once the live connection is back.
  */
-import { type FormEvent, type KeyboardEvent, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { type FormEvent, type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useLiveEvents } from "../../lib/events";
 import { useMentionPicker } from "../../lib/mention-picker";
 import { ErrorText } from "../../lib/ui";
 import type { AttachmentDraft } from "./chat-types";
 import { EmojiPicker } from "./EmojiPicker";
 import { LinkIcon, SmileIcon } from "./icons";
-import type { Candidate } from "./mentions";
+import { type Candidate, mentionFinder } from "./mentions";
+
+/** Why a message was not sent: the API's words, and whether the server could not be reached at all. */
+export interface SendFailure {
+  message: string;
+  offline: boolean;
+}
+
+/** A line opening or closing a fenced code block (up to three spaces, then three backticks). */
+const FENCE = /^ {0,3}```/;
+
+/** How many fence lines `text` has: an odd number means a code block is still open at its end. */
+export function fenceCount(text: string): number {
+  let n = 0;
+  for (const line of text.split("\n")) if (FENCE.test(line)) n++;
+  return n;
+}
+
+/** True when `text` holds nothing but fence lines (and blank ones): sent, it would be an empty grey box. */
+export function onlyFences(text: string): boolean {
+  const lines = text.split("\n").filter((line) => line.trim() !== "");
+  return lines.length > 0 && lines.every((line) => FENCE.test(line));
+}
+
+/** The refusal of a link that is not http(s), in words; null when it may be attached. */
+export function badLink(url: string): string | null {
+  try {
+    const protocol = new URL(url).protocol;
+    if (protocol === "http:" || protocol === "https:") return null;
+  } catch {
+    // Not a URL at all: said below.
+  }
+  return "Only web links can be attached: the URL must start with http:// or https://.";
+}
+
+/** "Ada", "Ada and Tina", "Ada, Tina and Victor". */
+function names(list: string[]): string {
+  return list.length < 2 ? (list[0] ?? "") : `${list.slice(0, -1).join(", ")} and ${list[list.length - 1]}`;
+}
 
 interface Draft {
   text: string;
@@ -24,19 +65,25 @@ export function Composer({
   roomId,
   roomName,
   candidates,
+  outsiders = [],
   onSend,
   onEditLast,
 }: {
   roomId: string;
   roomName: string;
   candidates: readonly Candidate[];
-  onSend: (content: string, attachments: AttachmentDraft[]) => Promise<string | null>;
+  /** Members of the organization who cannot read this (private) space: mentioning them gets a hint. */
+  outsiders?: readonly Candidate[];
+  onSend: (content: string, attachments: AttachmentDraft[]) => Promise<SendFailure | null>;
   onEditLast: () => boolean;
 }) {
   const saved = drafts.get(roomId);
   const [text, setText] = useState(saved?.text ?? "");
   const [attachments, setAttachments] = useState<AttachmentDraft[]>(saved?.attachments ?? []);
-  const [error, setError] = useState<string | null>(null);
+  const [failure, setFailure] = useState<SendFailure | null>(null);
+  /** The send failed for want of a connection, which is back now: the message is offered again. */
+  const [reconnected, setReconnected] = useState(false);
+  const [linkError, setLinkError] = useState<string | null>(null);
   const [linkOpen, setLinkOpen] = useState(false);
   const [emojiAnchor, setEmojiAnchor] = useState<HTMLElement | null>(null);
   const area = useRef<HTMLTextAreaElement>(null);
@@ -61,17 +108,35 @@ export function Composer({
     }
   }, [text]);
 
+  // The connection is back (the events socket opened again): a message refused for want of it can go now.
+  useLiveEvents((event) => {
+    if (event.type === "resync" && failure?.offline) setReconnected(true);
+  });
+
+  // Mentions of people and staff who cannot read this private space. Every name is looked for, so that the
+  // longest one wins as on the server ("@Ada Lovelace" is not "@Ada").
+  const find = useMemo(() => mentionFinder([...candidates, ...outsiders]), [candidates, outsiders]);
+  const unseen = useMemo(() => {
+    if (outsiders.length === 0 || !text.includes("@")) return [];
+    const outside = new Map(outsiders.map((c) => [c.id, c.name]));
+    const found = new Set(find(text).map((f) => f.userId));
+    return [...found].flatMap((id) => (outside.has(id) ? [outside.get(id) as string] : []));
+  }, [find, outsiders, text]);
+
   const send = async () => {
     const content = text.trim();
     if (!content && attachments.length === 0) return;
+    // A lone fence would be an empty code block: it is the start of one being typed, not a message.
+    if (onlyFences(content) && attachments.length === 0) return;
     const sentText = text;
     const sentAttachments = attachments;
     setText("");
     setAttachments([]);
-    setError(null);
-    const failure = await onSend(content, sentAttachments);
-    if (failure) {
-      setError(failure);
+    setFailure(null);
+    setReconnected(false);
+    const failed = await onSend(content, sentAttachments);
+    if (failed) {
+      setFailure(failed);
       // Give the message back to fix it, unless something new was typed meanwhile.
       setText((current) => current || sentText);
       setAttachments((current) => (current.length ? current : sentAttachments));
@@ -81,6 +146,9 @@ export function Composer({
   const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.nativeEvent.isComposing || picker.keyDown(event)) return;
     if (event.key === "Enter" && !event.shiftKey) {
+      // Inside a code block still open before the caret, Enter is a new line of code (as in Slack).
+      const area = event.currentTarget;
+      if (fenceCount(text.slice(0, area.selectionStart)) % 2 === 1) return;
       event.preventDefault();
       void send();
     } else if (event.key === "ArrowUp" && text === "" && onEditLast()) {
@@ -93,6 +161,14 @@ export function Composer({
     const data = new FormData(event.currentTarget);
     const url = String(data.get("url") ?? "").trim();
     if (!url) return;
+    // Refused here, in words, rather than by the API when the message is sent (which would keep it back).
+    const refusal = badLink(url);
+    if (refusal) {
+      setLinkError(refusal);
+      linkUrl.current?.focus();
+      return;
+    }
+    setLinkError(null);
     const name = String(data.get("name") ?? "").trim();
     // The same link twice is one attachment.
     setAttachments([...attachments.filter((a) => a.url !== url), { url, name }]);
@@ -108,6 +184,7 @@ export function Composer({
 
   const closeLink = () => {
     setLinkOpen(false);
+    setLinkError(null);
     area.current?.focus();
   };
 
@@ -158,7 +235,16 @@ export function Composer({
         >
           <label className="field grow">
             <span>Link URL</span>
-            <input ref={linkUrl} name="url" inputMode="url" autoComplete="off" placeholder="https://…" required />
+            <input
+              ref={linkUrl}
+              name="url"
+              inputMode="url"
+              autoComplete="off"
+              placeholder="https://…"
+              required
+              aria-invalid={linkError ? true : undefined}
+              onChange={() => setLinkError(null)}
+            />
           </label>
           <label className="field grow">
             <span>Link name</span>
@@ -170,6 +256,7 @@ export function Composer({
               ✕
             </button>
           </div>
+          <ErrorText error={linkError} />
         </form>
       )}
       <div className="composer-box">
@@ -183,6 +270,8 @@ export function Composer({
           onChange={(event) => {
             setText(event.target.value);
             picker.changed(event.target.value, event.target.selectionStart);
+            // A refusal is about the text as it was; an unsent message stays offered (Retry) while edited.
+            if (failure && !failure.offline) setFailure(null);
           }}
           onKeyDown={onKey}
         />
@@ -220,7 +309,28 @@ export function Composer({
         <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line, <kbd>@</kbd> to mention, markdown
         works
       </p>
-      <ErrorText error={error} />
+      {unseen.length > 0 && (
+        <p className="composer-warning small" role="status">
+          {names(unseen)} {unseen.length === 1 ? "is not a member" : "are not members"} of this private space and will
+          not see this.
+        </p>
+      )}
+      {failure &&
+        (failure.offline ? (
+          <div
+            className={reconnected ? "composer-retry" : "composer-retry error"}
+            role={reconnected ? "status" : "alert"}
+          >
+            <span className="grow">
+              {reconnected ? "The connection is back. Your message was not sent yet." : `Not sent: ${failure.message}.`}
+            </span>
+            <button type="button" onClick={() => void send()} disabled={!text.trim() && attachments.length === 0}>
+              Retry
+            </button>
+          </div>
+        ) : (
+          <ErrorText error={failure.message} />
+        ))}
       {emojiAnchor && (
         <EmojiPicker
           anchor={emojiAnchor}

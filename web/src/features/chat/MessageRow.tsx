@@ -141,6 +141,8 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   const [text, setText] = useState(message.content);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** Saving an empty text was asked: the API refuses it, so deleting is offered instead. */
+  const [empty, setEmpty] = useState(false);
   const ref = useRef<HTMLTextAreaElement>(null);
   useEffect(() => {
     const area = ref.current;
@@ -150,6 +152,11 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   }, []);
   const save = async () => {
     if (text === message.content) return onDone();
+    if (!text.trim()) {
+      setError(null);
+      setEmpty(true);
+      return;
+    }
     setBusy(true);
     const failure = await ctx.edit(message, text);
     setBusy(false);
@@ -172,7 +179,11 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
         aria-label="Edit message"
         value={text}
         rows={Math.min(10, text.split("\n").length + 1)}
-        onChange={(event) => setText(event.target.value)}
+        onChange={(event) => {
+          setText(event.target.value);
+          setEmpty(false);
+          setError(null);
+        }}
         onKeyDown={onKey}
       />
       <div className="row small">
@@ -185,6 +196,21 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
         <span className="muted">Enter to save, Escape to cancel</span>
       </div>
       <ErrorText error={error} />
+      {empty && (
+        <div className="row small" role="alert">
+          <span>A message cannot be empty. Delete it instead?</span>
+          <button
+            type="button"
+            className="danger"
+            onClick={() => {
+              onDone();
+              ctx.askDelete(message);
+            }}
+          >
+            Delete message
+          </button>
+        </div>
+      )}
     </div>
   );
 }

@@ -8,13 +8,13 @@
  */
 
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { api, messageOf } from "../../lib/api";
+import { ApiError, api, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { Markdown } from "../../lib/markdown";
 import { ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { Composer } from "./Composer";
+import { Composer, type SendFailure } from "./Composer";
 import type { Attachment, AttachmentDraft, ChatRoom, Message, MessagePage, Reaction, Thinking } from "./chat-types";
 import { EmojiPicker } from "./EmojiPicker";
 import { LinkIcon, TrashIcon } from "./icons";
@@ -54,6 +54,7 @@ export function RoomView({
   onSeen,
   thinking,
   candidates,
+  outsiders,
   roomsButton,
   onDeleteRoom,
   notice,
@@ -66,6 +67,8 @@ export function RoomView({
   onSeen: (roomId: string, at: string) => void;
   thinking: readonly Thinking[];
   candidates: readonly Candidate[];
+  /** Members who cannot read this (private) space: the composer warns when one is mentioned. */
+  outsiders: readonly Candidate[];
   /** The button that shows the room list on narrow screens. */
   roomsButton: React.ReactNode;
   onDeleteRoom: (() => void) | null;
@@ -173,7 +176,10 @@ export function RoomView({
     anchor.current = null;
     if (held) {
       const row = el.querySelector<HTMLElement>(`[data-id="${held.id}"]`);
-      if (row) el.scrollTop += row.getBoundingClientRect().top - el.getBoundingClientRect().top - held.offset;
+      if (row)
+        laidOut(row, () => {
+          el.scrollTop += row.getBoundingClientRect().top - el.getBoundingClientRect().top - held.offset;
+        });
     } else if (firstLayout.current) {
       firstLayout.current = false;
       const divider = el.querySelector<HTMLElement>(".chat-divider.unread");
@@ -181,11 +187,14 @@ export function RoomView({
       // Unread messages taller than the screen: start at the first of them, the divider at the top (read
       // messages above it load as the reader scrolls up). Scrolled here, not with scrollIntoView, which would
       // scroll the page around the list too.
-      const top = divider ? divider.getBoundingClientRect().top - el.getBoundingClientRect().top : 0;
-      if (divider && top < 0) {
-        el.scrollTop += top;
-        stick.current = false;
-      }
+      if (divider)
+        laidOut(divider, () => {
+          const top = divider.getBoundingClientRect().top - el.getBoundingClientRect().top;
+          if (top < 0) {
+            el.scrollTop += top;
+            stick.current = false;
+          }
+        });
     } else if (stick.current) {
       el.scrollTop = el.scrollHeight;
     }
@@ -272,7 +281,7 @@ export function RoomView({
   });
 
   const send = useCallback(
-    async (content: string, attachments: AttachmentDraft[]): Promise<string | null> => {
+    async (content: string, attachments: AttachmentDraft[]): Promise<SendFailure | null> => {
       const key = `pending-${++pendingCounter.current}`;
       stick.current = true;
       setPending((list) => [...list, { key, content, attachments }]);
@@ -285,7 +294,8 @@ export function RoomView({
         setData((d) => upsertMessage(d, answer.message, answer.attachments));
         return null;
       } catch (err) {
-        return messageOf(err);
+        // Status 0: the request never reached the server (nothing was stored, so sending again is safe).
+        return { message: messageOf(err), offline: err instanceof ApiError && err.status === 0 };
       } finally {
         setPending((list) => list.filter((p) => p.key !== key));
       }
@@ -470,6 +480,7 @@ export function RoomView({
           roomId={room.id}
           roomName={room.name}
           candidates={candidates}
+          outsiders={outsiders}
           onSend={send}
           onEditLast={editLast}
         />
@@ -514,6 +525,24 @@ export function RoomView({
       )}
     </section>
   );
+}
+
+/**
+ * Runs `measure` (which reads where `element` is and scrolls to it) with the message block holding `element`
+ * fully laid out. A block never drawn yet (just put in front, say) is skipped by `content-visibility` at its
+ * estimated height, while its rows are placed at their real heights: a row measured there is where it will
+ * be, but the block grows to its real height when first drawn, and the browser's own scroll anchoring then
+ * moves the view by the difference (a tall message above the "New messages" divider pushed it out of view).
+ * Laid out now, the block keeps the height it was measured with.
+ */
+function laidOut(element: HTMLElement, measure: () => void): void {
+  const block = element.closest<HTMLElement>(".message-block");
+  if (block) block.style.contentVisibility = "visible";
+  try {
+    measure();
+  } finally {
+    if (block) block.style.contentVisibility = "";
+  }
 }
 
 /**

@@ -95,7 +95,7 @@ export function MembersTab() {
           type="button"
           onClick={() => setEditing(m)}
           disabled={!roles.data}
-          aria-label={`Change roles of ${m.display_name}`}
+          aria-label={`Roles for ${m.display_name}`}
         >
           Roles
         </button>

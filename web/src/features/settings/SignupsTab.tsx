@@ -1,5 +1,5 @@
 /** Sign-up requests: accounts made through open signups, approved (with roles) or denied by a person. */
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
@@ -16,6 +16,31 @@ interface SignupRequest {
   status: "pending" | "approved" | "denied";
   created_at: string;
   resolved_at: string | null;
+}
+
+/** How often the open list asks again while visible: a new request has no live event. */
+export const SIGNUPS_POLL_MS = 15_000;
+
+/**
+ * Calls `reload` every `SIGNUPS_POLL_MS` while the tab is visible, and at once when it becomes visible again
+ * (sign-up requests have no live event, so this is how a new one shows up without a reload).
+ */
+function usePolling(reload: () => Promise<void>): void {
+  const latest = useRef(reload);
+  latest.current = reload;
+  useEffect(() => {
+    const again = () => {
+      if (document.visibilityState === "visible") void latest.current();
+    };
+    const timer = setInterval(again, SIGNUPS_POLL_MS);
+    document.addEventListener("visibilitychange", again);
+    addEventListener("focus", again);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener("visibilitychange", again);
+      removeEventListener("focus", again);
+    };
+  }, []);
 }
 
 const FILTERS = [
@@ -80,6 +105,7 @@ export function SignupsTab() {
     `${ws.base}/signup-requests${status ? `?status=${status}` : ""}`,
   );
   const roles = useApi<{ roles: Role[] }>(`${ws.base}/roles`);
+  usePolling(requests.reload);
   const [approving, setApproving] = useState<SignupRequest | null>(null);
   const [denying, setDenying] = useState<SignupRequest | null>(null);
   const done = async () => {
