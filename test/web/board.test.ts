@@ -253,6 +253,27 @@ describe("the board", () => {
     await context.close();
   });
 
+  it("says the target column's real size after a keyboard move to another column", async () => {
+    // A board of its own, so the columns hold known numbers of tasks: Review none, Done one.
+    const space = (await org.owner.api.post(spaces(), { name: "Counting" })).body;
+    const board = await org.owner.api.get(`${spaces()}/${space.id}/board`);
+    const cols = Object.fromEntries(board.body.columns.map((c: Column) => [c.name, c.id]));
+    const add = (title: string, column: string) =>
+      org.owner.api.post(`${spaces()}/${space.id}/tasks`, { title, column_id: cols[column] });
+    await add("Already done", "Done");
+    await add("Investor update", "In progress");
+    const { context, page } = await signedInPage(browser, server, org.owner, `/spaces/${space.id}/board`);
+    const said = (text: string) => page.getByRole("status").filter({ hasText: text }).waitFor({ state: "attached" });
+    await card(page, "Investor update").focus();
+    await page.keyboard.press("Alt+ArrowRight");
+    await said("Moved “Investor update” to Review, position 1 of 1.");
+    await page.keyboard.press("Alt+ArrowRight");
+    await said("Moved “Investor update” to Done, position 1 of 2.");
+    await page.keyboard.press("Alt+ArrowDown");
+    await said("Moved “Investor update” to Done, position 2 of 2.");
+    await context.close();
+  });
+
   it("keeps a card where quick keyboard moves put it, and focused, while their answers are on the way", async () => {
     const task = await createTask("Quick");
     const { context, page } = await openBoard();
@@ -617,6 +638,97 @@ describe("the task detail", () => {
     await page.keyboard.press("Control+Enter");
     await panel.locator(".comment .mention", { hasText: "@Mia Member" }).waitFor();
     await screenshot(page, "task-comment-mention");
+    await context.close();
+  });
+
+  it("offers a private space's members only as assignees, and still names an assignee who left the space", async () => {
+    const insider = await addMember(org, ["Member"], "Ivy Insider");
+    const outsider = await addMember(org, ["Member"], "Oscar Outsider");
+    const staff = await addStaff(org, { name: "Ada Private" });
+    const space = (await org.owner.api.post(spaces(), { name: "Leadership", private: true })).body;
+    const spaceMembers = `${spaces()}/${space.id}/members`;
+    expect((await org.owner.api.post(spaceMembers, { user_id: insider.id })).status).toBe(201);
+    expect((await org.owner.api.post(spaceMembers, { user_id: outsider.id })).status).toBe(201);
+    const board = await org.owner.api.get(`${spaces()}/${space.id}/board`);
+    const todo = board.body.columns.find((c: Column) => c.name === "To do").id;
+    const task = (
+      await org.owner.api.post(`${spaces()}/${space.id}/tasks`, {
+        title: "Salary review",
+        column_id: todo,
+        assignee_user_id: outsider.id,
+      })
+    ).body as Task;
+    // Assigned while a member, then taken out of the space.
+    expect((await org.owner.api.delete(`${spaceMembers}/${outsider.id}`)).status).toBe(204);
+
+    const { context, page } = await signedInPage(
+      browser,
+      server,
+      org.owner,
+      `/spaces/${space.id}/board?task=${task.id}`,
+    );
+    const labels = (select: ReturnType<Page["getByLabel"]>) =>
+      select.locator("option").evaluateAll((list) => list.map((o) => (o.textContent ?? "").trim()));
+    const assignee = page.getByRole("dialog").getByLabel("Assignee");
+    await assignee.locator("option", { hasText: "Ivy Insider" }).waitFor({ state: "attached" });
+    // The current value stays, named, and said to be outside the space.
+    expect(await assignee.locator("option:checked").textContent()).toBe("Oscar Outsider (not in this space)");
+    const offered = await labels(assignee);
+    expect(offered).toContain("Olivia Owner (you)");
+    expect(offered).toContain("Ivy Insider");
+    expect(offered.some((l) => l.startsWith("Mia Member") || l.startsWith("Ada Private"))).toBe(false);
+    await assignee.selectOption({ label: "Ivy Insider" });
+    await eventually(async () => {
+      const res = await org.owner.api.get(`${spaces()}/${space.id}/tasks`);
+      expect(res.body.tasks[0].assignee_user_id).toBe(insider.id);
+    });
+    // Gone from the choices once it is no longer the value.
+    await eventually(async () => expect((await labels(assignee)).some((l) => l.startsWith("Oscar"))).toBe(false));
+    await page.keyboard.press("Escape");
+    await page.getByRole("dialog").waitFor({ state: "detached" });
+
+    // The board's filter offers the same people.
+    const filter = page.getByRole("search").getByLabel("Assignee");
+    const choices = await labels(filter);
+    expect(choices).toContain("Ivy Insider");
+    expect(choices.some((l) => /^(Mia Member|Ada Private|Oscar Outsider)/.test(l))).toBe(false);
+    // Added to the space, a staff member is offered too (the list is asked again when the tab comes back).
+    expect((await org.owner.api.post(spaceMembers, { user_id: staff.account.user_id })).status).toBe(201);
+    await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+    await filter.locator("option", { hasText: "Ada Private (AI staff)" }).waitFor({ state: "attached" });
+    await context.close();
+  });
+
+  it("switches the open panel to another task when its card is clicked beside it", async () => {
+    const first = await createTask("Switch from here", "To do");
+    const second = await createTask("Switch to here", "To do");
+    const { context, page } = await openBoard();
+    await card(page, "Switch from here").click();
+    const panel = page.getByRole("dialog");
+    await page.waitForURL(new RegExp(`\\?task=${first.id}$`));
+    await panel.getByLabel("Title", { exact: true }).waitFor();
+    // The board behind the panel is inert: the click lands on the backdrop, over the card.
+    const box = await card(page, "Switch to here").boundingBox();
+    if (!box) throw new Error("the card is not on screen");
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForURL(new RegExp(`\\?task=${second.id}$`));
+    await page.getByRole("dialog", { name: "Switch to here" }).waitFor();
+    expect(await panel.getByLabel("Title", { exact: true }).inputValue()).toBe("Switch to here");
+    // The keyboard is on the new panel, Escape closes it and goes back to the card of the task it showed.
+    expect(await page.evaluate(() => !!document.activeElement?.closest("dialog"))).toBe(true);
+    await page.keyboard.press("Escape");
+    await panel.waitFor({ state: "detached" });
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.taskId)).toBe(second.id);
+    // Back goes to the task shown before; a click beside the panel on no card still closes it.
+    await page.goBack();
+    await page.waitForURL(new RegExp(`\\?task=${second.id}$`));
+    await page.goBack();
+    await page.getByRole("dialog", { name: "Switch from here" }).waitFor();
+    const head = await page.getByRole("heading", { name: "To do", exact: true }).boundingBox();
+    if (!head) throw new Error("the column heading is not on screen");
+    await page.mouse.click(head.x + 2, head.y + head.height / 2);
+    await panel.waitFor({ state: "detached" });
+    expect(new URL(page.url()).searchParams.get("task")).toBeNull();
     await context.close();
   });
 

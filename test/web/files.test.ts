@@ -328,6 +328,51 @@ describe("upload and download", () => {
   });
 });
 
+describe("uploads go to the open folder", () => {
+  it("puts files from Upload, from the file field and dropped on the folder's pane into the folder open", async () => {
+    const docs = (await org.owner.api.post(`${filesApi()}/folders`, { name: "Uploads here" })).body.node;
+    const notes = await textFile("inside.md", "# Inside\n", docs.id);
+    const parentOf = async (name: string) => (await tree()).find((n) => n.name === name)?.parent_id;
+
+    // With a file of the folder open, Upload puts the new file beside it.
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl(notes.id));
+    await page.getByRole("textbox", { name: "Content of inside.md" }).waitFor();
+    const button = page.getByRole("button", { name: "Upload", exact: true });
+    expect(await button.getAttribute("title")).toBe("Upload into Uploads here");
+    const [chooser] = await Promise.all([page.waitForEvent("filechooser"), button.click()]);
+    await chooser.setFiles({ name: "data.csv", mimeType: "text/csv", buffer: Buffer.from("a,b\n1,2\n") });
+    await page.waitForURL(/\/files\/[0-9a-f-]+$/);
+    await page.getByRole("heading", { name: "data.csv" }).waitFor();
+    expect(await parentOf("data.csv")).toBe(docs.id);
+
+    // With the folder itself open, files given to the file field directly (as assistive tools and scripts do)
+    // go there too, and a name of the root does not clash with it.
+    await page.goto(filesUrl(docs.id));
+    await page.getByRole("heading", { name: "Uploads here" }).waitFor();
+    await page.locator('input[type="file"]').setInputFiles({
+      name: "other.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("other\n"),
+    });
+    await page.getByRole("textbox", { name: "Content of other.txt" }).waitFor();
+    expect(await parentOf("other.txt")).toBe(docs.id);
+
+    // Files dropped on the open folder's pane land in it.
+    await page.goto(filesUrl(docs.id));
+    const pane = page.getByRole("region", { name: "Uploads here" });
+    await pane.waitFor();
+    await pane.evaluate((el) => {
+      const data = new DataTransfer();
+      data.items.add(new File(["dropped\n"], "dropped.txt", { type: "text/plain" }));
+      el.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
+      el.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    });
+    await page.getByRole("textbox", { name: "Content of dropped.txt" }).waitFor();
+    expect(await parentOf("dropped.txt")).toBe(docs.id);
+    await context.close();
+  });
+});
+
 describe("previews of active content", () => {
   it("shows an SVG from a data: URL, which cannot be opened as a page of the app, and never runs its script", async () => {
     // Latin-1 (the é is one byte, not UTF-8), so it is stored as a plain file rather than an editable text.

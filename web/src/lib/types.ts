@@ -21,6 +21,8 @@ export interface Member {
   email: string;
   display_name: string;
   is_service_account: boolean;
+  /** The staff member's service-account id (what `created_by_service_account_id` points to); null for a person. */
+  service_account_id: string | null;
   role_ids: string[];
   joined_at: string;
 }

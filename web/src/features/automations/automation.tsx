@@ -2,10 +2,10 @@
  * One automation as both the space's list and the approval inbox show it: its status, who proposed it and why,
  * its configuration, and the actions the status allows (approve / reject, pause / resume, edit, delete).
  */
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useMemo, useState } from "react";
 import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
-import { useAction, useApi } from "../../lib/hooks";
+import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { Link } from "../../lib/router";
 import type { Space } from "../../lib/types";
@@ -19,13 +19,17 @@ export function StatusPill({ status }: { status: string }) {
   return <span className={`status-pill status-${status}`}>{STATUSES[status as AutomationStatus] ?? status}</span>;
 }
 
-/** Names of service accounts by id, for "proposed by"; only managers can list them, others see "AI staff". */
+/**
+ * Names of staff members by service-account id, for "proposed by". Taken from the member list, which everyone
+ * can read (the service-accounts list is for managers only); a deleted staff member reads "AI staff".
+ */
 export function useStaffNames(): Map<string, string> {
   const ws = useWorkspace();
-  const list = useApi<{ service_accounts: { id: string; name: string }[] }>(
-    ws.can("org.members.manage") ? `${ws.base}/service-accounts` : null,
-  );
-  return new Map((list.data?.service_accounts ?? []).map((sa) => [sa.id, sa.name]));
+  return useMemo(() => {
+    const names = new Map<string, string>();
+    for (const m of ws.members) if (m.service_account_id) names.set(m.service_account_id, m.display_name);
+    return names;
+  }, [ws.members]);
 }
 
 /** Asks for an optional reason, then rejects. */
@@ -105,7 +109,7 @@ export function AutomationCard({
   const note = proposalNote(a);
   const { proposal_note: _, ...config } = a.config;
   const byStaff = a.created_by_service_account_id !== null;
-  // Staff names are listed to managers only: others read "proposed by AI staff".
+  // A staff member deleted since reads "proposed by AI staff".
   const author = byStaff ? staffNames.get(a.created_by_service_account_id as string) : ws.nameOf(a.created_by_user_id);
   const write = ws.can("files.write");
   // A staff token in the browser still gets the buttons, so the API's refusal is shown rather than guessed.

@@ -1,9 +1,73 @@
-/** The members a task can be assigned to, as `<option>`s: people, then AI staff, each in its group. */
-import type { Member } from "../../lib/types";
+/**
+ * Who a task of a space can be assigned to, and the `<option>`s that offer them. A private space's tasks go only
+ * to those who can see it (the API answers 400 `invalid assignee` otherwise), so there the choice is its members,
+ * as the `@` picker offers them; a public space offers every member of the organization.
+ */
+import { useEffect, useMemo } from "react";
+import { useLiveEvents } from "../../lib/events";
+import { useApi } from "../../lib/hooks";
+import type { Member, Space } from "../../lib/types";
+import { useWorkspace } from "../../lib/workspace";
 
-export function AssigneeOptions({ members, me }: { members: readonly Member[]; me?: string }) {
+/** The people and staff who can see a space, or why they could not be loaded. */
+export interface Audience {
+  /** Everyone for a public space, its members for a private one; null while a private space's are loading. */
+  members: readonly Member[] | null;
+  error: string | null;
+}
+
+/**
+ * The audience of `space`. A private space's member list has no live event: it is asked again after a
+ * reconnect, when this user's access changes and when the tab comes back into view (as the workspace's members).
+ */
+export function useAudience(space: Space): Audience {
+  const ws = useWorkspace();
+  const loaded = useApi<{ members: { user_id: string }[] }>(
+    space.private ? `${ws.base}/spaces/${space.id}/members` : null,
+  );
+  const { reload } = loaded;
+  useLiveEvents((event) => {
+    if (space.private && (event.type === "resync" || event.type === "access.changed")) void reload();
+  });
+  useEffect(() => {
+    if (!space.private) return;
+    const onVisible = () => {
+      if (document.visibilityState === "visible") void reload();
+    };
+    document.addEventListener("visibilitychange", onVisible);
+    return () => document.removeEventListener("visibilitychange", onVisible);
+  }, [space.private, reload]);
+  const members = useMemo(() => {
+    if (!space.private) return ws.members;
+    if (!loaded.data) return null;
+    const allowed = new Set(loaded.data.members.map((m) => m.user_id));
+    return ws.members.filter((m) => allowed.has(m.user_id));
+  }, [space.private, ws.members, loaded.data]);
+  return { members, error: space.private ? loaded.error : null };
+}
+
+/**
+ * The members a task can be assigned to, as `<option>`s: people, then AI staff, each in its group. `current`
+ * (an assignee or a filter's choice) that is not among them still gets an option, named as it is, so the select
+ * shows it rather than falling back to its first option.
+ */
+export function AssigneeOptions({
+  members,
+  me,
+  current,
+  loading = false,
+}: {
+  members: readonly Member[];
+  me?: string;
+  current?: string | null;
+  /** The list is still loading: a current value missing from it is not called an outsider yet. */
+  loading?: boolean;
+}) {
+  const ws = useWorkspace();
   const people = members.filter((m) => !m.is_service_account);
   const staff = members.filter((m) => m.is_service_account);
+  const outside = current && !members.some((m) => m.user_id === current) ? current : null;
+  const known = outside ? ws.members.some((m) => m.user_id === outside) : false;
   return (
     <>
       <optgroup label="People">
@@ -22,6 +86,12 @@ export function AssigneeOptions({ members, me }: { members: readonly Member[]; m
             </option>
           ))}
         </optgroup>
+      )}
+      {outside && (
+        <option value={outside}>
+          {ws.nameOf(outside)}
+          {loading ? "" : known ? " (not in this space)" : " (no longer a member)"}
+        </option>
       )}
     </>
   );

@@ -22,7 +22,7 @@ import { Link, navigate, useLocation } from "../../lib/router";
 import type { Column, Space, Task } from "../../lib/types";
 import { Avatar, ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { AssigneeOptions } from "./AssigneeOptions";
+import { AssigneeOptions, useAudience } from "./AssigneeOptions";
 import { dropPosition, find, type Lanes, lanesOf, place, remove, upsert } from "./board-state";
 import { type BoardFilter, type DueChoice, filterLanes, filterOf, fullSlot, isFiltering, withFilter } from "./filter";
 import { PaperClip } from "./icons";
@@ -219,6 +219,7 @@ export function BoardPage({ space }: { space: Space }) {
   const { query } = useLocation();
   const openId = query.get("task");
   const board = useBoard(ws.base, space.id);
+  const audience = useAudience(space);
   const { columns, lanes, current, move } = board;
   const canWrite = ws.can("tasks.write");
   const root = useRef<HTMLDivElement>(null);
@@ -353,7 +354,8 @@ export function BoardPage({ space }: { space: Space }) {
       setAnnouncement(refused);
     });
     const column = columns.find((c) => c.id === target.columnId);
-    const total = (current.current[target.columnId]?.length ?? 0) + (target.columnId === at.columnId ? 0 : 1);
+    // Counted after the move, which is already shown (the card is in its new column, once).
+    const total = current.current[target.columnId]?.length ?? 0;
     setAnnouncement(`Moved “${at.task.title}” to ${column?.name}, position ${index + 1} of ${total}.`);
   };
 
@@ -385,6 +387,24 @@ export function BoardPage({ space }: { space: Space }) {
   if (!columns) return <Spinner label="Loading the board…" />;
 
   const open = openId ? (find(lanes, openId)?.task ?? null) : null;
+  const cardOf = (id: string) => root.current?.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(id)}"]`) ?? null;
+  /**
+   * The task whose card shows under a point: the board is inert behind the open panel, so the card is found by
+   * place, within the scrolling boxes that clip it (a card scrolled out of its column is not there to click).
+   */
+  const taskAt = (x: number, y: number): string | null => {
+    const inside = (el: Element | null | undefined) => {
+      if (!el) return true;
+      const box = el.getBoundingClientRect();
+      return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
+    };
+    if (!inside(root.current)) return null;
+    for (const el of root.current?.querySelectorAll<HTMLElement>("[data-task-id]") ?? []) {
+      if (inside(el) && inside(el.closest(".lane-scroll"))) return el.dataset.taskId ?? null;
+    }
+    return null;
+  };
+  const taskLink = (id: string) => `${boardPath}?${filterQuery ? `${filterQuery}&` : ""}task=${encodeURIComponent(id)}`;
   const total = columns.reduce((n, c) => n + (lanes[c.id]?.length ?? 0), 0);
   const shownTotal = columns.reduce((n, c) => n + (shown[c.id]?.length ?? 0), 0);
 
@@ -419,7 +439,11 @@ export function BoardPage({ space }: { space: Space }) {
             <option value="">Anyone</option>
             <option value="me">Me</option>
             <option value="none">Unassigned</option>
-            <AssigneeOptions members={ws.members} />
+            <AssigneeOptions
+              members={audience.members ?? []}
+              loading={!audience.members}
+              current={["", "me", "none"].includes(filter.assignee) ? null : filter.assignee}
+            />
           </select>
         </label>
         <label className="board-filter-choice">
@@ -450,6 +474,7 @@ export function BoardPage({ space }: { space: Space }) {
         </span>
       </search>
       <ErrorText error={board.error} />
+      <ErrorText error={audience.error && `Could not load who can see this space: ${audience.error}`} />
       {/* biome-ignore lint/a11y/noStaticElementInteractions: keyboard and drag events of the cards, delegated to one listener. */}
       <div className="board-columns" ref={root} onKeyDown={onKeyDown} onDragStart={onDragStart} onDragEnd={onDragEnd}>
         {columns.map((column) => (
@@ -476,6 +501,10 @@ export function BoardPage({ space }: { space: Space }) {
           taskId={openId}
           task={open}
           columns={columns}
+          audience={audience.members}
+          taskAt={taskAt}
+          cardOf={cardOf}
+          onOpen={(id) => navigate(taskLink(id))}
           onClose={() => navigate(filterQuery ? `${boardPath}?${filterQuery}` : boardPath)}
           onTask={board.receive}
           onMoveTo={(id, columnId) => move(id, columnId, current.current[columnId]?.length ?? 0)}

@@ -2,11 +2,26 @@
 import { type ReactNode, useEffect, useRef } from "react";
 
 /**
- * Opens at once; Escape and a click on the backdrop call `onClose`. The focus goes back to what had it
- * before (the card that opened the panel) when the panel goes away.
+ * Opens at once; Escape and a click on the backdrop call `onClose`, unless `onBackdrop` takes the click (it
+ * gets the click's point: the board opens the card under it). When the panel goes away, the focus goes to what
+ * `returnFocus` names (the card of the task shown, wherever it is now), else back to what had it before.
  */
-export function Drawer({ label, onClose, children }: { label: string; onClose: () => void; children: ReactNode }) {
+export function Drawer({
+  label,
+  onClose,
+  onBackdrop,
+  returnFocus,
+  children,
+}: {
+  label: string;
+  onClose: () => void;
+  onBackdrop?: (x: number, y: number) => boolean;
+  returnFocus?: () => HTMLElement | null | undefined;
+  children: ReactNode;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
+  const restore = useRef(returnFocus);
+  restore.current = returnFocus;
   useEffect(() => {
     const dialog = ref.current;
     const before = document.activeElement as HTMLElement | null;
@@ -17,7 +32,8 @@ export function Drawer({ label, onClose, children }: { label: string; onClose: (
       dialog.querySelector<HTMLElement>("[tabindex='-1']")?.focus();
     }
     return () => {
-      if (before?.isConnected) before.focus();
+      const target = restore.current?.() ?? before;
+      if (target?.isConnected) target.focus();
     };
   }, []);
   return (
@@ -31,7 +47,8 @@ export function Drawer({ label, onClose, children }: { label: string; onClose: (
         onClose();
       }}
       onClick={(event) => {
-        if (event.target === ref.current) onClose();
+        if (event.target !== ref.current) return;
+        if (!onBackdrop?.(event.clientX, event.clientY)) onClose();
       }}
     >
       {children}

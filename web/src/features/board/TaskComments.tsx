@@ -6,11 +6,11 @@
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { api, messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
-import { useAction, useApi } from "../../lib/hooks";
+import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { useMentionPicker } from "../../lib/mention-picker";
 import { type Candidate, useMentionHighlighter } from "../../lib/mentions";
-import type { Space, Task } from "../../lib/types";
+import type { Member, Space, Task } from "../../lib/types";
 import { Avatar, dateTime, ErrorText, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { type TaskMessage, taskPath } from "./model";
@@ -18,7 +18,18 @@ import { type TaskMessage, taskPath } from "./model";
 const PAGE = 50;
 
 /** The comments section of a task's detail. */
-export function TaskComments({ space, task, canWrite }: { space: Space; task: Task; canWrite: boolean }) {
+export function TaskComments({
+  space,
+  task,
+  canWrite,
+  audience,
+}: {
+  space: Space;
+  task: Task;
+  canWrite: boolean;
+  /** Who can read the space (the board's `useAudience`); null while a private space's members load. */
+  audience: readonly Member[] | null;
+}) {
   const ws = useWorkspace();
   const path = `${taskPath(ws.base, space.id, task.id)}/messages`;
   const [messages, setMessages] = useState<TaskMessage[] | null>(null);
@@ -29,15 +40,13 @@ export function TaskComments({ space, task, canWrite }: { space: Space; task: Ta
   const area = useRef<HTMLTextAreaElement>(null);
 
   // Who `@` offers: those who can read this space (everyone for a public one, its members for a private one).
-  const spaceMembers = useApi<{ members: { user_id: string }[] }>(
-    canWrite && space.private ? `${ws.base}/spaces/${space.id}/members` : null,
+  const candidates = useMemo<Candidate[]>(
+    () =>
+      (audience ?? [])
+        .filter((m) => m.user_id !== ws.me.id)
+        .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account })),
+    [audience, ws.me.id],
   );
-  const candidates = useMemo<Candidate[]>(() => {
-    const allowed = space.private ? new Set(spaceMembers.data?.members.map((m) => m.user_id) ?? []) : null;
-    return ws.members
-      .filter((m) => m.user_id !== ws.me.id && (!allowed || allowed.has(m.user_id)))
-      .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
-  }, [ws.members, ws.me.id, space.private, spaceMembers.data]);
   const picker = useMentionPicker(draft, setDraft, candidates, area);
 
   const highlight = useMentionHighlighter(ws.members, ws.me.id);

@@ -9,7 +9,7 @@ import { useEffect, useRef, useState } from "react";
 import { ApiError, api, messageOf } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
-import type { Column, Space, Task } from "../../lib/types";
+import type { Column, Member, Space, Task } from "../../lib/types";
 import { copy, dateTime, ErrorText, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AssigneeOptions } from "./AssigneeOptions";
@@ -80,6 +80,10 @@ export function TaskDetail({
   taskId,
   task,
   columns,
+  audience,
+  taskAt,
+  cardOf,
+  onOpen,
   onClose,
   onTask,
   onMoveTo,
@@ -89,6 +93,14 @@ export function TaskDetail({
   taskId: string;
   task: Task | null;
   columns: Column[];
+  /** Who can see the space, so may be assigned (null while a private space's members load). */
+  audience: readonly Member[] | null;
+  /** The task whose card is at a point of the window (a click beside the panel), if any. */
+  taskAt: (x: number, y: number) => string | null;
+  /** The card of a task on the board, where the focus goes back when the panel closes. */
+  cardOf: (id: string) => HTMLElement | null;
+  /** Shows another task in the panel. */
+  onOpen: (id: string) => void;
   onClose: () => void;
   onTask: (task: Task) => void;
   onMoveTo: (id: string, columnId: string) => void;
@@ -121,12 +133,24 @@ export function TaskDetail({
   const [confirmDelete, setConfirmDelete] = useState(false);
   const path = taskPath(ws.base, space.id, taskId);
 
+  /** True when nothing typed would be lost by leaving this task, or the user agreed to lose it. */
+  const mayLeave = () =>
+    !(description && task && description.value !== description.base.description) ||
+    confirm("Discard your changes to the description?");
+
   const close = () => {
-    if (description && task && description.value !== description.base.description) {
-      if (!confirm("Discard your changes to the description?")) return;
-    }
-    onClose();
+    if (mayLeave()) onClose();
   };
+
+  // A click on another card beside the panel switches to that task, as in Linear: the dialog stays modal
+  // (focus kept inside, Escape closes) and the board behind it is inert, so the click lands on the backdrop.
+  const backdrop = (x: number, y: number) => {
+    const id = taskAt(x, y);
+    if (!id) return false;
+    if (id !== taskId && mayLeave()) onOpen(id);
+    return true;
+  };
+  const returnFocus = () => cardOf(taskId);
 
   /** PATCHes `changes` as of `base`; see the module comment for what a 409 does. */
   const save = async (changes: TaskChanges, base: Task): Promise<Saved> => {
@@ -229,7 +253,7 @@ export function TaskDetail({
 
   if (!task)
     return (
-      <Drawer label="Task" onClose={onClose}>
+      <Drawer label="Task" onClose={onClose} onBackdrop={backdrop}>
         <div className="detail" tabIndex={-1}>
           <header className="detail-head">
             <span className="muted">Task</span>
@@ -244,7 +268,6 @@ export function TaskDetail({
 
   const column = columns.find((c) => c.id === task.column_id);
   const overdue = !isDoneColumn(column) && isOverdue(task.due_at);
-  const assigneeKnown = !task.assignee_user_id || ws.members.some((m) => m.user_id === task.assignee_user_id);
   const show = (field: Field, value: unknown): string => {
     if (field === "assignee_user_id") return value ? ws.nameOf(String(value)) : "Nobody";
     if (field === "due_at") return value ? dueText(String(value)) : "No due date";
@@ -253,7 +276,7 @@ export function TaskDetail({
   };
 
   return (
-    <Drawer label={task.title} onClose={close}>
+    <Drawer label={task.title} onClose={close} onBackdrop={backdrop} returnFocus={returnFocus}>
       <div className="detail" tabIndex={-1}>
         <header className="detail-head">
           <span className="muted small">
@@ -363,10 +386,13 @@ export function TaskDetail({
               onChange={(event) => void save({ assignee_user_id: event.target.value || null }, task)}
             >
               <option value="">Unassigned</option>
-              <AssigneeOptions members={ws.members} me={ws.me.id} />
-              {!assigneeKnown && task.assignee_user_id && (
-                <option value={task.assignee_user_id}>{ws.nameOf(task.assignee_user_id)} (no longer a member)</option>
-              )}
+              {/* Someone outside a private space, assigned before, still shows as the current value. */}
+              <AssigneeOptions
+                members={audience ?? []}
+                loading={!audience}
+                me={ws.me.id}
+                current={task.assignee_user_id}
+              />
             </select>
           </label>
           <div className="field">
@@ -550,7 +576,7 @@ export function TaskDetail({
           <TaskDeliverables space={space} task={task} canWrite={canWrite} />
         </section>
 
-        <TaskComments space={space} task={task} canWrite={canWrite} />
+        <TaskComments space={space} task={task} canWrite={canWrite} audience={audience} />
 
         <footer className="detail-foot">
           <span className="small muted" title={dateTime(task.created_at)}>

@@ -321,7 +321,11 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
   const [focusEditor, setFocusEditor] = useState<{ id: string; n: number } | null>(null);
   const [showPending, setShowPending] = useState(false);
   const uploadInput = useRef<HTMLInputElement>(null);
-  const uploadTarget = useRef<string | null>(null);
+  /**
+   * The folder "Upload here" chose (null: the root). Undefined for the toolbar's Upload: its files go to the folder
+   * open when they are chosen, like New file and New folder, whichever way the file field was filled.
+   */
+  const uploadTarget = useRef<string | null | undefined>(undefined);
 
   useLiveEvents((event) => {
     if (event.type === "resync") {
@@ -454,9 +458,19 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     toast(`Deleted ${node.name}`);
   };
 
-  const pickUpload = (parentId: string | null) => {
+  const pickUpload = (parentId?: string | null) => {
+    const input = uploadInput.current;
+    if (!input) return;
     uploadTarget.current = parentId;
-    uploadInput.current?.click();
+    // A picker closed without files forgets its folder, so the next files go to the open one.
+    input.addEventListener(
+      "cancel",
+      () => {
+        uploadTarget.current = undefined;
+      },
+      { once: true },
+    );
+    input.click();
   };
 
   const treeActions: TreeActions = {
@@ -538,7 +552,11 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
             <button type="button" onClick={() => startDraft("folder", currentFolder)}>
               New folder
             </button>
-            <button type="button" onClick={() => pickUpload(currentFolder)}>
+            <button
+              type="button"
+              title={`Upload into ${currentFolder ? (tree.byId.get(currentFolder)?.name ?? "the open folder") : "All files"}`}
+              onClick={() => pickUpload()}
+            >
               Upload
             </button>
             <input
@@ -553,7 +571,9 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
               onChange={(event) => {
                 const files = [...(event.currentTarget.files ?? [])];
                 event.currentTarget.value = "";
-                if (files.length > 0) upload(files, uploadTarget.current);
+                const target = uploadTarget.current === undefined ? currentFolder : uploadTarget.current;
+                uploadTarget.current = undefined;
+                if (files.length > 0) upload(files, target);
               }}
             />
           </div>
