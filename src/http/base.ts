@@ -114,6 +114,9 @@ export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJ
 /** What a request whose client disconnected is logged with (nginx's convention; no answer is sent). */
 const CLIENT_CLOSED = 499;
 
+const isAbort = (error: unknown) =>
+  (error instanceof Error || error instanceof DOMException) && error.name === "AbortError";
+
 /**
  * Maps anything thrown to a status and body. Elysia wraps a throw inside a parse hook in its ParseError, so
  * the cause is unwrapped first; anything unknown is logged and answered without its message.
@@ -126,11 +129,9 @@ export function mapError(
   const cause = code === "PARSE" && error instanceof Error ? error.cause : undefined;
   const appError = error instanceof AppError ? error : cause instanceof AppError ? cause : undefined;
   if (appError) return [STATUS_OF[appError.kind], { error: appError.message, ...appError.extra }];
-  // The client went away while its body was being read (a cancelled upload): nothing failed here, and the
-  // answer reaches no one. Logged as 499, the status proxies use for it.
-  if ((error instanceof Error || error instanceof DOMException) && error.name === "AbortError") {
-    return [CLIENT_CLOSED, { error: "client closed the request" }];
-  }
+  // The client went away while its body was being read (a cancelled upload; the JSON parser sees it as the
+  // cause of its error): nothing failed here, and the answer reaches no one. Logged as 499, as proxies do.
+  if (isAbort(error) || isAbort(cause)) return [CLIENT_CLOSED, { error: "client closed the request" }];
   switch (code) {
     case "VALIDATION": {
       const issue = (error as { valueError?: { message?: string } }).valueError;

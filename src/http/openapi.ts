@@ -129,7 +129,12 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     }
     if (body) responses["413"] = errorResponse("A body over 1 MiB: `request body too large`");
     for (const [status, answer] of Object.entries((detail["x-responses"] ?? {}) as Responses)) {
+      const generic = responses[status] as Json | undefined;
       responses[status] = responseOf(Number(status), answer);
+      // A route's own 403 comes beside the permission's (and a pending signup's), which it answers too.
+      if (status === "403" && generic && typeof answer === "string") {
+        (responses[status] as Json).description = `${String(generic.description)}; ${answer}`;
+      }
     }
     operation.responses = responses;
     paths[path] ??= {};

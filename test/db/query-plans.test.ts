@@ -555,6 +555,7 @@ const cases: Case[] = [
     tempBTree: SMALL("the members of one space by added_at"),
   },
   { name: "spaces: one space member", run: () => stores.spaces.member(ids.space, ids.user) },
+  { name: "spaces: a user's memberships", run: () => stores.spaces.memberships(ids.user) },
   { name: "spaces: count owners", run: () => stores.spaces.countOwners(ids.space) },
   { name: "spaces: board of a space", run: () => stores.spaces.board(ids.space) },
   { name: "spaces: columns of a board", run: () => stores.spaces.columns(ids.board) },

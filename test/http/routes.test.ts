@@ -122,6 +122,15 @@ describe("GET /api/docs", () => {
     const declared = (message: string) =>
       document.includes(`\`${message}`) || document.includes(`"const":"${message}"`);
     expect([...messages].filter((message) => !declared(message))).toEqual([]);
+    // A route's own 403 comes beside the permission's and a pending signup's, which every org route answers.
+    const { paths } = JSON.parse(document);
+    for (const [path, operations] of Object.entries(paths as Record<string, Record<string, Record<string, any>>>)) {
+      for (const [method, op] of Object.entries(operations)) {
+        if (!op["x-permission"]) continue;
+        expect(op.responses["403"].description, `${method} ${path}`).toContain("`signup pending approval`");
+        expect(op.responses["403"].description, `${method} ${path}`).toContain("`missing permission: <name>`");
+      }
+    }
   });
 
   it("gives the rule and the answers the schemas alone would get wrong", async () => {
@@ -132,6 +141,7 @@ describe("GET /api/docs", () => {
     const accept = paths[`${space}/files/proposals/{proposalId}/accept`].post;
     expect(accept["x-access"]).toBe("A person (not a service account) holding `files.write`");
     expect(accept.description).toBe("A person (not a service account) holding `files.write`.");
+    expect(paths["/api/v1/me/password"].post["x-access"]).toBe("A person (not a service account)");
     const reaction = `${space}/chat-rooms/{roomId}/messages/{messageId}/reactions`;
     expect(paths[reaction].post.requestBody.content["application/json"].schema.required).toEqual(["emoji"]);
     expect(paths[reaction].delete.parameters.find((p: { name: string }) => p.name === "emoji").required).toBe(true);

@@ -37,7 +37,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
         body: createAutomationIn,
         detail: doc(
           "Creates an automation: `draft` unless `status` says otherwise; a service account's is always `pending_approval`, its `description` kept as `config.proposal_note`",
-          { 201: one, 403: "`missing permission: files.write`; `service accounts cannot set oauth_token`" },
+          { 201: one, 403: "`service accounts cannot set oauth_token`" },
         ),
       },
     )
@@ -51,7 +51,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
         body: patchAutomationIn,
         detail: doc(
           "Changes the fields given (`config` replaces); a service account's change goes back to `pending_approval`",
-          { 200: one, 403: "`missing permission: files.write`; `service accounts cannot set oauth_token`" },
+          { 200: one, 403: "`service accounts cannot set oauth_token`" },
         ),
       },
     )
@@ -63,10 +63,17 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
       },
       {
         space: "files.write",
-        detail: doc("Deletes the automation for good", {
-          204: null,
-          403: "`missing permission: files.write`; `service accounts can only delete their own pending proposals`",
-        }),
+        detail: doc(
+          "Deletes the automation for good",
+          {
+            204: null,
+            403: "`service accounts can only delete their own pending proposals`",
+          },
+          {
+            access:
+              "A holder of `files.write`; a service account deletes only its own proposals still pending approval",
+          },
+        ),
       },
     )
     .post(
@@ -80,7 +87,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
           "A person approves a pending automation: it becomes `active`",
           {
             200: one,
-            403: "`missing permission: files.write`; `only a person can approve or reject an automation`",
+            403: "`only a person can approve or reject an automation`",
             409: "`automation is not pending approval`",
           },
           { access: "A person (not a service account) holding `files.write`" },
@@ -102,7 +109,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
           "A person rejects a pending automation, with an optional `reason`",
           {
             200: one,
-            403: "`missing permission: files.write`; `only a person can approve or reject an automation`",
+            403: "`only a person can approve or reject an automation`",
             409: "`automation is not pending approval`",
           },
           { access: "A person (not a service account) holding `files.write`" },

@@ -182,17 +182,14 @@ export class LiveEvents {
   }
 
   /**
-   * What a member may do (their permissions) and see (the private spaces they are in; every one, for
-   * `org.manage`), in one comparable string.
+   * What a member may do and see, in one comparable string: their permissions, and their role in each space
+   * they are a member of (which private spaces they see, which spaces' members they manage; `org.manage`
+   * holders see every private space whatever their memberships).
    */
   private accessOf(actor: OrgActor): string {
     const permissions = [...actor.permissions].sort().join(",");
-    if (actor.permissions.has("org.manage")) return `${permissions}|*`;
-    const spaces = this.spaces
-      .list(actor)
-      .filter((space) => space.isPrivate)
-      .map((space) => space.id);
-    return `${permissions}|${spaces.sort().join(",")}`;
+    const roles = this.spaces.memberships(actor).map((m) => `${m.spaceId}:${m.role}`);
+    return `${permissions}|${roles.sort().join(",")}`;
   }
 
   /** The socket's user as a member of its organization; closes the socket when they no longer are. */

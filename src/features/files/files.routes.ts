@@ -203,7 +203,7 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
           "Replaces the file's content with the raw request body",
           {
             200: nodeAnswer,
-            403: "`missing permission: files.write`; `service accounts cannot change existing files: propose a patch instead`",
+            403: "`service accounts cannot change existing files: propose a patch instead`",
             413: "Over the limit: `file too large`, or `text file too large` (5 MiB) for a text file",
           },
           {
@@ -222,7 +222,7 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
         {
           200: nodeAnswer,
           400: "Invalid input (the message names the field), or `cannot move a folder into itself`",
-          403: "`missing permission: files.write`; `service accounts cannot change existing files: propose a patch instead`",
+          403: "`service accounts cannot change existing files: propose a patch instead`",
           409: "`name already exists`",
         },
         { access: "A person (not a service account) holding `files.write`: staff propose changes instead" },
@@ -240,7 +240,7 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
           "Soft-deletes the node and everything below it",
           {
             204: null,
-            403: "`missing permission: files.write`; `service accounts cannot change existing files: propose a patch instead`",
+            403: "`service accounts cannot change existing files: propose a patch instead`",
           },
           { access: "A person (not a service account) holding `files.write`: staff propose changes instead" },
         ),

@@ -47,10 +47,14 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
       signedIn: true,
       check: assertMayRenameSelf,
       body: patchMeIn,
-      detail: doc("Changes the caller's display name", {
-        200: z.object({ user: userOut }),
-        403: "A service account: `service accounts are renamed with PATCH /service-accounts/{id}`",
-      }),
+      detail: doc(
+        "Changes the caller's display name",
+        {
+          200: z.object({ user: userOut }),
+          403: "A service account: `service accounts are renamed with PATCH /service-accounts/{id}`",
+        },
+        { access: "A person (not a service account)" },
+      ),
     })
     .post(
       "/me/password",
@@ -63,11 +67,15 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
         signedIn: true,
         check: assertHasPassword,
         body: changePasswordIn,
-        detail: doc("Changes the caller's password; their other sessions end (an extension)", {
-          204: null,
-          400: "A missing or invalid field (the message names it), or `current password is incorrect`",
-          403: "A service account: `service accounts have no password`",
-        }),
+        detail: doc(
+          "Changes the caller's password; their other sessions end (an extension)",
+          {
+            204: null,
+            400: "A missing or invalid field (the message names it), or `current password is incorrect`",
+            403: "A service account: `service accounts have no password`",
+          },
+          { access: "A person (not a service account)" },
+        ),
       },
     )
     .get(
@@ -113,12 +121,19 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           },
           {
             permission: "org.members.manage",
-            detail: doc("Removes a member (not yourself, not the last owner)", {
-              204: null,
-              400: "`cannot remove yourself`; `service accounts are removed with DELETE /service-accounts/{id}`",
-              404: "`member not found`",
-              409: "`cannot remove the last owner`",
-            }),
+            detail: doc(
+              "Removes a member (not yourself, not the last owner)",
+              {
+                204: null,
+                400: "`cannot remove yourself`; `service accounts are removed with DELETE /service-accounts/{id}`",
+                404: "`member not found`",
+                409: "`cannot remove the last owner`",
+              },
+              {
+                access:
+                  "A holder of `org.members.manage`, granting or taking away only roles whose permissions it holds itself",
+              },
+            ),
           },
         )
         .put(
@@ -127,11 +142,18 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: putMemberRolesIn,
-            detail: doc("Replaces a member's roles", {
-              200: z.object({ role_ids: z.array(uuidOut) }),
-              404: "`member not found`",
-              409: "`cannot remove the last owner`",
-            }),
+            detail: doc(
+              "Replaces a member's roles",
+              {
+                200: z.object({ role_ids: z.array(uuidOut) }),
+                404: "`member not found`",
+                409: "`cannot remove the last owner`",
+              },
+              {
+                access:
+                  "A holder of `org.members.manage`, granting or taking away only roles whose permissions it holds itself",
+              },
+            ),
           },
         )
         .get("/roles", ({ actor }) => ({ roles: people.roles(actor).map(presentRole) }), {
@@ -146,10 +168,14 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: createRoleIn,
-            detail: doc("Creates a custom role", {
-              201: z.object({ role: roleOut }),
-              409: "`role name already exists`",
-            }),
+            detail: doc(
+              "Creates a custom role",
+              {
+                201: z.object({ role: roleOut }),
+                409: "`role name already exists`",
+              },
+              { access: "A holder of `org.members.manage`, giving a role only permissions it holds itself" },
+            ),
           },
         )
         .patch(
@@ -158,12 +184,16 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: patchRoleIn,
-            detail: doc("Renames a custom role or changes its permissions", {
-              200: z.object({ role: roleOut }),
-              400: "Invalid input (the message names the field); `system roles cannot be renamed`; `the Owner role always has every permission`",
-              404: "`role not found`",
-              409: "`role name already exists`",
-            }),
+            detail: doc(
+              "Renames a custom role or changes its permissions",
+              {
+                200: z.object({ role: roleOut }),
+                400: "Invalid input (the message names the field); `system roles cannot be renamed`; `the Owner role always has every permission`",
+                404: "`role not found`",
+                409: "`role name already exists`",
+              },
+              { access: "A holder of `org.members.manage` who holds every permission the role has and is given" },
+            ),
           },
         )
         .delete(
@@ -174,11 +204,15 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           },
           {
             permission: "org.members.manage",
-            detail: doc("Deletes a custom role", {
-              204: null,
-              400: "`system roles cannot be deleted`",
-              404: "`role not found`",
-            }),
+            detail: doc(
+              "Deletes a custom role",
+              {
+                204: null,
+                400: "`system roles cannot be deleted`",
+                404: "`role not found`",
+              },
+              { access: "A holder of `org.members.manage` who holds every permission of the role" },
+            ),
           },
         )
         .get("/invites", ({ actor }) => ({ invites: people.invites(actor).map(presentInvite) }), {
@@ -194,10 +228,16 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: createInviteIn,
-            detail: doc("Creates an invite valid 7 days; the token is shown only here", {
-              201: z.object({ invite: inviteOut, token: z.string() }),
-              409: "`already a member of the organization`",
-            }),
+            detail: doc(
+              "Creates an invite valid 7 days; the token is shown only here",
+              {
+                201: z.object({ invite: inviteOut, token: z.string() }),
+                409: "`already a member of the organization`",
+              },
+              {
+                access: "A holder of `org.members.manage`, inviting only into roles whose permissions it holds itself",
+              },
+            ),
           },
         )
         .delete(
@@ -233,11 +273,15 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           {
             permission: "org.members.manage",
             body: approveSignupIn,
-            detail: doc("Approves a pending signup; the account joins with `role_ids` (default Member)", {
-              204: null,
-              404: "`signup request not found`",
-              409: "`signup request is not pending`",
-            }),
+            detail: doc(
+              "Approves a pending signup; the account joins with `role_ids` (default Member)",
+              {
+                204: null,
+                404: "`signup request not found`",
+                409: "`signup request is not pending`",
+              },
+              { access: "A holder of `org.members.manage`, granting only roles whose permissions it holds itself" },
+            ),
           },
         )
         .post(

@@ -59,7 +59,7 @@ export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
           "A person accepts a pending proposal: the file takes its text, in the live document everyone edits",
           {
             200: one,
-            403: "`missing permission: files.write`; `only a person can accept or reject a proposal`",
+            403: "`only a person can accept or reject a proposal`",
             409: "`file changed since the proposal`, `proposal is not pending`",
             413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
           },
@@ -78,7 +78,7 @@ export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
           "A person rejects a pending proposal",
           {
             200: one,
-            403: "`missing permission: files.write`; `only a person can accept or reject a proposal`",
+            403: "`only a person can accept or reject a proposal`",
             409: "`proposal is not pending`",
           },
           { access: "A person (not a service account) holding `files.write`" },

@@ -80,13 +80,13 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
       {
         space: "member",
         detail: doc(
-          "Removes a member from the space (space owner or org.manage)",
+          "Removes a member from the space (space owner or org.manage; anyone may leave)",
           {
             204: null,
             403: "`only a space owner can manage its members`",
             409: "`cannot remove the last owner of the space`",
           },
-          { access: "The space's owner, or a holder of `org.manage`" },
+          { access: "The space's owner, or a holder of `org.manage`; any member removes themselves" },
         ),
       },
     )

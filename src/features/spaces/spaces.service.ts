@@ -32,6 +32,11 @@ export class SpacesService {
     return space !== undefined && canSeeSpace(actor, space);
   }
 
+  /** The spaces the actor is a member of, with their role in each (what they may manage, which private ones they see). */
+  memberships(actor: OrgActor): { spaceId: string; role: string }[] {
+    return this.store.memberships(actor.userId);
+  }
+
   list(actor: OrgActor): SpaceRow[] {
     return this.store.visibleSpaces(actor.orgId, actor.userId, actor.permissions.has("org.manage"));
   }

@@ -86,6 +86,19 @@ export class SpacesStore {
     return this.membersOf().all({ spaceId });
   }
 
+  private readonly membershipsOf = prepared(() =>
+    this.db
+      .select({ spaceId: spaceMembers.spaceId, role: spaceMembers.role })
+      .from(spaceMembers)
+      .where(eq(spaceMembers.userId, sql.placeholder("userId")))
+      .prepare(),
+  );
+
+  /** The spaces a user is a member of, with their role in each. */
+  memberships(userId: string): { spaceId: string; role: string }[] {
+    return this.membershipsOf().all({ userId });
+  }
+
   member(spaceId: string, userId: string): SpaceMemberRow | undefined {
     return this.db
       .select()

@@ -25,10 +25,14 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
       {
         permission: "org.members.manage",
         body: createServiceAccountIn,
-        detail: doc("Creates a staff member; its `sa_` token is shown only here", {
-          201: z.object({ service_account: serviceAccountOut, token: z.string() }),
-          409: "`a staff member with that name already exists`",
-        }),
+        detail: doc(
+          "Creates a staff member; its `sa_` token is shown only here",
+          {
+            201: z.object({ service_account: serviceAccountOut, token: z.string() }),
+            409: "`a staff member with that name already exists`",
+          },
+          { access: "A holder of `org.members.manage`, granting only roles whose permissions it holds itself" },
+        ),
       },
     )
     .patch(
