@@ -95,21 +95,41 @@ async function serveLocked(
   const setupUrl = setupToken ? `${url}/setup?token=${setupToken}` : null;
   // The one log line that carries a token, by design: it is the way in to a fresh install. Logged before the
   // listening line, so whoever waits for that line has it already.
-  if (setupUrl) log.info({ setup_url: setupUrl }, "first-run setup: open this URL to create the organization");
+  // Logged as a warning, so a quieter LOG_LEVEL still shows the way in.
+  if (setupUrl) log.warn({ setup_url: setupUrl }, "first-run setup: open this URL to create the organization");
   log.info({ url, data_dir: config.dataDir }, "tandem is listening");
+  const unreadable = services.integrations.unreadable();
+  if (unreadable.length > 0) {
+    log.warn(
+      { providers: unreadable },
+      "stored provider keys cannot be read with this APP_SSH_ENCRYPTION_KEY (another key stored them): start with that key, or store the keys again under Integrations",
+    );
+  }
   // The executable starts with the JIT reluctant to compile (the build's --compile-jit-policy): start-up code runs
   // once, and compiling it cost more than interpreting it. From here on the code that runs is the hot kind.
   Bun.unsafe.setJITPolicy(1);
 
-  const maintain = () => {
+  // Background writes that fail (a full disk) are logged and tried again on the next round; thrown from a
+  // timer, they would stop the server.
+  const inBackground = (what: string, step: () => void) => () => {
+    try {
+      step();
+    } catch (err) {
+      log.error({ err }, `${what} failed; trying again later`);
+    }
+  };
+  const maintain = inBackground("maintenance", () => {
     services.authStore.pruneExpired(Date.now());
     services.files.collectGarbage();
-  };
+  });
   // Off the start-up path: the first round runs once the server is already answering.
   const firstRound = setTimeout(maintain, 1000);
   const maintenance = setInterval(maintain, MAINTENANCE_INTERVAL_MS);
   // Sessions ended by another process (`tandem users reset-password`) close their sockets here too.
-  const sessionCheck = setInterval(() => services.authStore.checkSessions(), SESSION_RECHECK_MS);
+  const sessionCheck = setInterval(
+    inBackground("checking sessions", () => services.authStore.checkSessions()),
+    SESSION_RECHECK_MS,
+  );
   firstRound.unref();
   maintenance.unref();
   sessionCheck.unref();

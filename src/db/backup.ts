@@ -5,7 +5,7 @@
  * in it, by design.
  */
 import { Database } from "bun:sqlite";
-import { chmodSync, copyFileSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { appliedMigrations, newerMigration } from "./migrate";
 
@@ -50,16 +50,22 @@ export function backupDatabase(dbPath: string, out: string): BackupResult {
   const db = new Database(dbPath);
   try {
     db.exec("PRAGMA busy_timeout = 10000");
+    // Owner-only from its first byte (SQLite fills an empty file it finds): a backup holds password hashes.
+    writeFileSync(out, "", { mode: 0o600, flag: "wx" });
     db.query("VACUUM INTO ?").run(out);
-    chmodSync(out, 0o600);
   } catch (error) {
     rmSync(out, { force: true });
     throw new BackupError(`backup failed: ${(error as Error).message}`);
   } finally {
     db.close();
   }
-  const migrations = checkDatabase(out);
-  return { path: out, bytes: statSync(out).size, migrations };
+  try {
+    return { path: out, migrations: checkDatabase(out), bytes: statSync(out).size };
+  } catch (error) {
+    // A backup that would not restore (a newer Tandem's database) is no backup: nothing is left behind.
+    rmSync(out, { force: true });
+    throw error;
+  }
 }
 
 /** Restores a backup into a data dir that has no database yet. */
@@ -75,6 +81,10 @@ export function restoreDatabase(from: string, dbPath: string): BackupResult {
     }
   }
   const migrations = checkDatabase(from);
+  // A restore cut off earlier left its copy under this name: ours to remove.
+  for (const name of readdirSync(dirname(dbPath))) {
+    if (/^\.restore-\d+\.db$/.test(name)) rmSync(join(dirname(dbPath), name), { force: true });
+  }
   const partial = join(dirname(dbPath), `.restore-${process.pid}.db`);
   copyFileSync(from, partial);
   chmodSync(partial, 0o600);

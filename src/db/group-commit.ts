@@ -63,6 +63,8 @@ export class GroupCommit {
           this.release.run();
           outcomes.push({ ok: true, value });
         } catch (error) {
+          // Some errors (a full disk) make SQLite roll back the whole transaction: nothing of the batch stands.
+          if (!this.sqlite.inTransaction) throw error;
           this.rollbackTo.run();
           this.release.run();
           outcomes.push({ ok: false, value: error });
@@ -70,7 +72,7 @@ export class GroupCommit {
       }
       this.commit.run();
     } catch (error) {
-      // The commit itself failed (disk full, I/O error): nothing of this batch was stored.
+      // The commit failed, or SQLite ended the transaction (disk full, I/O error): nothing of this batch was stored.
       if (this.sqlite.inTransaction) this.sqlite.exec("ROLLBACK");
       for (const job of jobs) job.reject(error);
       return;

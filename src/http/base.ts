@@ -117,6 +117,8 @@ const CLIENT_CLOSED = 499;
 const isAbort = (error: unknown) =>
   (error instanceof Error || error instanceof DOMException) && error.name === "AbortError";
 
+const isDiskFull = (error: unknown) => (error as { code?: unknown } | null)?.code === "SQLITE_FULL";
+
 /**
  * Maps anything thrown to a status and body. Elysia wraps a throw inside a parse hook in its ParseError, so
  * the cause is unwrapped first; anything unknown is logged and answered without its message.
@@ -132,6 +134,9 @@ export function mapError(
   // The client went away while its body was being read (a cancelled upload; the JSON parser sees it as the
   // cause of its error): nothing failed here, and the answer reaches no one. Logged as 499, as proxies do.
   if (isAbort(error) || isAbort(cause)) return [CLIENT_CLOSED, { error: "client closed the request" }];
+  // The data dir's disk is full: not a fault of this request, and nothing was stored. Reads still work.
+  if (isDiskFull(error))
+    return [507, { error: "the server's disk is full: nothing can be stored until space is freed" }];
   switch (code) {
     case "VALIDATION": {
       const issue = (error as { valueError?: { message?: string } }).valueError;

@@ -128,6 +128,11 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
       responses["404"] = errorResponse("Not found, or not visible to the caller");
     }
     if (body) responses["413"] = errorResponse("A body over 1 MiB: `request body too large`");
+    if (method !== "get") {
+      responses["507"] = errorResponse(
+        "The server's disk is full: `the server's disk is full: nothing can be stored until space is freed`",
+      );
+    }
     for (const [status, answer] of Object.entries((detail["x-responses"] ?? {}) as Responses)) {
       const generic = responses[status] as Json | undefined;
       responses[status] = responseOf(Number(status), answer);

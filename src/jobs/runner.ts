@@ -6,6 +6,10 @@
  *
  * At start every running job is reclaimed at once: one process serves a data dir, so a running job there belongs
  * to a process that is gone, and the lease guard keeps a stale worker from finishing anything anyway.
+ *
+ * The runner's own writes (claims, renewals, retries) run from timers: one that fails (a full disk) is logged
+ * and tried again on the next turn, never thrown into the event loop, where it would stop the server. Jobs
+ * wait meanwhile; none is lost.
  */
 import { type Db, writeTx } from "../db/client";
 import { newId } from "../lib/ids";
@@ -62,6 +66,8 @@ export class JobRunner {
   private readonly maxAttempts: number;
   private readonly retryBaseMs: number;
   private timer: ReturnType<typeof setInterval> | null = null;
+  /** When a failure of the runner's own writes was last logged: at most one line a minute while it lasts. */
+  private lastFailureLog = 0;
   private filling = false;
   private waking = false;
   private stopped = true;
@@ -90,7 +96,7 @@ export class JobRunner {
     const now = Date.now();
     const reclaimed = writeTx(this.db, () => this.store.reclaim(Number.MAX_SAFE_INTEGER, now));
     if (reclaimed > 0) this.log.info({ jobs: reclaimed }, "resuming jobs of the previous run");
-    this.timer = setInterval(() => this.tick(), this.pollMs);
+    this.timer = setInterval(() => this.safely("looking at the job queue", () => this.tick()), this.pollMs);
     this.timer.unref?.();
     this.wake();
   }
@@ -130,15 +136,29 @@ export class JobRunner {
     if (this.filling || this.stopped) return;
     this.filling = true;
     try {
-      while (this.running.size < this.options.concurrency) {
-        const lease = newId();
-        const now = Date.now();
-        const job = writeTx(this.db, () => this.store.claim(lease, now, now + this.leaseMs));
-        if (!job) break;
-        this.launch(job, lease);
-      }
+      this.safely("claiming a job", () => {
+        while (this.running.size < this.options.concurrency) {
+          const lease = newId();
+          const now = Date.now();
+          const job = writeTx(this.db, () => this.store.claim(lease, now, now + this.leaseMs));
+          if (!job) break;
+          this.launch(job, lease);
+        }
+      });
     } finally {
       this.filling = false;
+    }
+  }
+
+  /** Runs one of the runner's own steps; a failure is logged (not every second) and the next turn tries again. */
+  private safely(what: string, step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      const now = Date.now();
+      if (now - this.lastFailureLog < 60_000) return;
+      this.lastFailureLog = now;
+      this.log.error({ err: error }, `${what} failed; trying again`);
     }
   }
 
@@ -146,8 +166,10 @@ export class JobRunner {
     const controller = new AbortController();
     this.running.set(job.id, controller);
     const heartbeat = setInterval(() => {
-      const renewed = writeTx(this.db, () => this.store.renew(job.seq, lease, Date.now() + this.leaseMs));
-      if (!renewed) controller.abort();
+      this.safely("renewing a job's lease", () => {
+        const renewed = writeTx(this.db, () => this.store.renew(job.seq, lease, Date.now() + this.leaseMs));
+        if (!renewed) controller.abort();
+      });
     }, this.heartbeatMs);
     heartbeat.unref?.();
     const context = this.context(job, lease, controller.signal);
@@ -181,7 +203,10 @@ export class JobRunner {
         { job_id: job.id, kind: job.kind, attempt: job.attempts, err: error },
         "job failed; retrying later",
       );
-      writeTx(this.db, () => this.store.retryLater(job.seq, lease, message, runAt));
+      // Not recorded (a full disk): the claim lapses and the job is taken up again from the start.
+      this.safely("scheduling a retry", () =>
+        writeTx(this.db, () => this.store.retryLater(job.seq, lease, message, runAt)),
+      );
     }
   }
 

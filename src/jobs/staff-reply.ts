@@ -21,7 +21,8 @@ import { MAX_CONTENT } from "../features/chat/chat.policy";
 import type { MentionHook } from "../features/chat/chat.service";
 import type { ChatStore, ReactionRow } from "../features/chat/chat.store";
 import type { EventBus } from "../features/events/events.bus";
-import type { IntegrationsService } from "../features/integrations/integrations.service";
+import type { Provider } from "../features/integrations/integrations.schemas";
+import { type IntegrationsService, UnreadableKey } from "../features/integrations/integrations.service";
 import type { PeopleStore } from "../features/people/people.store";
 import { canSeeSpace, type SpaceActor } from "../features/spaces/spaces.policy";
 import type { SpacesStore } from "../features/spaces/spaces.store";
@@ -320,14 +321,28 @@ export class StaffReplyJob implements JobKind {
 
   // Answering
 
+  /** The organization's key of `provider`, or a failure that says what to do about it. */
+  private providerKey(orgId: string, provider: Provider, name: string): string {
+    let key: string | null;
+    try {
+      key = this.deps.integrations.reveal(orgId, provider);
+    } catch (error) {
+      if (!(error instanceof UnreadableKey)) throw error;
+      throw new ReplyFailure(
+        `the stored ${name} key cannot be read: the server runs with another encryption key than the one it was stored with (an owner can store it again under Integrations)`,
+      );
+    }
+    if (!key) throw new ReplyFailure(`no ${name} key is set (an owner can add it under Integrations)`);
+    return key;
+  }
+
   private async modelAnswer(
     payload: ReplyPayload,
     account: ServiceAccountRow,
     actor: SpaceActor,
     call: ProviderCall,
   ): Promise<Answer> {
-    const key = this.deps.integrations.reveal(payload.orgId, "modelrouter");
-    if (!key) throw new ReplyFailure("no model gateway key is set (an owner can add it under Integrations)");
+    const key = this.providerKey(payload.orgId, "modelrouter", "model gateway");
     const scope = this.scope(payload, actor);
     const settings = this.config.modelrouter;
     const conversation: ChatMessage[] = [
@@ -348,8 +363,7 @@ export class StaffReplyJob implements JobKind {
     actor: SpaceActor,
     call: ProviderCall,
   ): Promise<Answer> {
-    const key = this.deps.integrations.reveal(payload.orgId, "agent");
-    if (!key) throw new ReplyFailure("no agent key is set (an owner can add it under Integrations)");
+    const key = this.providerKey(payload.orgId, "agent", "agent");
     const settings = this.config.agent;
     const scope = this.scope(payload, actor);
     const asked = `${scope.nameOf(payload.askedBy)}: ${payload.prompt}`;

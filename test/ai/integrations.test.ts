@@ -7,10 +7,11 @@
 
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ENCRYPTION_KEY_FILE } from "../../src/config";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
-import { TIMESTAMP } from "../helpers/http";
+import { client, TIMESTAMP } from "../helpers/http";
 import { startTestServer, type TestServer, tempDir } from "../helpers/server";
 
 const INTEGRATION_KEYS = ["configured", "key_hint", "provider", "updated_at"];
@@ -307,5 +308,50 @@ describe("secrecy of the key", () => {
     }
     expect(raw).toContain(`****${key.slice(-4)}`);
     for (const sent of sentKeys) expect(raw).not.toContain(sent);
+  });
+});
+
+describe("a key stored under another encryption key", () => {
+  it("is named at start, and a reply says it cannot be read rather than that there is none", async () => {
+    const dir = tempDir();
+    const first = await startTestServer({ dataDir: dir });
+    const before = await setupOrg(first);
+    const base = `/api/v1/organizations/${before.id}`;
+    expect((await before.owner.api.put(`${base}/integrations/modelrouter`, { api_key: newKey("moved") })).status).toBe(
+      200,
+    );
+    const ada = await addStaff(before, { name: "Keyless Ada" });
+    await first.stop();
+    // A restore that kept the database but not the key the data dir generated: another key in its place.
+    writeFileSync(join(dir, ENCRYPTION_KEY_FILE), `${"b".repeat(64)}\n`, { mode: 0o600 });
+
+    const second = await startTestServer({ dataDir: dir });
+    try {
+      expect(
+        second.logs.some(
+          (line) => line.includes("stored provider keys cannot be read") && line.includes("modelrouter"),
+        ),
+      ).toBe(true);
+      const owner = client(second.url, before.owner.token);
+      const space = (await owner.post(`${base}/spaces`, { name: "Moved" })).body;
+      const rooms = `${base}/spaces/${space.id}/chat-rooms`;
+      const room = (await owner.get(rooms)).body.chat_rooms[0].id;
+      expect((await owner.post(`${rooms}/${room}/messages`, { content: "@Keyless Ada are you there?" })).status).toBe(
+        201,
+      );
+      let reply: { content: string } | undefined;
+      for (let i = 0; i < 200 && !reply; i++) {
+        await Bun.sleep(25);
+        const page = (await owner.get(`${rooms}/${room}/messages`)).body.messages as {
+          author_user_id: string;
+          content: string;
+        }[];
+        reply = page.find((m) => m.author_user_id === ada.account.user_id);
+      }
+      expect(reply?.content).toContain("the stored model gateway key cannot be read");
+    } finally {
+      await second.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

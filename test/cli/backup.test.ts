@@ -4,7 +4,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "../helpers/http";
 import { type RunResult, runCli, type SpawnedServer, spawnServer, tempDir } from "../helpers/server";
@@ -149,6 +149,8 @@ describe("tandem backup while serve writes", () => {
       const out = jsonOut(res);
       expect(out.path).toBe(backupFile);
       expect(out.bytes).toBe(statSync(backupFile).size);
+      // It holds password hashes: owner-only (and so from its first byte, as it is created empty with that mode).
+      expect(statSync(backupFile).mode & 0o777).toBe(0o600);
       await Bun.sleep(300);
       afterBackup = { name: progress.name, users: [...progress.users] };
     } finally {
@@ -181,6 +183,17 @@ describe("tandem backup while serve writes", () => {
   it("refuses a data dir without a database, with one line, and writes nothing", async () => {
     const out = join(dir(), "none.db");
     expectOneLineFailure(await runCli(["backup", "--out", out, "--data", dir()]));
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it("leaves no file behind when the database comes from a newer Tandem", async () => {
+    const newer = dir();
+    expect((await runCli(["restore", "--from", backupFile, "--data", newer])).code).toBe(0);
+    const db = new Database(join(newer, "tandem.db"));
+    db.exec("INSERT INTO __migrations (tag, applied_at) VALUES ('9999_future', 0)");
+    db.close();
+    const out = join(dir(), "from-newer.db");
+    expect(expectOneLineFailure(await runCli(["backup", "--out", out, "--data", newer]))).toContain("newer Tandem");
     expect(existsSync(out)).toBe(false);
   });
 
@@ -267,6 +280,13 @@ describe("tandem restore", () => {
     );
     for (const res of results) expectOneLineFailure(res);
     for (const target of targets) expect(existsSync(join(target, "tandem.db"))).toBe(false);
+  });
+
+  it("removes what a restore cut off earlier left in the data dir", async () => {
+    const target = dir();
+    writeFileSync(join(target, ".restore-12345.db"), "half a copy");
+    expect((await runCli(["restore", "--from", backupFile, "--data", target])).code).toBe(0);
+    expect(readdirSync(target).filter((name) => name.startsWith(".restore-"))).toEqual([]);
   });
 
   it("refuses a data dir holding the WAL of a database removed by hand, and restores nothing", async () => {

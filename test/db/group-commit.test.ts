@@ -37,6 +37,25 @@ describe("GroupCommit", () => {
     expect((db.query("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBe(20);
   });
 
+  it("fails the whole batch with the cause when SQLite ends the transaction (a full disk), storing none of it", async () => {
+    const db = open();
+    const writes = new GroupCommit(db);
+    const pages = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
+    db.exec(`PRAGMA max_page_count = ${pages + 2}`);
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) =>
+        writes.run(() => db.query("INSERT INTO t (v) VALUES (?)").run(`${i}${"x".repeat(3000)}`)),
+      ),
+    );
+    const reasons = outcomes.map((o) => (o.status === "rejected" ? (o.reason as { code?: string }).code : "stored"));
+    expect(new Set(reasons)).toEqual(new Set(["SQLITE_FULL"]));
+    expect(db.inTransaction).toBe(false);
+    expect((db.query("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBe(0);
+    db.exec("PRAGMA max_page_count = 1073741823");
+    await writes.run(() => db.query("INSERT INTO t (v) VALUES ('after')").run());
+    expect((db.query("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBe(1);
+  });
+
   it("rolls back only the write that failed", async () => {
     const db = open();
     const writes = new GroupCommit(db);

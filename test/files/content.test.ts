@@ -234,6 +234,30 @@ describe("POST .../files/upload", () => {
     expect(sha256(got.bytes)).toBe(sha256(bytes));
   });
 
+  it("finishes a download of the old content when the file is replaced meanwhile, every byte of it", async () => {
+    const old = new Uint8Array(randomBytes(12 * 1024 * 1024));
+    const made = await upload({ file: { bytes: old, name: unique("replaced.bin"), type: "application/octet-stream" } });
+    const id = made.body.node.id;
+    const res = await fetch(`${server.url}${files}/${id}/content`, {
+      headers: { authorization: `Bearer ${member.token}` },
+    });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const parts: Uint8Array[] = [];
+    const first = await reader.read();
+    parts.push(first.value as Uint8Array);
+    const put = await fetch(`${server.url}${files}/${id}/content`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${member.token}`, "content-type": "application/octet-stream" },
+      body: new Uint8Array(randomBytes(1024)),
+    });
+    expect(put.status).toBe(200);
+    for (let part = await reader.read(); !part.done; part = await reader.read()) parts.push(part.value);
+    const got = Buffer.concat(parts);
+    expect(got.byteLength).toBe(old.byteLength);
+    expect(sha256(got)).toBe(sha256(old));
+    expect((await download(id)).bytes.byteLength).toBe(1024);
+  });
+
   it("makes a small .md or .csv upload an editable text file", async () => {
     const md = "# Title\n\nBody with é\n";
     const mdRes = await upload({ file: { bytes: Buffer.from(md), name: unique("readme.md"), type: "text/markdown" } });

@@ -131,6 +131,10 @@ export class FilesService {
    * bursts in a few spaces; a handful of entries serve them (a 10,000-node space holds about 7 MiB here).
    */
   private readonly pathCache: SpaceCache<readonly NodePath[]>;
+  /** Blobs being streamed to clients, with how many readers each. */
+  private readonly reading = new Map<string, number>();
+  /** Blobs replaced while being read: deleted when their last reader is done. */
+  private readonly dropped = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -264,7 +268,7 @@ export class FilesService {
     }
     const mimeType = node.mimeType ?? "application/octet-stream";
     if ((node.sizeBytes ?? 0) <= BUFFERED_DOWNLOAD_BYTES) return { node, mimeType, body: this.blobBytes(node.blobId) };
-    return { node, mimeType, body: this.blobStream(node.blobId) };
+    return { node, mimeType, body: this.blobStream(node.blobId, node.sizeBytes ?? 0) };
   }
 
   /**
@@ -311,7 +315,7 @@ export class FilesService {
             updatedAt: now,
           };
           this.store.saveNode(current, updated);
-          if (current.blobId) this.store.deleteBlob(current.blobId);
+          if (current.blobId) this.dropBlob(current.blobId);
           return updated;
         }),
       );
@@ -436,7 +440,7 @@ export class FilesService {
 
   /** Removes blobs of cut-off uploads and replaced content. */
   collectGarbage(): number {
-    return this.store.deleteUnreferencedBlobs(Date.now() - 3600 * 1000);
+    return this.store.deleteUnreferencedBlobs(Date.now() - 3600 * 1000, [...this.reading.keys()]);
   }
 
   // Helpers
@@ -529,15 +533,48 @@ export class FilesService {
     return Buffer.concat(chunks);
   }
 
-  private blobStream(blobId: string | null): ReadableStream<Uint8Array> {
+  /**
+   * Streams a blob chunk by chunk, a read at a time. Replacing the file's content meanwhile does not cut the
+   * download short: the old blob stays until its last reader is done (`dropBlob`). Should a chunk still be
+   * missing before `size` bytes went out, the stream fails, so the client sees a broken download rather than a
+   * short one that looks whole.
+   */
+  private blobStream(blobId: string | null, size: number): ReadableStream<Uint8Array> {
     let seq = 0;
+    let sent = 0;
+    let open = blobId !== null;
+    if (blobId) this.reading.set(blobId, (this.reading.get(blobId) ?? 0) + 1);
+    const done = () => {
+      if (!open || !blobId) return;
+      open = false;
+      const readers = (this.reading.get(blobId) ?? 1) - 1;
+      if (readers > 0) {
+        this.reading.set(blobId, readers);
+        return;
+      }
+      this.reading.delete(blobId);
+      if (this.dropped.delete(blobId)) this.store.deleteBlob(blobId);
+    };
     return new ReadableStream<Uint8Array>({
       pull: (controller) => {
         const chunk = blobId ? this.store.chunk(blobId, seq++) : undefined;
-        if (chunk) controller.enqueue(new Uint8Array(chunk));
+        if (chunk) {
+          sent += chunk.byteLength;
+          controller.enqueue(new Uint8Array(chunk));
+          return;
+        }
+        done();
+        if (sent < size) controller.error(new Error("the file's content went away while it was being read"));
         else controller.close();
       },
+      cancel: done,
     });
+  }
+
+  /** Deletes a blob no node points at any more, once nobody is reading it. */
+  private dropBlob(blobId: string): void {
+    if (this.reading.has(blobId)) this.dropped.add(blobId);
+    else this.store.deleteBlob(blobId);
   }
 }
 

@@ -225,11 +225,18 @@ export class FilesStore {
     return this.chunkAt().all({ blobId, seq })[0]?.data;
   }
 
-  /** Blobs no node points at: uploads cut off, and content replaced by a newer version. */
-  deleteUnreferencedBlobs(olderThan: number): number {
+  /** Blobs no node points at (uploads cut off, content replaced meanwhile), except those in `keep`. */
+  deleteUnreferencedBlobs(olderThan: number, keep: readonly string[]): number {
+    const kept =
+      keep.length > 0
+        ? sql` AND ${blobs.id} NOT IN (${sql.join(
+            keep.map((id) => sql`${id}`),
+            sql`, `,
+          )})`
+        : sql``;
     const rows = this.db.all<{ id: string }>(sql`
       DELETE FROM ${blobs} WHERE ${blobs.createdAt} < ${olderThan}
-      AND NOT EXISTS (SELECT 1 FROM ${fileNodes} WHERE ${fileNodes.blobId} = ${blobs.id})
+      AND NOT EXISTS (SELECT 1 FROM ${fileNodes} WHERE ${fileNodes.blobId} = ${blobs.id})${kept}
       RETURNING ${blobs.id} AS id`);
     return rows.length;
   }

@@ -16,6 +16,13 @@ export function providerOf(raw: string): Provider {
   return raw as Provider;
 }
 
+/** A stored key that this server's APP_SSH_ENCRYPTION_KEY cannot open: it was stored under another one. */
+export class UnreadableKey extends Error {
+  constructor(readonly provider: Provider) {
+    super(`the stored ${provider} key cannot be read with this server's APP_SSH_ENCRYPTION_KEY`);
+  }
+}
+
 export class IntegrationsService {
   constructor(
     private readonly db: Db,
@@ -46,8 +53,8 @@ export class IntegrationsService {
   }
 
   /**
-   * The plain key, for the provider client only; null when none is stored or it was stored under another
-   * encryption key (the owner must store it again).
+   * The plain key, for the provider client only; null when none is stored. A key stored under another
+   * encryption key throws UnreadableKey (restore the key it was stored with, or store it again).
    */
   reveal(orgId: string, provider: Provider): string | null {
     const row = this.store.get(orgId, provider);
@@ -55,9 +62,25 @@ export class IntegrationsService {
     try {
       return decryptSecret(this.key(), row.keyCiphertext);
     } catch (error) {
-      if (error instanceof DecryptError) return null;
+      if (error instanceof DecryptError) throw new UnreadableKey(provider);
       throw error;
     }
+  }
+
+  /** The providers whose stored key this server cannot read (after a restore without the right key). */
+  unreadable(): Provider[] {
+    return this.store
+      .all()
+      .filter((row) => {
+        try {
+          decryptSecret(this.key(), row.keyCiphertext);
+          return false;
+        } catch (error) {
+          if (error instanceof DecryptError) return true;
+          throw error;
+        }
+      })
+      .map((row) => row.provider as Provider);
   }
 
   private key(): Uint8Array {

@@ -23,6 +23,11 @@ export class IntegrationsStore {
     return this.byProvider().all({ orgId, provider })[0];
   }
 
+  /** Every stored key, for the start-up check that they can be read. */
+  all(): IntegrationRow[] {
+    return this.db.select().from(integrations).all();
+  }
+
   put(row: IntegrationRow): void {
     this.db
       .insert(integrations)
