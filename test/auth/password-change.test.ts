@@ -175,13 +175,13 @@ describe("POST /api/v1/me/password", () => {
     }
   });
 
-  it("is listed in the OpenAPI document as signed in, with its body", async () => {
+  it("is listed in the OpenAPI document for a person signed in, with its body", async () => {
     const res = await org.anon.get("/api/docs/json");
     const op = res.body.paths["/api/v1/me/password"]?.post;
     expect(op).toBeDefined();
-    expect(op.description).toBe("Needs any valid token.");
+    expect(op.description).toBe("A person (not a service account).");
     const schema = op.requestBody.content["application/json"].schema;
     expect(Object.keys(schema.properties).sort()).toEqual(["current_password", "new_password"]);
-    expect(Object.keys(op.responses).sort()).toEqual(["204", "400", "401", "403", "413"]);
+    expect(Object.keys(op.responses).sort()).toEqual(["204", "400", "401", "403", "413", "507"]);
   });
 });
