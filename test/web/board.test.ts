@@ -328,6 +328,64 @@ describe("the board", () => {
     await second.context.close();
   });
 
+  it("keeps the keyboard on a card that someone else moves, and hands it on when they delete it", async () => {
+    const task = await createTask("Followed card", "Review");
+    const neighbour = await createTask("Card below it", "Review");
+    const { context, page } = await openBoard();
+    const activeId = () => page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.taskId ?? null);
+    await card(page, "Followed card").focus();
+
+    // Moved elsewhere: the keyboard follows the card into its new column, and a screen reader hears it.
+    await org.owner.api.patch(`${tasks()}/${task.id}`, { column_id: columns.Done, position: 0 });
+    await lane(page, "Done").locator(".task-card", { hasText: "Followed card" }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "“Followed card” was moved to Done by someone else." })
+      .waitFor({ state: "attached" });
+    expect(await activeId()).toBe(task.id);
+
+    // Deleted: the keyboard goes to the card that took its place in that column.
+    await org.owner.api.patch(`${tasks()}/${neighbour.id}`, { column_id: columns.Done, position: 1 });
+    await eventually(async () =>
+      expect(await lane(page, "Done").locator(".task-card-title").nth(1).textContent()).toBe("Card below it"),
+    );
+    expect(await activeId()).toBe(task.id);
+    await org.owner.api.delete(`${tasks()}/${task.id}`);
+    await card(page, "Followed card").waitFor({ state: "detached" });
+    await page
+      .getByRole("status")
+      .filter({ hasText: "“Followed card” was deleted by someone else." })
+      .waitFor({ state: "attached" });
+    expect(await activeId()).toBe(neighbour.id);
+
+    // The last card of a column: the keyboard goes to its "+ Add task".
+    const alone = await createTask("Alone in Review", "Review");
+    await org.owner.api.patch(`${tasks()}/${alone.id}`, { column_id: columns.Review, position: 0 });
+    const inReview = (await org.owner.api.get(tasks())).body.tasks.filter(
+      (t: Task) => t.column_id === columns.Review && t.id !== alone.id,
+    );
+    await Promise.all(inReview.map((t: Task) => org.owner.api.delete(`${tasks()}/${t.id}`)));
+    await eventually(async () => expect(await lane(page, "Review").locator(".task-card").count()).toBe(1));
+    await card(page, "Alone in Review").focus();
+    await org.owner.api.delete(`${tasks()}/${alone.id}`);
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Add task to Review");
+    await context.close();
+  });
+
+  it("names a space that cannot be opened in a heading: a private one, a missing id, a malformed one", async () => {
+    const hidden = await org.owner.api.post(spaces(), { name: "Hidden room", private: true });
+    expect(hidden.status).toBe(201);
+    const { context, page } = await signedInPage(browser, server, member, `/spaces/${hidden.body.id}/board`);
+    for (const id of [hidden.body.id, "00000000-0000-0000-0000-000000000000", "not-an-id"]) {
+      await page.goto(`${server.url}/spaces/${id}/board`);
+      await page.getByRole("heading", { level: 1, name: "Space not found" }).waitFor();
+      await page.getByRole("alert").waitFor();
+      await page.getByRole("link", { name: "See all spaces" }).waitFor();
+    }
+    expect(await page.getByRole("alert").textContent()).toContain("not");
+    await context.close();
+  });
+
   it("puts a refused move back and says why", async () => {
     const task = await createTask("Refused move");
     const { context, page } = await openBoard();
@@ -553,6 +611,59 @@ describe("the task detail", () => {
     await panel.getByRole("button", { name: "Delete for good" }).click();
     await page.waitForURL(new RegExp(`/spaces/${spaceId}/board$`));
     expect((await org.owner.api.get(tasks())).body.tasks.some((x: Task) => x.id === task.id)).toBe(false);
+    await context.close();
+  });
+
+  it("keeps the keyboard on Delete task's question and around the description editor", async () => {
+    const task = await createTask("Focus in the panel");
+    const { context, page } = await signedInPage(
+      browser,
+      server,
+      org.owner,
+      `/spaces/${spaceId}/board?task=${task.id}`,
+    );
+    const panel = page.getByRole("dialog", { name: "Focus in the panel" });
+    const isActive = (name: string) =>
+      panel.getByRole("button", { name, exact: true }).evaluate((el) => el === document.activeElement);
+
+    // "Delete task" asks in place: the question is an alert dialog that takes the keyboard, on the safer answer.
+    const deleteTask = panel.getByRole("button", { name: "Delete task" });
+    await deleteTask.focus();
+    await page.keyboard.press("Enter");
+    const question = panel.getByRole("alertdialog", { name: "Delete this task for good?" });
+    await question.waitFor();
+    expect(await isActive("Keep it")).toBe(true);
+    // Escape answers the question only: the panel stays, and the keyboard is back on "Delete task".
+    await page.keyboard.press("Escape");
+    await question.waitFor({ state: "detached" });
+    expect(await panel.isVisible()).toBe(true);
+    expect(await isActive("Delete task")).toBe(true);
+    await page.keyboard.press("Enter");
+    await page.keyboard.press("Enter"); // "Keep it"
+    await question.waitFor({ state: "detached" });
+    expect(await isActive("Delete task")).toBe(true);
+
+    // The description editor gives the keyboard back to "Edit description" after Escape, Cancel and Save.
+    const edit = panel.getByRole("button", { name: "Edit description" });
+    const textbox = panel.getByRole("textbox", { name: "Description", exact: true });
+    await edit.focus();
+    await page.keyboard.press("Enter");
+    await textbox.waitFor();
+    await page.keyboard.press("Escape");
+    await textbox.waitFor({ state: "detached" });
+    expect(await isActive("Edit description")).toBe(true);
+    await page.keyboard.press("Enter");
+    await panel.getByRole("button", { name: "Cancel" }).focus();
+    await page.keyboard.press("Enter");
+    await textbox.waitFor({ state: "detached" });
+    expect(await isActive("Edit description")).toBe(true);
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("Saved by keyboard");
+    await panel.getByRole("button", { name: "Save description" }).focus();
+    await page.keyboard.press("Enter");
+    await textbox.waitFor({ state: "detached" });
+    expect(await isActive("Edit description")).toBe(true);
+    expect((await taskById(task.id)).description).toBe("Saved by keyboard");
     await context.close();
   });
 

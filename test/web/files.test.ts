@@ -229,6 +229,107 @@ describe("the file tree", () => {
   });
 });
 
+describe("the keyboard after a cancelled name or dialog", () => {
+  it("gives the keyboard back to what started a new name or a move, and keeps the name field inside a tree item", async () => {
+    const folder = await org.owner.api.post(`${filesApi()}/folders`, { name: "Returns" });
+    expect(folder.status).toBe(201);
+    const note = await textFile("returns.md", "back\n", folder.body.node.id);
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl(folder.body.node.id));
+    const activeName = () =>
+      page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent);
+
+    // Escape in a new folder's or file's name goes back to the button that started it.
+    for (const [button, field] of [
+      ["New folder", "Name of the new folder"],
+      ["New file", "Name of the new file"],
+    ] as const) {
+      await page.getByRole("button", { name: button, exact: true }).focus();
+      await page.keyboard.press("Enter");
+      const input = page.getByLabel(field);
+      await input.waitFor();
+      // The field is inside an item of the tree, not loose in it (a tree holds only items).
+      expect(
+        await input.evaluate((el) => {
+          const parent = el.closest("[role=treeitem], [role=tree]");
+          return `${parent?.getAttribute("role")} ${parent?.getAttribute("aria-label")}`;
+        }),
+      ).toBe(`treeitem ${button}`);
+      expect(
+        await page.evaluate(() =>
+          [...document.querySelectorAll("[role=tree] > *")].every(
+            (el) => el.getAttribute("role") === "treeitem" || el.getAttribute("role") === "none",
+          ),
+        ),
+      ).toBe(true);
+      await page.keyboard.press("Escape");
+      await input.waitFor({ state: "detached" });
+      expect(await activeName()).toBe(button);
+    }
+    // Started from a folder's menu, Escape goes back to the folder's row.
+    await item(page, "Returns").focus();
+    await page.keyboard.press("Shift+F10");
+    await page.getByRole("menuitem", { name: "New folder here" }).click();
+    await page.getByLabel("Name of the new folder").waitFor();
+    await page.keyboard.press("Escape");
+    await page.getByLabel("Name of the new folder").waitFor({ state: "detached" });
+    expect(await activeName()).toBe("Returns");
+
+    // "Move to…" from the open file's menu, closed with Escape: back to "More actions for …".
+    await page.goto(filesUrl(note.id));
+    const more = page.getByRole("button", { name: "More actions for returns.md" });
+    await more.focus();
+    await page.keyboard.press("Enter");
+    // The item the keyboard is on has a ring, not only a shade.
+    await page.keyboard.press("ArrowDown");
+    const ring = await page.evaluate(() => {
+      const style = getComputedStyle(document.activeElement as Element);
+      return {
+        role: document.activeElement?.getAttribute("role"),
+        width: style.outlineWidth,
+        kind: style.outlineStyle,
+      };
+    });
+    expect(ring).toEqual({ role: "menuitem", width: "2px", kind: "solid" });
+    await page.getByRole("menuitem", { name: "Move to…" }).focus();
+    await page.keyboard.press("Enter");
+    const move = page.getByRole("dialog", { name: "Move returns.md" });
+    await move.waitFor();
+    await page.keyboard.press("Escape");
+    await move.waitFor({ state: "detached" });
+    await page.waitForFunction(
+      () => document.activeElement?.getAttribute("aria-label") === "More actions for returns.md",
+    );
+    // From a row's menu (Shift+F10), cancelling the dialog goes back to the row.
+    await item(page, "returns.md").focus();
+    await page.keyboard.press("Shift+F10");
+    await page.getByRole("menuitem", { name: "Move to…" }).focus();
+    await page.keyboard.press("Enter");
+    await move.getByRole("button", { name: "Cancel" }).click();
+    await move.waitFor({ state: "detached" });
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "returns.md");
+    await context.close();
+  });
+
+  it("rings the menu's focused item in dark mode too", async () => {
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl(), { colorScheme: "dark" });
+    await textFile("dark-ring.md", "x\n");
+    await item(page, "dark-ring.md").focus();
+    await page.keyboard.press("Shift+F10");
+    await page.keyboard.press("ArrowDown");
+    const style = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      const s = getComputedStyle(el);
+      return { role: el.getAttribute("role"), outline: `${s.outlineWidth} ${s.outlineStyle}`, color: s.outlineColor };
+    });
+    expect(style.role).toBe("menuitem");
+    expect(style.outline).toBe("2px solid");
+    // The dark accent (#8b85ff), which stands out against the dark menu.
+    expect(style.color).toBe("rgb(139, 133, 255)");
+    await screenshot(page, "file-menu-focus-dark");
+    await context.close();
+  });
+});
+
 describe("the keyboard in the tree", () => {
   it("keeps the keyboard in the tree when a file is clicked, and goes into the editor on Enter", async () => {
     const folder = await org.owner.api.post(`${filesApi()}/folders`, { name: "Meetings", parent_id: null });

@@ -5,6 +5,7 @@
  */
 import {
   type DragEvent,
+  type FocusEvent,
   type FormEvent,
   type KeyboardEvent,
   memo,
@@ -210,7 +211,7 @@ function useBoard(base: string, spaceId: string) {
     [update],
   );
 
-  return { columns, lanes, current, error, load, move, create, receive, forget };
+  return { columns, lanes, current, pending, error, load, move, create, receive, forget };
 }
 
 /** The board tab of a space. */
@@ -277,6 +278,71 @@ export function BoardPage({ space }: { space: Space }) {
     card?.focus();
     card?.scrollIntoView({ block: "nearest", inline: "nearest" });
   }, [lanes]);
+
+  /**
+   * The card that has the keyboard, and the lanes shown when it was last seen there. A card moved to another
+   * column by a change from elsewhere (a live event, a reload) is a new element, and a deleted one is gone: the
+   * browser drops the focus to the page's top, so the keyboard is handed on here instead.
+   */
+  const focused = useRef<{ id: string; shown: Lanes } | null>(null);
+  const onFocusIn = (event: FocusEvent<HTMLDivElement>) => {
+    const id = (event.target as HTMLElement).dataset?.taskId;
+    focused.current = id ? { id, shown: shownRef.current } : null;
+  };
+  const onFocusOut = (event: FocusEvent<HTMLDivElement>) => {
+    const card = event.target as HTMLElement;
+    // Focus that left a card still on the page was moved by the user (a click elsewhere): nothing to follow.
+    // A card taken out of the page (moved or deleted) is what the effect below is for.
+    queueMicrotask(() => {
+      if (card.isConnected && document.activeElement !== card && focused.current?.id === card.dataset.taskId)
+        focused.current = null;
+    });
+  };
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs after each change of the shown cards, on purpose.
+  useLayoutEffect(() => {
+    const was = focused.current;
+    if (!was) return;
+    const active = document.activeElement;
+    if (active && active !== document.body) {
+      // Still on its card (or the user went on elsewhere): remember where it is now.
+      if (active instanceof HTMLElement && active.dataset.taskId === was.id) focused.current = { id: was.id, shown };
+      else if (!root.current?.contains(active)) focused.current = null;
+      return;
+    }
+    const before = find(was.shown, was.id);
+    const now = find(shown, was.id);
+    const cardOf = (id: string) => root.current?.querySelector<HTMLElement>(`[data-task-id="${CSS.escape(id)}"]`);
+    // The user's own moves (a drag) are announced by nobody but follow the card too.
+    const mine = board.pending.current.has(was.id);
+    if (now) {
+      const card = cardOf(was.id);
+      card?.focus();
+      card?.scrollIntoView({ block: "nearest", inline: "nearest" });
+      if (!mine && before && before.columnId !== now.columnId) {
+        const column = columns?.find((c) => c.id === now.columnId);
+        setAnnouncement(`“${now.task.title}” was moved to ${column?.name ?? "another column"} by someone else.`);
+      }
+      return;
+    }
+    // Gone from the shown cards: deleted, or changed so that the filter no longer lets it through. The keyboard
+    // goes to the card that took its place, else the one above, else the column's "+ Add task" (or heading).
+    focused.current = null;
+    if (!before) return;
+    const lane = shown[before.columnId] ?? [];
+    const next = lane[before.index] ?? lane[before.index - 1];
+    const section = root.current?.querySelector<HTMLElement>(`[data-column-id="${CSS.escape(before.columnId)}"]`);
+    const target = next
+      ? cardOf(next.id)
+      : (section?.querySelector<HTMLElement>(".lane-add") ?? section?.querySelector<HTMLElement>("h2") ?? null);
+    target?.focus();
+    target?.scrollIntoView({ block: "nearest", inline: "nearest" });
+    const deleted = !find(lanes, was.id);
+    setAnnouncement(
+      deleted
+        ? `“${before.task.title}” was deleted by someone else.`
+        : `“${before.task.title}” was changed by someone else and no longer matches the filter.`,
+    );
+  }, [shown]);
 
   const onDrop = useCallback(
     (id: string, columnId: string, slot: number) =>
@@ -476,7 +542,15 @@ export function BoardPage({ space }: { space: Space }) {
       <ErrorText error={board.error} />
       <ErrorText error={audience.error && `Could not load who can see this space: ${audience.error}`} />
       {/* biome-ignore lint/a11y/noStaticElementInteractions: keyboard and drag events of the cards, delegated to one listener. */}
-      <div className="board-columns" ref={root} onKeyDown={onKeyDown} onDragStart={onDragStart} onDragEnd={onDragEnd}>
+      <div
+        className="board-columns"
+        ref={root}
+        onKeyDown={onKeyDown}
+        onDragStart={onDragStart}
+        onDragEnd={onDragEnd}
+        onFocus={onFocusIn}
+        onBlur={onFocusOut}
+      >
         {columns.map((column) => (
           <Lane
             key={column.id}
@@ -604,12 +678,16 @@ const Lane = memo(function Lane({
     <section
       className={`lane${drop ? " drop-target" : ""}`}
       aria-labelledby={`lane-${column.id}`}
+      data-column-id={column.id}
       onDragOver={onDragOver}
       onDragLeave={onDragLeave}
       onDrop={onDropHere}
     >
       <header className="lane-head">
-        <h2 id={`lane-${column.id}`}>{column.name}</h2>
+        {/* Focusable by script only: where the keyboard goes when the last card of a read-only column is deleted. */}
+        <h2 id={`lane-${column.id}`} tabIndex={-1}>
+          {column.name}
+        </h2>
         <span className="lane-count" title={`${tasks.length} tasks`}>
           {tasks.length}
         </span>

@@ -131,6 +131,34 @@ export function TaskDetail({
   const [pending, setPending] = useState<TaskChanges | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const deleteButton = useRef<HTMLButtonElement>(null);
+  const keepButton = useRef<HTMLButtonElement>(null);
+  const editDescription = useRef<HTMLButtonElement>(null);
+  /** Set when the description editor closes: the keyboard goes back to "Edit description" (its form is gone). */
+  const backToEdit = useRef(false);
+  /** Set when the delete question closes without deleting: the keyboard goes back to "Delete task". */
+  const backToDelete = useRef(false);
+  const closeDescription = () => {
+    backToEdit.current = true;
+    setDescription(null);
+  };
+  const keepTask = () => {
+    backToDelete.current = true;
+    setConfirmDelete(false);
+  };
+  // The question replaces "Delete task", which had the keyboard: the keyboard goes to the safer answer.
+  useEffect(() => {
+    if (confirmDelete) keepButton.current?.focus();
+    else if (backToDelete.current) {
+      backToDelete.current = false;
+      deleteButton.current?.focus();
+    }
+  }, [confirmDelete]);
+  useEffect(() => {
+    if (description || !backToEdit.current) return;
+    backToEdit.current = false;
+    editDescription.current?.focus();
+  }, [description]);
   const path = taskPath(ws.base, space.id, taskId);
 
   /** True when nothing typed would be lost by leaving this task, or the user agreed to lose it. */
@@ -207,10 +235,10 @@ export function TaskDetail({
   const commitDescription = async () => {
     if (!description) return;
     if (description.value === description.base.description) {
-      setDescription(null);
+      closeDescription();
       return;
     }
-    if ((await save({ description: description.value }, description.base)) !== "failed") setDescription(null);
+    if ((await save({ description: description.value }, description.base)) !== "failed") closeDescription();
   };
 
   const commitInstructions = async () => {
@@ -453,6 +481,7 @@ export function TaskDetail({
             <h3 id={`description-${task.id}`}>Description</h3>
             {canWrite && !description && (
               <button
+                ref={editDescription}
                 type="button"
                 className="link"
                 onClick={() => setDescription({ value: task.description, base: task, preview: false })}
@@ -511,7 +540,7 @@ export function TaskDetail({
                         description.value === description.base.description ||
                         confirm("Discard your changes to the description?")
                       )
-                        setDescription(null);
+                        closeDescription();
                     }
                   }}
                 />
@@ -520,7 +549,7 @@ export function TaskDetail({
                 <button type="button" className="primary" onClick={() => void commitDescription()}>
                   Save description
                 </button>
-                <button type="button" onClick={() => setDescription(null)}>
+                <button type="button" onClick={closeDescription}>
                   Cancel
                 </button>
                 <span className="small muted">Ctrl + Enter saves</span>
@@ -587,17 +616,31 @@ export function TaskDetail({
           </span>
           {canWrite &&
             (confirmDelete ? (
-              <span className="row">
-                <span className="small">Delete this task for good?</span>
+              // An inline question: announced when it takes the keyboard; Escape answers "Keep it" (and leaves
+              // the panel open, as the dialog's own Escape would not).
+              <div
+                className="row delete-question"
+                role="alertdialog"
+                aria-labelledby={`delete-question-${task.id}`}
+                onKeyDown={(event) => {
+                  if (event.key !== "Escape") return;
+                  event.preventDefault();
+                  event.stopPropagation();
+                  keepTask();
+                }}
+              >
+                <span className="small" id={`delete-question-${task.id}`}>
+                  Delete this task for good?
+                </span>
                 <button type="button" className="danger" disabled={remove.busy} onClick={() => void remove.run()}>
                   Delete for good
                 </button>
-                <button type="button" onClick={() => setConfirmDelete(false)}>
+                <button ref={keepButton} type="button" onClick={keepTask}>
                   Keep it
                 </button>
-              </span>
+              </div>
             ) : (
-              <button type="button" className="danger" onClick={() => setConfirmDelete(true)}>
+              <button ref={deleteButton} type="button" className="danger" onClick={() => setConfirmDelete(true)}>
                 Delete task
               </button>
             ))}

@@ -27,7 +27,8 @@ export interface TreeActions {
   toggle: (id: string, open?: boolean) => void;
   rename: (node: FileNode, name: string) => Promise<string | null>;
   create: (draft: Draft, name: string) => Promise<string | null>;
-  cancelDraft: () => void;
+  /** `byKeyboard` (Escape): the keyboard goes back to what started the draft. */
+  cancelDraft: (byKeyboard: boolean) => void;
   move: (node: FileNode, parentId: string | null) => void;
   upload: (files: File[], parentId: string | null) => void;
   remove: (node: FileNode) => void;
@@ -188,7 +189,15 @@ export function FileTree({
 
   const draftRow = (parentId: string | null, depth: number) =>
     draft && draft.parentId === parentId ? (
-      <div role="none" key={`draft-${parentId ?? ""}`}>
+      // A row of the tree while it is named, so the tree holds only items (its field is inside).
+      // biome-ignore lint/a11y/useFocusableInteractive: the name field inside the item takes the keyboard.
+      <div
+        role="treeitem"
+        aria-level={depth}
+        aria-selected={false}
+        aria-label={draft.kind === "folder" ? "New folder" : "New file"}
+        key={`draft-${parentId ?? ""}`}
+      >
         <NameInput
           label={draft.kind === "folder" ? "Name of the new folder" : "Name of the new file"}
           initial=""
@@ -235,13 +244,22 @@ export function FileTree({
           const isDrop = isFolder && dropTarget === node.id;
           const item =
             renamingId === node.id ? (
-              <NameInput
-                label={`New name for ${node.name}`}
-                initial={node.name}
-                depth={row.depth}
-                onSave={(name) => actions.rename(node, name)}
-                onCancel={actions.stopRenaming}
-              />
+              // The row while it is renamed, an item still; the name field inside it takes the keyboard.
+              // biome-ignore lint/a11y/useFocusableInteractive: the name field inside the item takes the keyboard.
+              <div
+                role="treeitem"
+                aria-level={row.depth}
+                aria-selected={selectedId === node.id}
+                aria-label={`Renaming ${node.name}`}
+              >
+                <NameInput
+                  label={`New name for ${node.name}`}
+                  initial={node.name}
+                  depth={row.depth}
+                  onSave={(name) => actions.rename(node, name)}
+                  onCancel={actions.stopRenaming}
+                />
+              </div>
             ) : (
               <div className={`tree-row${selectedId === node.id ? " selected" : ""}${isDrop ? " drop" : ""}`}>
                 <button

@@ -46,16 +46,20 @@ function MoveDialog({
   node,
   tree,
   onMove,
+  onDone,
   onClose,
 }: {
   node: FileNode;
   tree: Tree;
   onMove: (parentId: string | null) => Promise<void>;
+  /** Moved: the moved row takes the keyboard (`onMove` asks for it). */
+  onDone: () => void;
+  /** Closed without moving (Cancel, Escape, ✕). */
   onClose: () => void;
 }) {
   const { run, busy, error } = useAction(async (parentId: string | null) => {
     await onMove(parentId);
-    onClose();
+    onDone();
   });
   // Folders it can go to: not itself nor below itself (the API would answer `cannot move a folder into itself`).
   const folders = [...tree.byId.values()]
@@ -308,6 +312,15 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     null,
   );
   const [moving, setMoving] = useState<FileNode | null>(null);
+  /**
+   * What had the keyboard when the menu opened ("More actions for …", a row), and what started the new file or
+   * folder being named: a dialog or field closed without its action gives the keyboard back there (the menu
+   * item that opened the dialog is gone by then).
+   */
+  const menuOpener = useRef<HTMLElement | null>(null);
+  const draftOpener = useRef<HTMLElement | null>(null);
+  /** An element outside the tree to focus once the dialog in front of it has closed. */
+  const [refocus, setRefocus] = useState<HTMLElement | null>(null);
   /** A tree row to give the keyboard to once it shows (after a rename, a move or a delete). */
   const [focusTarget, setFocusTarget] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<FileNode | null>(null);
@@ -400,7 +413,8 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
   /** Where "New file", "New folder" and "Upload" put things: the open folder, or the open file's folder. */
   const currentFolder = selected ? (selected.kind === "folder" ? selected.id : selected.parent_id) : null;
 
-  const startDraft = (kind: Draft["kind"], parentId: string | null) => {
+  const startDraft = (kind: Draft["kind"], parentId: string | null, from: HTMLElement | null = null) => {
+    draftOpener.current = from;
     setQuery("");
     setShowPending(false);
     if (parentId) toggle(parentId, true);
@@ -499,13 +513,25 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
         return messageOf(err);
       }
     },
-    cancelDraft: () => setDraft(null),
+    cancelDraft: (byKeyboard) => {
+      const parentId = draft?.parentId ?? null;
+      setDraft(null);
+      if (!byKeyboard) return;
+      // Back to "New file" / "New folder", else (started from a folder's menu) to the folder's row.
+      const from = draftOpener.current;
+      if (from?.isConnected) from.focus();
+      else setFocusTarget(parentId ?? "");
+    },
     move: (node, parentId) => {
       move(node, parentId).catch((err) => toast(`Could not move ${node.name}: ${messageOf(err)}`, "error"));
     },
     upload,
-    remove: (node) => setDeleting(node),
-    menu: (node, at) => setMenu({ node, at, where: "tree" }),
+    remove: (node) => {
+      // The Delete key on a row: the dialog gives the keyboard back to that row itself.
+      setDialogFrom("key");
+      setDeleting(node);
+    },
+    menu: (node, at) => openMenu({ node, at, where: "tree" }),
     startRenaming: (node) => setRenaming({ id: node.id, where: "tree" }),
     stopRenaming: () => {
       if (renaming) setFocusTarget(renaming.id);
@@ -513,19 +539,52 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     },
   };
 
+  const openMenu = (next: { node: FileNode; at: { x: number; y: number }; where: "tree" | "header" }) => {
+    menuOpener.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    setMenu(next);
+  };
+
+  /** A dialog opened from the menu was closed without its action: the keyboard goes back to where the menu was. */
+  const backFromDialog = (node: FileNode, where: "tree" | "header") => {
+    const opener = menuOpener.current;
+    if (where === "header" && opener?.isConnected) setRefocus(opener);
+    else setFocusTarget(node.id);
+  };
+  useEffect(() => {
+    if (!refocus || moving || deleting) return;
+    if (refocus.isConnected) refocus.focus();
+    setRefocus(null);
+  }, [refocus, moving, deleting]);
+  /** Where the Move or Delete dialog came from: the menu of a row or of the open file's header, or a key. */
+  const [dialogFrom, setDialogFrom] = useState<"tree" | "header" | "key">("key");
+  const deleted = useRef(false);
+
   const menuItems = (node: FileNode, where: "tree" | "header"): MenuItem[] => {
     const items: MenuItem[] = [];
     if (where === "tree") items.push({ label: "Open", run: () => open(node.id) });
     if (canWrite && node.kind === "folder") {
-      items.push({ label: "New file here", run: () => startDraft("text", node.id) });
-      items.push({ label: "New folder here", run: () => startDraft("folder", node.id) });
+      items.push({ label: "New file here", run: () => startDraft("text", node.id, menuOpener.current) });
+      items.push({ label: "New folder here", run: () => startDraft("folder", node.id, menuOpener.current) });
       items.push({ label: "Upload here", run: () => pickUpload(node.id) });
     }
     if (node.kind === "file") items.push({ label: "Download", run: () => download(node) });
     if (canWrite) {
       items.push({ label: "Rename", run: () => setRenaming({ id: node.id, where }) });
-      items.push({ label: "Move to…", run: () => setMoving(node) });
-      items.push({ label: "Delete…", run: () => setDeleting(node), danger: true });
+      items.push({
+        label: "Move to…",
+        run: () => {
+          setDialogFrom(where);
+          setMoving(node);
+        },
+      });
+      items.push({
+        label: "Delete…",
+        run: () => {
+          setDialogFrom(where);
+          setDeleting(node);
+        },
+        danger: true,
+      });
     }
     return items;
   };
@@ -546,10 +605,10 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
       <aside className="files-side" aria-label="Files of the space">
         {canWrite && (
           <div className="files-toolbar">
-            <button type="button" onClick={() => startDraft("text", currentFolder)}>
+            <button type="button" onClick={(event) => startDraft("text", currentFolder, event.currentTarget)}>
               New file
             </button>
-            <button type="button" onClick={() => startDraft("folder", currentFolder)}>
+            <button type="button" onClick={(event) => startDraft("folder", currentFolder, event.currentTarget)}>
               New folder
             </button>
             <button
@@ -670,7 +729,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
               back: () => open(selected.parent_id),
               download,
               rename,
-              menu: (node, at) => setMenu({ node, at, where: "header" }),
+              menu: (node, at) => openMenu({ node, at, where: "header" }),
             }}
           />
         ) : (
@@ -683,7 +742,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
             renaming={selected !== undefined && renaming?.where === "header" && renaming.id === selected.id}
             onRename={rename}
             onStopRenaming={() => setRenaming(null)}
-            onMenu={(node, at) => setMenu({ node, at, where: "header" })}
+            onMenu={(node, at) => openMenu({ node, at, where: "header" })}
           />
         )}
       </div>
@@ -700,11 +759,28 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
           node={moving}
           tree={tree}
           onMove={(parentId) => move(moving, parentId)}
-          onClose={() => setMoving(null)}
+          onDone={() => setMoving(null)}
+          onClose={() => {
+            if (dialogFrom !== "key") backFromDialog(moving, dialogFrom);
+            setMoving(null);
+          }}
         />
       )}
       {deleting && (
-        <DeleteDialog node={deleting} tree={tree} onDelete={() => remove(deleting)} onClose={() => setDeleting(null)} />
+        <DeleteDialog
+          node={deleting}
+          tree={tree}
+          onDelete={async () => {
+            await remove(deleting);
+            deleted.current = true;
+          }}
+          onClose={() => {
+            // Kept: back to where the menu was (the Delete key's row gets it back from the dialog itself).
+            if (!deleted.current && dialogFrom !== "key") backFromDialog(deleting, dialogFrom);
+            deleted.current = false;
+            setDeleting(null);
+          }}
+        />
       )}
     </div>
   );

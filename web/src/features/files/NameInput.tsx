@@ -18,7 +18,8 @@ export function NameInput({
   depth: number;
   className?: string;
   onSave: (name: string) => Promise<string | null>;
-  onCancel: () => void;
+  /** `byKeyboard`: Escape, or Enter on an empty name (not leaving the field), so the keyboard needs a new place. */
+  onCancel: (byKeyboard: boolean) => void;
 }) {
   const input = useRef<HTMLInputElement>(null);
   const [error, setError] = useState<string | null>(null);
@@ -39,7 +40,7 @@ export function NameInput({
     const name = input.current?.value.trim() ?? "";
     if (name === "" || name === initial) {
       done.current = true;
-      onCancel();
+      onCancel(event !== undefined);
       return;
     }
     busy.current = true;
@@ -65,7 +66,7 @@ export function NameInput({
             event.preventDefault();
             event.stopPropagation();
             done.current = true;
-            onCancel();
+            onCancel(true);
           }
         }}
         onBlur={() => {

@@ -108,6 +108,27 @@ const TABS = [
   ["settings", "Settings"],
 ] as const;
 
+/**
+ * A space that cannot be opened: a heading says so (a screen reader's list of headings is not empty), with the
+ * API's words and the way back. A private space you are not in answers `space not found` like a missing one.
+ */
+function SpaceMissing({ error }: { error: string }) {
+  // A refusal or a missing space reads "Space not found"; anything else (the server out of reach) says so.
+  const missing = /not found|invalid|uuid|validation/i.test(error);
+  return (
+    <section className="page-body narrow" aria-labelledby="space-missing">
+      <header className="page-head">
+        <h1 id="space-missing">{missing ? "Space not found" : "Could not open this space"}</h1>
+      </header>
+      <ErrorText error={error} />
+      <p className="muted">
+        {missing ? "It does not exist, or it is a private space you are not a member of. " : "Try again in a moment. "}
+        <Link href="/spaces">See all spaces</Link>
+      </p>
+    </section>
+  );
+}
+
 /** One space: its name, its tabs, and the tab's screen. `item` is the room or file in the URL. */
 export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: string; item: string | null }) {
   const ws = useWorkspace();
@@ -115,7 +136,7 @@ export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: strin
   const unread = useUnreadCount(spaceId);
   const loaded = useApi<Space>(known ? null : `${ws.base}/spaces/${spaceId}`);
   const space = known ?? loaded.data;
-  if (!space) return loaded.error ? <ErrorText error={loaded.error} /> : <Spinner />;
+  if (!space) return loaded.error ? <SpaceMissing error={loaded.error} /> : <Spinner />;
   let body: React.ReactNode;
   switch (tab) {
     case "board":
