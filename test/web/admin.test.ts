@@ -664,3 +664,38 @@ describe("review fixes", () => {
     await close();
   });
 });
+
+describe("keyboard and screen readers in settings", () => {
+  it("keeps the keyboard on Save roles when the last owner's Owner role is refused, and says why", async () => {
+    const members = await org.owner.api.get(`${orgPath()}/members`);
+    const owners = (members.body.members as { role_ids: string[] }[]).filter((m) =>
+      m.role_ids.includes(org.roles.Owner),
+    );
+    // Olivia is the only owner: taking her Owner role away is refused (and nothing is changed).
+    expect(owners.length).toBe(1);
+    const { page, close } = await ownerPage("/settings/members");
+    await page.waitForFunction(() => document.title === "Members · Settings · Tandem");
+    await page.getByRole("button", { name: "Roles for Olivia Owner" }).click();
+    const dialog = page.getByRole("dialog", { name: "Roles of Olivia Owner" });
+    await dialog.getByRole("checkbox", { name: /^Owner/ }).focus();
+    await page.keyboard.press("Space");
+    const save = dialog.getByRole("button", { name: "Save roles" });
+    await save.focus();
+    await page.keyboard.press("Enter");
+    await dialog.getByRole("alert").filter({ hasText: "cannot remove the last owner" }).waitFor();
+    expect(await save.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press("Escape");
+    await close();
+  });
+
+  it("tells a Viewer of the missing permission on Members once", async () => {
+    const viewer = await addMember(org, ["Viewer"], "Vera Viewer");
+    const { context, page } = await signedInPage(browser, server, viewer, "/settings/members");
+    await page.getByRole("alert").filter({ hasText: "missing permission: org.members.manage" }).first().waitFor();
+    // The list's own refusal has had time to come back.
+    await page.waitForFunction(() => !document.querySelector('.settings-body [aria-busy="true"]'));
+    await page.waitForTimeout(300);
+    expect(await page.getByRole("alert").count()).toBe(1);
+    await context.close();
+  });
+});

@@ -45,10 +45,15 @@ describe("first run and sign-in", () => {
     const context = await browser.newContext({ baseURL: server.url, viewport: DESKTOP });
     const page = await context.newPage();
     await page.goto("/login");
+    await page.waitForFunction(() => document.title === "Sign in · Tandem");
     await page.getByLabel("Email").fill(OWNER.email);
     await page.getByLabel("Password").fill("wrong-password");
-    await page.getByRole("button", { name: "Sign in" }).click();
+    // By keyboard on the button: refused, the keyboard goes back to the password, selected to type again.
+    await page.getByRole("button", { name: "Sign in" }).focus();
+    await page.keyboard.press("Enter");
     await page.getByRole("alert").filter({ hasText: "invalid credentials" }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.getAttribute("name") === "password");
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).selectionEnd)).toBe(14);
     await screenshot(page, "sign-in");
     await page.getByLabel("Password").fill(OWNER.password);
     await page.getByRole("button", { name: "Sign in" }).click();
@@ -154,6 +159,37 @@ describe("first run and sign-in", () => {
   });
 });
 
+describe("the phone menu", () => {
+  it("keeps the keyboard inside while open, the page behind inert, and Escape gives it back to the button", async () => {
+    const { context, page } = await signedInPage(browser, server, OWNER, "/spaces", { viewport: PHONE });
+    const menu = page.getByRole("button", { name: "Menu" });
+    const nav = page.getByRole("navigation", { name: "Workspace" });
+    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+    await menu.focus();
+    await page.keyboard.press("Enter");
+    await nav.getByText("My tasks").waitFor();
+    expect(await page.locator("main").evaluate((el) => (el as HTMLElement).inert)).toBe(true);
+    const inMenu = () =>
+      page.evaluate(() => {
+        const el = document.activeElement;
+        return el?.closest("#workspace-nav, .topbar") != null;
+      });
+    // Forward past "Sign out" and back past the menu button: always in the menu.
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press("Tab");
+      expect(await inMenu()).toBe(true);
+    }
+    await menu.focus();
+    await page.keyboard.press("Shift+Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Sign out");
+    await page.keyboard.press("Escape");
+    await nav.waitFor({ state: "hidden" });
+    expect(await menu.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await page.locator("main").evaluate((el) => (el as HTMLElement).inert)).toBe(false);
+    await context.close();
+  });
+});
+
 describe("signing up", () => {
   it("offers sign-up only when open sign-ups are on, and says in words when they are off", async () => {
     const context = await browser.newContext({ baseURL: server.url, viewport: DESKTOP });
@@ -201,9 +237,19 @@ describe("signing up", () => {
     await page.getByLabel("Password (at least 8 characters)").fill("rita-password");
     await page.getByRole("button", { name: "Request account" }).click();
     await page.getByRole("heading", { name: "Waiting for approval" }).waitFor();
-    // It checks on its own; asked again before the approval, it says so.
-    await page.getByRole("button", { name: "Check again" }).click();
-    await page.getByText("Not approved yet").waitFor();
+    // It checks on its own; asked again before the approval, it says so (in a live region), and the keyboard
+    // stays on the button while it asks.
+    const status = page.getByRole("status").filter({ hasText: "Not approved yet" });
+    await status.waitFor();
+    const first = await status.textContent();
+    await page.waitForTimeout(1100);
+    await page.getByRole("button", { name: "Check again" }).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((before) => {
+      const now = [...document.querySelectorAll('[role="status"]')].map((el) => el.textContent).join();
+      return now.includes("Not approved yet") && !now.includes(before as string);
+    }, first);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toMatch(/Check again|Checking…/);
     await screenshot(page, "waiting-for-approval");
 
     const requests = await api.get(`/api/v1/organizations/${orgId}/signup-requests?status=pending`);

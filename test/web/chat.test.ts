@@ -858,3 +858,166 @@ describe("a room of 1,000 loaded messages", () => {
     expect(numbers.sort((a, b) => a - b)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
   }, 60_000);
 });
+
+/** The accessible name (or text) of the element with the keyboard. */
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement | null;
+    return el?.getAttribute("aria-label") ?? el?.textContent?.trim() ?? "";
+  });
+
+/** WCAG contrast of two computed `rgb(...)` colours. */
+function contrast(a: string, b: string): number {
+  const lum = (css: string) => {
+    const [r, g, bl] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((n) => {
+      const c = Number(n) / 255;
+      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    }) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [lum(a), lum(b)];
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+}
+
+describe("keyboard and screen readers", () => {
+  it("below 760 px (a desktop window at 200% zoom) reaches a message's react, edit and delete by keyboard", async () => {
+    const roomId = await newRoom("zoomed");
+    await say(roomId, "Zoomed first");
+    await say(roomId, "Zoomed last");
+    const { context, page } = await signedInPage(browser, server, OWNER, `/spaces/${spaceId}/chat/${roomId}`, {
+      viewport: { width: 640, height: 400 },
+    });
+    contexts.push(context);
+    const last = message(page, "Zoomed last");
+    await last.waitFor();
+    expect(await page.getByRole("button", { name: "Add reaction" }).count()).toBe(0);
+    // Back from the composer: the message itself is a Tab stop, and focusing it selects it and shows its actions.
+    await composer(page, "zoomed").focus();
+    const onLast = () => last.evaluate((el) => el === document.activeElement);
+    for (let i = 0; i < 10 && !(await onLast()); i++) await page.keyboard.press("Shift+Tab");
+    expect(await onLast()).toBe(true);
+    expect(await last.getAttribute("class")).toContain("selected");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Add reaction");
+    await page.keyboard.press("Enter");
+    const picker = page.getByRole("dialog", { name: "Add a reaction" });
+    await picker.getByRole("searchbox", { name: "Search emoji" }).fill("thumbs up");
+    await picker.getByRole("searchbox", { name: "Search emoji" }).press("Enter");
+    await last.getByRole("button", { name: /^👍 1: you/ }).waitFor();
+    // Its other actions follow it in the Tab order.
+    await last.getByRole("button", { name: "Add reaction" }).focus();
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Edit message");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Delete message");
+    await page.keyboard.press("Enter");
+    await page.getByRole("dialog", { name: "Delete message" }).waitFor();
+    await page.keyboard.press("Escape");
+    // The next message's Tab stop moves the selection (and the actions) there.
+    const first = message(page, "Zoomed first");
+    await first.focus();
+    await first.getByRole("button", { name: "Add reaction" }).waitFor();
+    expect(await last.getByRole("button", { name: "Add reaction" }).count()).toBe(0);
+  });
+
+  it("keeps the keyboard in the composer after the Send button, and says one's message once", async () => {
+    const roomId = await newRoom("announce");
+    const page = await open(OWNER, `/spaces/${spaceId}/chat/${roomId}`);
+    await composer(page, "announce").fill("Sent with the button");
+    // The answer is held back a little, so the "Sending…" row can be looked at.
+    await page.route("**/chat-rooms/*/messages", async (route) => {
+      if (route.request().method() === "POST") await Bun.sleep(400);
+      await route.continue();
+    });
+    await page.getByRole("button", { name: "Send", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator(".message.pending").waitFor();
+    // Shown, but not in the log's accessibility tree: the message is read once, when posted.
+    expect(await messageList(page, "announce").ariaSnapshot()).not.toContain("Sending");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Message #announce");
+    await message(page, "Sent with the button").waitFor();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe("Message #announce");
+
+    // A follow-up from the same author shows no name, but its text (what a screen reader hears) has it.
+    await say(roomId, "Maya speaking", member.api);
+    await say(roomId, "Maya again", member.api);
+    const followUp = message(page, "Maya again");
+    await followUp.waitFor();
+    expect(await followUp.getAttribute("class")).toContain("compact");
+    expect(await followUp.locator(".message-author").count()).toBe(0);
+    expect(await followUp.evaluate((el) => el.textContent)).toMatch(/^Maya Member/);
+    const box = await followUp.getByText("Maya Member", { exact: true }).boundingBox();
+    expect((box?.width ?? 0) <= 1).toBe(true);
+  });
+
+  it("keeps the keyboard on Load older messages, and keeps the log busy while a page goes in", async () => {
+    const roomId = await newRoom("older");
+    await seed(roomId, 105, (i) => `Older message ${i}`);
+    const page = await open(OWNER, `/spaces/${spaceId}/chat/${roomId}`);
+    await message(page, "Older message 105").waitFor();
+    const log = messageList(page, "older");
+    await page.waitForFunction(() => !document.querySelector('[role="log"][aria-busy="true"]'));
+    // Records the log's aria-busy each time messages are put in.
+    await log.evaluate((el) => {
+      const seen: (string | null)[] = [];
+      (window as unknown as { busyAtInsert: (string | null)[] }).busyAtInsert = seen;
+      new MutationObserver((records) => {
+        for (const r of records)
+          if ([...r.addedNodes].some((n) => n instanceof Element && n.querySelector("article")))
+            seen.push(el.getAttribute("aria-busy"));
+      }).observe(el, { childList: true, subtree: true });
+    });
+    const button = page.getByRole("button", { name: /older messages/ });
+    const text = (n: number) => page.locator(".message-text", { hasText: new RegExp(`^Older message ${n}\\s*$`) });
+    // Focusing it scrolls it into view, which loads the next page by itself; else Enter does.
+    await button.focus();
+    await text(6)
+      .waitFor({ state: "attached", timeout: 2000 })
+      .catch(async () => {
+        await page.keyboard.press("Enter");
+        await text(6).waitFor({ state: "attached" });
+      });
+    await page.waitForFunction(() => !document.querySelector('[role="log"][aria-busy="true"]'));
+    expect(await button.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Load older messages");
+    // The last page takes the button away: the keyboard goes to the oldest message.
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Welcome to #older" }).waitFor({ state: "attached" });
+    await page.waitForFunction(() => document.activeElement?.tagName === "ARTICLE");
+    expect(await page.evaluate(() => document.activeElement?.querySelector(".message-text")?.textContent?.trim())).toBe(
+      "Older message 1",
+    );
+    const busy = await page.evaluate(() => (window as unknown as { busyAtInsert: (string | null)[] }).busyAtInsert);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy.every((b) => b === "true")).toBe(true);
+  });
+
+  it("names the screen in the window title, and updates it on navigation", async () => {
+    const page = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await page.waitForFunction(() => document.title === "#general · Launch · Tandem");
+    await newRoom("titled");
+    await page
+      .getByRole("navigation", { name: "Rooms" })
+      .getByRole("link", { name: /titled/ })
+      .click();
+    await page.waitForFunction(() => document.title === "#titled · Launch · Tandem");
+    await page.getByRole("navigation", { name: "Space" }).getByRole("link", { name: "Board" }).click();
+    await page.waitForFunction(() => document.title === "Board · Launch · Tandem");
+    await page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "My tasks" }).click();
+    await page.waitForFunction(() => document.title === "My tasks · Tandem");
+    await page.goto(`/spaces/${crypto.randomUUID()}/board`);
+    await page.waitForFunction(() => document.title === "Space not found · Tandem");
+  });
+
+  it("gives the destructive confirm button 4.5:1 in dark mode", async () => {
+    const roomId = await newRoom("dark-delete");
+    await say(roomId, "Delete me in the dark");
+    const page = await open(OWNER, `/spaces/${spaceId}/chat/${roomId}`, true);
+    const row = message(page, "Delete me in the dark");
+    await row.locator(".message-text").click();
+    await row.getByRole("button", { name: "Delete message" }).click();
+    const button = page.getByRole("dialog", { name: "Delete message" }).getByRole("button", { name: "Delete" });
+    const [fg, bg] = await button.evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
+    expect(contrast(fg as string, bg as string)).toBeGreaterThanOrEqual(4.5);
+  });
+});

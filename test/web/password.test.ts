@@ -50,8 +50,12 @@ describe("changing your password", () => {
 
     await dialog.getByLabel("Current password").fill("not-the-password");
     await dialog.getByLabel("Confirm new password").fill("brand-new-password");
-    await dialog.getByRole("button", { name: "Change password" }).click();
+    // By keyboard on the button: the refused current password gets the keyboard back, selected.
+    await dialog.getByRole("button", { name: "Change password" }).focus();
+    await page.keyboard.press("Enter");
     await dialog.getByRole("alert").filter({ hasText: "current password is incorrect" }).waitFor();
+    await page.waitForFunction(() => document.activeElement?.getAttribute("name") === "current_password");
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement).selectionEnd)).toBe(16);
     await screenshot(page, "change-password");
 
     await dialog.getByLabel("Current password").fill(person.password);

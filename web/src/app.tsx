@@ -7,8 +7,8 @@ import { SpaceRoute, SpacesPage } from "./features/spaces/SpacesPage";
 import { StaffPage } from "./features/staff/StaffPage";
 import { isSignedIn, isSignupPending, onSessionChange, publicApi } from "./lib/api";
 import { match, navigate, useLocation } from "./lib/router";
-import { ErrorText, Spinner, Toasts } from "./lib/ui";
-import { WorkspaceProvider } from "./lib/workspace";
+import { ErrorText, Spinner, Toasts, usePageTitle } from "./lib/ui";
+import { useWorkspace, WorkspaceProvider } from "./lib/workspace";
 import { Shell } from "./shell";
 
 // Settings are for owners and rarely opened: loaded when first visited.
@@ -44,6 +44,40 @@ function Screen({ path }: { path: string }) {
   return <ErrorText error="page not found" />;
 }
 
+const SPACE_TABS: Record<string, string> = {
+  board: "Board",
+  chat: "Chat",
+  files: "Files",
+  automations: "Automations",
+  settings: "Settings",
+};
+
+/**
+ * The window's title for the current path ("Board · Launch", "My tasks"; " · Tandem" is added). Screens that
+ * know more, such as the open chat room, name themselves above it.
+ */
+function routeTitle(path: string, ws: ReturnType<typeof useWorkspace>): string {
+  if (match("/spaces", path)) return "Spaces";
+  const space = match("/spaces/:spaceId/:tab?/:item?", path);
+  if (space) {
+    const found = ws.spaces.find((s) => s.id === space.spaceId);
+    if (!found) return "Space not found";
+    const tab = SPACE_TABS[space.tab ?? "board"];
+    return tab ? `${tab} · ${found.name}` : found.name;
+  }
+  if (match("/my-tasks", path)) return "My tasks";
+  const staff = match("/staff/:userId?", path);
+  if (staff) return staff.userId ? `${ws.nameOf(staff.userId)} · AI staff` : "AI staff";
+  if (match("/approvals", path)) return "Approvals";
+  if (match("/settings/:tab?", path)) return "Settings";
+  return "Page not found";
+}
+
+function RouteTitle({ path }: { path: string }) {
+  usePageTitle(routeTitle(path, useWorkspace()));
+  return null;
+}
+
 export function App() {
   const { path } = useLocation();
   const { signedIn, pending } = useSignedIn();
@@ -73,6 +107,7 @@ export function App() {
     body = (
       <WorkspaceProvider noOrg={<NoOrganization pending={false} />}>
         <Shell>
+          <RouteTitle path={path} />
           <Screen path={path} />
         </Shell>
       </WorkspaceProvider>

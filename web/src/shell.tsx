@@ -64,16 +64,43 @@ export function Shell({ children }: { children: ReactNode }) {
     setOpen(false);
     menuButton.current?.focus();
   }, []);
+  const nav = useRef<HTMLElement>(null);
+  const topbar = useRef<HTMLElement>(null);
   useEffect(() => {
     if (!open) return;
     const onKey = (event: KeyboardEvent) => {
-      // A dialog above the menu takes its own Escape first.
-      if (event.key !== "Escape" || event.defaultPrevented || document.querySelector("dialog[open]")) return;
-      event.preventDefault();
-      dismiss();
+      // A dialog above the menu takes its own keys first.
+      if (event.defaultPrevented || document.querySelector("dialog[open]")) return;
+      if (event.key === "Escape") {
+        event.preventDefault();
+        dismiss();
+      } else if (event.key === "Tab") {
+        // The page behind is inert; Tab cycles through the top bar (the menu button) and the menu, as in a dialog.
+        const stops = [topbar.current, nav.current]
+          .flatMap((part) => [...(part?.querySelectorAll<HTMLElement>("a[href], button:not([disabled])") ?? [])])
+          .filter((el) => el.offsetParent !== null);
+        const first = stops[0];
+        const last = stops[stops.length - 1];
+        const active = document.activeElement;
+        const inside = stops.includes(active as HTMLElement);
+        if (!first || !last) return;
+        if (!inside || (event.shiftKey ? active === first : active === last)) {
+          event.preventDefault();
+          (event.shiftKey ? last : first).focus();
+        }
+      }
     };
     document.addEventListener("keydown", onKey);
-    return () => document.removeEventListener("keydown", onKey);
+    // The menu is for narrow screens: widened past them, the sidebar shows beside the page and the menu ends.
+    const narrow = matchMedia("(max-width: 760px)");
+    const onWiden = () => {
+      if (!narrow.matches) setOpen(false);
+    };
+    narrow.addEventListener("change", onWiden);
+    return () => {
+      document.removeEventListener("keydown", onKey);
+      narrow.removeEventListener("change", onWiden);
+    };
   }, [open, dismiss]);
   const admin = ws.can("org.manage") || ws.can("org.members.manage");
   // Chat messages arriving anywhere count as unread, whatever screen is open.
@@ -81,10 +108,10 @@ export function Shell({ children }: { children: ReactNode }) {
 
   return (
     <div className={`shell${open ? " nav-open" : ""}`}>
-      <a href="#main" className="skip-link">
+      <a href="#main" className="skip-link" inert={open}>
         Skip to content
       </a>
-      <header className="topbar">
+      <header ref={topbar} className="topbar">
         <button
           ref={menuButton}
           type="button"
@@ -102,7 +129,7 @@ export function Shell({ children }: { children: ReactNode }) {
         // A tap outside the phone menu closes it; keyboards use Escape or the menu button (hence aria-hidden).
         <div className="nav-backdrop" aria-hidden="true" onClick={dismiss} />
       )}
-      <nav id="workspace-nav" className="sidebar" aria-label="Workspace">
+      <nav ref={nav} id="workspace-nav" className="sidebar" aria-label="Workspace">
         <div className="sidebar-org">
           <OrgName />
         </div>
@@ -143,7 +170,8 @@ export function Shell({ children }: { children: ReactNode }) {
           </button>
         </div>
       </nav>
-      <main id="main" className="page" tabIndex={-1}>
+      {/* While the phone menu is open the page under it is inert: not focusable, not read. */}
+      <main id="main" className="page" tabIndex={-1} inert={open}>
         {children}
       </main>
       {changingPassword && <ChangePasswordDialog onClose={() => setChangingPassword(false)} />}

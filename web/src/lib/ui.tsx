@@ -11,18 +11,64 @@ export function ErrorText({ error }: { error: string | null | undefined }) {
   );
 }
 
-/** The end of a dialog's form: Cancel, and the submit button (disabled while its action runs). */
+/**
+ * Props that make a button unusable while `busy` (or otherwise not ready) without taking it off the keyboard:
+ * `aria-disabled` rather than `disabled`, since a focused button that becomes disabled drops the focus to
+ * `<body>`. Its clicks, and a form's Enter (a click on its submit button), do nothing meanwhile.
+ */
+export function busyProps(busy: boolean): {
+  "aria-disabled": true | undefined;
+  onClickCapture: (event: React.MouseEvent) => void;
+} {
+  return {
+    "aria-disabled": busy || undefined,
+    onClickCapture: (event) => {
+      if (!busy) return;
+      event.preventDefault();
+      event.stopPropagation();
+    },
+  };
+}
+
+/** The end of a dialog's form: Cancel, and the submit button (unusable while its action runs). */
 export function FormButtons({ onCancel, label, disabled }: { onCancel: () => void; label: string; disabled: boolean }) {
   return (
     <div className="row end">
       <button type="button" onClick={onCancel}>
         Cancel
       </button>
-      <button type="submit" className="primary" disabled={disabled}>
+      <button type="submit" className="primary" {...busyProps(disabled)}>
         {label}
       </button>
     </div>
   );
+}
+
+// The screen's name in the window title. Screens register titles at a level (the app names the route, a
+// screen that knows more, such as the open chat room, names it at a higher level); the highest level wins.
+const titles: { level: number; title: string }[] = [];
+
+function showTitle(): void {
+  let best: { level: number; title: string } | undefined;
+  for (const entry of titles) if (!best || entry.level >= best.level) best = entry;
+  document.title = best ? `${best.title} · Tandem` : "Tandem";
+}
+
+/**
+ * Names the screen in `document.title` ("Board · Launch" shows as "Board · Launch · Tandem") while mounted;
+ * null names nothing. A title of a higher `level` wins over the route's own (level 0).
+ */
+export function usePageTitle(title: string | null, level = 0): void {
+  useEffect(() => {
+    if (title === null) return;
+    const entry = { level, title };
+    titles.push(entry);
+    showTitle();
+    return () => {
+      titles.splice(titles.indexOf(entry), 1);
+      showTitle();
+    };
+  }, [title, level]);
 }
 
 export function Spinner({ label = "Loading…" }: { label?: string }) {

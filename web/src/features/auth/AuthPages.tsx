@@ -13,9 +13,21 @@ import {
 } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Link, navigate, useLocation } from "../../lib/router";
-import { ErrorText } from "../../lib/ui";
+import { busyProps, ErrorText, usePageTitle } from "../../lib/ui";
 
-function Card({ title, intro, children }: { title: string; intro?: ReactNode; children: ReactNode }) {
+function Card({
+  title,
+  pageTitle,
+  intro,
+  children,
+}: {
+  title: string;
+  /** The window's title, when the heading would repeat "Tandem". */
+  pageTitle?: string;
+  intro?: ReactNode;
+  children: ReactNode;
+}) {
+  usePageTitle(pageTitle ?? title);
   return (
     <main className="auth-card">
       <h1>{title}</h1>
@@ -25,26 +37,38 @@ function Card({ title, intro, children }: { title: string; intro?: ReactNode; ch
   );
 }
 
-/** A form whose submit runs `action` with its fields; the API's error is shown under it. */
+/**
+ * A form whose submit runs `action` with its fields; the API's error is shown under it. The submit button stays
+ * focusable while busy; when the request is refused, the keyboard goes to the field named `retry` (the
+ * password after a wrong one), its text selected to type again.
+ */
 function AuthForm({
   submit,
   label,
+  retry,
   children,
 }: {
   submit: (fields: Record<string, string>) => Promise<unknown>;
   label: string;
+  retry?: string;
   children: ReactNode;
 }) {
   const { run, busy, error } = useAction(submit);
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    void run(Object.fromEntries([...data.entries()].map(([k, v]) => [k, String(v)])));
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const ok = await run(Object.fromEntries([...data.entries()].map(([k, v]) => [k, String(v)])));
+    const field = retry ? form.elements.namedItem(retry) : null;
+    if (!ok && field instanceof HTMLInputElement && form.isConnected) {
+      field.focus();
+      field.select();
+    }
   };
   return (
-    <form onSubmit={onSubmit} className="stack">
+    <form onSubmit={(event) => void onSubmit(event)} className="stack">
       {children}
-      <button type="submit" className="primary" disabled={busy}>
+      <button type="submit" className="primary" {...busyProps(busy)}>
         {label}
       </button>
       <ErrorText error={error} />
@@ -100,7 +124,7 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
   const token = query.get("token");
   if (!token)
     return (
-      <Card title="Set up Tandem">
+      <Card title="Set up Tandem" pageTitle="Set up">
         <p>
           This install has no organization yet. Open the setup link that <code>tandem serve</code> printed in its log,
           or run <code>tandem setup</code>.
@@ -108,7 +132,11 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
       </Card>
     );
   return (
-    <Card title="Set up Tandem" intro="Create your organization and its owner account. This works once.">
+    <Card
+      title="Set up Tandem"
+      pageTitle="Set up"
+      intro="Create your organization and its owner account. This works once."
+    >
       <AuthForm
         label="Create organization"
         submit={async (f) => {
@@ -148,7 +176,7 @@ export function LoginPage({ openSignups }: { openSignups: boolean }) {
   // Read once: signing in clears it, and the notice should not vanish while the form is filled in.
   const [ended] = useState(sessionEndedReason);
   return (
-    <Card title="Sign in to Tandem">
+    <Card title="Sign in to Tandem" pageTitle="Sign in">
       {ended && (
         <p
           role="status"
@@ -159,6 +187,7 @@ export function LoginPage({ openSignups }: { openSignups: boolean }) {
       )}
       <AuthForm
         label="Sign in"
+        retry="password"
         submit={async (f) => {
           signIn(await publicApi<LoginShape>("POST", "/auth/login", { email: f.email, password: f.password }));
           if (location.pathname === "/login" || location.pathname === "/") navigate("/spaces", { replace: true });
@@ -366,16 +395,18 @@ export function NoOrganization({ pending }: { pending: boolean }) {
           ? "Your account was created. An administrator has to approve it before you can work; this page opens your workspace as soon as they have."
           : "Your account is not a member of this organization. Ask an administrator for an invite."}
       </p>
-      {pending && approval.checkedAt && !approval.error && (
-        <p className="muted small">
-          Not approved yet · checked at{" "}
-          {approval.checkedAt.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" })}
+      {/* A live region there all the while, so each check is answered aloud (the time changes each check). */}
+      {pending && (
+        <p className="muted small" role="status">
+          {approval.checkedAt && !approval.error
+            ? `Not approved yet · checked at ${approval.checkedAt.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit" })}`
+            : ""}
         </p>
       )}
       {pending && <ErrorText error={approval.error} />}
       <div className="row">
         {pending && (
-          <button type="button" disabled={approval.checking} onClick={approval.check}>
+          <button type="button" {...busyProps(approval.checking)} onClick={approval.check}>
             {approval.checking ? "Checking…" : "Check again"}
           </button>
         )}

@@ -3,7 +3,7 @@
  * account's other sessions; this tab's session, shared by its other tabs, stays signed in.
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api } from "../../lib/api";
+import { api, messageOf } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
@@ -16,8 +16,16 @@ export function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
   // The dialog would start on its first input, the hidden username for password managers, which cannot take
   // focus (so Close would have it): the cursor goes to the current password. This runs after the dialog opens.
   useEffect(() => current.current?.focus(), []);
+  /** The last refusal was of the current password (then the keyboard goes back there). */
+  const wrongCurrent = useRef(false);
   const { run, busy, error } = useAction(async (body: { current_password: string; new_password: string }) => {
-    await api("POST", "/me/password", body);
+    wrongCurrent.current = false;
+    try {
+      await api("POST", "/me/password", body);
+    } catch (err) {
+      wrongCurrent.current = /current password/i.test(messageOf(err));
+      throw err;
+    }
     toast("Password changed. Your other sessions are signed out.");
     onClose();
   });
@@ -28,7 +36,15 @@ export function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
     // Checked here: a typo in a password nobody can see would otherwise lock the person out.
     const differ = next !== String(data.get("confirm_password") ?? "");
     setMismatch(differ);
-    if (!differ) void run({ current_password: String(data.get("current_password") ?? ""), new_password: next });
+    if (differ) return;
+    void run({ current_password: String(data.get("current_password") ?? ""), new_password: next }).then((ok) => {
+      // A wrong current password is what is typed again: the keyboard goes there, its text selected.
+      const field = current.current;
+      if (!ok && wrongCurrent.current && field?.isConnected) {
+        field.focus();
+        field.select();
+      }
+    });
   };
   return (
     <Modal title="Change password" onClose={onClose}>

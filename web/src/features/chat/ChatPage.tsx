@@ -18,7 +18,7 @@ import { loadFresh, useLiveEvents } from "../../lib/events";
 import { useAction, useApi, useStored } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
 import type { Space } from "../../lib/types";
-import { Empty, ErrorText, FormButtons, Modal, Spinner, toast } from "../../lib/ui";
+import { Empty, ErrorText, FormButtons, Modal, Spinner, toast, usePageTitle } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import type { ChatRoom, Message, MessagePage, ReplyEvent, Thinking } from "./chat-types";
 import { PlusIcon } from "./icons";
@@ -88,6 +88,8 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   const currentId = current?.id ?? null;
   const currentRef = useRef(currentId);
   currentRef.current = currentId;
+  // The window names the room ("#general · Launch · Tandem"), above the route's "Chat · Launch".
+  usePageTitle(current ? `#${current.name} · ${space.name}` : null, 1);
 
   // No room in the URL, or one that is gone: open `general`, or the first room.
   useEffect(() => {

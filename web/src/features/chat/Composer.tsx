@@ -130,6 +130,9 @@ export function Composer({
     if (onlyFences(content) && attachments.length === 0) return;
     const sentText = text;
     const sentAttachments = attachments;
+    // Sent with the Send (or Retry) button: the keyboard goes back to the composer before emptying it turns
+    // that button off (a disabled button would drop the focus to the page).
+    area.current?.focus();
     setText("");
     setAttachments([]);
     setFailure(null);

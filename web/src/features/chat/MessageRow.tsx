@@ -5,6 +5,7 @@
  */
 import {
   createContext,
+  type FocusEvent,
   type KeyboardEvent,
   type MouseEvent,
   memo,
@@ -64,6 +65,26 @@ export function createSelection(): Selection {
       return () => listeners.delete(listener);
     },
   };
+}
+
+/** Screens without hover (touch) or narrower than 760 px: a row's actions show only once it is selected. */
+const NO_HOVER = "(hover: none), (max-width: 760px)";
+let narrowQuery: MediaQueryList | null = null;
+
+function subscribeNarrow(listener: () => void): () => void {
+  narrowQuery ??= matchMedia(NO_HOVER);
+  narrowQuery.addEventListener("change", listener);
+  return () => narrowQuery?.removeEventListener("change", listener);
+}
+
+function isNarrow(): boolean {
+  narrowQuery ??= matchMedia(NO_HOVER);
+  return narrowQuery.matches;
+}
+
+/** Whether rows show their actions only when selected (touch screens, and below 760 px, zoom included). */
+function useNarrow(): boolean {
+  return useSyncExternalStore(subscribeNarrow, isNarrow);
 }
 
 /** The row actions of the room being shown. */
@@ -232,6 +253,9 @@ function Row({
 }: RowProps) {
   const ctx = useContext(RowContext) as RowActions;
   const selected = useSyncExternalStore(ctx.selection.subscribe, () => ctx.selection.get() === message.id);
+  const narrow = useNarrow();
+  /** The row was selected by the focus a tap just gave it: that tap's click must not unselect it again. */
+  const focusedByTap = useRef(false);
   const [editing, setEditing] = useState(false);
   const reactRef = useRef<HTMLButtonElement>(null);
   const deleted = message.deleted_at !== null;
@@ -245,9 +269,18 @@ function Row({
   // A tap selects the row (its actions show on touch and narrow screens, where there is no hover); a second
   // tap, or one on another row, takes it away. Selecting text is not a tap.
   const onClick = (event: MouseEvent<HTMLElement>) => {
+    const byFocus = focusedByTap.current;
+    focusedByTap.current = false;
     if ((event.target as Element).closest(OWN_CLICK)) return;
     if (window.getSelection()?.toString()) return;
-    ctx.selection.set(selected ? null : message.id);
+    ctx.selection.set(selected && !byFocus ? null : message.id);
+  };
+  // Where actions show only for the selected row, the row itself is a Tab stop: focusing it selects it, and
+  // its actions come next in the Tab order (as a tap shows them on a touch screen).
+  const onFocus = (event: FocusEvent<HTMLElement>) => {
+    if (event.target !== event.currentTarget || !narrow) return;
+    focusedByTap.current = !selected;
+    ctx.selection.set(message.id);
   };
 
   return (
@@ -267,9 +300,13 @@ function Row({
         className={`message${showCompact ? " compact" : ""}${deleted ? " deleted" : ""}${mine ? " mine" : ""}${selected ? " selected" : ""}`}
         data-id={message.id}
         aria-label={`${authorName} at ${clock(message.created_at)}`}
+        tabIndex={narrow ? 0 : undefined}
         onClick={onClick}
+        onFocus={onFocus}
       >
         <div className="message-gutter">
+          {/* A follow-up shows no name, but a screen reader reading the log says who wrote it. */}
+          {showCompact && <span className="sr-only">{authorName}</span>}
           {showCompact ? (
             <time className="message-hover-time" dateTime={message.created_at} title={dateTime(message.created_at)}>
               {clock(message.created_at)}

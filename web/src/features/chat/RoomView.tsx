@@ -12,7 +12,7 @@ import { ApiError, api, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { Markdown } from "../../lib/markdown";
-import { ErrorText, Spinner, toast } from "../../lib/ui";
+import { busyProps, ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { Composer, type SendFailure } from "./Composer";
 import type { Attachment, AttachmentDraft, ChatRoom, Message, MessagePage, Reaction, Thinking } from "./chat-types";
@@ -83,6 +83,14 @@ export function RoomView({
   const [error, setError] = useState<string | null>(null);
   const [olderBusy, setOlderBusy] = useState(false);
   const [olderError, setOlderError] = useState<string | null>(null);
+  /**
+   * The log is busy while a batch of messages goes in (the first page, an older one), so a screen reader does
+   * not read 50 messages aloud; it is cleared a frame after the batch is on the page.
+   */
+  const [logBusy, setLogBusy] = useState(true);
+  const olderButton = useRef<HTMLButtonElement>(null);
+  /** The oldest message of the last page, to focus when that page took away "Load older messages" focused. */
+  const focusAfterOlder = useRef<string | null>(null);
   const [pending, setPending] = useState<Pending[]>([]);
   const [newBelow, setNewBelow] = useState(0);
   const [picker, setPicker] = useState<{ messageId: string; anchor: HTMLElement } | null>(null);
@@ -142,6 +150,7 @@ export function RoomView({
     if (olderLoading.current || !current.hasMore || !oldest) return;
     olderLoading.current = true;
     setOlderBusy(true);
+    setLogBusy(true);
     setOlderError(null);
     try {
       const page = await api<MessagePage>(
@@ -155,6 +164,9 @@ export function RoomView({
       const movesTo = divider !== null && divider === oldest.id ? page.messages.find(isUnread)?.id : undefined;
       anchor.current =
         (movesTo && divider && rowInView(scroller.current, divider, movesTo)) || firstVisibleRow(scroller.current);
+      // The button goes away with the last page: the keyboard that was on it goes to the oldest message.
+      if (page.messages.length < PAGE && document.activeElement === olderButton.current)
+        focusAfterOlder.current = page.messages[0]?.id ?? null;
       setData((d) => prependPage(d, page));
       // A divider on the oldest message held so far may have unread messages before it: it moves up to the
       // first unread one of this page.
@@ -198,9 +210,23 @@ export function RoomView({
     } else if (stick.current) {
       el.scrollTop = el.scrollHeight;
     }
+    const focusId = focusAfterOlder.current;
+    focusAfterOlder.current = null;
+    const focusRow = focusId ? el.querySelector<HTMLElement>(`article[data-id="${focusId}"]`) : null;
+    if (focusRow) {
+      if (!focusRow.hasAttribute("tabindex")) focusRow.tabIndex = -1;
+      stick.current = false;
+      focusRow.focus();
+    }
     // A short room, or a fast scroll up: keep loading while the top is in sight.
     if (el.scrollTop < NEAR_TOP_PX && dataRef.current.hasMore && !olderError) setTimeout(() => void loadOlder(), 0);
   }, [data.messages, pending, loaded]);
+
+  useEffect(() => {
+    if (!logBusy || olderBusy || !loaded) return;
+    const frame = requestAnimationFrame(() => setLogBusy(false));
+    return () => cancelAnimationFrame(frame);
+  }, [logBusy, olderBusy, loaded]);
 
   // Images that load and edits change heights: stay at the bottom if there.
   useEffect(() => {
@@ -392,7 +418,13 @@ export function RoomView({
         </div>
       )}
       <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
-        <div className="chat-list" ref={list} role="log" aria-label={`Messages in #${room.name}`}>
+        <div
+          className="chat-list"
+          ref={list}
+          role="log"
+          aria-label={`Messages in #${room.name}`}
+          aria-busy={logBusy || undefined}
+        >
           {!loaded ? (
             <Spinner />
           ) : error && data.messages.length === 0 ? (
@@ -401,20 +433,17 @@ export function RoomView({
             <>
               {data.hasMore ? (
                 <div className="chat-older">
-                  {olderBusy ? (
-                    <Spinner label="Loading older messages…" />
-                  ) : olderError ? (
-                    <>
-                      <ErrorText error={olderError} />
-                      <button type="button" onClick={() => void loadOlder()}>
-                        Try again
-                      </button>
-                    </>
-                  ) : (
-                    <button type="button" className="link" onClick={() => void loadOlder()}>
-                      Load older messages
-                    </button>
-                  )}
+                  <ErrorText error={olderError} />
+                  {/* One button throughout (loading, failed, ready), so the keyboard on it stays there. */}
+                  <button
+                    ref={olderButton}
+                    type="button"
+                    className={olderError ? undefined : "link"}
+                    {...busyProps(olderBusy)}
+                    onClick={() => void loadOlder()}
+                  >
+                    {olderBusy ? "Loading older messages…" : olderError ? "Try again" : "Load older messages"}
+                  </button>
                 </div>
               ) : (
                 <div className="chat-start">
@@ -439,7 +468,8 @@ export function RoomView({
                 />
               </RowContext.Provider>
               {pending.map((p) => (
-                <div key={p.key} className="message pending">
+                // Shown, not read: the message is announced once, when it is posted (not "Sending…" and again).
+                <div key={p.key} className="message pending" aria-hidden="true">
                   <div className="message-gutter" />
                   <div className="message-main">
                     <p className="muted small">Sending…</p>

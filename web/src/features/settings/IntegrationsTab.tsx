@@ -9,6 +9,7 @@ import { useAction, useApi } from "../../lib/hooks";
 import { dateTime, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import type { Integration } from "../staff/model";
+import { LoadError } from "./refusal";
 
 const PROVIDERS = [
   {
@@ -47,7 +48,7 @@ function KeyPanel({ provider, title, about }: (typeof PROVIDERS)[number]) {
         {title} <code className="small">{provider}</code>
       </h2>
       <p className="muted small">{about}</p>
-      <ErrorText error={current.error} />
+      <LoadError error={current.error} />
       {!current.data && !current.error && <Spinner />}
       {integration && (
         <p className="key-state" data-testid={`key-state-${provider}`}>

@@ -8,6 +8,7 @@ import { ConfirmDialog, ShownOnce } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { dateTime, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { LoadError } from "./refusal";
 import { defaultRoleIds, type Role, RolePicker, roleNames, useMissing } from "./roles";
 
 interface Invite {
@@ -84,7 +85,7 @@ export function InvitesTab() {
           {roles.data && (
             <RolePicker roles={roleList} value={roleIds} onChange={setRoleIds} legend="Joins with the roles" />
           )}
-          <ErrorText error={roles.error} />
+          <LoadError error={roles.error} />
           <ErrorText error={create.error} />
           <div className="row">
             <button type="submit" className="primary" disabled={create.busy}>
@@ -105,7 +106,7 @@ export function InvitesTab() {
       </section>
       <section className="panel">
         <h2>Invites</h2>
-        <ErrorText error={invites.error} />
+        <LoadError error={invites.error} />
         {!invites.data && !invites.error && <Spinner />}
         {invites.data?.invites.length === 0 && <p className="muted">No invites yet.</p>}
         <ul className="list invite-list">

@@ -7,6 +7,7 @@ import { Link } from "../../lib/router";
 import type { Member } from "../../lib/types";
 import { Avatar, dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { LoadError } from "./refusal";
 import { type Role, RolePicker, roleNames } from "./roles";
 
 function RolesDialog({
@@ -133,8 +134,8 @@ export function MembersTab() {
         </label>
         <Link href="/settings/invites">Invite people</Link>
       </div>
-      <ErrorText error={members.error} />
-      <ErrorText error={roles.error} />
+      <LoadError error={members.error} />
+      <LoadError error={roles.error} />
       {!members.data && !members.error && <Spinner />}
       {members.data && (
         <>

@@ -5,6 +5,7 @@ import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { LoadError } from "./refusal";
 import { PERMISSIONS, type Role } from "./roles";
 
 /** Creates a role (`role` absent) or edits one; the Owner's permissions and system names are fixed. */
@@ -92,7 +93,7 @@ export function RolesTab() {
           New role
         </button>
       </div>
-      <ErrorText error={roles.error} />
+      <LoadError error={roles.error} />
       {!roles.data && !roles.error && <Spinner />}
       <ul className="role-list">
         {roles.data?.roles.map((role) => (

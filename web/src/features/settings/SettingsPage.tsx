@@ -5,13 +5,14 @@
  */
 import { useEffect } from "react";
 import { Link, navigate, useLocation } from "../../lib/router";
-import { Empty } from "../../lib/ui";
+import { Empty, usePageTitle } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { IntegrationsTab } from "./IntegrationsTab";
 import { InvitesTab } from "./InvitesTab";
 import { MembersTab } from "./MembersTab";
 import { OrganizationTab } from "./OrganizationTab";
 import { RolesTab } from "./RolesTab";
+import { MissingPermission } from "./refusal";
 import { SignupsTab } from "./SignupsTab";
 
 const TABS = [
@@ -28,14 +29,16 @@ export default function SettingsPage({ tab }: { tab: string }) {
   const ws = useWorkspace();
   const { path } = useLocation();
   const visible = TABS.filter((t) => ws.can(t.needs));
+  const current = TABS.find((t) => t.key === tab);
   // /settings alone opens the first tab this user may use (a member manager lacks org.manage).
   const first = visible[0]?.key;
   const bare = path === "/settings" || path === "/settings/";
   useEffect(() => {
     if (bare && first) navigate(`/settings/${first}`, { replace: true });
   }, [bare, first]);
+  // Above the route's own "Settings": the tab's name first.
+  usePageTitle(current && !bare ? `${current.label} · Settings` : null, 1);
   if (bare && first) return null;
-  const current = TABS.find((t) => t.key === tab);
   return (
     <section className="page-body settings">
       <header className="page-head">
@@ -63,7 +66,9 @@ export default function SettingsPage({ tab }: { tab: string }) {
                 missing permission: {current.needs}. You can look, but the server refuses changes here.
               </p>
             )}
-            <current.Body />
+            <MissingPermission.Provider value={ws.can(current.needs) ? null : current.needs}>
+              <current.Body />
+            </MissingPermission.Provider>
           </>
         )}
       </div>

@@ -6,6 +6,7 @@ import { useAction, useApi } from "../../lib/hooks";
 import { Link, navigate, useLocation } from "../../lib/router";
 import { dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { LoadError } from "./refusal";
 import { defaultRoleIds, type Role, RolePicker, useMissing } from "./roles";
 
 interface SignupRequest {
@@ -133,8 +134,8 @@ export function SignupsTab() {
           </button>
         ))}
       </fieldset>
-      <ErrorText error={requests.error} />
-      <ErrorText error={roles.error} />
+      <LoadError error={requests.error} />
+      <LoadError error={roles.error} />
       {!requests.data && !requests.error && <Spinner />}
       {requests.data?.signup_requests.length === 0 && (
         <p className="muted">{status === "pending" ? "Nobody is waiting for approval." : "No requests here."}</p>
