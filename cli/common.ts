@@ -2,8 +2,9 @@
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type { Command } from "commander";
 import { type Config, type ConfigFlags, ENCRYPTION_KEY_FILE, loadConfig, readSecrets } from "../src/config";
-import { type Connection, openDatabase } from "../src/db/client";
+import { type Connection, cannotOpen, openDatabase } from "../src/db/client";
 import { assertNotNewer, MigrationError, migrate } from "../src/db/migrate";
 import { createServices, type Services } from "../src/services";
 
@@ -58,11 +59,16 @@ function serversEncryptionKey(config: Config): Uint8Array {
 export function refuseNewerDatabase(dbPath: string): void {
   if (!existsSync(dbPath)) return;
   // Read-write without create: a read-only connection would leave WAL files behind when it closes.
-  const sqlite = new Database(dbPath, { readwrite: true, create: false });
+  let sqlite: Database;
+  try {
+    sqlite = new Database(dbPath, { readwrite: true, create: false });
+  } catch (error) {
+    throw cannotOpen(dbPath, error);
+  }
   try {
     assertNotNewer(sqlite);
   } catch (error) {
-    throw error instanceof MigrationError ? new CliError(error.message) : error;
+    throw error instanceof MigrationError ? new CliError(error.message) : cannotOpen(dbPath, error);
   } finally {
     sqlite.close();
   }
@@ -71,4 +77,23 @@ export function refuseNewerDatabase(dbPath: string): void {
 /** Prints `value` as JSON with `--json`, else the human text. */
 export function print(json: boolean | undefined, value: unknown, human: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human}\n`);
+}
+
+/**
+ * Gives a command group (`users`, `provisioning`) its action, reached only when no subcommand of it was
+ * named: a word after the group is an unknown subcommand, nothing a missing one. Set after the subcommands
+ * exist: commander copies a command's settings into the subcommands made after them, and those must keep
+ * refusing stray words and options.
+ */
+export function groupAction(group: Command, subcommands: string): void {
+  group
+    .allowExcessArguments(true)
+    .allowUnknownOption(true)
+    .action(function (this: Command): never {
+      const [typed] = this.args;
+      if (typed !== undefined && !typed.startsWith("-")) {
+        throw new CliError(`unknown command '${typed}' for '${group.name()}': use ${subcommands}`);
+      }
+      throw new CliError(`${group.name()} needs a subcommand: ${subcommands}`);
+    });
 }

@@ -1,14 +1,9 @@
 /** `tandem provisioning set|show|clear`: the three provisioning settings (env vars of the same meaning win). */
 import type { Command } from "commander";
-import { CliError, type CommonOptions, openServices, print } from "./common";
+import { type CommonOptions, groupAction, openServices, print } from "./common";
 
 export function provisioningCommand(program: Command): void {
-  const provisioning = program
-    .command("provisioning")
-    .description("provisioning settings")
-    .action(() => {
-      throw new CliError("provisioning needs a subcommand: set, show or clear");
-    });
+  const provisioning = program.command("provisioning").description("provisioning settings");
 
   provisioning
     .command("set")
@@ -71,4 +66,5 @@ export function provisioningCommand(program: Command): void {
         close();
       }
     });
+  groupAction(provisioning, "set, show or clear");
 }

@@ -14,6 +14,8 @@ export function serveCommand(program: Command): void {
     .option("--port <port>", "port to listen on (env PORT)", parsePort)
     .option("--host <host>", "address to bind (env HOST)", parseHost)
     .option("--data <dir>", "data directory (env TANDEM_DATA_DIR)")
+    // Contract §1: every command takes --json where it prints; serve's log is JSON lines already.
+    .option("--json", "log JSON lines (always the case)")
     .action(async (opts: { port?: number; host?: string; data?: string }) => {
       const config = loadConfig(opts);
       // Everything that can refuse the start is checked before the data dir gets a key, a lock or a database.

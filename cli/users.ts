@@ -2,16 +2,11 @@
 import type { Command } from "commander";
 import { invalid } from "../src/http/errors";
 import { emailIn, newPasswordIn } from "../src/http/schemas";
-import { CliError, type CommonOptions, openServices, print } from "./common";
+import { type CommonOptions, groupAction, openServices, print } from "./common";
 import { checkAsApi } from "./parse";
 
 export function usersCommand(program: Command): void {
-  const users = program
-    .command("users")
-    .description("manage user accounts")
-    .action(() => {
-      throw new CliError("users needs a subcommand: add, list or reset-password");
-    });
+  const users = program.command("users").description("manage user accounts");
 
   users
     .command("add")
@@ -27,6 +22,8 @@ export function usersCommand(program: Command): void {
       checkAsApi("password", newPasswordIn, opts.password);
       // An absent --name means the email's local part; an empty one is a mistake, as `setup --admin-name ""` is.
       if (opts.name?.trim() === "") throw invalid("name: must be 1 to 100 characters");
+      // An absent --role means Member; an empty one names no role.
+      if (opts.role?.trim() === "") throw invalid("role: must name a role");
       const { services, close } = openServices(opts, { mustExist: true });
       try {
         const user = await services.people.addUser({
@@ -91,4 +88,5 @@ export function usersCommand(program: Command): void {
         close();
       }
     });
+  groupAction(users, "add, list or reset-password");
 }

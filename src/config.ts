@@ -165,6 +165,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** The data directory alone, for commands that need nothing else. */
 export function resolveDataDir(flags: ConfigFlags = {}, env: Env = process.env): string {
+  // `--data ""` (a shell variable that was never set) would make the working directory the data dir.
+  if (flags.data !== undefined && flags.data.trim() === "") throw new ConfigError("--data must not be empty");
   const dir = resolve(flags.data ?? reader(env).string("TANDEM_DATA_DIR") ?? "./data");
   if (existsSync(dir) && !statSync(dir).isDirectory())
     throw new ConfigError(`data directory ${dir} is not a directory`);
@@ -298,6 +300,11 @@ function writeSecretFile(path: string, content: string): void {
  * that is set but invalid is an error, named by the file when it came from there.
  */
 function readSecret(kind: SecretKind, config: Config, env: Env): Uint8Array | null {
+  // Set to nothing (`JWT_SECRET=` from a template whose variable was never filled): a mistake, not a request
+  // to generate one, which would leave the operator believing their secret is in use.
+  if (env[kind.env] !== undefined && env[kind.env]?.trim() === "") {
+    throw new ConfigError(`${kind.env} is set but empty: set it to a valid value, or unset it to have one generated`);
+  }
   const given = reader(env).string(kind.env);
   if (given !== undefined) return kind.parse(given);
   const path = join(config.dataDir, kind.file);

@@ -90,6 +90,8 @@ async function serveLocked(
   const port = app.server?.port ?? config.port;
   // Staff replies queued before a restart resume here, once the server answers.
   services.runner?.start();
+  // Rooms deleted before a stop may still hold rows: their purge goes on.
+  void services.chat.purge.run();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
   const setupUrl = setupToken ? `${url}/setup?token=${setupToken}` : null;

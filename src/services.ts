@@ -11,7 +11,7 @@ import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
 import { AutomationsService } from "./features/automations/automations.service";
 import { AutomationsStore } from "./features/automations/automations.store";
-import { ChatService } from "./features/chat/chat.service";
+import { ChatService, RoomPurge } from "./features/chat/chat.service";
 import { ChatStore } from "./features/chat/chat.store";
 import { EventBus } from "./features/events/events.bus";
 import { LiveEvents } from "./features/events/events.live";
@@ -122,7 +122,10 @@ export function createServices(conn: Connection, config: Config, options: Servic
   );
   const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events, replies);
   const staff = new StaffService(db, staffStore, peopleStore, tasks, events, config.modelrouter.defaultModel);
-  const chat = new ChatService(db, chatStore, commits, events, replies);
+  const purge = new RoomPurge(db, chatStore, (err) =>
+    options.log?.error({ err }, "removing a deleted room's messages failed; trying again"),
+  );
+  const chat = new ChatService(db, chatStore, commits, events, replies, purge);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(db, new IntegrationsStore(db), encryptionKey);
   const automations = new AutomationsService(db, new AutomationsStore(db), events, encryptionKey);

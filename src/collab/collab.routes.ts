@@ -8,7 +8,7 @@ import type { SpaceActor } from "../features/spaces/spaces.policy";
 import type { AuthMacro } from "../http/auth";
 import { doc } from "../http/docs";
 import { invalid } from "../http/errors";
-import { upgradeRequired } from "../http/sockets";
+import { assertUpgradable, upgradeRequired } from "../http/sockets";
 import { lowerUuid } from "../lib/ids";
 import type { CollabSockets } from "./collab.sockets";
 
@@ -40,6 +40,8 @@ const admit = (collab: CollabSockets, context: Upgrade, fileId: string | undefin
   context.fileId = collab.target(context.actor, fileId);
 };
 
+const TOO_MANY = "`too many open editing sockets: at most 100 per person`";
+
 const data = (ws: { data: unknown }) => ws.data as SocketData;
 const raw = (ws: { raw: unknown }) => ws.raw as ServerWebSocket<unknown>;
 
@@ -57,16 +59,24 @@ export function collabRoutes(auth: AuthMacro, collab: CollabSockets) {
       .use(auth)
       .ws("/:fileId", {
         ...socket,
-        beforeHandle: (context: Upgrade & { params: { fileId: string } }) =>
-          admit(collab, context, context.params.fileId),
-        detail: doc(summary, { 400: "A plain GET, without the upgrade: `websocket upgrade required`" }),
+        beforeHandle: (context: Upgrade & { params: { fileId: string } }) => {
+          admit(collab, context, context.params.fileId);
+          assertUpgradable(context.request);
+        },
+        detail: doc(summary, {
+          400: "A plain GET, without the upgrade: `websocket upgrade required`",
+          429: TOO_MANY,
+        }),
       })
       .ws("", {
         ...socket,
-        beforeHandle: (context: Upgrade) => admit(collab, context, fileIdOf(context.request)),
+        beforeHandle: (context: Upgrade) => {
+          admit(collab, context, fileIdOf(context.request));
+          assertUpgradable(context.request);
+        },
         detail: doc(
           `${summary}; the file is \`?file_id=\``,
-          { 400: "`file_id: required`; a plain GET, without the upgrade: `websocket upgrade required`" },
+          { 400: "`file_id: required`; a plain GET, without the upgrade: `websocket upgrade required`", 429: TOO_MANY },
           {
             query: [{ name: "file_id", description: "The text file to edit", required: true }],
           },

@@ -52,6 +52,9 @@ class CollabSocket implements Peer, UserSocket {
   }
 }
 
+/** Editing sockets one person may have open: a file per tab, many tabs, with room to spare. */
+export const MAX_EDITORS_PER_USER = 100;
+
 /** The open collaborative-editing sockets. */
 export class CollabSockets {
   private readonly sockets: OpenSockets<CollabSocket>;
@@ -66,7 +69,13 @@ export class CollabSockets {
     events: EventBus,
     private readonly log: Logger,
   ) {
-    this.sockets = new OpenSockets(access, auth, (socket) => this.recheck(socket));
+    this.sockets = new OpenSockets(
+      access,
+      auth,
+      (socket) => this.recheck(socket),
+      MAX_EDITORS_PER_USER,
+      "editing sockets",
+    );
     events.subscribe((event) => {
       if (event.type === "file.deleted") this.closeDeleted(event.space_id);
     });
@@ -74,7 +83,9 @@ export class CollabSockets {
 
   /** The file a socket may open: a live text file of the space (404 / 400 exactly as REST). */
   target(actor: SpaceActor, fileId: string | undefined): string {
-    return this.files.textFile(actor, fileId ?? "").id;
+    const id = this.files.textFile(actor, fileId ?? "").id;
+    this.sockets.assertRoomFor(actor.userId);
+    return id;
   }
 
   /** A socket was upgraded: joins the document. */

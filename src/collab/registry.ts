@@ -159,12 +159,16 @@ export class DocRegistry {
         case "update": {
           // A malformed update can keep applyUpdate busy for seconds before it throws; decoding it first
           // rejects the same update in well under a millisecond.
-          const { structs } = Y.decodeUpdate(message.update);
+          const decoded = Y.decodeUpdate(message.update);
           if (!peer.canWrite) {
-            this.takeBack(live, peer, structs);
+            this.takeBack(live, peer, decoded.structs);
             break;
           }
-          if (!this.fits(live, message.update, structs)) throw new AppError("too_large", "text file too large");
+          if (!onlySharedText(decoded.structs)) throw new BadMessage(ONLY_TEXT);
+          if (!inOrder(live.doc, decoded.structs)) {
+            throw new BadMessage("update out of order: an earlier edit of the same client is missing");
+          }
+          if (!this.fits(live, message.update, decoded)) throw new AppError("too_large", "text file too large");
           Y.applyUpdate(live.doc, message.update, peer);
           break;
         }
@@ -187,14 +191,21 @@ export class DocRegistry {
   /**
    * Whether the document stays within the text limit with `update` applied. The text grows by at most what
    * the update inserts, and a UTF-16 unit of the text is at most 3 UTF-8 bytes: under that bound there is
-   * nothing to count; near the limit the text's bytes and the update's inserted text are counted, so an edit
-   * that deletes, or adds a few characters within the limit, always lands. An update that could push the text
-   * over is refused whole, before it is applied, and its socket closes.
+   * nothing to count; near the limit the text's bytes, the update's inserted text and the text it deletes are
+   * counted, so an edit that deletes, types over a selection or adds a few characters within the limit always
+   * lands. An update that would push the text over is refused whole, before it is applied, and its socket closes.
    */
-  private fits(live: LiveDoc, update: Uint8Array, structs: readonly Struct[]): boolean {
+  private fits(live: LiveDoc, update: Uint8Array, decoded: DecodedUpdate): boolean {
     const text = live.doc.getText(TEXT_KEY);
-    if (text.length * 3 + update.byteLength <= this.maxTextBytes) return true;
-    return Buffer.byteLength(text.toString()) + insertedBytes(update, structs) <= this.maxTextBytes;
+    // Edits waiting inside Yjs for one they build on count as if they had landed.
+    const waiting = live.doc.store.pendingStructs?.update.byteLength ?? 0;
+    if (text.length * 3 + waiting + update.byteLength <= this.maxTextBytes) return true;
+    const after =
+      Buffer.byteLength(text.toString()) +
+      waiting +
+      insertedBytes(update, decoded.structs) -
+      deletedBytes(live.doc, text, decoded.ds);
+    return after <= this.maxTextBytes;
   }
 
   /**
@@ -339,6 +350,16 @@ export class DocRegistry {
     } catch {
       throw new BadMessage("invalid awareness");
     }
+    // A cursor and a name take a few hundred bytes; each state is kept and sent to every joiner. An editor has
+    // one client id (a new one when it makes its document again): a few per socket, not thousands.
+    if (entries.some((entry) => entry.state.byteLength > MAX_AWARENESS_STATE_BYTES)) {
+      throw new AppError("too_large", `awareness state too large: at most ${MAX_AWARENESS_STATE_BYTES / 1024} KiB`);
+    }
+    const mine = live.peers.get(peer) ?? new Set<number>();
+    const clients = new Set([...mine, ...entries.map((entry) => entry.clientId)]);
+    if (clients.size > MAX_AWARENESS_CLIENTS) {
+      throw new BadMessage(`too many awareness clients on one socket: at most ${MAX_AWARENESS_CLIENTS}`);
+    }
     const own = entries.filter((entry) => {
       for (const [other, clients] of live.peers) if (other !== peer && clients.has(entry.clientId)) return false;
       return true;
@@ -417,7 +438,91 @@ interface AwarenessChange {
 }
 
 /** One struct of a decoded update. */
-type Struct = ReturnType<typeof Y.decodeUpdate>["structs"][number];
+type DecodedUpdate = ReturnType<typeof Y.decodeUpdate>;
+type Struct = DecodedUpdate["structs"][number];
+
+/** The largest awareness state (a client's cursor, name and colour) the server keeps and relays. */
+const MAX_AWARENESS_STATE_BYTES = 8 * 1024;
+
+/** Awareness client ids one socket may speak for. */
+const MAX_AWARENESS_CLIENTS = 4;
+
+/**
+ * Whether each client's items in an update follow on from what the document (or the update, before them) has
+ * of that client, with no gap (a `Skip` is one). Over one ordered socket a client's own edits come in order;
+ * an update that skips some would wait inside Yjs and land with the one that fills the gap. (An edit beside
+ * another client's that has not arrived yet, which tabs sharing edits in the browser can send, also waits:
+ * `fits` counts what waits.)
+ */
+function inOrder(doc: Y.Doc, structs: readonly Struct[]): boolean {
+  const reached = new Map<number, number>();
+  for (const struct of structs) {
+    if (struct instanceof Y.Skip) continue;
+    const { client, clock } = struct.id;
+    const next = reached.get(client) ?? Y.getState(doc.store, client);
+    if (clock > next) return false;
+    reached.set(client, Math.max(next, clock + struct.length));
+  }
+  return true;
+}
+
+const ONLY_TEXT = `only the text getText("${TEXT_KEY}") can be edited`;
+
+/**
+ * Whether an update holds only characters of the shared text: no other root type, nested type, map entry,
+ * embed or format, none of which the file holds, and which would grow the document past the text limit
+ * unseen. An item names its parent only when it has no neighbour to take it from; by induction every item
+ * already in the document is text, so an item placed beside one is too.
+ */
+function onlySharedText(structs: readonly Struct[]): boolean {
+  for (const struct of structs) {
+    if (!(struct instanceof Y.Item)) continue;
+    if (struct.parentSub !== null) return false;
+    // Decoded, not yet integrated: `parent` is the root type's name (typed as the type it becomes), or an id.
+    const parent = struct.parent as unknown;
+    if (parent !== null && parent !== TEXT_KEY) return false;
+    if (!(struct.content instanceof Y.ContentString || struct.content instanceof Y.ContentDeleted)) return false;
+  }
+  return true;
+}
+
+/** Delete ranges sorted and merged: a range listed twice (or overlapping another) deletes its text once. */
+function mergedRanges(ranges: readonly { clock: number; len: number }[]): { clock: number; len: number }[] {
+  const merged: { clock: number; len: number }[] = [];
+  for (const { clock, len } of [...ranges].sort((a, b) => a.clock - b.clock)) {
+    const last = merged.at(-1);
+    if (last && clock <= last.clock + last.len) last.len = Math.max(last.len, clock + len - last.clock);
+    else merged.push({ clock, len });
+  }
+  return merged;
+}
+
+/**
+ * UTF-8 bytes of the live text an update's delete set removes from `doc` (text it deletes that the document
+ * has; what it inserts and deletes at once is counted by neither side, which only overestimates the result).
+ */
+function deletedBytes(doc: Y.Doc, text: Y.Text, ds: DecodedUpdate["ds"]): number {
+  let bytes = 0;
+  for (const [client, listed] of ds.clients) {
+    const structs = doc.store.clients.get(client);
+    if (!structs) continue;
+    const known = Y.getState(doc.store, client);
+    for (const { clock, len } of mergedRanges(listed)) {
+      const end = Math.min(clock + len, known);
+      if (clock >= end) continue;
+      for (let i = Y.findIndexSS(structs, clock); i < structs.length; i++) {
+        const struct = structs[i] as Struct;
+        if (struct.id.clock >= end) break;
+        if (!(struct instanceof Y.Item) || struct.deleted || struct.parent !== text) continue;
+        if (!(struct.content instanceof Y.ContentString)) continue;
+        const from = Math.max(clock, struct.id.clock) - struct.id.clock;
+        const to = Math.min(end, struct.id.clock + struct.length) - struct.id.clock;
+        bytes += Buffer.byteLength(struct.content.str.slice(from, to));
+      }
+    }
+  }
+  return bytes;
+}
 
 /**
  * The UTF-8 bytes of text an update inserts. Content of any other kind (embeds, other shared types) is counted

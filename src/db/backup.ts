@@ -6,7 +6,8 @@
  */
 import { Database } from "bun:sqlite";
 import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
+import { cannotOpen } from "./client";
 import { appliedMigrations, newerMigration } from "./migrate";
 
 /** A backup or restore that cannot proceed; the message is for the operator. */
@@ -19,6 +20,19 @@ export interface BackupResult {
   migrations: number;
 }
 
+/**
+ * SQLite's check lists every problem it finds, a database header line first; the operator gets one line: the
+ * first problem and how many there are (contract §1: a one-line reason).
+ */
+function firstProblem(rows: { quick_check: string }[]): string {
+  const problems = rows
+    .flatMap((row) => row.quick_check.split("\n"))
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !/^\*\*\* in database \w+ \*\*\*$/.test(line));
+  const first = problems[0] ?? "SQLite's check failed";
+  return problems.length > 1 ? `${first} (and ${problems.length - 1} more problems)` : first;
+}
+
 function checkDatabase(path: string): number {
   let db: Database;
   try {
@@ -28,7 +42,7 @@ function checkDatabase(path: string): number {
   }
   try {
     const check = db.query("PRAGMA quick_check").all() as { quick_check: string }[];
-    if (check[0]?.quick_check !== "ok") throw new BackupError(`${path} is damaged: ${check[0]?.quick_check ?? "?"}`);
+    if (check[0]?.quick_check !== "ok") throw new BackupError(`${path} is damaged: ${firstProblem(check)}`);
     const tags = appliedMigrations(db);
     if (tags.length === 0) throw new BackupError(`${path} is not a Tandem database`);
     const newer = newerMigration(db);
@@ -42,28 +56,69 @@ function checkDatabase(path: string): number {
   }
 }
 
-/** Writes a consistent copy of the database at `dbPath` to `out`, which must not exist. */
+/** Whether a process of this id runs (ours to check: a partial copy of a process that is gone is left over). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
+}
+
+/** Removes what backups to `out` killed outright left: `out.partial-PID` (and its journal) of a gone process. */
+function removeLeftovers(out: string): void {
+  const prefix = `${basename(out)}.partial-`;
+  for (const name of readdirSync(dirname(out))) {
+    const pid = name.startsWith(prefix) ? /^(\d+)(-journal)?$/.exec(name.slice(prefix.length))?.[1] : undefined;
+    if (pid !== undefined && !running(Number(pid))) rmSync(join(dirname(out), name), { force: true });
+  }
+}
+
+/**
+ * Writes a consistent copy of the database at `dbPath` to `out`, which must not exist. The copy is made as
+ * `out.partial-PID` and renamed when complete, so `out` never names half a backup: a backup that fails
+ * removes its partial file, and one killed outright leaves it for the next backup to the same `out` to
+ * remove. Two backups to one `out` at once each write their own; the second to finish finds `out` taken.
+ */
 export function backupDatabase(dbPath: string, out: string): BackupResult {
   if (!existsSync(dbPath)) throw new BackupError(`no database at ${dbPath}`);
   if (existsSync(out)) throw new BackupError(`${out} already exists`);
   if (!existsSync(dirname(out))) throw new BackupError(`directory ${dirname(out)} does not exist`);
-  const db = new Database(dbPath);
+  removeLeftovers(out);
+  const partial = `${out}.partial-${process.pid}`;
+  const removePartial = () => {
+    for (const file of [partial, `${partial}-journal`]) rmSync(file, { force: true });
+  };
+  let db: Database;
   try {
+    db = new Database(dbPath);
+  } catch (error) {
+    throw new BackupError(cannotOpen(dbPath, error).message);
+  }
+  try {
+    // A backup that would not restore is no backup: refused before anything is written.
+    const newer = newerMigration(db);
+    if (newer !== undefined) throw new BackupError(`${dbPath} comes from a newer Tandem (migration ${newer})`);
     db.exec("PRAGMA busy_timeout = 10000");
     // Owner-only from its first byte (SQLite fills an empty file it finds): a backup holds password hashes.
-    writeFileSync(out, "", { mode: 0o600, flag: "wx" });
-    db.query("VACUUM INTO ?").run(out);
+    writeFileSync(partial, "", { mode: 0o600, flag: "wx" });
+    db.query("VACUUM INTO ?").run(partial);
   } catch (error) {
-    rmSync(out, { force: true });
-    throw new BackupError(`backup failed: ${(error as Error).message}`);
+    removePartial();
+    if (error instanceof BackupError) throw error;
+    const why = cannotOpen(dbPath, error).message;
+    throw new BackupError(why.startsWith("the database") ? why : `backup failed: ${(error as Error).message}`);
   } finally {
     db.close();
   }
   try {
-    return { path: out, migrations: checkDatabase(out), bytes: statSync(out).size };
+    const migrations = checkDatabase(partial);
+    if (existsSync(out)) throw new BackupError(`${out} already exists`);
+    renameSync(partial, out);
+    return { path: out, migrations, bytes: statSync(out).size };
   } catch (error) {
-    // A backup that would not restore (a newer Tandem's database) is no backup: nothing is left behind.
-    rmSync(out, { force: true });
+    removePartial();
     throw error;
   }
 }
@@ -86,8 +141,14 @@ export function restoreDatabase(from: string, dbPath: string): BackupResult {
     if (/^\.restore-\d+\.db$/.test(name)) rmSync(join(dirname(dbPath), name), { force: true });
   }
   const partial = join(dirname(dbPath), `.restore-${process.pid}.db`);
-  copyFileSync(from, partial);
-  chmodSync(partial, 0o600);
-  renameSync(partial, dbPath);
+  try {
+    copyFileSync(from, partial);
+    chmodSync(partial, 0o600);
+    renameSync(partial, dbPath);
+  } catch (error) {
+    // A full disk, say: nothing of the copy stays.
+    rmSync(partial, { force: true });
+    throw new BackupError(`restore failed: ${(error as Error).message}`);
+  }
   return { path: dbPath, bytes: statSync(dbPath).size, migrations };
 }

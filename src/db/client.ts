@@ -27,9 +27,10 @@ export interface Connection {
  * journal_size_limit truncates the WAL after checkpoints so it cannot stay at its high-water mark.
  */
 export function applyPragmas(sqlite: Database): void {
+  // First: switching to WAL takes a lock that another process opening the same new file may hold.
+  sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA secure_delete = ON");
   sqlite.exec("PRAGMA journal_size_limit = 67108864");
@@ -40,11 +41,31 @@ export function applyPragmas(sqlite: Database): void {
 /** Opens (creating when missing) the database file at `path`. */
 export function openDatabase(path: string): Connection {
   const created = !existsSync(path);
-  const sqlite = new Database(path, { create: true, strict: true });
-  // Password hashes and encrypted secrets live here: owner-only, whatever the umask (WAL files follow).
-  if (created) chmodSync(path, 0o600);
-  applyPragmas(sqlite);
+  let sqlite: Database | undefined;
+  try {
+    sqlite = new Database(path, { create: true, strict: true });
+    // Password hashes and encrypted secrets live here: owner-only, whatever the umask (WAL files follow).
+    if (created) chmodSync(path, 0o600);
+    applyPragmas(sqlite);
+  } catch (error) {
+    sqlite?.close();
+    throw cannotOpen(path, error);
+  }
   return { sqlite, db: drizzle({ client: sqlite }) };
+}
+
+/**
+ * SQLite says only "unable to open database file", "attempt to write a readonly database" or "file is not a
+ * database": the operator gets the file's name, and what to do about it.
+ */
+export function cannotOpen(path: string, error: unknown): Error {
+  const why = error instanceof Error ? error.message : String(error);
+  if (/not a database|malformed|corrupt/i.test(why)) {
+    return new Error(
+      `the database ${path} is damaged or not a database: ${why} (restore a backup with \`tandem restore\`)`,
+    );
+  }
+  return new Error(`cannot open the database ${path}: ${why} (it and its directory must be readable and writable)`);
 }
 
 /**

@@ -1,8 +1,51 @@
-/** Applies the embedded migrations in journal order, each in its own transaction. */
+/**
+ * Applies the embedded migrations in journal order, then the steps written in code, each in its own
+ * transaction and each once (recorded by tag in `__migrations`).
+ */
 import type { Database } from "bun:sqlite";
+import { nameKey } from "../lib/text";
 import { embeddedMigrations } from "./migrations.macro" with { type: "macro" };
 
-const MIGRATIONS = embeddedMigrations();
+const SQL_MIGRATIONS = embeddedMigrations();
+
+/** Tables whose `name_key` is `nameKey(name)`, with the id column of their rows. */
+const KEYED_TABLES = ["file_nodes", "chat_rooms", "roles", "service_accounts"];
+
+/**
+ * Migration 0002 filled the name keys with SQLite's `lower()`, which folds ASCII only: `Über` kept `Über`
+ * while a name made since gets `über`, so the two did not clash and a search missed the old one. The keys
+ * are made again as the app makes them. Where two siblings now share a key (both names were made in the
+ * meantime), the older one's key gets a suffix of U+0001 (which no name holds): neither name changes, both
+ * stay findable by name, and a new sibling of that name is still refused.
+ */
+function unicodeNameKeys(sqlite: Database): void {
+  for (const table of KEYED_TABLES) {
+    const rows = sqlite.query(`SELECT id, name, name_key FROM ${table}`).all() as {
+      id: string;
+      name: string;
+      name_key: string;
+    }[];
+    const update = sqlite.query(`UPDATE ${table} SET name_key = ? WHERE id = ?`);
+    for (const row of rows) {
+      const key = nameKey(row.name);
+      if (key === row.name_key) continue;
+      for (let suffix = ""; ; suffix += "\u0001") {
+        try {
+          update.run(key + suffix, row.id);
+          break;
+        } catch (error) {
+          if (!String((error as Error).message).includes("UNIQUE")) throw error;
+        }
+      }
+    }
+  }
+}
+
+/** A migration: SQL statements drizzle-kit wrote, or a step SQL cannot express, run once in order. */
+type Migration = { tag: string; statements: string[] } | { tag: string; run: (sqlite: Database) => void };
+
+/** Steps in code come after the SQL migrations of their time; each tag is applied once, like the others. */
+const MIGRATIONS: Migration[] = [...SQL_MIGRATIONS, { tag: "code_0001_unicode_name_keys", run: unicodeNameKeys }];
 
 /** Thrown when a migration leaves a foreign-key violation behind. */
 export class MigrationError extends Error {}
@@ -18,13 +61,19 @@ export function migrate(sqlite: Database): string[] {
   const applied = new Set(appliedMigrations(sqlite));
   const pending = MIGRATIONS.filter((m) => !applied.has(m.tag));
   if (pending.length === 0) return [];
+  const ran: string[] = [];
   sqlite.exec("PRAGMA foreign_keys = OFF");
   try {
     for (const migration of pending) {
       sqlite
         .transaction(() => {
-          for (const statement of migration.statements) sqlite.exec(statement);
+          // Another process on the same fresh data dir (a `setup` beside the first `serve`) may have applied it
+          // since the list was read: under the write lock, look again.
+          if (sqlite.query("SELECT 1 FROM __migrations WHERE tag = ?").get(migration.tag)) return;
+          if ("run" in migration) migration.run(sqlite);
+          else for (const statement of migration.statements) sqlite.exec(statement);
           sqlite.query("INSERT INTO __migrations (tag, applied_at) VALUES (?, ?)").run(migration.tag, Date.now());
+          ran.push(migration.tag);
         })
         .immediate();
     }
@@ -35,7 +84,7 @@ export function migrate(sqlite: Database): string[] {
   } finally {
     sqlite.exec("PRAGMA foreign_keys = ON");
   }
-  return pending.map((m) => m.tag);
+  return ran;
 }
 
 /** Tags of the migrations this build knows, in order. */

@@ -15,6 +15,14 @@ export interface DocExtra {
   query?: { name: string; description: string; required?: boolean }[];
   /** Who may call it, where the declared permission is not the whole rule (an author, a space owner, a person). */
   access?: string;
+  /** Path parameters that are not ids, as OpenAPI schemas (`provider`: one of two names). */
+  params?: Record<string, Record<string, unknown>>;
+  /** An answer of bytes rather than JSON: its statuses, the headers it sends and the request headers it reads. */
+  bytes?: {
+    statuses: number[];
+    headers: Record<string, string>;
+    requestHeaders: Record<string, string>;
+  };
 }
 
 /** The `detail` of a route: what it does and what it answers. */
@@ -25,6 +33,8 @@ export function doc(summary: string, responses: Responses, extra: DocExtra = {})
     "x-body": extra.body,
     "x-query": extra.query,
     "x-access": extra.access,
+    "x-params": extra.params,
+    "x-bytes": extra.bytes,
     // biome-ignore lint/suspicious/noExplicitAny: Elysia types `detail` as an OpenAPI operation; ours adds x- keys.
   } as any;
 }

@@ -1,7 +1,14 @@
 /** The one error type of the service, and how each kind maps to an HTTP status. */
 
 /** What went wrong, independent of transport. */
-export type ErrorKind = "invalid" | "unauthenticated" | "forbidden" | "not_found" | "conflict" | "too_large";
+export type ErrorKind =
+  | "invalid"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "too_large"
+  | "too_many";
 
 /** Status per kind. */
 export const STATUS_OF: Record<ErrorKind, number> = {
@@ -11,6 +18,7 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  too_many: 429,
 };
 
 /** An error whose message is safe to show: it becomes `{"error": message}` with the kind's status. */

@@ -23,12 +23,36 @@ export interface RouteInfo {
 
 type Json = Record<string, unknown>;
 
-function schemaOf(schema: unknown, io: "input" | "output"): Json | undefined {
+/** Where named schemas (`.meta({ id })`: the API's resources) go, and how they are referred to. */
+const COMPONENTS = "#/components/schemas/";
+
+/**
+ * The JSON schema of a zod schema. A resource named with `.meta({ id: "Task" })` is written once, into
+ * `components` (what a generated client turns into a named type), and referred to from here.
+ */
+function schemaOf(schema: unknown, io: "input" | "output", components: Record<string, Json>): Json | undefined {
   if (!(schema instanceof z.ZodType)) return undefined;
   const json = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as Json;
   delete json.$schema;
+  const defs = (json.$defs ?? {}) as Record<string, Json>;
+  delete json.$defs;
+  for (const [name, def] of Object.entries(defs)) components[name] ??= refine(def, io);
+  return refine(json, io);
+}
+
+/** Required fields made explicit, date-times a request carries left without a pattern, refs into components. */
+function refine(json: Json, io: "input" | "output"): Json {
   markRequired(json);
+  if (io === "input") dropDateTimePatterns(json);
+  pointRefsAtComponents(json);
   return json;
+}
+
+function pointRefsAtComponents(json: unknown): void {
+  if (!json || typeof json !== "object") return;
+  const node = json as Json;
+  if (typeof node.$ref === "string") node.$ref = node.$ref.replace("#/$defs/", COMPONENTS);
+  for (const value of Object.values(node)) pointRefsAtComponents(value);
 }
 
 /**
@@ -45,6 +69,51 @@ function markRequired(json: Json): void {
     markRequired(property);
   }
   if (json.items && typeof json.items === "object") markRequired(json.items as Json);
+}
+
+/**
+ * The 404 each path parameter brings, for an unknown, malformed or invisible id (the routes that answer
+ * differently say so in their own `doc()`).
+ */
+const NOT_FOUND_OF: Record<string, string> = {
+  orgId: "organization not found",
+  spaceId: "space not found",
+  roleId: "role not found",
+  inviteId: "invite not found",
+  requestId: "signup request not found",
+  serviceAccountId: "service account not found",
+  provider: "page not found",
+  fileId: "file not found",
+  nodeId: "file not found",
+  proposalId: "proposal not found",
+  taskId: "task not found",
+  fileNodeId: "deliverable not found",
+  roomId: "chat room not found",
+  messageId: "message not found",
+  automationId: "automation not found",
+};
+
+/** `userId` names an organization's member, or a space's below a space. */
+const notFoundOf = (param: string, path: string) =>
+  param === "userId"
+    ? path.includes("/spaces/")
+      ? "space member not found"
+      : "member not found"
+    : NOT_FOUND_OF[param];
+
+/** What every JSON body may be refused with, before its fields are read. */
+const JSON_BODY_ERRORS =
+  "; a body that is not JSON: `invalid json`; another Content-Type: `content-type must be application/json`; `null`: `body must be a JSON object`";
+
+/** Statuses whose route-specific messages come beside the generic ones rather than replacing them. */
+const MERGED = new Set(["400", "403", "404"]);
+
+/** A date-time's pattern (upper-case `T` and `Z` only) is stricter than the API, which reads them in either case. */
+function dropDateTimePatterns(json: unknown): void {
+  if (!json || typeof json !== "object") return;
+  const node = json as Json;
+  if (node.format === "date-time") delete node.pattern;
+  for (const value of Object.values(node)) dropDateTimePatterns(value);
 }
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
@@ -64,6 +133,9 @@ function describeAccess(detail: Json): string {
 /** Builds the OpenAPI document of the given routes. */
 export function buildOpenApi(routes: readonly RouteInfo[]): Json {
   const paths: Record<string, Record<string, Json>> = {};
+  const components: Record<string, Json> = {
+    Error: { type: "object", properties: { error: { type: "string" } }, required: ["error"] },
+  };
   for (const route of routes) {
     const detail = (route.hooks.detail ?? {}) as Json;
     if (detail.hide || route.path.includes("*")) continue;
@@ -82,12 +154,18 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     if (detail["x-access"]) operation["x-access"] = detail["x-access"];
     if (isPublic) operation.security = [];
 
-    const parameters: Json[] = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-      name: m[1],
+    const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string);
+    const ownParams = (detail["x-params"] ?? {}) as Record<string, Json>;
+    const parameters: Json[] = pathParams.map((name) => ({
+      name,
       in: "path",
       required: true,
-      schema: { type: "string", format: "uuid" },
+      schema: ownParams[name] ?? { type: "string", format: "uuid" },
     }));
+    const bytes = detail["x-bytes"] as DocExtra["bytes"];
+    for (const [name, description] of Object.entries(bytes?.requestHeaders ?? {})) {
+      parameters.push({ name, in: "header", required: false, description, schema: { type: "string" } });
+    }
     if (socket) {
       parameters.push({
         name: "token",
@@ -101,7 +179,7 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
       const { name, description, required = false } = extra;
       parameters.push({ name, in: "query", required, description, schema: { type: "string" } });
     }
-    const query = schemaOf(route.hooks.query, "input");
+    const query = schemaOf(route.hooks.query, "input", components);
     const queryProps = (query?.properties ?? {}) as Record<string, Json>;
     const requiredQuery = new Set((query?.required as string[] | undefined) ?? []);
     for (const [name, schema] of Object.entries(queryProps)) {
@@ -110,7 +188,7 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     if (parameters.length > 0) operation.parameters = parameters;
 
     const { schema: bodySchema, optional } = unwrapOptional(route.hooks.body);
-    const body = schemaOf(bodySchema, "input");
+    const body = schemaOf(bodySchema, "input", components);
     if (body) operation.requestBody = { required: !optional, content: { "application/json": { schema: body } } };
     const raw = detail["x-body"] as DocExtra["body"];
     if (raw) {
@@ -119,13 +197,19 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     }
 
     const responses: Json = socket ? { "101": { description: "Switching Protocols: the WebSocket is open" } } : {};
-    if (body || query || raw) responses["400"] = errorResponse("Invalid input: the message names the field");
+    if (body || query || raw) {
+      responses["400"] = errorResponse(`Invalid input: the message names the field${body ? JSON_BODY_ERRORS : ""}`);
+    }
     if (!isPublic) responses["401"] = errorResponse("Missing, invalid or expired token: `unauthorized`");
     if (detail["x-permission"]) {
       responses["403"] = errorResponse(
         "Missing permission: `missing permission: <name>`; an account whose signup awaits approval: `signup pending approval`",
       );
-      responses["404"] = errorResponse("Not found, or not visible to the caller");
+    }
+    const notFound = [...new Set(pathParams.map((name) => notFoundOf(name, path)).filter(Boolean))];
+    if (notFound.length > 0) {
+      const messages = notFound.map((m) => `\`${m}\``).join(", ");
+      responses["404"] = errorResponse(`Not found, or not visible to the caller: ${messages}`);
     }
     if (body) responses["413"] = errorResponse("A body over 1 MiB: `request body too large`");
     if (method !== "get") {
@@ -133,12 +217,28 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
         "The server's disk is full: `the server's disk is full: nothing can be stored until space is freed`",
       );
     }
+    responses["500"] = errorResponse(
+      "An unexpected failure, logged with the request id (sent as X-Request-Id): `internal error`",
+    );
     for (const [status, answer] of Object.entries((detail["x-responses"] ?? {}) as Responses)) {
       const generic = responses[status] as Json | undefined;
-      responses[status] = responseOf(Number(status), answer);
-      // A route's own 403 comes beside the permission's (and a pending signup's), which it answers too.
-      if (status === "403" && generic && typeof answer === "string") {
+      responses[status] = responseOf(Number(status), answer, components);
+      // A route's own 400, 403 or 404 comes beside the generic ones (invalid input, a permission, a pending
+      // signup, an id in the path), which it answers too.
+      if (MERGED.has(status) && generic && typeof answer === "string") {
         (responses[status] as Json).description = `${String(generic.description)}; ${answer}`;
+      }
+      if (bytes?.statuses.includes(Number(status))) {
+        const headers = Object.fromEntries(
+          Object.entries(bytes.headers).map(([name, description]) => [
+            name,
+            { description, schema: { type: "string" } },
+          ]),
+        );
+        Object.assign(responses[status] as Json, {
+          headers,
+          content: { "*/*": { schema: { type: "string", format: "binary" } } },
+        });
       }
     }
     operation.responses = responses;
@@ -148,9 +248,10 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
   return {
     openapi: "3.1.0",
     info: { title: "Tandem API", version: BUILD.version },
+    servers: [{ url: "/", description: "The server that serves this document" }],
     paths,
     components: {
-      schemas: { Error: { type: "object", properties: { error: { type: "string" } }, required: ["error"] } },
+      schemas: Object.fromEntries(Object.entries(components).sort(([a], [b]) => a.localeCompare(b))),
       securitySchemes: {
         bearer: { type: "http", scheme: "bearer", description: "An access token (JWT) or a staff `sa_` token" },
       },
@@ -160,9 +261,9 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
 }
 
 /** A route's answer for one status, as `doc()` gave it. */
-function responseOf(status: number, answer: Responses[number]): Json {
+function responseOf(status: number, answer: Responses[number], components: Record<string, Json>): Json {
   if (typeof answer === "string") return status >= 400 ? errorResponse(answer) : { description: answer };
-  const json = answer ? schemaOf(answer, "output") : undefined;
+  const json = answer ? schemaOf(answer, "output", components) : undefined;
   if (!json) return { description: "No content" };
   return { description: status >= 400 ? "Error" : "OK", content: { "application/json": { schema: json } } };
 }

@@ -4,7 +4,7 @@
  * opened with a sign-in session's token closes when that session ends (signed out, password reset).
  */
 import type { AccessMemo } from "../features/people/access.memo";
-import { type AppError, invalid, STATUS_OF, unauthenticated } from "./errors";
+import { AppError, invalid, STATUS_OF, unauthenticated } from "./errors";
 
 /** What every socket kept here knows about itself. */
 export interface UserSocket {
@@ -57,7 +57,21 @@ export const upgradeRequired = (): never => {
   throw invalid("websocket upgrade required");
 };
 
-/** A set of open sockets of one kind, indexed by user. */
+/**
+ * A request that asks for the upgrade but lacks what the handshake needs (`Sec-WebSocket-Key`, version 13):
+ * refused in the API's shape, before the runtime would answer its own plain-text 400.
+ */
+export function assertUpgradable(request: Request): void {
+  const key = request.headers.get("sec-websocket-key")?.trim() ?? "";
+  // RFC 6455: the key is 16 random bytes in base64, 24 characters.
+  if (!/^[A-Za-z0-9+/]{22}==$/.test(key) || request.headers.get("sec-websocket-version")?.trim() !== "13") {
+    throw invalid(
+      "invalid websocket upgrade: a Sec-WebSocket-Key (16 bytes in base64) and Sec-WebSocket-Version: 13 are required",
+    );
+  }
+}
+
+/** A set of open sockets of one kind, indexed by user, at most `perUser` each. */
 export class OpenSockets<S extends UserSocket> {
   private readonly byUser = new Map<string, Set<S>>();
 
@@ -66,7 +80,15 @@ export class OpenSockets<S extends UserSocket> {
    * anyone); it closes the socket or adjusts it. A socket whose session ended closes with 4401 `unauthorized`,
    * what REST answers its token now.
    */
-  constructor(access: AccessMemo, sessions: Sessions, recheck: (socket: S) => void) {
+  constructor(
+    access: AccessMemo,
+    sessions: Sessions,
+    recheck: (socket: S) => void,
+    /** How many a user may have open at once (browser tabs, editors); what is beyond is refused at the upgrade. */
+    private readonly perUser: number,
+    /** What they are, in the refusal: `live-event sockets`. */
+    private readonly what: string,
+  ) {
     access.onChange((userId) => {
       const targets = userId === null ? [...this.all()] : [...(this.byUser.get(userId) ?? [])];
       for (const socket of targets) recheck(socket);
@@ -78,6 +100,13 @@ export class OpenSockets<S extends UserSocket> {
         }
       }
     });
+  }
+
+  /** Refuses another socket to a user who has `perUser` open: 429, before the upgrade. */
+  assertRoomFor(userId: string): void {
+    if ((this.byUser.get(userId)?.size ?? 0) >= this.perUser) {
+      throw new AppError("too_many", `too many open ${this.what}: at most ${this.perUser} per person`);
+    }
   }
 
   add(socket: S): void {

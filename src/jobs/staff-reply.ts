@@ -13,12 +13,15 @@
  *   its last attempt the failure reply is posted (`giveUp`).
  * - A launched cloud-agent run is saved in the payload with the message that links it, in one transaction,
  *   so a job resumed after a restart polls that run rather than launching a second one.
+ * - A model gateway's tool loop is saved in the payload after every answer that calls tools, and a tool that
+ *   writes (a proposal) commits with the saved result of its call, so a resumed job goes on from there: the
+ *   gateway is not asked the same question again and nothing is proposed twice.
  */
 import type { Config } from "../config";
 import { type Db, writeTx } from "../db/client";
 import type { ActivityRow, ActivityStore } from "../features/activity/activity.store";
 import { MAX_CONTENT } from "../features/chat/chat.policy";
-import type { MentionHook } from "../features/chat/chat.service";
+import { type MentionHook, stampOn } from "../features/chat/chat.service";
 import type { ChatStore, ReactionRow } from "../features/chat/chat.store";
 import type { EventBus } from "../features/events/events.bus";
 import type { Provider } from "../features/integrations/integrations.schemas";
@@ -42,10 +45,26 @@ import {
   waitForRun,
 } from "../providers/agent";
 import { type CallOptions, type Pacing, ProviderError } from "../providers/http";
-import { type ChatMessage, type Completion, complete, type ToolCallRecord } from "../providers/modelrouter";
+import {
+  type ChatMessage,
+  type Completion,
+  complete,
+  type FunctionTool,
+  type LoopState,
+  type SaveLoop,
+  type ToolCallRecord,
+  type Work,
+} from "../providers/modelrouter";
 import type { JobsStore } from "./jobs.store";
 import type { JobContext, JobKind } from "./runner";
-import { readFile, recentConversation, staffTools, type ToolScope, type ToolServices } from "./staff-tools";
+import {
+  askerReadsFiles,
+  readFile,
+  recentConversation,
+  staffTools,
+  type ToolScope,
+  type ToolServices,
+} from "./staff-tools";
 
 export const STAFF_REPLY = "staff_reply";
 const THINKING = "💭";
@@ -62,8 +81,10 @@ export interface ReplyPayload {
   askedBy: string;
   /** The message, or the task's title and description. */
   prompt: string;
-  /** A launched cloud-agent run and the message that links it. */
-  run?: { id: string; url: string | null; linkMessageId: string };
+  /** A launched cloud-agent run, the message that links it, and when it was launched (epoch ms). */
+  run?: { id: string; url: string | null; linkMessageId: string; launchedAt?: number };
+  /** A model gateway's tool loop, as far as it got (a restart resumes it). */
+  loop?: LoopState;
 }
 
 /** The staff member acting in a space, with the permission its reply needs; null when it may not. */
@@ -104,11 +125,19 @@ export class StaffReplyQueue implements MentionHook, TaskReplyHook {
     private readonly wake: () => void,
   ) {}
 
-  chatMessagePosted(actor: SpaceActor, message: { id: string; roomId: string; content: string }): ReactionRow[] {
+  chatMessagePosted(
+    actor: SpaceActor,
+    message: { id: string; roomId: string; content: string; createdAt: number },
+  ): ReactionRow[] {
     const acks: ReactionRow[] = [];
     for (const account of this.mentionedStaff(actor, message.content, "chat")) {
       const now = Date.now();
-      const ack: ReactionRow = { messageId: message.id, userId: account.userId, emoji: THINKING, createdAt: now };
+      const ack: ReactionRow = {
+        messageId: message.id,
+        userId: account.userId,
+        emoji: THINKING,
+        createdAt: stampOn(message),
+      };
       this.deps.chat.insertReaction(ack);
       acks.push(ack);
       this.enqueue(now, actor, {
@@ -198,8 +227,12 @@ export class StaffReplyQueue implements MentionHook, TaskReplyHook {
 /** How a reply calls its provider: the job's deadline, its pacing, and where a retry's pause is recorded. */
 type ProviderCall = Omit<CallOptions, "attemptTimeoutMs" | "provider">;
 
-/** What an answer was and cost. */
-type Answer = Pick<Completion, "text" | "promptTokens" | "completionTokens" | "toolCalls">;
+/** What a reply has done so far, for its activity entry whatever the outcome. */
+interface Progress {
+  work: Work;
+}
+
+const noWork = (): Work => ({ promptTokens: 0, completionTokens: 0, toolCalls: [] });
 
 /** How a reply job paces itself; tests shrink both. */
 export interface ReplyTiming extends Pacing {
@@ -231,6 +264,9 @@ function clip(text: string): string {
 
 /** A failure said in the reply: provider errors, a missing key, the deadline. */
 class ReplyFailure extends Error {}
+
+/** Whether a failure is said in the reply (rather than retried by the runner). */
+const isSaid = (error: unknown) => error instanceof ProviderError || error instanceof ReplyFailure;
 
 /** The reply job: asks the staff member's provider and posts the answer. */
 export class StaffReplyJob implements JobKind {
@@ -278,22 +314,22 @@ export class StaffReplyJob implements JobKind {
       pacing: this.timing,
       onPause: (ms) => context.resumeNotBefore(Date.now() + ms),
     };
-    let answer: Answer;
+    const progress: Progress = { work: payload.loop ?? noWork() };
+    let answer: Completion;
     try {
       answer =
         account.provider === "agent"
-          ? await this.agentAnswer(context, payload, account, actor, call)
-          : await this.modelAnswer(payload, account, actor, call);
+          ? await this.agentAnswer(context, payload, account, actor, call, progress)
+          : await this.modelAnswer(context, payload, account, actor, call, progress);
     } catch (error) {
       // A lost lease or a stopping server: whoever holds the job next carries on.
       if (context.signal.aborted) throw error;
+      const { work } = progress;
       if (deadline.aborted) {
         const failure = `it took longer than ${duration(this.timing.contextTimeoutMs)}`;
-        return this.post(context, payload, actor, startedAt, { failure });
+        return this.post(context, payload, actor, startedAt, { failure, work });
       }
-      if (error instanceof ProviderError || error instanceof ReplyFailure) {
-        return this.post(context, payload, actor, startedAt, { failure: error.message });
-      }
+      if (isSaid(error)) return this.post(context, payload, actor, startedAt, { failure: error.message, work });
       throw error;
     }
     this.post(context, payload, actor, startedAt, { answer });
@@ -308,7 +344,7 @@ export class StaffReplyJob implements JobKind {
       return;
     }
     const startedAt = this.deps.activity.get(context.job.id)?.startedAt ?? Date.now();
-    this.post(context, payload, actor, startedAt, { failure: "something went wrong on our side" });
+    this.post(context, payload, actor, startedAt, { failure: "something went wrong on our side", work: payload.loop });
   }
 
   /** The staff account and, when it may still answer where it was asked, the staff member acting there. */
@@ -337,23 +373,38 @@ export class StaffReplyJob implements JobKind {
   }
 
   private async modelAnswer(
+    context: JobContext,
     payload: ReplyPayload,
     account: ServiceAccountRow,
     actor: SpaceActor,
     call: ProviderCall,
-  ): Promise<Answer> {
+    progress: Progress,
+  ): Promise<Completion> {
     const key = this.providerKey(payload.orgId, "modelrouter", "model gateway");
     const scope = this.scope(payload, actor);
     const settings = this.config.modelrouter;
-    const conversation: ChatMessage[] = [
-      {
-        role: "system",
-        content: this.instructions(account, actor, payload, scope, { preread: !settings.skipPreread, tools: true }),
-      },
-      { role: "user", content: `${scope.nameOf(payload.askedBy)}: ${payload.prompt}` },
-    ];
+    const tools = settings.toolsEnabled ? staffTools(this.services, scope) : [];
+    const state: LoopState = payload.loop ?? {
+      messages: [
+        {
+          role: "system",
+          content: this.instructions(account, actor, payload, scope, { preread: !settings.skipPreread, tools }),
+        },
+        { role: "user", content: `${scope.nameOf(payload.askedBy)}: ${payload.prompt}` },
+      ],
+      rounds: 0,
+      ...noWork(),
+    };
+    progress.work = state;
+    // Saved after every answer that calls tools and with every tool that writes (a proposal): a restart
+    // resumes the loop there, and never proposes the same thing twice.
+    const save: SaveLoop = (loop, write) =>
+      writeTx(this.db, () => {
+        write?.();
+        context.saveProgress({ ...payload, loop });
+      });
     const model = account.modelrouterModel || settings.defaultModel;
-    return complete(settings, key, model, conversation, staffTools(this.services, scope), call);
+    return complete(settings, key, model, state, tools, call, save);
   }
 
   private async agentAnswer(
@@ -362,36 +413,44 @@ export class StaffReplyJob implements JobKind {
     account: ServiceAccountRow,
     actor: SpaceActor,
     call: ProviderCall,
-  ): Promise<Answer> {
+    progress: Progress,
+  ): Promise<Completion> {
     const key = this.providerKey(payload.orgId, "agent", "agent");
     const settings = this.config.agent;
     const scope = this.scope(payload, actor);
     const asked = `${scope.nameOf(payload.askedBy)}: ${payload.prompt}`;
     if (settings.localBridge) {
       const conversation: ChatMessage[] = [
-        { role: "system", content: this.instructions(account, actor, payload, scope, { preread: true, tools: false }) },
+        { role: "system", content: this.instructions(account, actor, payload, scope, { preread: true, tools: [] }) },
         { role: "user", content: asked },
       ];
       return { ...(await bridgeComplete(settings, key, conversation, call)), toolCalls: [] };
     }
     // A cloud agent cannot call back for the conversation or the files: what it may read comes with the prompt.
-    const prompt = `${this.instructions(account, actor, payload, scope, { preread: true, tools: false })}\n\n${asked}`;
+    const prompt = `${this.instructions(account, actor, payload, scope, { preread: true, tools: [] })}\n\n${asked}`;
     const run =
       payload.run ??
       (await this.launch(context, payload, actor, this.repositoryOf(account, payload.spaceId), key, prompt, call));
-    const started = performance.now();
-    const status = await waitForRun(settings, key, run.id, call);
-    if (!succeeded(status)) throw new ReplyFailure(`the agent run ended with status ${status}`);
-    const text = await readConversation(settings, key, run.id, call);
-    if (!text) throw new ReplyFailure("the agent run finished without an answer");
-    const record: ToolCallRecord = {
+    // The run shows in the activity however it ends, timed from its launch (across a restart too).
+    const launchedAt = run.launchedAt ?? Date.now();
+    const record = (result: string, error: string | null): ToolCallRecord => ({
       name: "cloud_agent_run",
       arguments: run.id,
-      result: status,
-      duration_ms: Math.round(performance.now() - started),
-      error: null,
-    };
-    return { text, promptTokens: 0, completionTokens: 0, toolCalls: [record] };
+      result,
+      duration_ms: Date.now() - launchedAt,
+      error,
+    });
+    let status = "";
+    try {
+      status = await waitForRun(settings, key, run.id, call);
+      if (!succeeded(status)) throw new ReplyFailure(`the agent run ended with status ${status}`);
+      const text = await readConversation(settings, key, run.id, call);
+      if (!text) throw new ReplyFailure("the agent run finished without an answer");
+      return { text, ...noWork(), toolCalls: [record(status, null)] };
+    } catch (error) {
+      progress.work = { ...noWork(), toolCalls: [record(status, isSaid(error) ? (error as Error).message : null)] };
+      throw error;
+    }
   }
 
   /** Launches the run, then links it in the conversation and saves it in the job, in one transaction. */
@@ -409,7 +468,7 @@ export class StaffReplyJob implements JobKind {
     const link = `Started a cloud agent run${where}: ${launched.url ?? launched.id}. I'll post the result here when it finishes.`;
     const { run, reply } = writeTx(this.db, () => {
       const reply = this.insertReply(actor, payload, link);
-      const run = { id: launched.id, url: launched.url, linkMessageId: reply.id };
+      const run = { id: launched.id, url: launched.url, linkMessageId: reply.id, launchedAt: Date.now() };
       context.saveProgress({ ...payload, run });
       return { run, reply };
     });
@@ -427,15 +486,16 @@ export class StaffReplyJob implements JobKind {
   }
 
   /**
-   * Who the staff member is, where it is asked, and (pre-read) what it can see there. `tools`: whether it is
-   * offered the workspace's tools (the model gateway), or only reads what this text gives it (agents).
+   * Who the staff member is, where it is asked, and (pre-read) what it can see there, for the person who
+   * asked: the space's files only when they may read them. `tools`: the tools it is offered (none for agents,
+   * which only read what this text gives them).
    */
   private instructions(
     account: ServiceAccountRow,
     actor: SpaceActor,
     payload: ReplyPayload,
     scope: ToolScope,
-    { preread, tools }: { preread: boolean; tools: boolean },
+    { preread, tools }: { preread: boolean; tools: readonly FunctionTool[] },
   ): string {
     const where =
       payload.trigger === "chat"
@@ -443,15 +503,22 @@ export class StaffReplyJob implements JobKind {
         : payload.sourceMessageId
           ? "the messages of a task, where you were mentioned"
           : "the messages of a task assigned to you";
+    const offered = new Set(tools.map((t) => t.name));
+    const ways = [
+      offered.has("propose_file_patch") &&
+        "to suggest a change to a file, call propose_file_patch with its whole new text",
+      offered.has("propose_automation") && "to suggest an automation, call propose_automation",
+    ].filter(Boolean);
     const parts = [
       `You are ${account.name}, an AI staff member working alongside the people of the space "${actor.space.name}" in Tandem, a team workspace. You are answering in ${where}. Reply in Markdown, briefly and concretely.`,
-      tools
-        ? "You cannot change files or start automations yourself: to suggest a change to a file, call propose_file_patch with its whole new text; to suggest an automation, call propose_automation. A person reviews every proposal."
+      ways.length > 0
+        ? `You cannot change files or start automations yourself: ${ways.join("; ")}. A person reviews every proposal.`
         : "You cannot change the space's files or start automations: say what you would change, and a person will.",
       `Current time: ${new Date().toISOString()}.`,
     ];
     if (!preread) return parts.join("\n");
     parts.push(`\nRecent conversation:\n${recentConversation(this.services, scope, RECENT_MESSAGES)}`);
+    if (!askerReadsFiles(scope)) return parts.join("\n");
     const files = this.services.files.paths(actor);
     const listed = files.slice(0, LISTED_FILES).map((f) => f.path);
     if (files.length > LISTED_FILES) listed.push(`… and ${files.length - LISTED_FILES} more`);
@@ -471,6 +538,7 @@ export class StaffReplyJob implements JobKind {
       roomId: payload.roomId,
       taskId: payload.taskId,
       nameOf: (userId) => (userId && names.get(userId)) || "someone",
+      asker: this.deps.people.memberPermissions(payload.orgId, payload.askedBy) ?? new Set(),
     };
   }
 
@@ -521,10 +589,11 @@ export class StaffReplyJob implements JobKind {
     payload: ReplyPayload,
     actor: SpaceActor,
     startedAt: number,
-    outcome: { answer: Answer } | { failure: string },
+    outcome: { answer: Completion } | { failure: string; work?: Work },
   ): void {
     const failure = "failure" in outcome ? outcome.failure : null;
     const answer = "answer" in outcome ? outcome.answer : null;
+    const work = "answer" in outcome ? outcome.answer : (outcome.work ?? noWork());
     const text = clip(answer ? answer.text : `Sorry, I couldn't answer: ${failure}.`);
     let reply: { id: string; announce(): void };
     try {
@@ -537,9 +606,9 @@ export class StaffReplyJob implements JobKind {
         this.deps.activity.update(context.job.id, {
           status: failure ? "failed" : "done",
           replyMessageId: row.id,
-          toolCalls: JSON.stringify(answer?.toolCalls ?? []),
-          promptTokens: answer?.promptTokens ?? 0,
-          completionTokens: answer?.completionTokens ?? 0,
+          toolCalls: JSON.stringify(work.toolCalls),
+          promptTokens: work.promptTokens,
+          completionTokens: work.completionTokens,
           durationMs: now - startedAt,
           error: failure,
           finishedAt: now,
@@ -547,7 +616,7 @@ export class StaffReplyJob implements JobKind {
         return row;
       });
     } catch (error) {
-      this.settleIfGone(context, payload, error);
+      this.settleIfGone(context, payload, error, work);
       return;
     }
     reply.announce();
@@ -561,18 +630,23 @@ export class StaffReplyJob implements JobKind {
   }
 
   /** A 404 on the way means there is nowhere left to answer: the job ends without a reply. */
-  private settleIfGone(context: JobContext, payload: ReplyPayload, error: unknown): void {
+  private settleIfGone(context: JobContext, payload: ReplyPayload, error: unknown, work?: Work): void {
     if (!(error instanceof AppError && error.kind === "not_found")) throw error;
-    this.settleWithoutReply(context, payload, `nowhere to answer: ${error.message}`);
+    this.settleWithoutReply(context, payload, `nowhere to answer: ${error.message}`, work);
   }
 
-  /** Ends the job with no reply (the staff member or the conversation is gone). */
-  private settleWithoutReply(context: JobContext, payload: ReplyPayload, error: string): void {
+  /** Ends the job with no reply (the staff member or the conversation is gone), keeping what it did. */
+  private settleWithoutReply(context: JobContext, payload: ReplyPayload, error: string, work?: Work): void {
     context.complete(() => {
       const now = Date.now();
       const row = this.deps.activity.get(context.job.id);
       const patch: Partial<ActivityRow> = { status: "failed", error, finishedAt: now };
       if (row?.startedAt) patch.durationMs = now - row.startedAt;
+      if (work) {
+        patch.toolCalls = JSON.stringify(work.toolCalls);
+        patch.promptTokens = work.promptTokens;
+        patch.completionTokens = work.completionTokens;
+      }
       this.deps.activity.update(context.job.id, patch);
     });
     this.publish(context.job.id, payload, "ai.reply.failed", null, error);

@@ -14,13 +14,22 @@ import type { TasksService } from "../features/tasks/tasks.service";
 import { iso } from "../lib/ids";
 import type { FunctionTool } from "../providers/modelrouter";
 
-/** Where the reply goes, and how people are named. */
+/** Where the reply goes, how people are named, and what the person who asked may do. */
 export interface ToolScope {
   actor: SpaceActor;
   roomId: string | null;
   taskId: string | null;
   nameOf(userId: string | null): string;
+  /**
+   * The permissions of the person who asked (empty once they left the organization). Staff act for them: a
+   * tool or a pre-read that needs a permission is offered only when both the staff member and they have it,
+   * so nobody reads or proposes through staff what they could not themselves.
+   */
+  asker: ReadonlySet<string>;
 }
+
+/** Whether the person who asked may read the space's files (and so the staff member may, for them). */
+export const askerReadsFiles = (scope: ToolScope) => scope.asker.has("files.read");
 
 export interface ToolServices {
   chat: ChatService;
@@ -75,8 +84,25 @@ export function readFile(services: ToolServices, actor: SpaceActor, node: NodeRo
 
 const str = (value: unknown) => (typeof value === "string" ? value : undefined);
 
-/** The function tools of one reply. */
+/**
+ * The function tools of one reply: reading the conversation always; the space's files when the person who
+ * asked may read them (a file patch is proposed with `files.read`, as REST has it); an automation when they
+ * may create one (`files.write`). The staff member's own permissions apply on top, in the services.
+ */
 export function staffTools(services: ToolServices, scope: ToolScope): FunctionTool[] {
+  const needs: Record<string, string> = {
+    list_space_files: "files.read",
+    read_space_file: "files.read",
+    propose_file_patch: "files.read",
+    propose_automation: "files.write",
+  };
+  return allTools(services, scope).filter((tool) => {
+    const need = needs[tool.name];
+    return need === undefined || scope.asker.has(need);
+  });
+}
+
+function allTools(services: ToolServices, scope: ToolScope): FunctionTool[] {
   const { actor } = scope;
   return [
     {
@@ -111,6 +137,7 @@ export function staffTools(services: ToolServices, scope: ToolScope): FunctionTo
     },
     {
       name: "propose_file_patch",
+      writes: true,
       description:
         "Proposes a new full text for a text file. Nothing changes until a person accepts the proposal; " +
         "say in your answer that you proposed it.",
@@ -133,6 +160,7 @@ export function staffTools(services: ToolServices, scope: ToolScope): FunctionTo
     },
     {
       name: "propose_automation",
+      writes: true,
       description:
         "Proposes an automation for this space. It waits for a person's approval before it can run. " +
         `kind is one of ${AUTOMATION_KINDS.join(", ")}; config is kind-specific (a scheduled one: {"cron": "0 9 * * 1", "channel": "general"}).`,

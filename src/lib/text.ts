@@ -28,10 +28,11 @@ export function charCount(text: string): number {
 }
 
 /**
- * Control characters, and the bidirectional controls that reorder what follows them (embeddings, overrides,
- * isolates): `invoice\u202Etxt.exe` shows as `invoiceexe.txt`. Right-to-left names need none of them.
+ * Control characters, the line and paragraph separators (U+2028, U+2029: a line break by another name), and
+ * the bidirectional controls that reorder what follows them (embeddings, overrides, isolates):
+ * `invoice\u202Etxt.exe` shows as `invoiceexe.txt`. Right-to-left names need none of them.
  */
-const CONTROL = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+const CONTROL = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 
 /**
  * True for a name with a control character (a newline, a tab, an escape) or a bidirectional control: names are
@@ -39,6 +40,13 @@ const CONTROL = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
  */
 export function hasControl(name: string): boolean {
   return CONTROL.test(name);
+}
+
+const CONTROLS = new RegExp(CONTROL.source, "gu");
+
+/** `text` without its control and bidirectional control characters: a name made from something else. */
+export function withoutControls(text: string): string {
+  return text.replace(CONTROLS, "");
 }
 
 /**

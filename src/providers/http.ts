@@ -104,7 +104,7 @@ export async function callJson(url: string, init: RequestInit, options: CallOpti
         if (status < 300) return parsed;
       }
       lastStatus = status;
-      lastError = `${options.provider} answered ${status}${detail(text)}`;
+      lastError = `${options.provider} answered ${status}${detail(text, credentials(init))}`;
       if (!retryable(status)) throw new ProviderError(lastError, status);
       retryAfter = res.headers.get("retry-after");
     } catch (error) {
@@ -133,8 +133,25 @@ function statusInBody(parsed: unknown): number | null {
   return typeof code === "number" && code >= 400 && code <= 599 ? code : 502;
 }
 
-/** The provider's own error message, when its answer carries one, shortened. */
-function detail(body: string): string {
+/**
+ * What the request's `Authorization` header carries, in every form an answer might echo it: the header's
+ * credential, and for Basic auth the decoded user and password. Never shown in an error (they reach chat).
+ */
+function credentials(init: RequestInit): string[] {
+  const header = new Headers(init.headers).get("authorization");
+  if (!header) return [];
+  const credential = header.slice(header.indexOf(" ") + 1).trim();
+  const found = [header, credential];
+  if (/^basic /i.test(header)) {
+    const decoded = Buffer.from(credential, "base64").toString("utf8");
+    found.push(decoded, ...decoded.split(":"));
+  }
+  // Longest first, so a credential is replaced whole before any part of it; short parts are not secrets.
+  return found.filter((s) => s.length >= 8).sort((a, b) => b.length - a.length);
+}
+
+/** The provider's own error message, when its answer carries one, shortened, with any echoed credential hidden. */
+function detail(body: string, secrets: readonly string[]): string {
   let message = "";
   try {
     const parsed = JSON.parse(body) as { error?: unknown; message?: unknown };
@@ -143,6 +160,7 @@ function detail(body: string): string {
   } catch {
     // Not JSON: the status says enough.
   }
+  for (const secret of secrets) message = message.replaceAll(secret, "****");
   message = message.replace(/\s+/g, " ").trim();
   return message ? `: ${message.slice(0, 200)}` : "";
 }

@@ -26,6 +26,11 @@ export interface FunctionTool {
   description: string;
   /** JSON Schema of the arguments. */
   parameters: Record<string, unknown>;
+  /**
+   * A tool that stores something (a proposal) is synchronous: it runs inside the transaction that records its
+   * result in the saved loop, so a restart never runs it twice.
+   */
+  writes?: true;
   run(args: Record<string, unknown>): Promise<string> | string;
 }
 
@@ -38,13 +43,31 @@ export interface ToolCallRecord {
   error: string | null;
 }
 
-/** What an answer cost and did. */
-export interface Completion {
-  text: string;
+/** What a reply has cost and done so far. */
+export interface Work {
   promptTokens: number;
   completionTokens: number;
   toolCalls: ToolCallRecord[];
 }
+
+/** What an answer cost and did. */
+export interface Completion extends Work {
+  text: string;
+}
+
+/**
+ * Where a tool loop stands: the conversation so far (the gateway's answers with their tool calls, and the
+ * results of those that ran), what it cost, and how many tool rounds it has had. Saved by the caller after
+ * every answer that calls tools and with every tool that writes, so a loop cut off by a restart resumes
+ * where it was: the gateway is not asked the same question again, and no tool that writes runs twice.
+ */
+export interface LoopState extends Work {
+  messages: ChatMessage[];
+  rounds: number;
+}
+
+/** Saves `state` durably, running `write` (a tool that stores something) in the same transaction. */
+export type SaveLoop = (state: LoopState, write?: () => void) => void;
 
 const TRIM = 2000;
 const trim = (text: string) => (text.length > TRIM ? `${text.slice(0, TRIM)}…` : text);
@@ -69,56 +92,76 @@ export function toolsOf(settings: ModelrouterSettings, functions: readonly Funct
   return tools;
 }
 
-/** Asks the gateway for an answer, running the function tools it calls. */
+/** Asks the gateway for an answer, running the function tools it calls; `state` is updated as it goes. */
 export async function complete(
   settings: ModelrouterSettings,
   key: string,
   model: string,
-  conversation: readonly ChatMessage[],
+  state: LoopState,
   functions: readonly FunctionTool[],
   call: Omit<CallOptions, "attemptTimeoutMs" | "provider">,
+  save: SaveLoop,
 ): Promise<Completion> {
   const url = settings.apiBaseUrl.replace(/\/+$/, "") + settings.chatCompletionsPath;
   const stepMs = settings.toolStepTimeoutSec * 1000;
-  const messages = [...conversation];
   const tools = settings.toolsEnabled ? toolsOf(settings, functions) : [];
-  const records: ToolCallRecord[] = [];
-  let promptTokens = 0;
-  let completionTokens = 0;
+  const record = (toolCall: ToolCall, done: ToolCallRecord) => {
+    state.toolCalls.push(done);
+    state.messages.push({ role: "tool", tool_call_id: toolCall.id, content: done.error ?? done.result });
+  };
 
-  for (let round = 0; ; round++) {
-    const offerTools = tools.length > 0 && round < settings.maxToolIterations;
-    const body: Record<string, unknown> = { model, messages };
-    if (offerTools) body.tools = tools;
-    if (settings.reasoning) body.reasoning = settings.reasoning;
-    if (settings.maxTokens !== null) body.max_tokens = settings.maxTokens;
-    if (settings.plugins) body.plugins = settings.plugins;
-    const answer = (await callJson(
-      url,
-      {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify(body),
-      },
-      { ...call, attemptTimeoutMs: stepMs, provider: "the model gateway", errorsIn200: true },
-    )) as GatewayAnswer;
-    promptTokens += answer.usage?.prompt_tokens ?? 0;
-    completionTokens += answer.usage?.completion_tokens ?? 0;
-    const message = answer.choices?.[0]?.message;
-    if (!message) throw new ProviderError("the model gateway answered without a message");
-    const calls = offerTools ? (message.tool_calls ?? []) : [];
+  for (;;) {
+    // A saved answer whose calls did not all run (the loop was cut off): run the rest rather than ask again.
+    let calls = pendingCalls(state.messages);
     if (calls.length === 0) {
-      const text = textOf(message.content).trim();
-      if (!text) throw new ProviderError("the model gave an empty answer");
-      return { text, promptTokens, completionTokens, toolCalls: records };
+      const offerTools = tools.length > 0 && state.rounds < settings.maxToolIterations;
+      const body: Record<string, unknown> = { model, messages: state.messages };
+      if (offerTools) body.tools = tools;
+      if (settings.reasoning) body.reasoning = settings.reasoning;
+      if (settings.maxTokens !== null) body.max_tokens = settings.maxTokens;
+      if (settings.plugins) body.plugins = settings.plugins;
+      const answer = (await callJson(
+        url,
+        {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        },
+        { ...call, attemptTimeoutMs: stepMs, provider: "the model gateway", errorsIn200: true },
+      )) as GatewayAnswer;
+      state.promptTokens += answer.usage?.prompt_tokens ?? 0;
+      state.completionTokens += answer.usage?.completion_tokens ?? 0;
+      const message = answer.choices?.[0]?.message;
+      if (!message) throw new ProviderError("the model gateway answered without a message");
+      calls = offerTools ? (message.tool_calls ?? []) : [];
+      if (calls.length === 0) {
+        const text = textOf(message.content).trim();
+        if (!text) throw new ProviderError("the model gave an empty answer");
+        const { promptTokens, completionTokens, toolCalls } = state;
+        return { text, promptTokens, completionTokens, toolCalls };
+      }
+      state.messages.push({ role: "assistant", content: textOf(message.content) || null, tool_calls: calls });
+      state.rounds++;
+      save(state);
     }
-    messages.push({ role: "assistant", content: textOf(message.content) || null, tool_calls: calls });
     for (const toolCall of calls) {
-      const record = await runTool(functions, toolCall, stepMs, call.signal);
-      records.push(record);
-      messages.push({ role: "tool", tool_call_id: toolCall.id, content: record.error ?? record.result });
+      const tool = functions.find((f) => f.name === toolCall.function?.name);
+      if (tool?.writes) {
+        call.signal.throwIfAborted();
+        save(state, () => record(toolCall, runWritingTool(tool, toolCall)));
+      } else {
+        record(toolCall, await runTool(tool, toolCall, stepMs, call.signal));
+      }
     }
   }
+}
+
+/** The tool calls of the last answer that have no result yet (results follow their answer, in call order). */
+function pendingCalls(messages: readonly ChatMessage[]): ToolCall[] {
+  const last = messages.findLastIndex((m) => m.role === "assistant");
+  const answer = messages[last];
+  if (!answer?.tool_calls) return [];
+  return answer.tool_calls.slice(messages.length - last - 1);
 }
 
 interface GatewayAnswer {
@@ -137,13 +180,8 @@ function textOf(content: unknown): string {
   return "";
 }
 
-/** Runs one function call within the step timeout; a failure is the tool's result, not the answer's. */
-async function runTool(
-  functions: readonly FunctionTool[],
-  toolCall: ToolCall,
-  stepMs: number,
-  signal: AbortSignal,
-): Promise<ToolCallRecord> {
+/** A tool call's arguments, and how to record its outcome with its duration. */
+function prepareCall(tool: FunctionTool | undefined, toolCall: ToolCall) {
   const started = performance.now();
   const name = toolCall.function?.name ?? "";
   const rawArgs = toolCall.function?.arguments ?? "";
@@ -154,16 +192,40 @@ async function runTool(
     duration_ms: Math.round(performance.now() - started),
     error,
   });
-  const tool = functions.find((f) => f.name === name);
-  if (!tool) return finish("", `unknown tool: ${name}`);
-  let args: Record<string, unknown>;
+  if (!tool) return { finish, refused: finish("", `unknown tool: ${name}`) };
   try {
     const parsed = rawArgs.trim() ? JSON.parse(rawArgs) : {};
     if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error();
-    args = parsed;
+    return { finish, args: parsed as Record<string, unknown> };
   } catch {
-    return finish("", "the arguments are not a JSON object");
+    return { finish, refused: finish("", "the arguments are not a JSON object") };
   }
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Runs a tool that writes, at once (it is synchronous); a failure is the tool's result, not the answer's. */
+function runWritingTool(tool: FunctionTool, toolCall: ToolCall): ToolCallRecord {
+  const { finish, args, refused } = prepareCall(tool, toolCall);
+  if (!args) return refused;
+  try {
+    const result = tool.run(args);
+    if (typeof result !== "string") throw new Error(`${tool.name} must finish at once`);
+    return finish(result, null);
+  } catch (error) {
+    return finish("", messageOf(error));
+  }
+}
+
+/** Runs one function call within the step timeout; a failure is the tool's result, not the answer's. */
+async function runTool(
+  tool: FunctionTool | undefined,
+  toolCall: ToolCall,
+  stepMs: number,
+  signal: AbortSignal,
+): Promise<ToolCallRecord> {
+  const { finish, args, refused } = prepareCall(tool, toolCall);
+  if (!tool || !args) return refused as ToolCallRecord;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     const timeout = new Promise<never>((_, reject) => {
@@ -174,7 +236,7 @@ async function runTool(
     return finish(result, null);
   } catch (error) {
     signal.throwIfAborted();
-    return finish("", error instanceof Error ? error.message : String(error));
+    return finish("", messageOf(error));
   } finally {
     clearTimeout(timer);
   }

@@ -400,6 +400,16 @@ describe("cloud-agent runs (AGENT_HTTP_AUTH default, bearer)", () => {
     expect(event.type).toBe("ai.reply.failed");
   });
 
+  it("a refusal echoing the Basic credential shows none of it: not the header, the key or its base64", async () => {
+    reset(h, (req) =>
+      Response.json({ error: `no run for ${req.headers.authorization} (${KEY}) ${btoa(`${KEY}:`)}` }, { status: 403 }),
+    );
+    const { replies } = await askAndWait(h, cody, "hello?");
+    expect(replies.map((r) => r.content)).toEqual([
+      `${SORRY} the agent service answered 403: no run for **** (****) ****.`,
+    ]);
+  });
+
   it("a poll answering 500 every time: 5 attempts, then one failure reply", async () => {
     const agent = new CloudAgent({ pollStatus: 500 });
     reset(h, agent.handler);
@@ -503,6 +513,16 @@ describe("cloud-agent runs (AGENT_HTTP_AUTH default, bearer)", () => {
     const res = await h.org.owner.api.get(`${h.base}/staff-activity?staff_user_id=${cody.account.user_id}`);
     const entry = res.body.activity.find((a: { job_id: string }) => a.job_id === event.payload.job_id);
     expect(entry).toMatchObject({ provider: "agent", status: "failed", error: expect.stringContaining("ERROR") });
+    // The run was launched and linked: it shows as the staff member's one tool call, with how it ended.
+    expect(entry.tool_calls).toEqual([
+      {
+        name: "cloud_agent_run",
+        arguments: expect.any(String),
+        result: "ERROR",
+        duration_ms: expect.any(Number),
+        error: "the agent run ended with status ERROR",
+      },
+    ]);
   });
 });
 

@@ -81,6 +81,51 @@ describe("a kill -9 in the middle of a reply", () => {
   }, 60_000);
 });
 
+describe("a kill -9 between a tool that proposes and the answer", () => {
+  it("resumes the tool loop: one proposal, the first question not asked again, both rounds in the activity", async () => {
+    const fake = startFakeProvider(async (_req, nth) => {
+      if (nth === 1) {
+        return completion(null, [
+          { name: "propose_file_patch", arguments: { path: "notes.md", proposed_content: "v2", note: "once" } },
+        ]);
+      }
+      // The answer to the tool's result never comes: the process is killed while waiting for it.
+      if (nth === 2) await new Promise(() => undefined);
+      return completion("Proposed it.");
+    });
+    fakes.push(fake);
+    const env = { MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1` };
+    const { start, first, messages, staffUserId } = await prepare(env, {}, "modelrouter");
+    const files = messages.replace(/chat-rooms\/[^/]+\/messages$/, "files");
+    const file = (await first.api.post(`${files}/text`, { name: "notes.md", content: "v1" })).body.node;
+    expect((await first.api.post(messages, { content: "@Ada tidy notes.md" })).status).toBe(201);
+    await eventually(() => fake.requests.length === 2, "the tool's result to be sent", 10_000);
+    first.server.proc.kill("SIGKILL");
+    await first.server.proc.exited;
+
+    const second = await start();
+    let replies: { content: string }[] = [];
+    for (let i = 0; i < 200 && replies.length === 0; i++) {
+      replies = await byStaff(second.api, messages, staffUserId);
+      if (replies.length === 0) await Bun.sleep(50);
+    }
+    await Bun.sleep(300);
+    expect((await byStaff(second.api, messages, staffUserId)).map((m) => m.content)).toEqual(["Proposed it."]);
+    const proposals = (await second.api.get(`${files}/${file.id}/proposals`)).body.proposals;
+    expect(proposals.map((p: { note: string }) => p.note)).toEqual(["once"]);
+    // Three requests in all: the resumed loop sent the saved conversation with the tool's result again.
+    expect(fake.requests).toHaveLength(3);
+    const resumed = fake.requests[2]?.body as { messages: { role: string; tool_call_id?: string }[] };
+    expect(resumed.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    const orgBase = messages.slice(0, messages.indexOf("/spaces/"));
+    const activity = (await second.api.get(`${orgBase}/staff-activity`)).body.activity;
+    expect(activity).toHaveLength(1);
+    expect(activity[0].tool_calls.map((c: { name: string }) => c.name)).toEqual(["propose_file_patch"]);
+    expect(activity[0].status).toBe("done");
+    await second.server.stop();
+  }, 60_000);
+});
+
 describe("a restart while a reply waits out a Retry-After", () => {
   it("resumes the job no earlier than the pause the gateway asked for", async () => {
     const calls: number[] = [];

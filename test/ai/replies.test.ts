@@ -416,6 +416,37 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(replies.map((m) => m.content)).toEqual(["It moves to Tuesday."]);
     });
 
+    it("acts for the person who asked: without their files.read, no file in the pre-read and no file tools", async () => {
+      // A role that may chat but not read files: the staff member may, the person asking may not.
+      const role = await w.org.owner.api.post(`/api/v1/organizations/${w.org.id}/roles`, {
+        name: "Chatter",
+        permissions: ["chat.write", "tasks.write"],
+      });
+      expect(role.status).toBe(201);
+      const chad = await addMember(w.org, ["Member"], "Chad Chatter");
+      await w.org.owner.api.put(`/api/v1/organizations/${w.org.id}/members/${chad.id}/roles`, {
+        role_ids: [role.body.role.id],
+      });
+      const roomId = await newRoom(w, "no-files-for-chad");
+      const mark = w.fake.requests.length;
+      const source = await say(w, "@Ada what does spec.md say?", { roomId, as: chad.api });
+      await settled(w, "source_message_id", source.id);
+      const request = w.fake.requests[mark]?.body;
+      const system = request.messages[0].content as string;
+      expect(system).not.toContain("Contents of spec.md");
+      expect(system).not.toContain(SPEC_TEXT);
+      expect(system).not.toContain("Files of the space");
+      expect(system).toContain("Recent conversation:");
+      expect(system).toContain("You cannot change the space's files or start automations");
+      const names = request.tools.map((t: { type: string; function?: { name: string } }) => t.function?.name ?? t.type);
+      expect(names).toEqual(["read_recent_chat", "openrouter:web_search", "openrouter:datetime"]);
+      // A Member (files.read and files.write) is offered every tool.
+      const full = w.fake.requests.length;
+      const again = await say(w, "@Ada and now?", { roomId });
+      await settled(w, "source_message_id", again.id);
+      expect(w.fake.requests[full]?.body.tools).toHaveLength(7);
+    });
+
     it("the pre-read and list_space_files see every file change since the last reply", async () => {
       w.fake.handle(toolsThenText([{ name: "list_space_files", arguments: {} }], "Listed."));
       /** What one reply saw: the files of its pre-read, and what the tool answered. */
@@ -700,6 +731,22 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(replies.map((m) => m.content)).toEqual([
         "Sorry, I couldn't answer: the model gateway answered 401: invalid key.",
       ]);
+    });
+
+    it("never repeats the key a gateway echoes in its error, in the reply or the activity", async () => {
+      // A proxy that quotes the request's Authorization header back in its refusal.
+      w.fake.handle((req) =>
+        Response.json({ error: { message: `bad key ${req.headers.authorization}` } }, { status: 401 }),
+      );
+      const roomId = await newRoom(w, "echoed-key");
+      const source = await say(w, "@Ada behind a chatty proxy", { roomId });
+      const [job] = await settled(w, "source_message_id", source.id);
+      expect(job.error).toBe("the model gateway answered 401: bad key ****");
+      const replies = (await listing(w, roomId)).messages.filter((m) => m.author_user_id === ada.account.user_id);
+      expect(replies.map((m) => m.content)).toEqual([
+        "Sorry, I couldn't answer: the model gateway answered 401: bad key ****.",
+      ]);
+      expect(JSON.stringify(job)).not.toContain(w.key);
     });
 
     it("without a key: a failure reply and no gateway request", async () => {
@@ -1100,6 +1147,25 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(reply).toMatchObject({ author_user_id: ivy.account.user_id, content: "Read it." });
     });
 
+    it("shows what the tools were given and answered only to those who may read the space's files", async () => {
+      const role = await w.org.owner.api.post(`/api/v1/organizations/${w.org.id}/roles`, {
+        name: "Chat only",
+        permissions: ["chat.write"],
+      });
+      const reader = await addMember(w.org, ["Member"], "Rita Reader");
+      const chatter = await addMember(w.org, ["Member"], "Tom Talker");
+      await w.org.owner.api.put(`/api/v1/organizations/${w.org.id}/members/${chatter.id}/roles`, {
+        role_ids: [role.body.role.id],
+      });
+      const seen = (who: Person) =>
+        activity(w, "", who.api).then((rows) => rows.find((r) => r.job_id === jobs.tool.job_id));
+      expect((await seen(reader)).tool_calls).toEqual(jobs.tool.tool_calls);
+      expect((await seen(chatter)).tool_calls).toEqual([
+        { name: "read_space_file", arguments: "", result: "", duration_ms: expect.any(Number), error: null },
+      ]);
+      expect(JSON.stringify(await activity(w, "", chatter.api))).not.toContain(SPEC_TEXT);
+    });
+
     it("records a failed reply with its error and no tokens", async () => {
       w.fake.handle(() => Response.json({ error: { message: "invalid key" } }, { status: 401 }));
       const source = await say(w, "@Ivy fail please");
@@ -1264,6 +1330,10 @@ describe("MODELROUTER_* settings", () => {
       await settled(w, "source_message_id", source.id);
       expect(w.fake.requests).toHaveLength(1);
       expect(Object.keys(w.fake.requests[0]?.body).sort()).toEqual(["messages", "model"]);
+      // Nor does the prompt tell the model to call tools it is not offered.
+      const system = w.fake.requests[0]?.body.messages[0].content as string;
+      expect(system).not.toContain("propose_");
+      expect(system).toContain("You cannot change the space's files or start automations");
     } finally {
       await w.stop();
     }

@@ -149,6 +149,47 @@ describe("POST .../chat-rooms/{roomId}/messages", () => {
     expect(a.created_at).toMatch(TIMESTAMP);
   });
 
+  it("never stamps an edit, a deletion or a reaction before its message, when a burst ran the stamps ahead", async () => {
+    const room = await newRoom();
+    // A burst: each message a millisecond after the last, faster than the clock.
+    await Promise.all(Array.from({ length: 400 }, (_, i) => member.api.post(room.messages, { content: `b${i}` })));
+    const last = (await member.api.post(room.messages, { content: "last" })).body.message;
+    const [reaction, edited] = await Promise.all([
+      member.api.post(`${room.messages}/${last.id}/reactions`, { emoji: "👍" }),
+      member.api.patch(`${room.messages}/${last.id}`, { content: "last, edited" }),
+    ]);
+    expect(reaction.body.created_at >= last.created_at).toBe(true);
+    expect(edited.body.edited_at >= last.created_at).toBe(true);
+    expect(edited.body.updated_at >= last.created_at).toBe(true);
+    const deleted = (await member.api.post(room.messages, { content: "gone" })).body.message;
+    expect((await member.api.delete(`${room.messages}/${deleted.id}`)).status).toBe(204);
+    const listed = (await member.api.get(`${room.messages}?limit=1`)).body.messages[0];
+    expect(listed.deleted_at >= deleted.created_at).toBe(true);
+  });
+
+  it("holds a name taken from the URL to the rules of a given name", async () => {
+    const room = await newRoom();
+    const urls = [
+      "https://evil.example/invoice%E2%80%AEtxt.exe", // a right-to-left override
+      "https://x.example/line%0Abreak%00nul%1Besc.txt",
+      `https://x.example/${"n".repeat(300)}.pdf`,
+      "https://x.example/%E2%80%8B%E2%80%8B", // zero-width spaces only
+      "https://x.example/folder/",
+    ];
+    const res = await member.api.post(room.messages, {
+      content: "odd names",
+      attachments: urls.map((url) => ({ url })),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.attachments.map((a: { name: string }) => a.name)).toEqual([
+      "invoicetxt.exe",
+      "linebreaknulesc.txt",
+      "n".repeat(255),
+      "attachment",
+      "attachment",
+    ]);
+  });
+
   it("defaults an attachment's name to the URL's last path segment, mime to application/octet-stream, size to 0", async () => {
     const room = await newRoom();
     const res = await member.api.post(room.messages, {

@@ -1,9 +1,11 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { addMember, type Org, type Person, setupOrg } from "../helpers/factories";
 import { TIMESTAMP, UUID } from "../helpers/http";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { spawnServer, startTestServer, type TestServer, tempDir } from "../helpers/server";
+import { eventually } from "../helpers/sockets";
 
 let server: TestServer;
 let org: Org;
@@ -167,7 +169,7 @@ describe("POST .../spaces/{spaceId}/chat-rooms", () => {
   });
 
   it("refuses a name with a control character: names are one line", async () => {
-    for (const name of ["a\nb", "tab\there", "bell\u0007", "news\u202egnp.js"]) {
+    for (const name of ["a\nb", "tab\there", "bell\u0007", "news\u202egnp.js", "two\u2028lines"]) {
       const res = await member.api.post(rooms, { name });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: "name: must not contain control characters" });
@@ -217,7 +219,8 @@ describe("DELETE .../chat-rooms/{roomId}", () => {
     expect(res.status).toBe(204);
     expect(res.text).toBe("");
 
-    expect(countRows("chat_rooms", "id = ?", room.id)).toBe(0);
+    // The rows go in the background, a batch at a time.
+    await eventually(() => countRows("chat_rooms", "id = ?", room.id) === 0, "the room's row to be removed");
     expect(countRows("chat_messages", "room_id = ?", room.id)).toBe(0);
     expect(countRows("chat_reactions", "message_id IN (?, ?)", messageId, second.body.message.id)).toBe(0);
     expect(countRows("chat_attachments", "message_id = ?", messageId)).toBe(0);
@@ -281,5 +284,61 @@ describe("DELETE .../chat-rooms/{roomId}", () => {
     const again = await member.api.post(rooms, { name: "phoenix" });
     expect(again.status).toBe(201);
     expect(again.body.id).not.toBe(room.id);
+  });
+
+  it("takes a big room away at once and removes its rows in batches, serving requests meanwhile", async () => {
+    const room = (await member.api.post(rooms, { name: "Archive" })).body;
+    const messages = `${rooms}/${room.id}/messages`;
+    for (let i = 0; i < 2500; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, (_, j) => member.api.post(messages, { content: `m${i + j}` })));
+    }
+    expect(countRows("chat_messages", "room_id = ?", room.id)).toBe(2500);
+    expect((await member.api.delete(`${rooms}/${room.id}`)).status).toBe(204);
+    // Gone for every route, and its name free, before its rows are.
+    const [list, page, renamed] = await Promise.all([
+      member.api.get(rooms),
+      member.api.get(messages),
+      member.api.post(rooms, { name: "archive" }),
+    ]);
+    expect(list.body.chat_rooms.map((r: { id: string }) => r.id)).not.toContain(room.id);
+    expect(page.status).toBe(404);
+    expect(renamed.status).toBe(201);
+    await eventually(() => countRows("chat_rooms", "id = ?", room.id) === 0, "the purge to finish", 15_000);
+    expect(countRows("chat_messages", "room_id = ?", room.id)).toBe(0);
+  });
+});
+
+describe("a room deleted just before a stop", () => {
+  it("has its rows removed once the server is back", async () => {
+    const dataDir = tempDir("tandem-purge-");
+    const first = await spawnServer({ dataDir });
+    const setupToken = new URL(first.setupUrl as string).searchParams.get("token");
+    const owner = await setupOrg({ url: first.url, setupToken } as TestServer);
+    const space = await owner.owner.api.post(`/api/v1/organizations/${owner.id}/spaces`, { name: "S" });
+    const base = `/api/v1/organizations/${owner.id}/spaces/${space.body.id}/chat-rooms`;
+    const room = (await owner.owner.api.post(base, { name: "Left" })).body;
+    for (let i = 0; i < 5; i++) await owner.owner.api.post(`${base}/${room.id}/messages`, { content: `m${i}` });
+    await first.stop();
+    // As the delete left it when the stop came before its purge.
+    const db = new Database(join(dataDir, "tandem.db"));
+    db.query("UPDATE chat_rooms SET deleted_at = ? WHERE id = ?").run(Date.now(), room.id);
+    db.close();
+    const second = await spawnServer({ dataDir });
+    try {
+      const count = () => {
+        const check = new Database(join(dataDir, "tandem.db"), { readonly: true });
+        try {
+          return (
+            check.query("SELECT count(*) AS n FROM chat_messages WHERE room_id = ?").get(room.id) as { n: number }
+          ).n;
+        } finally {
+          check.close();
+        }
+      };
+      await eventually(() => count() === 0, "the purge to go on");
+    } finally {
+      await second.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

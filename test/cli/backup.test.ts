@@ -192,9 +192,50 @@ describe("tandem backup while serve writes", () => {
     const db = new Database(join(newer, "tandem.db"));
     db.exec("INSERT INTO __migrations (tag, applied_at) VALUES ('9999_future', 0)");
     db.close();
-    const out = join(dir(), "from-newer.db");
-    expect(expectOneLineFailure(await runCli(["backup", "--out", out, "--data", newer]))).toContain("newer Tandem");
-    expect(existsSync(out)).toBe(false);
+    const outDir = dir();
+    const out = join(outDir, "from-newer.db");
+    expect(expectOneLineFailure(await runCli(["backup", "--out", out, "--data", newer]))).toBe(
+      `tandem: ${join(newer, "tandem.db")} comes from a newer Tandem (migration 9999_future)`,
+    );
+    expect(readdirSync(outDir)).toEqual([]);
+  });
+
+  it("writes FILE.partial-PID and renames it when complete, removing what a killed backup left", async () => {
+    const outDir = dir();
+    const out = join(outDir, "again.db");
+    // What a backup killed mid-copy leaves: its partial file and SQLite's journal of it, never FILE itself.
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    writeFileSync(`${out}.partial-${gone.pid}`, "half a copy");
+    writeFileSync(`${out}.partial-${gone.pid}-journal`, "its journal");
+    const res = await runCli(["backup", "--out", out, "--data", source], { env: ENV });
+    expect(res.code).toBe(0);
+    expect(readdirSync(outDir)).toEqual(["again.db"]);
+    expect((await runCli(["restore", "--from", out, "--data", dir()])).code).toBe(0);
+  });
+
+  it("run twice at once to one FILE: one writes it, the other says it exists, and no partial copy stays", async () => {
+    const outDir = dir();
+    const out = join(outDir, "both.db");
+    const results = await Promise.all([
+      runCli(["backup", "--out", out, "--data", source], { env: ENV }),
+      runCli(["backup", "--out", out, "--data", source], { env: ENV }),
+    ]);
+    expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
+    expect(expectOneLineFailure(results.find((r) => r.code === 1) as RunResult)).toBe(`tandem: ${out} already exists`);
+    expect(readdirSync(outDir)).toEqual(["both.db"]);
+  });
+
+  it("names a damaged database file, as serve and users do", async () => {
+    const broken = dir();
+    writeFileSync(join(broken, "tandem.db"), "this is not a database at all, just text\n".repeat(200));
+    const line = `tandem: the database ${join(broken, "tandem.db")} is damaged or not a database: file is not a database (restore a backup with \`tandem restore\`)`;
+    const results = await Promise.all([
+      runCli(["backup", "--out", join(dir(), "b.db"), "--data", broken]),
+      runCli(["serve", "--port", "0", "--data", broken]),
+      runCli(["users", "list", "--data", broken]),
+    ]);
+    for (const res of results) expect(expectOneLineFailure(res)).toBe(line);
   });
 
   it("exits non-zero with one line without --out", async () => {
@@ -280,6 +321,20 @@ describe("tandem restore", () => {
     );
     for (const res of results) expectOneLineFailure(res);
     for (const target of targets) expect(existsSync(join(target, "tandem.db"))).toBe(false);
+  });
+
+  it("refuses a database damaged in its middle with one line naming the first problem", async () => {
+    const damaged = join(dir(), "damaged.db");
+    const bytes = new Uint8Array(readFileSync(backupFile));
+    // Overwrite the cell pointers of a few B-tree pages: SQLite's check reports a problem per cell.
+    for (let page = 2; page <= 6; page++) bytes.fill(7, page * 4096 + 8, page * 4096 + 88);
+    writeFileSync(damaged, bytes);
+    const target = dir();
+    const line = expectOneLineFailure(await runCli(["restore", "--from", damaged, "--data", target]));
+    expect(line).toContain(`${damaged} is damaged: `);
+    expect(line).not.toContain("*** in database");
+    expect(line).toMatch(/\(and \d+ more problems\)$/);
+    expect(existsSync(join(target, "tandem.db"))).toBe(false);
   });
 
   it("removes what a restore cut off earlier left in the data dir", async () => {

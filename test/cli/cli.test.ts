@@ -3,7 +3,7 @@
  * real servers on those dirs answering over HTTP (contract §1, README "Running it" and "Administering it").
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { request, UUID } from "../helpers/http";
 import {
@@ -195,6 +195,23 @@ describe("tandem setup", () => {
     expect(expectOneLineFailure(res)).toMatch(/organization already exists/);
   });
 
+  it("run four times at once on a new data dir: one creates the organization, the others say it exists", async () => {
+    const fresh = dir();
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((i) =>
+        runCli([
+          ...["setup", "--org-name", `Race ${i}`, "--admin-email", `race${i}@acme.test`],
+          ...["--admin-password", "race password", "--data", fresh],
+        ]),
+      ),
+    );
+    // Each migrates the new database first: none may fail on a migration another one applied meanwhile.
+    expect(results.filter((r) => r.code === 0)).toHaveLength(1);
+    for (const res of results.filter((r) => r.code !== 0)) {
+      expect(expectOneLineFailure(res)).toBe("tandem: organization already exists");
+    }
+  });
+
   it("exits non-zero with one line when a required option is missing", async () => {
     const res = await runCli(["setup", "--org-name", "Acme", "--admin-email", "x@acme.test", "--data", dir()]);
     expect(expectOneLineFailure(res, "non-zero")).toContain("--admin-password");
@@ -349,6 +366,7 @@ describe("tandem users", () => {
       ["--email", "MIA@acme.test", "--password", "another-password"],
       ["--email", "x2@acme.test", "--password", "short"],
       ["--email", "not-an-email", "--password", "x3-password"],
+      ["--email", "x4@acme.test", "--password", "x4-password", "--role", ""],
     ];
     const results = await Promise.all(attempts.map((a) => runCli(["users", "add", ...a, "--data", main])));
     expect(results.map((res) => expectOneLineFailure(res))).toEqual([
@@ -357,12 +375,14 @@ describe("tandem users", () => {
       "tandem: already a member of the organization",
       "tandem: --password: must be at least 8 characters",
       "tandem: --email: must be an email address",
+      "tandem: --role: must name a role",
     ]);
     const emails = jsonLine(await runCli(["users", "list", "--json", "--data", main])).users.map(
       (u: { email: string }) => u.email,
     );
     expect(emails).not.toContain("x1@acme.test");
     expect(emails).not.toContain("x2@acme.test");
+    expect(emails).not.toContain("x4@acme.test");
   });
 
   it("refuses an email over 254 and a password over 1024 characters, as the API does, and adds no one", async () => {
@@ -866,6 +886,24 @@ describe("every subcommand", () => {
   });
 });
 
+describe("a database that cannot be opened", () => {
+  it("makes serve, users and backup exit 1 with one line naming the file", async () => {
+    const d = dir();
+    // A directory where the database file should be: SQLite says only "unable to open database file".
+    mkdirSync(join(d, "tandem.db"));
+    const results = await Promise.all([
+      runCli(["serve", "--port", "0", "--data", d]),
+      runCli(["users", "list", "--data", d]),
+      runCli(["backup", "--out", join(dir(), "b.db"), "--data", d]),
+    ]);
+    for (const res of results) {
+      expect(expectOneLineFailure(res)).toBe(
+        `tandem: cannot open the database ${join(d, "tandem.db")}: unable to open database file (it and its directory must be readable and writable)`,
+      );
+    }
+  });
+});
+
 describe("a provisioning secret stored under another encryption key", () => {
   it("reads as unreadable and leaves the instance answering 200 with provisioning off", async () => {
     const d = dir();
@@ -930,6 +968,31 @@ describe("command groups", () => {
       expect(res.stderr).toContain(`${group} needs a subcommand`);
     }
   });
+
+  it("exits 1 with one line naming an unknown subcommand of a group, options or not", async () => {
+    const [users, provisioning] = await Promise.all([
+      runCli(["users", "bogus", "--data", dir()]),
+      runCli(["provisioning", "bogus", "--json"]),
+    ]);
+    expect(expectOneLineFailure(users)).toBe(
+      "tandem: unknown command 'bogus' for 'users': use add, list or reset-password",
+    );
+    expect(expectOneLineFailure(provisioning)).toBe(
+      "tandem: unknown command 'bogus' for 'provisioning': use set, show or clear",
+    );
+  });
+});
+
+describe("stray words after a subcommand", () => {
+  it("are refused, as before the groups learnt to name unknown subcommands", async () => {
+    const data = dir();
+    const results = await Promise.all([
+      runCli(["users", "list", "extra", "--data", data]),
+      runCli(["provisioning", "clear", "extra", "--data", data]),
+      runCli(["users", "add", "--email", "w@acme.test", "--password", "longpassword1", "more", "--data", data]),
+    ]);
+    for (const res of results) expect(expectOneLineFailure(res)).toContain("too many arguments");
+  });
 });
 
 describe("mistakes on the command line", () => {
@@ -981,6 +1044,15 @@ describe("flags and environment", () => {
       expect((await request(server.url, "GET", "/health")).status).toBe(200);
       expect(existsSync(join(flagDir, "tandem.db"))).toBe(true);
       expect(existsSync(join(envDir, "tandem.db"))).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("takes --json on serve, whose log is JSON lines anyway", async () => {
+    const server = await serveRaw(["--port", "0", "--host", "127.0.0.1", "--data", dir(), "--json"], {});
+    try {
+      expect((await request(server.url, "GET", "/health")).status).toBe(200);
     } finally {
       await server.stop();
     }
@@ -1085,6 +1157,15 @@ describe("flags and environment", () => {
     results.forEach((res, i) => {
       expect(expectOneLineFailure(res, "non-zero")).toBe(cases[i]?.[2] as string);
     });
+  });
+
+  it("refuses an empty --data in one line on every command, rather than using the working directory", async () => {
+    const results = await Promise.all([
+      runCli(["serve", "--port", "0", "--data", ""]),
+      runCli(["users", "list", "--data", " "]),
+      runCli(["backup", "--out", join(dir(), "b.db"), "--data", ""]),
+    ]);
+    for (const res of results) expect(expectOneLineFailure(res)).toBe("tandem: --data must not be empty");
   });
 
   it("names the data dir's key file, not an unset variable, when that file is invalid", async () => {

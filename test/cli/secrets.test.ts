@@ -191,6 +191,17 @@ describe("a refused start", () => {
     }
   });
 
+  it("refuses a secret set to nothing (a template left unfilled), rather than generating one", async () => {
+    for (const name of ["JWT_SECRET", "APP_SSH_ENCRYPTION_KEY"]) {
+      const fresh = join(dir(), "new");
+      const res = await serveExpectingFailure(fresh, { [name]: "" });
+      expect(res.stderr.trimEnd()).toBe(
+        `tandem: ${name} is set but empty: set it to a valid value, or unset it to have one generated`,
+      );
+      expect(existsSync(fresh)).toBe(false);
+    }
+  });
+
   it("refuses a database from a newer Tandem before generating a secret or taking the data dir's lock", async () => {
     const data = await setUpDir();
     const db = new Database(join(data, "tandem.db"));

@@ -134,6 +134,32 @@ describe("GET .../files/collab/ws/{fileId} upgrade", () => {
     expect(res.body).toEqual({ error: "websocket upgrade required" });
   });
 
+  it("answers an upgrade without a handshake key 400 in the API's shape, on both routes", async () => {
+    const fileId = await textFile("x");
+    const message =
+      "invalid websocket upgrade: a Sec-WebSocket-Key (16 bytes in base64) and Sec-WebSocket-Version: 13 are required";
+    for (const path of [`${files}/collab/ws/${fileId}?token=`, `${files}/collab/ws?file_id=${fileId}&token=`]) {
+      const res = await fetch(`${server.url}${path}${member.token}`, {
+        headers: { upgrade: "websocket", connection: "Upgrade", "sec-websocket-version": "13" },
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get("content-type")).toContain("application/json");
+      expect(await res.json()).toEqual({ error: message });
+    }
+  });
+
+  it("refuses a 101st editing socket of one person with 429", async () => {
+    const fileId = await textFile("many tabs");
+    const heavy = await addMember(org, ["Member"], "Ed Many");
+    const sockets = Array.from({ length: 100 }, () => openRaw(`${base}/${fileId}?token=${heavy.token}`));
+    await Promise.all(sockets.map((s) => s.opened));
+    expect(await refusedUpgrade(`${base}/${fileId}?token=${heavy.token}`)).toEqual({
+      status: 429,
+      body: { error: "too many open editing sockets: at most 100 per person" },
+    });
+    for (const s of sockets) s.ws.close();
+  });
+
   it("accepts the file as ?file_id= on .../files/collab/ws", async () => {
     const fileId = await textFile("by query");
     const raw = openRaw(`${base}?token=${member.token}&file_id=${fileId}`);
@@ -184,6 +210,16 @@ describe("editing together", () => {
     );
     a.destroy();
     await eventually(() => !b.provider.awareness.getStates().has(a.doc.clientID), "a's cursor to go");
+  });
+
+  it("closes 4413 on an awareness state over 8 KiB, relaying none of it", async () => {
+    const fileId = await textFile("big cursor");
+    const a = await editor(fileId);
+    const b = await editor(fileId, org.owner.token);
+    a.provider.awareness.setLocalStateField("user", { name: "x".repeat(9000) });
+    expect(await a.closed).toEqual({ code: 4413, reason: "awareness state too large: at most 8 KiB" });
+    await Bun.sleep(100);
+    expect(b.provider.awareness.getStates().has(a.doc.clientID)).toBe(false);
   });
 
   it("keeps GET content, size_bytes and checksum_sha256 on the current text", async () => {
@@ -443,6 +479,79 @@ describe("access changes while connected", () => {
   });
 });
 
+describe("what an update may hold", () => {
+  it("closes 4400 on anything but the shared text: another type, a map entry, a format or an embed", async () => {
+    const fileId = await textFile("only text");
+    const edits: [string, (doc: Y.Doc) => void][] = [
+      ["a map", (doc) => doc.getMap("meta").set("big", "x".repeat(1000))],
+      ["an array", (doc) => doc.getArray("list").insert(0, [1, 2, 3])],
+      ["a format", (doc) => doc.getText("content").format(0, 4, { bold: true })],
+      ["an embed", (doc) => doc.getText("content").insertEmbed(0, { image: "x" })],
+      ["another text", (doc) => doc.getText("notes").insert(0, "hidden")],
+    ];
+    for (const [what, edit] of edits) {
+      const editor = openEditor(base, fileId, member.token);
+      editors.push(editor);
+      await editor.synced();
+      edit(editor.doc);
+      expect([what, await editor.closed]).toEqual([
+        what,
+        { code: 4400, reason: 'only the text getText("content") can be edited' },
+      ]);
+    }
+    // The file is as it was, and text still lands.
+    const writer = openEditor(base, fileId, member.token);
+    editors.push(writer);
+    await writer.synced();
+    writer.insert(0, "still ");
+    await eventually(() => writer.text() === "still only text", "the edit to apply locally");
+    const watcher = openEditor(base, fileId, member.token);
+    editors.push(watcher);
+    await watcher.synced();
+    await eventually(() => watcher.text() === "still only text", "the text edit to be relayed");
+    expect((await member.api.get(`${files}/${fileId}/content`)).text).toBe("still only text");
+  });
+});
+
+describe("updates out of order, and awareness of many clients", () => {
+  it("closes 4400 on a client's update that skips its earlier ones, applying nothing", async () => {
+    const fileId = await textFile("in order");
+    const writer = await editor(fileId);
+    // Two edits of one offline client, the second sent alone: it builds on the first, which never came.
+    const offline = new Y.Doc();
+    Y.applyUpdate(offline, Y.encodeStateAsUpdate(writer.doc));
+    const start = Y.encodeStateVector(offline);
+    offline.getText("content").insert(0, "first ");
+    const middle = Y.encodeStateVector(offline);
+    offline.getText("content").insert(0, "second ");
+    const second = Y.encodeStateAsUpdate(offline, middle);
+    expect(Y.encodeStateAsUpdate(offline, start).byteLength).toBeGreaterThan(second.byteLength);
+    const raw = openRaw(`${base}/${fileId}?token=${member.token}`);
+    await raw.opened;
+    raw.send(frame(0, 2, second));
+    expect(await raw.closed).toEqual({
+      code: 4400,
+      reason: "update out of order: an earlier edit of the same client is missing",
+    });
+    expect(await content(fileId)).toBe("in order");
+  });
+
+  it("closes 4400 on awareness for more than 4 clients from one socket", async () => {
+    const fileId = await textFile("crowd");
+    const raw = openRaw(`${base}/${fileId}?token=${member.token}`);
+    await raw.opened;
+    const e = encoding.createEncoder();
+    encoding.writeVarUint(e, 5);
+    for (let client = 1; client <= 5; client++) {
+      encoding.writeVarUint(e, client);
+      encoding.writeVarUint(e, 1);
+      encoding.writeVarString(e, JSON.stringify({ user: { name: `n${client}` } }));
+    }
+    raw.send(frame(1, null, encoding.toUint8Array(e)));
+    expect(await raw.closed).toEqual({ code: 4400, reason: "too many awareness clients on one socket: at most 4" });
+  });
+});
+
 describe("the text file limit over the socket", () => {
   const LIMIT = 4096;
   let small: TestServer;
@@ -495,5 +604,76 @@ describe("the text file limit over the socket", () => {
     expect((await smallOrg.owner.api.get(`${path}/${fileId}/content`)).text).toBe(expected);
     writer.insert(0, "z");
     expect(await writer.closed).toEqual({ code: 4413, reason: "text file too large" });
+  });
+
+  it("lets typing over a selection land in a full text: what an update deletes counts as well as what it inserts", async () => {
+    const space = await smallOrg.owner.api.post(`/api/v1/organizations/${smallOrg.id}/spaces`, { name: "S" });
+    const path = `/api/v1/organizations/${smallOrg.id}/spaces/${space.body.id}/files`;
+    const full = "ü".repeat(LIMIT / 2); // exactly at the limit, two bytes a character
+    const fileId = (await smallOrg.owner.api.post(`${path}/text`, { name: "over.md", content: full })).body.node.id;
+    const base = collabBase(small.url, smallOrg.id, space.body.id);
+    const writer = openEditor(base, fileId, smallOrg.owner.token);
+    editors.push(writer);
+    await writer.synced();
+    const text = writer.doc.getText("content");
+    // Each a single update, as an editor sends a replaced selection: delete 5, insert 1; delete 200, insert 300
+    // one-byte characters (200 × 2 bytes out, 300 in).
+    writer.doc.transact(() => {
+      text.delete(100, 5);
+      text.insert(100, "R");
+    });
+    writer.doc.transact(() => {
+      text.delete(500, 200);
+      text.insert(500, "a".repeat(300));
+    });
+    const once = `${full.slice(0, 100)}R${full.slice(105)}`;
+    const expected = `${once.slice(0, 500)}${"a".repeat(300)}${once.slice(700)}`;
+    expect(writer.text()).toBe(expected);
+    const watcher = openEditor(base, fileId, smallOrg.owner.token);
+    editors.push(watcher);
+    await watcher.synced();
+    await eventually(() => watcher.text() === expected, "both replacements to be relayed");
+    expect((await smallOrg.owner.api.get(`${path}/${fileId}/content`)).text).toBe(expected);
+    // Replacing with more than was selected still cannot pass the limit.
+    writer.doc.transact(() => {
+      text.delete(0, 10);
+      text.insert(0, "ü".repeat(LIMIT));
+    });
+    expect(await writer.closed).toEqual({ code: 4413, reason: "text file too large" });
+    expect((await smallOrg.owner.api.get(`${path}/${fileId}/content`)).text).toBe(expected);
+  });
+
+  it("counts a delete range listed several times once", async () => {
+    const space = await smallOrg.owner.api.post(`/api/v1/organizations/${smallOrg.id}/spaces`, { name: "S" });
+    const path = `/api/v1/organizations/${smallOrg.id}/spaces/${space.body.id}/files`;
+    const full = "y".repeat(LIMIT - 10);
+    const fileId = (await smallOrg.owner.api.post(`${path}/text`, { name: "twice.md", content: full })).body.node.id;
+    const socketBase = collabBase(small.url, smallOrg.id, space.body.id);
+    const reader = openEditor(socketBase, fileId, smallOrg.owner.token);
+    editors.push(reader);
+    await reader.synced();
+    // An update inserting 3,000 characters and listing the same 2,000-character deletion three times:
+    // 4,086 + 3,000 - 2,000 is over the limit, whatever the list claims.
+    const copy = new Y.Doc();
+    Y.applyUpdate(copy, Y.encodeStateAsUpdate(reader.doc));
+    const before = Y.encodeStateVector(copy);
+    copy.getText("content").insert(0, "z".repeat(3000));
+    const inserts = Y.encodeStateAsUpdate(copy, before);
+    expect(inserts.at(-1)).toBe(0); // an empty delete set ends the update
+    const [owner] = [...reader.doc.store.clients.keys()];
+    const ds = encoding.createEncoder();
+    encoding.writeVarUint(ds, 1);
+    encoding.writeVarUint(ds, owner as number);
+    encoding.writeVarUint(ds, 3);
+    for (let i = 0; i < 3; i++) {
+      encoding.writeVarUint(ds, 0);
+      encoding.writeVarUint(ds, 2000);
+    }
+    const update = new Uint8Array([...inserts.subarray(0, -1), ...encoding.toUint8Array(ds)]);
+    const raw = openRaw(`${socketBase}/${fileId}?token=${smallOrg.owner.token}`);
+    await raw.opened;
+    raw.send(frame(0, 2, update));
+    expect(await raw.closed).toEqual({ code: 4413, reason: "text file too large" });
+    expect((await smallOrg.owner.api.get(`${path}/${fileId}/content`)).text).toBe(full);
   });
 });

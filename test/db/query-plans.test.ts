@@ -19,7 +19,7 @@ import * as schema from "../../src/db/schema";
 import { ActivityStore } from "../../src/features/activity/activity.store";
 import { AuthStore } from "../../src/features/auth/auth.store";
 import { AutomationsStore } from "../../src/features/automations/automations.store";
-import { ChatStore } from "../../src/features/chat/chat.store";
+import { ChatStore, PURGE_MESSAGES_SQL } from "../../src/features/chat/chat.store";
 import { ANCESTRY_SQL, FilesStore, SUBTREE_DELETE_SQL } from "../../src/features/files/files.store";
 import { IntegrationsStore } from "../../src/features/integrations/integrations.store";
 import { AccessMemo } from "../../src/features/people/access.memo";
@@ -579,6 +579,8 @@ const cases: Case[] = [
   { name: "tasks: every task of an assignee (staff deleted)", run: () => stores.tasks.assignedAnywhere(ids.user) },
   { name: "tasks: task messages page", run: () => stores.tasks.messages(ids.task, now + 10_000_000, 50) },
   { name: "tasks: latest task message", run: () => stores.tasks.latestMessageAt(ids.task) },
+  { name: "tasks: latest update of an assignee's tasks", run: () => stores.tasks.latestUpdateOfAssignee(ids.user) },
+  { name: "tasks: latest deliverable link of a task", run: () => stores.tasks.latestDeliverableAt(ids.task) },
   {
     name: "tasks: deliverables of a task",
     run: () => stores.tasks.deliverables(ids.task),
@@ -606,6 +608,11 @@ const cases: Case[] = [
   { name: "chat: messages page", run: () => stores.chat.page(ids.room, now + 10_000_000, 50) },
   { name: "chat: message by id", run: () => stores.chat.message(ids.room, ids.message) },
   { name: "chat: latest message time", run: () => stores.chat.latestCreatedAt(ids.room) },
+  { name: "chat: a deleted room to purge", run: () => stores.chat.deletedRoom() },
+  {
+    name: "chat: purge a batch of a deleted room's messages",
+    raw: { sql: PURGE_MESSAGES_SQL, params: { room: ids.room, batch: 1000 } },
+  },
   {
     name: "chat: reactions of a page (its span of the timeline)",
     run: () => stores.chat.reactionsBetween(ids.room, now - 10_000_000, now + 10_000_000),

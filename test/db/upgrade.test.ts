@@ -73,7 +73,12 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
     insert(sqlite, "task_deliverables", { task_id: "t1", file_node_id: "f1", added_by: "u1" });
     insert(sqlite, "staff_activity", { job_id: "j1", org_id: "o1", space_id: "s1", staff_user_id: "u1" });
 
-    expect(migrate(sqlite)).toEqual(["0009_authors_outlive_staff", "0010_activity_outlives_staff"]);
+    expect(migrate(sqlite)).toEqual([
+      "0009_authors_outlive_staff",
+      "0010_activity_outlives_staff",
+      "0011_room_purge",
+      "code_0001_unicode_name_keys",
+    ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
     expect(one("SELECT parent_id, name, created_by FROM file_nodes WHERE id = 'f1'")).toEqual({
       parent_id: "f0",
@@ -98,6 +103,40 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
     expect(sqlite.query("SELECT COUNT(*) AS n FROM file_nodes").get()).toEqual({ n: 0 });
     expect(sqlite.query("SELECT COUNT(*) AS n FROM file_docs").get()).toEqual({ n: 0 });
     expect(sqlite.query("SELECT COUNT(*) AS n FROM task_deliverables").get()).toEqual({ n: 0 });
+    sqlite.close();
+  });
+});
+
+describe("name keys made by migration 0002", () => {
+  it("are made again as the app makes them, a key that would clash with a sibling's with a suffix", () => {
+    const { sqlite } = openDatabase(join(tempDir(), "keys.db"));
+    migrateUntil(sqlite, "code_0001_unicode_name_keys");
+    insert(sqlite, "organizations", { id: "o1", slug: "acme" });
+    insert(sqlite, "users", { id: "u1", email: "a@acme.test" });
+    insert(sqlite, "spaces", { id: "s1", org_id: "o1" });
+    // As 0002's lower() left them (ASCII folded only), beside a name made since with the app's key.
+    const node = (id: string, name: string, key: string) =>
+      insert(sqlite, "file_nodes", { id, space_id: "s1", parent_id: null, name, name_key: key, deleted_at: null });
+    node("f1", "Résumé ÉTÉ.txt", "rÉsumÉ Été.txt");
+    node("f2", "Cafe\u0301.txt", "cafe\u0301.txt");
+    node("f3", "Über", "Über");
+    node("f4", "über", "über");
+    insert(sqlite, "roles", { id: "r1", org_id: "o1", name: "Équipe", name_key: "Équipe" });
+    insert(sqlite, "chat_rooms", { id: "c1", space_id: "s1", name: "Équipe", name_key: "Équipe" });
+    insert(sqlite, "service_accounts", { id: "a1", org_id: "o1", user_id: "u1", name: "Émile", name_key: "Émile" });
+
+    expect(migrate(sqlite)).toEqual(["code_0001_unicode_name_keys"]);
+    const keys = (table: string) =>
+      Object.fromEntries(
+        (sqlite.query(`SELECT id, name_key FROM ${table} ORDER BY id`).all() as { id: string; name_key: string }[]).map(
+          (r) => [r.id, r.name_key],
+        ),
+      );
+    expect(keys("file_nodes")).toEqual({ f1: "résumé été.txt", f2: "café.txt", f3: "über\u0001", f4: "über" });
+    expect(keys("roles")).toEqual({ r1: "équipe" });
+    expect(keys("chat_rooms")).toEqual({ c1: "équipe" });
+    expect(keys("service_accounts")).toEqual({ a1: "émile" });
+    expect(migrate(sqlite)).toEqual([]);
     sqlite.close();
   });
 });

@@ -13,7 +13,15 @@ import { createHash } from "node:crypto";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { TIMESTAMP, UUID } from "../helpers/http";
 import { startTestServer, type TestServer } from "../helpers/server";
-import { eventually, type Listener, type LiveEvent, listen, refusedUpgrade } from "../helpers/sockets";
+import {
+  eventually,
+  type Listener,
+  type LiveEvent,
+  listen,
+  openRaw,
+  type RawSocket,
+  refusedUpgrade,
+} from "../helpers/sockets";
 
 const ENVELOPE_KEYS = ["organization_id", "payload", "space_id", "type"];
 const NODE_KEYS = [
@@ -636,6 +644,52 @@ describe("refused upgrades", () => {
     const res = await member.api.get(`${orgPath()}/ws`);
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "websocket upgrade required" });
+  });
+
+  it("answers an upgrade without a handshake key, or with a malformed one, 400 in the API's shape", async () => {
+    for (const key of [undefined, "short", "dGhlIHNhbXBsZSBub25jZQ"]) {
+      const res = await fetch(`${server.url}${orgPath()}/ws?token=${member.token}`, {
+        headers: {
+          upgrade: "websocket",
+          connection: "Upgrade",
+          "sec-websocket-version": "13",
+          ...(key ? { "sec-websocket-key": key } : {}),
+        },
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({
+        error:
+          "invalid websocket upgrade: a Sec-WebSocket-Key (16 bytes in base64) and Sec-WebSocket-Version: 13 are required",
+      });
+    }
+    const res = await fetch(`${server.url}${orgPath()}/ws?token=${member.token}`, {
+      headers: { upgrade: "websocket", connection: "Upgrade" },
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error:
+        "invalid websocket upgrade: a Sec-WebSocket-Key (16 bytes in base64) and Sec-WebSocket-Version: 13 are required",
+    });
+  });
+
+  it("refuses a 51st socket of one person with 429, and takes one again once another closes", async () => {
+    const heavy = await addMember(org, ["Member"], "Tabby Tabs");
+    const sockets = Array.from({ length: 50 }, () => openRaw(wsUrl(`?token=${heavy.token}`)));
+    await Promise.all(sockets.map((s) => s.opened));
+    expect(await refusedUpgrade(wsUrl(`?token=${heavy.token}`))).toEqual({
+      status: 429,
+      body: { error: "too many open live-event sockets: at most 50 per person" },
+    });
+    // Someone else is not held back by it.
+    const other = openRaw(wsUrl(`?token=${member.token}`));
+    await other.opened;
+    other.ws.close();
+    (sockets[0] as RawSocket).ws.close();
+    await (sockets[0] as RawSocket).closed;
+    await Bun.sleep(50);
+    const again = openRaw(wsUrl(`?token=${heavy.token}`));
+    await again.opened;
+    for (const s of [...sockets, again]) s.ws.close();
   });
 
   it("answers 403 signup pending approval to an account awaiting approval", async () => {

@@ -154,6 +154,8 @@ describe("POST .../files/folders", () => {
       ["x".repeat(5000), "name: must be 1 to 255 characters"],
       ["tab\there", "name: must not contain control characters"],
       ["line\nbreak", "name: must not contain control characters"],
+      ["line\u2028separator", "name: must not contain control characters"],
+      ["para\u2029graph", "name: must not contain control characters"],
       ["invoice\u202etxt.exe", "name: must not contain control characters"],
       ["\u2066isolated\u2069.md", "name: must not contain control characters"],
       ["\u200b", "name: must contain a visible character"],

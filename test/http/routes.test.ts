@@ -160,6 +160,72 @@ describe("GET /api/docs", () => {
     expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, default: 50 });
   });
 
+  it("types what a generated client needs: names, date-times, bytes, every 404 and 500 message", async () => {
+    const doc = (await request(server.url, "GET", "/api/docs/json")).body;
+    const { paths } = doc;
+    const space = "/api/v1/organizations/{orgId}/spaces/{spaceId}";
+    expect(doc.servers).toEqual([{ url: "/", description: expect.any(String) }]);
+    // Resources are named components, written once and referred to (a generated client's named types).
+    for (const name of [
+      "Task",
+      "ChatMessage",
+      "FileNode",
+      "Proposal",
+      "Automation",
+      "ServiceAccount",
+      "Space",
+      "Role",
+    ]) {
+      expect(doc.components.schemas[name]?.type, name).toBe("object");
+    }
+    const tasks = paths[`${space}/tasks`].get.responses["200"].content["application/json"].schema;
+    expect(tasks.properties.tasks.items).toEqual({ $ref: "#/components/schemas/Task" });
+    expect(JSON.stringify(doc)).not.toContain("#/$defs/");
+    // `{provider}` is a name, not a UUID.
+    const integration = paths["/api/v1/organizations/{orgId}/integrations/{provider}"];
+    for (const method of ["get", "put", "delete"]) {
+      const param = integration[method].parameters.find((p: { name: string }) => p.name === "provider");
+      expect(param.schema).toEqual({ type: "string", enum: ["modelrouter", "agent"] });
+    }
+    // The API reads `t` and `z` in either case: no upper-case-only pattern on a date-time it takes.
+    const dueAt = paths[`${space}/tasks`].post.requestBody.content["application/json"].schema.properties.due_at;
+    expect(JSON.stringify(dueAt)).toContain('"format":"date-time"');
+    expect(JSON.stringify(dueAt)).not.toContain('"pattern"');
+    const before = paths[`${space}/chat-rooms/{roomId}/messages`].get.parameters.find(
+      (p: { name: string }) => p.name === "before",
+    );
+    expect(before.schema.pattern).toBeUndefined();
+    // A file's bytes: any type, binary, with the headers that say what they are.
+    const content = paths[`${space}/files/{nodeId}/content`].get;
+    for (const status of ["200", "206"]) {
+      expect(content.responses[status].content).toEqual({ "*/*": { schema: { type: "string", format: "binary" } } });
+      expect(Object.keys(content.responses[status].headers)).toContain("ETag");
+    }
+    expect(
+      content.parameters.filter((p: { in: string }) => p.in === "header").map((p: { name: string }) => p.name),
+    ).toEqual(["Range", "If-Range", "If-None-Match"]);
+    // The 404 of every id in the path; the messages a route adds; every JSON body's own refusals.
+    const reaction = paths[`${space}/chat-rooms/{roomId}/messages/{messageId}/reactions`].delete;
+    for (const message of ["organization not found", "space not found", "chat room not found", "message not found"]) {
+      expect(reaction.responses["404"].description).toContain(`\`${message}\``);
+    }
+    expect(reaction.responses["404"].description).toContain("`reaction not found`");
+    const task = paths[`${space}/tasks`].post.responses["400"].description;
+    for (const message of [
+      "invalid json",
+      "content-type must be application/json",
+      "invalid column",
+      "invalid assignee",
+    ]) {
+      expect(task).toContain(`\`${message}\``);
+    }
+    for (const [path, operations] of Object.entries(paths as Record<string, Record<string, Record<string, any>>>)) {
+      for (const [method, op] of Object.entries(operations)) {
+        expect(op.responses["500"]?.description, `${method} ${path}`).toContain("`internal error`");
+      }
+    }
+  });
+
   it("serves a page that needs nothing from the internet", async () => {
     const res = await fetch(`${server.url}/api/docs`);
     expect(res.status).toBe(200);

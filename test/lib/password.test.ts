@@ -24,14 +24,17 @@ describe("FairQueue", () => {
   it("takes turns between keys: one key's burst does not hold up another's work", async () => {
     const gate = new FairQueue(1);
     const order: string[] = [];
+    // The first piece of work holds the slot until everything is queued: no timing decides the order.
+    const holding = Promise.withResolvers<void>();
     const work = (key: string, label: string) =>
       gate.run(key, async () => {
         order.push(label);
-        await Bun.sleep(2);
+        if (label === "g0") await holding.promise;
+        else await Bun.sleep(1);
       });
     const burst = Array.from({ length: 6 }, (_, i) => work("guesser", `g${i}`));
-    await Bun.sleep(1);
     const other = work("someone", "s");
+    holding.resolve();
     await Promise.all([...burst, other]);
     // g0 was running; the next turn is the other key's, then the burst goes on in order.
     expect(order).toEqual(["g0", "g1", "s", "g2", "g3", "g4", "g5"]);

@@ -177,6 +177,16 @@ describe("POST|GET .../tasks/{taskId}/deliverables", () => {
     expect(res.body).toEqual({ deliverables: [] });
   });
 
+  it("lists links oldest first, links of the same millisecond in the order they were made", async () => {
+    const t = await createTask(s, { title: "Quick links" });
+    const files: FileNode[] = [];
+    for (let i = 0; i < 5; i++) files.push(await textFile(s, `quick-${i}.md`, root.id, `${i}`));
+    // Linked newest file first (ids sort by creation), with no pause between the links.
+    for (const file of files.toReversed()) expect((await link(s, t, file.id)).status).toBe(204);
+    const listed = (await links(s, t, viewer)).body.deliverables as { file_name: string; created_at: string }[];
+    expect(listed.map((d) => d.file_name)).toEqual(files.toReversed().map((f) => f.name));
+  });
+
   it("links a file under Deliverables: 204, then listed with its file's name, type and size", async () => {
     const file = await textFile(s, "report.md", root.id, "# Report\nAll done.");
     const res = await link(s, taskId, file.id);

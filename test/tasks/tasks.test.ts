@@ -861,6 +861,20 @@ describe("GET /api/v1/me/tasks", () => {
     expect((await mine(me)).body.tasks.map((t: Task) => t.title)).toEqual(["Mine 3", "Mine 2"]);
   });
 
+  it("lists writes of the same millisecond in the order they were made", async () => {
+    const me = await addMember(org, ["Member"], "Quick Quinn");
+    const s = await createSpace(member, "Quick tasks space");
+    const made: Task[] = [];
+    for (let i = 0; i < 6; i++) made.push(await createTask(s, { title: `Quick ${i}`, assignee_user_id: me.id }));
+    // Touched with no pause, out of creation (and id) order: the last write leads.
+    const order = [3, 0, 5, 1, 4, 2];
+    for (const i of order) await patch(s, (made[i] as Task).id, { description: `touched ${i}` });
+    const tasks: Task[] = (await mine(me)).body.tasks;
+    expect(tasks.map((t) => t.title)).toEqual(order.toReversed().map((i) => `Quick ${i}`));
+    const stamps = tasks.map((t) => Date.parse(t.updated_at));
+    for (let i = 1; i < stamps.length; i++) expect(stamps[i]).toBeLessThan(stamps[i - 1] as number);
+  });
+
   it("answers {tasks: []} to someone with no tasks", async () => {
     const idle = await addMember(org, ["Viewer"]);
     const res = await mine(idle);

@@ -1,4 +1,5 @@
 /** Chat rooms, messages, reactions and attachments. */
+import { isNotNull, isNull } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { users } from "./people";
 import { spaces } from "./spaces";
@@ -15,11 +16,17 @@ export const chatRooms = sqliteTable(
     nameKey: text("name_key").notNull().default(""),
     createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
     createdAt: integer("created_at").notNull(),
+    /**
+     * Set when the room is deleted: from then on it is gone for every route, its name is free, and its messages
+     * are removed in small batches beside the other work (`RoomPurge`), then the row itself.
+     */
+    deletedAt: integer("deleted_at"),
   },
   (t) => [
     index("chat_rooms_space_idx").on(t.spaceId, t.createdAt, t.id),
     index("chat_rooms_created_by_idx").on(t.createdBy),
-    uniqueIndex("chat_rooms_key_uq").on(t.spaceId, t.nameKey),
+    uniqueIndex("chat_rooms_key_uq").on(t.spaceId, t.nameKey).where(isNull(t.deletedAt)),
+    index("chat_rooms_deleted_idx").on(t.deletedAt).where(isNotNull(t.deletedAt)),
   ],
 );
 

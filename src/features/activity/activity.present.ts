@@ -3,7 +3,31 @@ import { iso, isoOrNull } from "../../lib/ids";
 import type { ActivityOut } from "./activity.schemas";
 import type { ActivityRow } from "./activity.store";
 
-export function presentActivity(row: ActivityRow): ActivityOut {
+/** A tool call as the activity keeps it. */
+interface ToolCall {
+  name: string;
+  arguments: string;
+  result: string;
+  duration_ms: number;
+  error: string | null;
+}
+
+/**
+ * What the staff member's tools were given and answered holds file names and contents: shown to those who may
+ * read the space's files (`files.read`); others see which tools ran, for how long, and whether they failed.
+ */
+function toolCallsFor(json: string, readsFiles: boolean): ToolCall[] {
+  const calls = JSON.parse(json) as ToolCall[];
+  if (readsFiles) return calls;
+  return calls.map((call) => ({
+    ...call,
+    arguments: "",
+    result: "",
+    error: call.error === null ? null : "(hidden: needs files.read)",
+  }));
+}
+
+export function presentActivity(row: ActivityRow, readsFiles: boolean): ActivityOut {
   return {
     job_id: row.jobId,
     organization_id: row.orgId,
@@ -17,7 +41,7 @@ export function presentActivity(row: ActivityRow): ActivityOut {
     provider: row.provider,
     model: row.model,
     status: row.status as ActivityOut["status"],
-    tool_calls: JSON.parse(row.toolCalls),
+    tool_calls: toolCallsFor(row.toolCalls, readsFiles),
     prompt_tokens: row.promptTokens,
     completion_tokens: row.completionTokens,
     duration_ms: row.durationMs,

@@ -77,6 +77,7 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
         body: acceptInviteIn,
         detail: doc("Accepts an invite: creates (or joins) the account as a member", {
           201: tokenPairOut,
+          400: "`invalid or expired invite`; `email does not match invite`",
           409: "`email already registered` (wrong password of an existing account), `already a member of the organization`",
         }),
       },

@@ -52,24 +52,26 @@ export type PatchAutomationIn = z.infer<typeof patchAutomationIn>;
 export const rejectAutomationIn = z.object({ reason: z.string().trim().max(2000).optional() }).nullish();
 export type RejectAutomationIn = z.infer<typeof rejectAutomationIn>;
 
-export const automationOut = z.object({
-  id: uuidOut,
-  organization_id: uuidOut,
-  space_id: uuidOut,
-  name: z.string(),
-  kind: z.enum(AUTOMATION_KINDS),
-  config: z.record(z.string(), z.unknown()),
-  status: z.enum(AUTOMATION_STATUSES),
-  created_by_user_id: uuidOut.nullable(),
-  created_by_service_account_id: uuidOut.nullable(),
-  reviewed_by_user_id: uuidOut.nullable(),
-  reviewed_at: timestampOut.nullable(),
-  rejection_reason: z.string().nullable(),
-  last_run_at: timestampOut.nullable(),
-  last_error: z.string().nullable(),
-  /** (extension) Whether a write-only OAuth token is stored; the token itself is never shown. */
-  has_oauth_token: z.boolean(),
-  created_at: timestampOut,
-  updated_at: timestampOut,
-});
+export const automationOut = z
+  .object({
+    id: uuidOut,
+    organization_id: uuidOut,
+    space_id: uuidOut,
+    name: z.string(),
+    kind: z.enum(AUTOMATION_KINDS),
+    config: z.record(z.string(), z.unknown()),
+    status: z.enum(AUTOMATION_STATUSES),
+    created_by_user_id: uuidOut.nullable(),
+    created_by_service_account_id: uuidOut.nullable(),
+    reviewed_by_user_id: uuidOut.nullable(),
+    reviewed_at: timestampOut.nullable(),
+    rejection_reason: z.string().nullable(),
+    last_run_at: timestampOut.nullable(),
+    last_error: z.string().nullable(),
+    /** (extension) Whether a write-only OAuth token is stored; the token itself is never shown. */
+    has_oauth_token: z.boolean(),
+    created_at: timestampOut,
+    updated_at: timestampOut,
+  })
+  .meta({ id: "Automation" });
 export type AutomationOut = z.infer<typeof automationOut>;

@@ -131,6 +131,7 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
         body: reactIn,
         detail: doc("Adds the caller's reaction (one emoji); adding it again answers the same reaction", {
           201: reactionOut,
+          400: "`emoji must be a single emoji`",
           409: "`message has been deleted`",
         }),
       },
@@ -144,7 +145,11 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       {
         space: "chat.write",
         query: unreactQuery,
-        detail: doc("Removes the caller's reaction `?emoji=`", { 204: null, 404: "`reaction not found`" }),
+        detail: doc("Removes the caller's reaction `?emoji=`", {
+          204: null,
+          400: "`emoji must be a single emoji`",
+          404: "`reaction not found`",
+        }),
       },
     );
 }

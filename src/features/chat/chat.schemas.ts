@@ -3,46 +3,54 @@ import { z } from "zod";
 import { nameIn, oneLine, timestampOut, uuidOut, visible } from "../../http/schemas";
 import { isHttpUrl, MAX_CONTENT } from "./chat.policy";
 
-export const roomOut = z.object({
-  id: uuidOut,
-  space_id: uuidOut,
-  name: z.string(),
-  /** (extension) Who created the room (`general`: the space's creator); null once that account is gone. */
-  created_by: uuidOut.nullable(),
-  created_at: timestampOut,
-});
+export const roomOut = z
+  .object({
+    id: uuidOut,
+    space_id: uuidOut,
+    name: z.string(),
+    /** (extension) Who created the room (`general`: the space's creator); null once that account is gone. */
+    created_by: uuidOut.nullable(),
+    created_at: timestampOut,
+  })
+  .meta({ id: "ChatRoom" });
 export type RoomOut = z.infer<typeof roomOut>;
 
-export const messageOut = z.object({
-  id: uuidOut,
-  chat_room_id: uuidOut,
-  space_id: uuidOut,
-  author_user_id: uuidOut.nullable(),
-  content: z.string(),
-  created_at: timestampOut,
-  updated_at: timestampOut,
-  edited_at: timestampOut.nullable(),
-  deleted_at: timestampOut.nullable(),
-});
+export const messageOut = z
+  .object({
+    id: uuidOut,
+    chat_room_id: uuidOut,
+    space_id: uuidOut,
+    author_user_id: uuidOut.nullable(),
+    content: z.string(),
+    created_at: timestampOut,
+    updated_at: timestampOut,
+    edited_at: timestampOut.nullable(),
+    deleted_at: timestampOut.nullable(),
+  })
+  .meta({ id: "ChatMessage" });
 export type MessageOut = z.infer<typeof messageOut>;
 
-export const reactionOut = z.object({
-  message_id: uuidOut,
-  user_id: uuidOut,
-  emoji: z.string(),
-  created_at: timestampOut,
-});
+export const reactionOut = z
+  .object({
+    message_id: uuidOut,
+    user_id: uuidOut,
+    emoji: z.string(),
+    created_at: timestampOut,
+  })
+  .meta({ id: "Reaction" });
 export type ReactionOut = z.infer<typeof reactionOut>;
 
-export const attachmentOut = z.object({
-  id: uuidOut,
-  message_id: uuidOut,
-  name: z.string(),
-  mime: z.string(),
-  size_bytes: z.number().int(),
-  url: z.string(),
-  created_at: timestampOut,
-});
+export const attachmentOut = z
+  .object({
+    id: uuidOut,
+    message_id: uuidOut,
+    name: z.string(),
+    mime: z.string(),
+    size_bytes: z.number().int(),
+    url: z.string(),
+    created_at: timestampOut,
+  })
+  .meta({ id: "Attachment" });
 export type AttachmentOut = z.infer<typeof attachmentOut>;
 
 export const createRoomIn = z.object({ name: nameIn(80) });

@@ -3,7 +3,7 @@ import { type Db, writeTx } from "../../db/client";
 import type { GroupCommit } from "../../db/group-commit";
 import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
-import { isInvisible, nameKey } from "../../lib/text";
+import { isInvisible, nameKey, withoutControls } from "../../lib/text";
 import type { EventBus, EventType } from "../events/events.bus";
 import type { SpaceActor } from "../spaces/spaces.policy";
 import type { PageQuery } from "../tasks/tasks.schemas";
@@ -34,14 +34,64 @@ export interface MentionHook {
   queued(): void;
 }
 
-/** The display name of an attachment given only by URL: the last path segment. */
+/** The longest attachment name, as a given one may be. */
+const MAX_ATTACHMENT_NAME = 255;
+
+/**
+ * The display name of an attachment given only by URL: the last path segment, decoded, held to the rules of a
+ * given name (one line, no bidirectional controls, at most 255 characters, something visible), else
+ * `attachment`.
+ */
 function nameFromUrl(url: string): string {
   const segment = new URL(url).pathname.split("/").pop() ?? "";
+  let decoded = segment;
   try {
-    return decodeURIComponent(segment) || "attachment";
+    decoded = decodeURIComponent(segment);
   } catch {
     // Malformed percent-encoding (`100%ZZ.pdf`): keep the segment as written.
-    return segment || "attachment";
+  }
+  const name = [...withoutControls(decoded).trim()].slice(0, MAX_ATTACHMENT_NAME).join("").trim();
+  return isInvisible(name) ? "attachment" : name;
+}
+
+/**
+ * The time of an edit, a deletion or a reaction of `message`: now, but never before the message's own time (a
+ * burst of posts stamps them ahead of the clock).
+ */
+export const stampOn = (message: { createdAt: number }) => Math.max(Date.now(), message.createdAt);
+
+/** How many messages of a deleted room one step removes: about 10 ms of work, between other requests. */
+const PURGE_BATCH = 1000;
+
+/**
+ * Removes the rows of deleted rooms, a batch per turn of the event loop, so requests are served in between.
+ * It runs after each room deletion and at start (a purge cut off by a stop goes on); a step that fails (a
+ * full disk) is reported and tried again a second later.
+ */
+export class RoomPurge {
+  private running = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly store: ChatStore,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Purges every deleted room; resolves when none is left (or a step failed and a retry is scheduled). */
+  async run(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (let room = this.store.deletedRoom(); room !== undefined; room = this.store.deletedRoom()) {
+        const id = room;
+        while (writeTx(this.db, () => this.store.purgeDeletedRoom(id, PURGE_BATCH))) await Bun.sleep(0);
+      }
+    } catch (error) {
+      this.onError(error);
+      setTimeout(() => void this.run(), 1000).unref?.();
+    } finally {
+      this.running = false;
+    }
   }
 }
 
@@ -53,7 +103,9 @@ export class ChatService {
     /** Posting is the hottest write: it commits in groups. */
     private readonly writes: GroupCommit,
     private readonly events: EventBus,
-    private readonly mentions: MentionHook | null = null,
+    private readonly mentions: MentionHook | null,
+    /** Removes what deleted rooms held. */
+    readonly purge: RoomPurge,
   ) {}
 
   // Rooms
@@ -72,6 +124,7 @@ export class ChatService {
         nameKey: nameKey(name),
         createdBy: actor.userId,
         createdAt: Date.now(),
+        deletedAt: null,
       };
       this.store.insertRoom(row);
       return row;
@@ -80,13 +133,18 @@ export class ChatService {
     return room;
   }
 
+  /**
+   * Deletes a room for every route at once; its messages, reactions and attachments are removed in the
+   * background in small batches (a room of a million messages would otherwise hold the server for seconds).
+   */
   deleteRoom(actor: SpaceActor, roomId: string): void {
     const room = writeTx(this.db, () => {
       const found = this.room(actor, roomId);
-      this.store.deleteRoom(found.id);
+      this.store.deleteRoom(found.id, Date.now());
       return found;
     });
     this.publish(actor, "chat.room.deleted", { id: room.id });
+    void this.purge.run();
   }
 
   // Messages
@@ -184,7 +242,7 @@ export class ChatService {
       assertCanEdit(actor, message);
       assertEditContent(content);
       if (message.deletedAt !== null) throw conflict("message has been deleted");
-      const now = Date.now();
+      const now = stampOn(message);
       const row = { ...message, content, editedAt: now, updatedAt: now };
       this.store.saveMessage(message, row);
       return row;
@@ -198,7 +256,7 @@ export class ChatService {
       const message = this.message(actor, roomId, messageId);
       assertCanDelete(actor, message);
       if (message.deletedAt !== null) return { row: message, changed: false };
-      const now = Date.now();
+      const now = stampOn(message);
       this.store.softDeleteMessage(message, now);
       return { row: { ...message, content: "", deletedAt: now, updatedAt: now }, changed: true };
     });
@@ -216,7 +274,7 @@ export class ChatService {
       if (message.deletedAt !== null) throw conflict("message has been deleted");
       const existing = this.store.reaction(message.id, actor.userId, emoji);
       if (existing) return { row: existing, added: false };
-      const reaction: ReactionRow = { messageId: message.id, userId: actor.userId, emoji, createdAt: Date.now() };
+      const reaction: ReactionRow = { messageId: message.id, userId: actor.userId, emoji, createdAt: stampOn(message) };
       this.store.insertReaction(reaction);
       return { row: reaction, added: true };
     });

@@ -1,5 +1,5 @@
 /** Chat rooms, messages, reactions and attachments. Every statement is prepared once. */
-import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { changedColumnsUpdater, insertRow } from "../../db/prepared";
 import { chatAttachments, chatMessages, chatReactions, chatRooms } from "../../db/schema";
@@ -11,6 +11,10 @@ export type ReactionRow = typeof chatReactions.$inferSelect;
 export type AttachmentRow = typeof chatAttachments.$inferSelect;
 
 const p = sql.placeholder;
+
+/** A batch of a deleted room's messages (their reactions and attachments cascade). */
+export const PURGE_MESSAGES_SQL =
+  "DELETE FROM chat_messages WHERE rowid IN (SELECT rowid FROM chat_messages WHERE room_id = $room LIMIT $batch)";
 const REMEMBERED_ROOMS = 10_000;
 
 /** Sets `key` in a map that keeps at most REMEMBERED_ROOMS entries (the oldest go first). */
@@ -29,7 +33,7 @@ export class ChatStore {
     this.db
       .select()
       .from(chatRooms)
-      .where(eq(chatRooms.spaceId, p("spaceId")))
+      .where(and(eq(chatRooms.spaceId, p("spaceId")), isNull(chatRooms.deletedAt)))
       .orderBy(asc(chatRooms.createdAt), asc(chatRooms.id))
       .prepare(),
   );
@@ -42,7 +46,7 @@ export class ChatStore {
     this.db
       .select()
       .from(chatRooms)
-      .where(and(eq(chatRooms.id, p("roomId")), eq(chatRooms.spaceId, p("spaceId"))))
+      .where(and(eq(chatRooms.id, p("roomId")), eq(chatRooms.spaceId, p("spaceId")), isNull(chatRooms.deletedAt)))
       .prepare(),
   );
 
@@ -61,7 +65,7 @@ export class ChatStore {
     this.db
       .select()
       .from(chatRooms)
-      .where(and(eq(chatRooms.spaceId, p("spaceId")), eq(chatRooms.nameKey, p("key"))))
+      .where(and(eq(chatRooms.spaceId, p("spaceId")), eq(chatRooms.nameKey, p("key")), isNull(chatRooms.deletedAt)))
       .prepare(),
   );
 
@@ -75,18 +79,47 @@ export class ChatStore {
     this.insertRoomRow().run(row);
   }
 
-  private readonly deleteRoomRow = prepared(() =>
+  private readonly markRoomDeleted = prepared(() =>
     this.db
-      .delete(chatRooms)
+      .update(chatRooms)
+      .set({ deletedAt: p("now") as unknown as number })
       .where(eq(chatRooms.id, p("roomId")))
       .prepare(),
   );
 
-  /** Deleting a room cascades to its messages, and from them to reactions and attachments. */
-  deleteRoom(roomId: string): void {
+  /** A deleted room is gone for every route at once; its rows are removed later (`purgeDeletedRoom`). */
+  deleteRoom(roomId: string, now: number): void {
     this.knownRooms.delete(roomId);
     this.latest.delete(roomId);
-    this.deleteRoomRow().run({ roomId });
+    this.markRoomDeleted().run({ roomId, now });
+  }
+
+  private readonly firstDeletedRoom = prepared(() =>
+    this.db.select({ id: chatRooms.id }).from(chatRooms).where(isNotNull(chatRooms.deletedAt)).limit(1).prepare(),
+  );
+
+  /** A room deleted but not yet purged, if any. */
+  deletedRoom(): string | undefined {
+    return this.firstDeletedRoom().all()[0]?.id;
+  }
+
+  private readonly purgeMessages = prepared(() => this.db.$client.prepare(PURGE_MESSAGES_SQL));
+
+  private readonly purgeRoomRow = prepared(() =>
+    this.db
+      .delete(chatRooms)
+      .where(and(eq(chatRooms.id, p("roomId")), isNotNull(chatRooms.deletedAt)))
+      .prepare(),
+  );
+
+  /**
+   * Removes up to `batch` messages of a deleted room (their reactions and attachments cascade), or, once none
+   * is left, the room's row. Returns false when the room is gone for good.
+   */
+  purgeDeletedRoom(roomId: string, batch: number): boolean {
+    if (this.purgeMessages().run({ room: roomId, batch }).changes > 0) return true;
+    this.purgeRoomRow().run({ roomId });
+    return false;
   }
 
   // Messages

@@ -16,6 +16,9 @@ import type { AccessMemo } from "../people/access.memo";
 import type { SpacesService } from "../spaces/spaces.service";
 import type { EventBus, TandemEvent } from "./events.bus";
 
+/** Live-event sockets one person may have open: one per browser tab or script, with room to spare. */
+export const MAX_SOCKETS_PER_USER = 50;
+
 /** Coalesced events (see `TandemEvent.coalesce`): at most one per key per this interval after the first. */
 export const COALESCE_MS = 500;
 
@@ -61,8 +64,19 @@ export class LiveEvents {
     private readonly auth: AuthService,
     private readonly spaces: SpacesService,
   ) {
-    this.sockets = new OpenSockets(access, auth, (socket) => this.accessChanged(socket));
+    this.sockets = new OpenSockets(
+      access,
+      auth,
+      (socket) => this.accessChanged(socket),
+      MAX_SOCKETS_PER_USER,
+      "live-event sockets",
+    );
     bus.subscribe((event) => this.publish(event));
+  }
+
+  /** Refuses the upgrade of a person who has as many sockets open as allowed (429). */
+  assertRoomFor(userId: string): void {
+    this.sockets.assertRoomFor(userId);
   }
 
   open(ws: ServerWebSocket<unknown>, actor: OrgActor): void {

@@ -4,7 +4,7 @@ import { Elysia } from "elysia";
 import type { OrgActor } from "../../http/actor";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
-import { upgradeRequired } from "../../http/sockets";
+import { assertUpgradable, upgradeRequired } from "../../http/sockets";
 import type { LiveEvents } from "./events.live";
 
 export function eventsRoutes(auth: AuthMacro, live: LiveEvents) {
@@ -12,13 +12,20 @@ export function eventsRoutes(auth: AuthMacro, live: LiveEvents) {
     .use(auth)
     .ws("/ws", {
       permission: "member",
+      beforeHandle: ({ request, actor }) => {
+        assertUpgradable(request);
+        live.assertRoomFor(actor.userId);
+      },
       open: (ws) => live.open(ws.raw as ServerWebSocket<unknown>, (ws.data as { actor: OrgActor }).actor),
       // Nothing is read from the client: the socket only delivers.
       message: () => undefined,
       close: (ws) => live.closed(ws.raw as ServerWebSocket<unknown>),
       detail: doc(
         "Live events: `{type, organization_id, space_id, payload}` for every change in a space the caller can see; the payload is what the REST route answers for the same thing",
-        { 400: "A plain GET, without the upgrade: `websocket upgrade required`" },
+        {
+          400: "A plain GET, without the upgrade: `websocket upgrade required`",
+          429: "`too many open live-event sockets: at most 50 per person`",
+        },
       ),
     })
     .get("/ws", () => upgradeRequired(), { permission: "member", detail: { hide: true } });

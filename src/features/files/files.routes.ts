@@ -183,13 +183,34 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       ({ actor, params, request, set }) => contentResponse(files.content(actor, params.nodeId), request, set),
       {
         space: "files.read",
-        detail: doc("The file's bytes with their Content-Type; one byte `Range` (206) and `If-None-Match` (304)", {
-          200: "The file's bytes, with its Content-Type and an ETag of its checksum",
-          400: "`a folder has no content`",
-          206: "The requested byte range",
-          304: "Not modified: the ETag given in If-None-Match is current",
-          416: "The byte range lies outside the file",
-        }),
+        detail: doc(
+          "The file's bytes with their Content-Type; one byte `Range` (206) and `If-None-Match` (304)",
+          {
+            200: "The file's bytes, with its Content-Type and an ETag of its checksum",
+            400: "`a folder has no content`",
+            206: "The requested byte range",
+            304: "Not modified: the ETag given in If-None-Match is current",
+            416: "The byte range lies outside the file",
+          },
+          {
+            bytes: {
+              statuses: [200, 206],
+              headers: {
+                ETag: 'The content\'s SHA-256 in quotes: `"<checksum_sha256>"`',
+                "Content-Disposition":
+                  "`attachment` for content a browser would run (HTML, SVG, XML, scripts), else `inline`; with the file's name as `filename*=UTF-8''…`",
+                "Content-Security-Policy": "`default-src 'none'; sandbox; frame-ancestors 'none'`",
+                "Content-Range": "206 only: `bytes <first>-<last>/<size>`",
+                "Accept-Ranges": "`bytes` (files over 8 MiB stream whole, without ranges)",
+              },
+              requestHeaders: {
+                Range: "One byte range, `bytes=<first>-<last>` (either end may be left out): 206",
+                "If-Range": "An ETag: the Range applies only while it is current, else the whole file (200)",
+                "If-None-Match": "An ETag from an earlier answer: 304 while it is current",
+              },
+            },
+          },
+        ),
       },
     )
     .put(
@@ -221,7 +242,7 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
         "Renames and/or moves a node (`parent_id` null: to the root)",
         {
           200: nodeAnswer,
-          400: "Invalid input (the message names the field), or `cannot move a folder into itself`",
+          400: "`cannot move a folder into itself`",
           403: "`service accounts cannot change existing files: propose a patch instead`",
           409: "`name already exists`",
         },

@@ -4,10 +4,13 @@ import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { presentIntegration } from "./integrations.present";
-import { integrationOut, putIntegrationIn } from "./integrations.schemas";
+import { integrationOut, PROVIDERS, putIntegrationIn } from "./integrations.schemas";
 import { type IntegrationsService, providerOf } from "./integrations.service";
 
 const answer = z.object({ integration: integrationOut });
+
+/** `{provider}` is a name, not an id; another one answers 404 `page not found`. */
+const PROVIDER = { params: { provider: { type: "string", enum: [...PROVIDERS] } } };
 
 export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsService) {
   return new Elysia({ prefix: "/api/v1/organizations/:orgId/integrations" })
@@ -20,7 +23,11 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
       },
       {
         permission: "member",
-        detail: doc("Whether the provider's key (`modelrouter` or `agent`) is set, with its hint", { 200: answer }),
+        detail: doc(
+          "Whether the provider's key (`modelrouter` or `agent`) is set, with its hint",
+          { 200: answer },
+          PROVIDER,
+        ),
       },
     )
     .put(
@@ -32,7 +39,7 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
       {
         permission: "org.manage",
         body: putIntegrationIn,
-        detail: doc("Stores the provider's key, encrypted; only its hint is ever shown", { 200: answer }),
+        detail: doc("Stores the provider's key, encrypted; only its hint is ever shown", { 200: answer }, PROVIDER),
       },
     )
     .delete(
@@ -41,6 +48,6 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
         integrations.delete(actor, providerOf(params.provider));
         return status(204);
       },
-      { permission: "org.manage", detail: doc("Removes the provider's key", { 204: null }) },
+      { permission: "org.manage", detail: doc("Removes the provider's key", { 204: null }, PROVIDER) },
     );
 }

@@ -21,10 +21,12 @@ export const putIntegrationIn = z.object({
     }),
 });
 
-export const integrationOut = z.object({
-  provider: z.enum(PROVIDERS),
-  configured: z.boolean(),
-  key_hint: z.string().nullable(),
-  updated_at: timestampOut.nullable(),
-});
+export const integrationOut = z
+  .object({
+    provider: z.enum(PROVIDERS),
+    configured: z.boolean(),
+    key_hint: z.string().nullable(),
+    updated_at: timestampOut.nullable(),
+  })
+  .meta({ id: "Integration" });
 export type IntegrationOut = z.infer<typeof integrationOut>;

@@ -71,7 +71,7 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
           "Changes the caller's password; their other sessions end (an extension)",
           {
             204: null,
-            400: "A missing or invalid field (the message names it), or `current password is incorrect`",
+            400: "`current password is incorrect`",
             403: "A service account: `service accounts have no password`",
           },
           { access: "A person (not a service account)" },
@@ -188,7 +188,7 @@ export function peopleRoutes(auth: AuthMacro, people: PeopleService) {
               "Renames a custom role or changes its permissions",
               {
                 200: z.object({ role: roleOut }),
-                400: "Invalid input (the message names the field); `system roles cannot be renamed`; `the Owner role always has every permission`",
+                400: "`system roles cannot be renamed`; `the Owner role always has every permission`",
                 404: "`role not found`",
                 409: "`role name already exists`",
               },

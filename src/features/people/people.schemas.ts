@@ -6,62 +6,74 @@ import { emailIn, nameIn, timestampOut, uuidIn, uuidOut } from "../../http/schem
 /** A permission's name; the catalogue is checked by the service, with its own message for an unknown one. */
 export const permissionName = z.string().meta({ enum: [...PERMISSIONS] });
 
-export const organizationOut = z.object({
-  id: uuidOut,
-  name: z.string(),
-  slug: z.string(),
-  open_signups_enabled: z.boolean(),
-  created_at: timestampOut,
-});
+export const organizationOut = z
+  .object({
+    id: uuidOut,
+    name: z.string(),
+    slug: z.string(),
+    open_signups_enabled: z.boolean(),
+    created_at: timestampOut,
+  })
+  .meta({ id: "Organization" });
 
-export const userOut = z.object({
-  id: uuidOut,
-  email: z.string(),
-  display_name: z.string(),
-  created_at: timestampOut,
-  service_account_id: uuidOut.nullable(),
-});
+export const userOut = z
+  .object({
+    id: uuidOut,
+    email: z.string(),
+    display_name: z.string(),
+    created_at: timestampOut,
+    service_account_id: uuidOut.nullable(),
+  })
+  .meta({ id: "User" });
 
-export const memberOut = z.object({
-  user_id: uuidOut,
-  email: z.string(),
-  display_name: z.string(),
-  is_service_account: z.boolean(),
-  /** (extension) The staff member's service account id; null for a person. */
-  service_account_id: uuidOut.nullable(),
-  role_ids: z.array(uuidOut),
-  joined_at: timestampOut,
-});
+export const memberOut = z
+  .object({
+    user_id: uuidOut,
+    email: z.string(),
+    display_name: z.string(),
+    is_service_account: z.boolean(),
+    /** (extension) The staff member's service account id; null for a person. */
+    service_account_id: uuidOut.nullable(),
+    role_ids: z.array(uuidOut),
+    joined_at: timestampOut,
+  })
+  .meta({ id: "Member" });
 
-export const roleOut = z.object({
-  id: uuidOut,
-  organization_id: uuidOut,
-  name: z.string(),
-  is_system: z.boolean(),
-  permissions: z.array(permissionName),
-  created_at: timestampOut,
-  updated_at: timestampOut,
-});
+export const roleOut = z
+  .object({
+    id: uuidOut,
+    organization_id: uuidOut,
+    name: z.string(),
+    is_system: z.boolean(),
+    permissions: z.array(permissionName),
+    created_at: timestampOut,
+    updated_at: timestampOut,
+  })
+  .meta({ id: "Role" });
 
-export const inviteOut = z.object({
-  id: uuidOut,
-  email: z.string().nullable(),
-  role_ids: z.array(uuidOut),
-  expires_at: timestampOut,
-  created_at: timestampOut,
-  created_by: uuidOut.nullable(),
-  accepted_at: timestampOut.nullable(),
-});
+export const inviteOut = z
+  .object({
+    id: uuidOut,
+    email: z.string().nullable(),
+    role_ids: z.array(uuidOut),
+    expires_at: timestampOut,
+    created_at: timestampOut,
+    created_by: uuidOut.nullable(),
+    accepted_at: timestampOut.nullable(),
+  })
+  .meta({ id: "Invite" });
 
-export const signupRequestOut = z.object({
-  id: uuidOut,
-  user_id: uuidOut,
-  email: z.string(),
-  display_name: z.string(),
-  status: z.enum(["pending", "approved", "denied"]),
-  created_at: timestampOut,
-  resolved_at: timestampOut.nullable(),
-});
+export const signupRequestOut = z
+  .object({
+    id: uuidOut,
+    user_id: uuidOut,
+    email: z.string(),
+    display_name: z.string(),
+    status: z.enum(["pending", "approved", "denied"]),
+    created_at: timestampOut,
+    resolved_at: timestampOut.nullable(),
+  })
+  .meta({ id: "SignupRequest" });
 
 export type OrganizationOut = z.infer<typeof organizationOut>;
 export type UserOut = z.infer<typeof userOut>;

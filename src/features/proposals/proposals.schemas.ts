@@ -12,17 +12,19 @@ export const spaceProposalsQuery = z.object({
   status: z.enum(["pending", "accepted", "rejected"]).optional(),
 });
 
-export const proposalOut = z.object({
-  id: uuidOut,
-  space_id: uuidOut,
-  node_id: uuidOut,
-  author_user_id: uuidOut.nullable(),
-  base_content_sha256: z.string(),
-  proposed_content: z.string(),
-  note: z.string(),
-  status: z.enum(["pending", "accepted", "rejected"]),
-  created_at: timestampOut,
-  resolved_at: timestampOut.nullable(),
-  resolved_by: uuidOut.nullable(),
-});
+export const proposalOut = z
+  .object({
+    id: uuidOut,
+    space_id: uuidOut,
+    node_id: uuidOut,
+    author_user_id: uuidOut.nullable(),
+    base_content_sha256: z.string(),
+    proposed_content: z.string(),
+    note: z.string(),
+    status: z.enum(["pending", "accepted", "rejected"]),
+    created_at: timestampOut,
+    resolved_at: timestampOut.nullable(),
+    resolved_by: uuidOut.nullable(),
+  })
+  .meta({ id: "Proposal" });
 export type ProposalOut = z.infer<typeof proposalOut>;

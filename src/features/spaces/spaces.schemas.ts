@@ -2,23 +2,31 @@
 import { z } from "zod";
 import { nameIn, oneLine, repoUrlIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
 
-export const spaceOut = z.object({
-  id: uuidOut,
-  organization_id: uuidOut,
-  name: z.string(),
-  description: z.string(),
-  private: z.boolean(),
-  created_by: uuidOut.nullable(),
-  created_at: timestampOut,
-});
+export const spaceOut = z
+  .object({
+    id: uuidOut,
+    organization_id: uuidOut,
+    name: z.string(),
+    description: z.string(),
+    private: z.boolean(),
+    created_by: uuidOut.nullable(),
+    created_at: timestampOut,
+  })
+  .meta({ id: "Space" });
 export type SpaceOut = z.infer<typeof spaceOut>;
 
-export const boardOut = z.object({ id: uuidOut, space_id: uuidOut, name: z.string(), created_at: timestampOut });
-export const columnOut = z.object({ id: uuidOut, board_id: uuidOut, name: z.string(), position: z.number().int() });
+export const boardOut = z
+  .object({ id: uuidOut, space_id: uuidOut, name: z.string(), created_at: timestampOut })
+  .meta({ id: "Board" });
+export const columnOut = z
+  .object({ id: uuidOut, board_id: uuidOut, name: z.string(), position: z.number().int() })
+  .meta({ id: "Column" });
 export type BoardOut = z.infer<typeof boardOut>;
 export type ColumnOut = z.infer<typeof columnOut>;
 
-export const spaceMemberOut = z.object({ user_id: uuidOut, role: z.enum(["owner", "member"]), added_at: timestampOut });
+export const spaceMemberOut = z
+  .object({ user_id: uuidOut, role: z.enum(["owner", "member"]), added_at: timestampOut })
+  .meta({ id: "SpaceMember" });
 export type SpaceMemberOut = z.infer<typeof spaceMemberOut>;
 
 export const createSpaceIn = z.object({
@@ -36,5 +44,7 @@ export const putGitLinkIn = z.object({
   ref: oneLine(visible(z.string().trim().max(255))).optional(),
 });
 
-export const gitLinkOut = z.object({ repo_url: z.string(), ref: z.string(), updated_at: timestampOut });
+export const gitLinkOut = z
+  .object({ repo_url: z.string(), ref: z.string(), updated_at: timestampOut })
+  .meta({ id: "GitLink" });
 export type GitLinkOut = z.infer<typeof gitLinkOut>;

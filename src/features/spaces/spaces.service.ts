@@ -74,6 +74,7 @@ export class SpacesService {
         nameKey: "general",
         createdBy: actor.userId,
         createdAt: now,
+        deletedAt: null,
       });
     });
     return space;

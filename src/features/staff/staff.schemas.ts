@@ -6,18 +6,20 @@ const provider = z.enum(["modelrouter", "agent"]);
 /** A model name or a git ref: sent to a provider and shown in messages, so one line, and not blank ("": the default). */
 const optionalText = oneLine(visible(z.string().trim().max(500)));
 
-export const serviceAccountOut = z.object({
-  id: uuidOut,
-  organization_id: uuidOut,
-  user_id: uuidOut,
-  name: z.string(),
-  created_by: uuidOut.nullable(),
-  created_at: timestampOut,
-  provider,
-  modelrouter_model: z.string(),
-  agent_default_repo_url: z.string().nullable(),
-  agent_default_ref: z.string().nullable(),
-});
+export const serviceAccountOut = z
+  .object({
+    id: uuidOut,
+    organization_id: uuidOut,
+    user_id: uuidOut,
+    name: z.string(),
+    created_by: uuidOut.nullable(),
+    created_at: timestampOut,
+    provider,
+    modelrouter_model: z.string(),
+    agent_default_repo_url: z.string().nullable(),
+    agent_default_ref: z.string().nullable(),
+  })
+  .meta({ id: "ServiceAccount" });
 export type ServiceAccountOut = z.infer<typeof serviceAccountOut>;
 
 export const createServiceAccountIn = z.object({

@@ -40,7 +40,10 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
         .post("", ({ actor, body, status }) => status(201, presentTask(tasks.create(actor, body))), {
           space: "tasks.write",
           body: createTaskIn,
-          detail: doc("Creates a task at the bottom of its column", { 201: taskOut }),
+          detail: doc("Creates a task at the bottom of its column", {
+            201: taskOut,
+            400: "`invalid column` (not a column of this space's board); `invalid assignee` (not a member who can see the space)",
+          }),
         })
         .get("/:taskId", ({ actor, params }) => presentTask(tasks.get(actor, params.taskId)), {
           space: "member",
@@ -53,6 +56,7 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
             "Updates the fields present, moves the task (`column_id`, `position`); 409 with `task` on a stale `version`",
             {
               200: taskOut,
+              400: "`invalid column`; `invalid assignee`",
               409: z.object({ error: z.literal("version conflict"), task: taskOut }),
             },
           ),
@@ -110,7 +114,11 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           {
             space: "tasks.write",
             body: linkDeliverableIn,
-            detail: doc("Links a file below the Deliverables folder to the task", { 204: null }),
+            detail: doc("Links a file below the Deliverables folder to the task", {
+              204: null,
+              400: "`file must be under the Deliverables folder`; `file_node_id: must be a file, not a folder`",
+              404: "`file not found` (an unknown or deleted file)",
+            }),
           },
         )
         .delete(

@@ -90,7 +90,6 @@ export class TasksService {
 
   /** Appends a task at the bottom of its column. */
   create(actor: SpaceActor, input: CreateTaskIn): TaskView {
-    const now = Date.now();
     let folder: NodeRow | undefined;
     let queued = false;
     const row = writeTx(this.db, () => {
@@ -99,6 +98,7 @@ export class TasksService {
       this.checkAssignee(actor, input.assignee_user_id);
       if (input.deliverable_required) folder = this.files.ensureDeliverables(actor);
       const last = this.orders.last(column.id);
+      const now = this.stampFor(input.assignee_user_id ?? null, Date.now());
       const task: TaskRow = {
         id: newId(),
         spaceId: actor.space.id,
@@ -166,6 +166,7 @@ export class TasksService {
           next.rank = placement.rank;
         }
       }
+      next.updatedAt = this.stampFor(next.assigneeUserId, next.updatedAt);
       this.store.save(task, next);
       if (next.assigneeUserId !== task.assigneeUserId) queued = this.assignments?.taskAssigned(actor, next) ?? false;
       return { row: next, placement };
@@ -179,6 +180,14 @@ export class TasksService {
     const view = this.announce(actor, "task.updated", this.view(row));
     if (queued) this.assignments?.queued();
     return view;
+  }
+
+  /**
+   * `updated_at` for a write to a task assigned to `assignee`: "my tasks" lists most recently updated first,
+   * so two writes in the same millisecond get distinct stamps, in the order they were made.
+   */
+  private stampFor(assignee: string | null, at: number): number {
+    return assignee === null ? at : nextStamp(this.store.latestUpdateOfAssignee(assignee), at);
   }
 
   delete(actor: SpaceActor, id: string): void {
@@ -277,7 +286,8 @@ export class TasksService {
     writeTx(this.db, () => {
       const task = this.require(actor, taskId);
       const file = this.files.deliverableFile(actor, fileNodeId);
-      this.store.linkDeliverable(task.id, file.id, actor.userId, Date.now());
+      // Listed oldest link first: two links in the same millisecond still list in the order they were made.
+      this.store.linkDeliverable(task.id, file.id, actor.userId, nextStamp(this.store.latestDeliverableAt(task.id)));
     });
   }
 

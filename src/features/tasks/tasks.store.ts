@@ -163,6 +163,21 @@ export class TasksStore {
     return this.messagePage().all({ taskId, before, limit }).reverse();
   }
 
+  private readonly lastUpdateOfAssignee = prepared(() =>
+    this.db
+      .select({ updatedAt: tasks.updatedAt })
+      .from(tasks)
+      .where(eq(tasks.assigneeUserId, p("userId")))
+      .orderBy(desc(tasks.updatedAt))
+      .limit(1)
+      .prepare(),
+  );
+
+  /** The latest `updated_at` among the user's assigned tasks, everywhere: "my tasks" is ordered by it. */
+  latestUpdateOfAssignee(userId: string): number | undefined {
+    return this.lastUpdateOfAssignee().all({ userId })[0]?.updatedAt;
+  }
+
   private readonly lastMessage = prepared(() =>
     this.db
       .select({ createdAt: taskMessages.createdAt })
@@ -219,6 +234,18 @@ export class TasksStore {
       .onConflictDoNothing()
       .prepare(),
   );
+
+  private readonly lastLink = prepared(() =>
+    this.db
+      .select({ createdAt: sql<number | null>`max(${taskDeliverables.createdAt})` })
+      .from(taskDeliverables)
+      .where(eq(taskDeliverables.taskId, p("taskId")))
+      .prepare(),
+  );
+
+  latestDeliverableAt(taskId: string): number | undefined {
+    return this.lastLink().all({ taskId })[0]?.createdAt ?? undefined;
+  }
 
   linkDeliverable(taskId: string, fileNodeId: string, addedBy: string, now: number): void {
     this.link().run({ taskId, fileNodeId, addedBy, createdAt: now });

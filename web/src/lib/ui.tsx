@@ -48,10 +48,42 @@ export function FormButtons({ onCancel, label, disabled }: { onCancel: () => voi
 // screen that knows more, such as the open chat room, names it at a higher level); the highest level wins.
 const titles: { level: number; title: string }[] = [];
 
+let announcer: HTMLElement | null = null;
+let announceTimer: ReturnType<typeof setTimeout> | undefined;
+/** The address whose screen was last said (the page's own, from its first title on). */
+let announcedPath: string | undefined;
+
+/**
+ * Says the new screen's name once it settles, after a move to another address (screen readers hear nothing
+ * when a single-page app changes its screen): a polite live region outside React's tree holds it. The screen
+ * the page loads with is not announced (its title is read with the page), nor a title that changes in place.
+ */
+function announceScreen(title: string): void {
+  announcedPath ??= location.pathname;
+  // The region is in the page, empty, before anything is said in it: screen readers skip a live region
+  // that arrives with its text.
+  if (!announcer) {
+    announcer = document.createElement("p");
+    announcer.className = "sr-only";
+    announcer.setAttribute("aria-live", "polite");
+    announcer.setAttribute("aria-atomic", "true");
+    announcer.dataset.routeAnnouncer = "";
+    document.body.append(announcer);
+  }
+  const region = announcer;
+  clearTimeout(announceTimer);
+  announceTimer = setTimeout(() => {
+    if (location.pathname === announcedPath) return;
+    announcedPath = location.pathname;
+    region.textContent = title;
+  }, 300);
+}
+
 function showTitle(): void {
   let best: { level: number; title: string } | undefined;
   for (const entry of titles) if (!best || entry.level >= best.level) best = entry;
   document.title = best ? `${best.title} · Tandem` : "Tandem";
+  if (best) announceScreen(best.title);
 }
 
 /**
