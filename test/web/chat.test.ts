@@ -8,7 +8,7 @@
  * loopback fake model gateway (💭 first, then "thinking", then its reply); and how a room of 1,000 loaded
  * messages scrolls.
  */
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org, OWNER, type Person } from "../helpers/factories";
@@ -18,7 +18,8 @@ import type { TestServer } from "../helpers/server";
 
 const STAFF_REPLY = "Ada here: the launch moves to Tuesday.";
 /** The fake gateway waits this long before answering, so the "thinking" state can be seen. */
-const GATEWAY_DELAY_MS = 1500;
+/** The gateway answers once the test has seen the staff member thinking (however slow the machine). */
+const answer = Promise.withResolvers<void>();
 
 let browser: Browser;
 let server: TestServer;
@@ -62,7 +63,7 @@ const message = (page: Page, text: string) => page.getByRole("article").filter({
 
 beforeAll(async () => {
   fake = startFakeProvider(async () => {
-    await Bun.sleep(GATEWAY_DELAY_MS);
+    await answer.promise;
     return completion(STAFF_REPLY);
   });
   let ws: { server: TestServer; org: Org };
@@ -84,8 +85,15 @@ beforeAll(async () => {
   generalId = rooms.body.chat_rooms[0].id;
 });
 
+/**
+ * Each test's pages close when it ends: a page left open goes on receiving (and rendering) every later test's
+ * events, which slowed the 1,000-message test six-fold on two cores.
+ */
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.close().catch(() => {});
+});
+
 afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => {});
   await browser?.close();
   await server?.stop();
   fake?.stop();
@@ -808,6 +816,7 @@ describe("AI staff in chat", () => {
     const asked = message(owner, "@Ada when is the launch?");
     await asked.getByRole("button", { name: /^💭 1: Ada/ }).waitFor();
     await owner.getByRole("status").filter({ hasText: "Ada is thinking…" }).waitFor();
+    answer.resolve();
     const reply = message(owner, STAFF_REPLY);
     await reply.waitFor({ timeout: 15000 });
     expect(await reply.getByText("Staff", { exact: true }).count()).toBe(1);
@@ -1001,8 +1010,17 @@ describe("keyboard and screen readers", () => {
       .getByRole("link", { name: /titled/ })
       .click();
     await page.waitForFunction(() => document.title === "#titled · Launch · Tandem");
+    // The new screen is said in a polite live region, once it settles.
+    const announcer = page.locator("[data-route-announcer]");
+    await page.waitForFunction(
+      () => document.querySelector("[data-route-announcer]")?.textContent === "#titled · Launch",
+    );
+    expect(await announcer.getAttribute("aria-live")).toBe("polite");
     await page.getByRole("navigation", { name: "Space" }).getByRole("link", { name: "Board" }).click();
     await page.waitForFunction(() => document.title === "Board · Launch · Tandem");
+    await page.waitForFunction(
+      () => document.querySelector("[data-route-announcer]")?.textContent === "Board · Launch",
+    );
     await page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "My tasks" }).click();
     await page.waitForFunction(() => document.title === "My tasks · Tandem");
     await page.goto(`/spaces/${crypto.randomUUID()}/board`);
