@@ -121,11 +121,11 @@ export function createServices(conn: Connection, config: Config, options: Servic
     () => runner?.wake(),
   );
   const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events, replies);
-  const staff = new StaffService(db, staffStore, peopleStore, tasks, events, config.modelrouter.defaultModel);
   const purge = new RoomPurge(db, chatStore, (err) =>
     options.log?.error({ err }, "removing a deleted room's messages failed; trying again"),
   );
   const chat = new ChatService(db, chatStore, commits, events, replies, purge);
+  const staff = new StaffService(db, staffStore, peopleStore, tasks, chat, events, config.modelrouter.defaultModel);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(db, new IntegrationsStore(db), encryptionKey);
   const automations = new AutomationsService(db, new AutomationsStore(db), events, encryptionKey);

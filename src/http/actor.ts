@@ -13,4 +13,11 @@ export interface Principal {
 export interface OrgActor extends Principal {
   readonly orgId: string;
   readonly permissions: ReadonlySet<string>;
+  /**
+   * Checks the caller's access again exactly as the route did (token, membership, permission, space), throwing
+   * what the route would have. For a write stored after an `await` (a streamed body, a group commit): meanwhile
+   * the account may have been deleted, removed from the organization or the space, or lost the permission.
+   * Routes set it; actors made by the server itself (staff replies) have none.
+   */
+  readonly recheck?: () => void;
 }

@@ -69,13 +69,18 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
     permission: (need: Need) => ({
       detail: mark({ "x-permission": need }),
       transform: ({ params, query, request }) => {
-        const principal = auth.authenticate(credential(request));
+        const given = credential(request);
+        const principal = auth.authenticate(given);
         lowerIds(params as Raw);
         // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`).
         // `org_id` is any string (api-spec): one that names no organization of the caller's is a 404, like a path id.
-        const orgId = (params as Raw)?.orgId ?? lowerUuid((query as Raw)?.org_id);
+        // A path's `orgId` that is not text (undecodable percent-encoding) is an organization that does not exist.
+        const path = params as Raw;
+        const orgId = path && "orgId" in path ? (path.orgId ?? "") : lowerUuid((query as Raw)?.org_id);
         if (orgId === undefined) throw invalid("org_id: required");
-        resolved.set(request, auth.authorize(principal, need, orgId));
+        const actor = auth.authorize(principal, need, orgId);
+        const recheck = () => void auth.authorize(auth.authenticate(given), need, orgId);
+        resolved.set(request, { ...actor, recheck });
       },
       resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
     }),
@@ -88,10 +93,15 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
       transform: ({ params, request }) => {
         lowerIds(params as Raw);
         const { orgId, spaceId } = params as Record<string, string>;
-        const actor = auth.authorize(auth.authenticate(credential(request)), "member", orgId);
-        const space = spaces.access(actor, spaceId ?? "");
-        assertPermission(actor, need);
-        const spaceActor: SpaceActor = { ...actor, space };
+        const given = credential(request);
+        const check = () => {
+          const actor = auth.authorize(auth.authenticate(given), "member", orgId);
+          const space = spaces.access(actor, spaceId ?? "");
+          assertPermission(actor, need);
+          return { actor, space };
+        };
+        const { actor, space } = check();
+        const spaceActor: SpaceActor = { ...actor, space, recheck: () => void check() };
         resolved.set(request, spaceActor);
       },
       resolve: ({ request }) => ({ actor: take<SpaceActor>(request) }),

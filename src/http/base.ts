@@ -43,8 +43,9 @@ export function errorResponse(status: number, body: Record<string, unknown>, req
 /**
  * Routes whose handler streams the request body itself (uploads, raw file content). Elysia's per-route
  * `parse: "none"` has no effect beside a global parser, so the one global parser leaves these bodies unread.
+ * (A trailing slash reaches the same route.)
  */
-const RAW_BODY_PATH = /\/files\/(upload|[^/]+\/content)$/;
+const RAW_BODY_PATH = /\/files\/(upload|[^/]+\/content)\/?$/;
 
 interface RequestMark {
   id: string;
@@ -85,8 +86,11 @@ export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJ
       .onRequest(({ set }) => {
         (set as { mark?: RequestMark }).mark = { id: `${prefix}-${(++seq).toString(36)}`, start: performance.now() };
       })
+      // A DELETE's body is not read, as a GET's is not: no DELETE route takes one.
       .onParse({ as: "global" }, async ({ request, path }) =>
-        RAW_BODY_PATH.test(path) ? null : ((await parseJsonBody(request, maxJsonBytes)) ?? null),
+        request.method === "DELETE" || RAW_BODY_PATH.test(path)
+          ? null
+          : ((await parseJsonBody(request, maxJsonBytes)) ?? null),
       )
       .onError({ as: "global" }, ({ code, error, request, set }) => {
         const mark = markOf(set);

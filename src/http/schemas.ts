@@ -38,9 +38,16 @@ export const timestampIn = (error: string) =>
   z
     .preprocess(
       (value) => (typeof value === "string" ? value.toUpperCase() : value),
-      z.iso.datetime({ offset: true, error }),
+      // Its instant must fall in years 0000-9999 once in UTC, where it is stored and answered
+      // (`9999-12-31T23:30:00-01:00` would come back as `+010000-01-01T00:30:00.000Z`).
+      z.iso.datetime({ offset: true, error }).refine(inFourDigitYears, { error }),
     )
     .meta({ type: "string", format: "date-time" });
+
+function inFourDigitYears(value: string): boolean {
+  const year = new Date(Date.parse(value)).getUTCFullYear();
+  return year >= 0 && year <= 9999;
+}
 
 /**
  * A repository URL as the agent service takes it: http(s), or an scp-like `git@host:path`. With `orEmpty`,

@@ -91,6 +91,27 @@ describe("POST /api/v1/me/password", () => {
     }
   });
 
+  it("leaves no session to a login with the old password that was under way during the change", async () => {
+    // Someone who knows the old password keeps logging in; the owner of the account changes it. A login whose
+    // password check began before the change must not hand out a session after it.
+    const { person, session } = await twoSessions();
+    const sessions: string[] = [];
+    let changed = false;
+    const attacker = (async () => {
+      while (!changed) {
+        const res = await login(person.email, person.password);
+        if (res.status === 200) sessions.push(res.body.refresh_token);
+      }
+    })();
+    // Let a few logins through first, then change while one is being checked.
+    while (sessions.length < 3) await Bun.sleep(5);
+    const res = await change(session.access_token, { current_password: person.password, new_password: "new-secret-9" });
+    expect(res.status).toBe(204);
+    changed = true;
+    await attacker;
+    for (const token of sessions) expect((await refresh(token)).status).toBe(401);
+  });
+
   it("answers 400 current password is incorrect for a wrong current password, and changes nothing", async () => {
     const { person, session, other } = await twoSessions();
     const res = await change(session.access_token, { current_password: "not-my-password", new_password: "whatever-1" });

@@ -300,6 +300,30 @@ describe("DELETE .../service-accounts/{id}", () => {
     expect(stale.status).toBe(409);
   });
 
+  it("announces its reactions as removed (they go with it), in their spaces", async () => {
+    const staff = await addStaff(org);
+    const spaces = `/api/v1/organizations/${org.id}/spaces`;
+    const space = await org.owner.api.post(spaces, { name: "Reactions" });
+    const rooms = await org.owner.api.get(`${spaces}/${space.body.id}/chat-rooms`);
+    const messages = `${spaces}/${space.body.id}/chat-rooms/${rooms.body.chat_rooms[0].id}/messages`;
+    const posted = await org.owner.api.post(messages, { content: "react to this" });
+    const reactions = `${messages}/${posted.body.message.id}/reactions`;
+    expect((await staff.api.post(reactions, { emoji: "👍" })).status).toBe(201);
+    const live = await listen(server.url, org.id, org.owner.token);
+    try {
+      expect((await org.owner.api.delete(`${base}/${staff.account.id}`)).status).toBe(204);
+      const event = await live.next((e) => e.type === "chat.reaction.removed");
+      expect(event).toMatchObject({
+        space_id: space.body.id,
+        payload: { message_id: posted.body.message.id, user_id: staff.account.user_id, emoji: "👍" },
+      });
+    } finally {
+      live.close();
+    }
+    const page = await org.owner.api.get(messages);
+    expect(page.body.reactions).toEqual([]);
+  });
+
   it("refuses removing staff through the members route", async () => {
     const { account } = await addStaff(org);
     const res = await org.owner.api.delete(`/api/v1/organizations/${org.id}/members/${account.user_id}`);

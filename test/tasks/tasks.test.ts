@@ -169,6 +169,20 @@ describe("POST /organizations/{orgId}/spaces/{spaceId}/tasks", () => {
     await member.api.delete(`${space.tasks}/${fractional.id}`);
   });
 
+  it("refuses a due_at whose instant falls outside years 0000-9999 in UTC, which it could not answer as written", async () => {
+    for (const due_at of ["9999-12-31T23:30:00-01:00", "0000-01-01T00:00:00+01:00"]) {
+      const res = await member.api.post(space.tasks, { title: "Edge", column_id: space.columns[0], due_at });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "due_at: must be an RFC 3339 timestamp" });
+    }
+    const last = await createTask(space, { title: "Last instant", due_at: "9999-12-31T23:59:59.999Z" });
+    expect(last.due_at).toBe("9999-12-31T23:59:59.999Z");
+    const first = await createTask(space, { title: "First instant", due_at: "0000-01-01T00:00:00Z" });
+    expect(first.due_at).toBe("0000-01-01T00:00:00.000Z");
+    await member.api.delete(`${space.tasks}/${last.id}`);
+    await member.api.delete(`${space.tasks}/${first.id}`);
+  });
+
   it("appends at the bottom of its column: positions 0, 1, 2 per column, version 1", async () => {
     const s = await createSpace(member, "Append");
     const a = await createTask(s, { title: "A" });

@@ -107,7 +107,17 @@ export class AuthService {
     if (!user || !ok) throw unauthenticated("invalid credentials");
     const state = this.signupState(user);
     if (state === "denied") throw unauthenticated("invalid credentials");
-    return writeTx(this.db, () => this.issue(user.id, newId(), state === "pending"));
+    return writeTx(this.db, () => {
+      // Changed while it was checked (a password change or reset): the password given is no longer the one, and a
+      // session issued now would outlive the change meant to end them all.
+      if (!this.samePassword(user)) throw unauthenticated("invalid credentials");
+      return this.issue(user.id, newId(), state === "pending");
+    });
+  }
+
+  /** True while the account's password is still the one read in `user`. */
+  private samePassword(user: UserRow): boolean {
+    return this.people.user(user.id)?.passwordHash === user.passwordHash;
   }
 
   refresh(token: string): TokenPair {
@@ -205,6 +215,8 @@ export class AuthService {
     const passwordHash = existing ? null : await hashPassword(input.password, client);
     const now = Date.now();
     return writeTx(this.db, () => {
+      // The existing account's password changed while it was checked: as after a wrong one.
+      if (existing && !this.samePassword(existing)) throw conflict("email already registered");
       let userId = existing?.id;
       if (!userId) {
         if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");

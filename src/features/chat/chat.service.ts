@@ -178,6 +178,8 @@ export class ChatService {
     const given = input.attachments ?? [];
     if (isInvisible(content) && given.length === 0) throw invalid("content: required");
     const { posted, acks } = await this.writes.run(() => {
+      // The group commits a turn later: the caller's access is checked again where the message is stored.
+      actor.recheck?.();
       const posted = this.insertPost(actor, roomId, content, given);
       // Mentioned staff acknowledge in the same transaction: the 💭 and the reply job commit with the message.
       const acks = this.mentions?.chatMessagePosted(actor, posted.message) ?? [];
@@ -296,6 +298,23 @@ export class ChatService {
   }
 
   // Helpers
+
+  /** The user's reactions that go with their account, to announce once it is deleted (`announceGone`). */
+  reactionsBy(userId: string): { reaction: ReactionRow; spaceId: string }[] {
+    return this.store.reactionsBy(userId);
+  }
+
+  /** Announces reactions removed with their author's account, as removals. */
+  announceGone(orgId: string, reactions: readonly { reaction: ReactionRow; spaceId: string }[]): void {
+    for (const { reaction, spaceId } of reactions) {
+      this.events.publish({
+        type: "chat.reaction.removed",
+        organization_id: orgId,
+        space_id: spaceId,
+        payload: presentReaction(reaction),
+      });
+    }
+  }
 
   private publish(actor: SpaceActor, type: EventType, payload: unknown): void {
     this.events.publish({ type, organization_id: actor.orgId, space_id: actor.space.id, payload });

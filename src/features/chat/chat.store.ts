@@ -271,6 +271,21 @@ export class ChatStore {
       .prepare(),
   );
 
+  /**
+   * The user's reactions to live messages of live rooms, with each message's space (before the user is deleted, which takes
+   * them along). A full scan of the reactions: it runs when a staff member is deleted, and the deletion's own
+   * cascade scans them anyway.
+   */
+  reactionsBy(userId: string): { reaction: ReactionRow; spaceId: string }[] {
+    return this.db
+      .select({ reaction: chatReactions, spaceId: chatMessages.spaceId })
+      .from(chatReactions)
+      .innerJoin(chatMessages, eq(chatMessages.id, chatReactions.messageId))
+      .innerJoin(chatRooms, eq(chatRooms.id, chatMessages.roomId))
+      .where(and(eq(chatReactions.userId, userId), isNull(chatMessages.deletedAt), isNull(chatRooms.deletedAt)))
+      .all();
+  }
+
   reaction(messageId: string, userId: string, emoji: string): ReactionRow | undefined {
     return this.reactionByKey().all({ messageId, userId, emoji })[0];
   }

@@ -5,7 +5,7 @@ import { type Db, writeTx } from "../../db/client";
 import { AppError, conflict, invalid, notFound } from "../../http/errors";
 import { boundaryOf, readMultipart } from "../../http/multipart";
 import { sha256Hex } from "../../lib/hash";
-import { isUuid, newId } from "../../lib/ids";
+import { isUuid, lowerUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import type { EventBus, EventType } from "../events/events.bus";
 import { SpaceCache } from "../events/space-cache";
@@ -223,7 +223,7 @@ export class FilesService {
           return writer;
         },
         onField: (field, value) => {
-          if (field === "parent_id") parentInput = value.trim() || undefined;
+          if (field === "parent_id") parentInput = lowerUuid(value.trim()) || undefined;
         },
       });
       const blob = writer as BlobWriter | null;
@@ -235,6 +235,8 @@ export class FilesService {
         actor,
         "file.created",
         writeTx(this.db, () => {
+          // The body took its time: the uploader may have lost access meanwhile.
+          actor.recheck?.();
           const parentId = this.parentFor(actor, parentInput);
           if (text !== null) {
             blob.discard();
@@ -292,6 +294,7 @@ export class FilesService {
           : await readAll(request.body, MAX_TEXT_BYTES, "text file");
       const text = decodeUtf8(bytes);
       if (text === null) throw invalid("content must be UTF-8 text");
+      actor.recheck?.();
       return this.writeText(actor, node, text);
     }
     const writer = new BlobWriter(this.store, this.maxUploadBytes, false);
@@ -305,6 +308,7 @@ export class FilesService {
         actor,
         "file.updated",
         writeTx(this.db, () => {
+          actor.recheck?.();
           const current = this.file(actor, id);
           const updated: NodeRow = {
             ...current,

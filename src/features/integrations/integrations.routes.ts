@@ -38,6 +38,8 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
       },
       {
         permission: "org.manage",
+        // An unknown provider is a route that does not exist, whatever the body holds.
+        transform: ({ params }) => void providerOf(params.provider),
         body: putIntegrationIn,
         detail: doc("Stores the provider's key, encrypted; only its hint is ever shown", { 200: answer }, PROVIDER),
       },

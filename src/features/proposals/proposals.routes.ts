@@ -32,6 +32,7 @@ export function proposalsRoutes(auth: AuthMacro, proposals: ProposalsService) {
         space: "files.read",
         detail: doc("Every proposal of a text file, whatever its status, newest first", {
           200: z.object({ proposals: z.array(proposalOut) }),
+          400: "`not a text file` (a binary file); `a folder has no content` (a folder)",
         }),
       },
     )

@@ -5,6 +5,7 @@ import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
+import type { ChatService } from "../chat/chat.service";
 import type { EventBus } from "../events/events.bus";
 import { assertAllRolesFound, assertCanGrant } from "../people/people.policy";
 import type { PeopleStore } from "../people/people.store";
@@ -22,6 +23,7 @@ export class StaffService {
     private readonly store: StaffStore,
     private readonly people: PeopleStore,
     private readonly tasks: Pick<TasksService, "unassignAll" | "announceUpdated">,
+    private readonly chat: Pick<ChatService, "reactionsBy" | "announceGone">,
     private readonly events: Pick<EventBus, "forgetDerived">,
     private readonly defaultModel: string,
   ) {}
@@ -100,16 +102,19 @@ export class StaffService {
 
   /** Deletes the account and its user; the tasks it was assigned are unassigned, each as an update. */
   delete(actor: OrgActor, id: string): void {
-    const { userId, unassigned } = writeTx(this.db, () => {
+    const { userId, unassigned, reactions } = writeTx(this.db, () => {
       const account = this.require(actor, id);
       const unassigned = this.tasks.unassignAll(account.userId);
+      // Its reactions (the 💭 included) go with it: each is announced as removed.
+      const reactions = this.chat.reactionsBy(account.userId);
       this.store.deleteWithUser(account.userId);
-      return { userId: account.userId, unassigned };
+      return { userId: account.userId, unassigned, reactions };
     });
     this.people.forgetUser(userId);
-    // Its chat messages lost their author and its reactions went, in every space: no event says so.
+    // Its chat messages lost their author, in every space: no event says so (the messages are unchanged).
     this.events.forgetDerived();
     this.tasks.announceUpdated(actor.orgId, unassigned);
+    this.chat.announceGone(actor.orgId, reactions);
   }
 
   private require(actor: OrgActor, id: string): ServiceAccountRow {

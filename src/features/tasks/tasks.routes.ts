@@ -28,6 +28,7 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
         "Tasks assigned to the caller in `org_id`, across the spaces they can see; at most 200, most recently updated first",
         {
           200: z.object({ tasks: z.array(myTaskOut) }),
+          404: "`organization not found`: `org_id` names no organization the caller is a member of",
         },
       ),
     })
