@@ -1,9 +1,10 @@
 /** What every subcommand shares: the data dir, opening the database, printing, and failing in one line. */
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import { type Config, type ConfigFlags, ENCRYPTION_KEY_FILE, loadConfig, readSecrets } from "../src/config";
+import { interruptedRestores } from "../src/db/backup";
 import { type Connection, cannotOpen, openDatabase } from "../src/db/client";
 import { assertNotNewer, MigrationError, migrate } from "../src/db/migrate";
 import { createServices, type Services } from "../src/services";
@@ -57,7 +58,16 @@ function serversEncryptionKey(config: Config): Uint8Array {
  * the check `migrate` makes, done without writing. A missing database is a new install.
  */
 export function refuseNewerDatabase(dbPath: string): void {
-  if (!existsSync(dbPath)) return;
+  if (!existsSync(dbPath)) {
+    // A restore cut off before its copy was complete: starting would make a new, empty install beside it.
+    const [left] = interruptedRestores(dirname(dbPath));
+    if (left !== undefined) {
+      throw new CliError(
+        `${join(dirname(dbPath), left)} is left from a restore that did not finish: run \`tandem restore\` again, or remove it to start a new install`,
+      );
+    }
+    return;
+  }
   // Read-write without create: a read-only connection would leave WAL files behind when it closes.
   let sqlite: Database;
   try {

@@ -3,7 +3,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 /** Flags given on the command line; every one optional. */
@@ -289,10 +289,19 @@ const ENCRYPTION_KEY: SecretKind = {
   make: () => randomBytes(32).toString("base64"),
 };
 
-/** Writes a new secret file readable by its owner only. */
+/**
+ * Writes a new secret file readable by its owner only, whole or not at all: written beside it and linked into
+ * place (never over a file that appeared meanwhile), so a full disk or a crash leaves no half-written key.
+ */
 function writeSecretFile(path: string, content: string): void {
-  writeFileSync(path, `${content}\n`, { mode: 0o600, flag: "wx" });
-  chmodSync(path, 0o600);
+  const partial = `${path}.partial-${process.pid}`;
+  try {
+    writeFileSync(partial, `${content}\n`, { mode: 0o600, flag: "w" });
+    chmodSync(partial, 0o600);
+    linkSync(partial, path);
+  } finally {
+    rmSync(partial, { force: true });
+  }
 }
 
 /**
@@ -310,7 +319,10 @@ function readSecret(kind: SecretKind, config: Config, env: Env): Uint8Array | nu
   const path = join(config.dataDir, kind.file);
   if (!existsSync(path)) return null;
   try {
-    return kind.parse(readFileSync(path, "utf8").trim());
+    const text = readFileSync(path, "utf8").trim();
+    // An empty file is no key anyone gave: an earlier start that could not write it (a full disk) left it.
+    if (text === "") return null;
+    return kind.parse(text);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     throw new ConfigError(`${path}: ${error.message.replace(/^\S+ /, "")}`);
@@ -337,7 +349,10 @@ export function loadSecrets(config: Config, env: Env = process.env): Secrets {
     if (value !== null) return value;
     mkdirSync(config.dataDir, { recursive: true });
     const made = kind.make();
-    writeSecretFile(join(config.dataDir, kind.file), made);
+    const path = join(config.dataDir, kind.file);
+    // Only ever empty here (`readSecret` takes an empty file as none): left by a start that could not write it.
+    if (existsSync(path) && readFileSync(path, "utf8").trim() === "") rmSync(path);
+    writeSecretFile(path, made);
     generated.push(kind.env);
     return kind.parse(made);
   };

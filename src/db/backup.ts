@@ -123,6 +123,12 @@ export function backupDatabase(dbPath: string, out: string): BackupResult {
   }
 }
 
+/** The copies that restores cut off (killed, a power loss) left in `dataDir`. */
+export function interruptedRestores(dataDir: string): string[] {
+  if (!existsSync(dataDir)) return [];
+  return readdirSync(dataDir).filter((name) => /^\.restore-\d+\.db$/.test(name));
+}
+
 /** Restores a backup into a data dir that has no database yet. */
 export function restoreDatabase(from: string, dbPath: string): BackupResult {
   if (!existsSync(from)) throw new BackupError(`${from} does not exist`);
@@ -137,9 +143,7 @@ export function restoreDatabase(from: string, dbPath: string): BackupResult {
   }
   const migrations = checkDatabase(from);
   // A restore cut off earlier left its copy under this name: ours to remove.
-  for (const name of readdirSync(dirname(dbPath))) {
-    if (/^\.restore-\d+\.db$/.test(name)) rmSync(join(dirname(dbPath), name), { force: true });
-  }
+  for (const name of interruptedRestores(dirname(dbPath))) rmSync(join(dirname(dbPath), name), { force: true });
   const partial = join(dirname(dbPath), `.restore-${process.pid}.db`);
   try {
     copyFileSync(from, partial);

@@ -1,6 +1,7 @@
 /** Opens the SQLite database with the pragmas every connection needs, and wraps it in drizzle. */
 import { Database } from "bun:sqlite";
-import { chmodSync, existsSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 
 /**
@@ -41,6 +42,7 @@ export function applyPragmas(sqlite: Database): void {
 /** Opens (creating when missing) the database file at `path`. */
 export function openDatabase(path: string): Connection {
   const created = !existsSync(path);
+  assertWritable(path);
   let sqlite: Database | undefined;
   try {
     sqlite = new Database(path, { create: true, strict: true });
@@ -52,6 +54,27 @@ export function openDatabase(path: string): Connection {
     throw cannotOpen(path, error);
   }
   return { sqlite, db: drizzle({ client: sqlite }) };
+}
+
+/**
+ * SQLite opens a file it may not write read-only without a word, and the first write then fails with "attempt
+ * to write a readonly database", naming nothing. So the database, its WAL and shared-memory files (a failed
+ * start may leave a read-only one behind) and their directory are checked first, by name.
+ */
+function assertWritable(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (!existsSync(file)) continue;
+    try {
+      accessSync(file, constants.R_OK | constants.W_OK);
+    } catch {
+      throw cannotOpen(file, new Error("this user may not read and write it"));
+    }
+  }
+  try {
+    accessSync(dirname(path), constants.W_OK | constants.X_OK);
+  } catch {
+    throw cannotOpen(path, new Error(`this user may not write its directory ${dirname(path)}`));
+  }
 }
 
 /**

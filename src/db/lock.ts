@@ -11,6 +11,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { ConfigError } from "../config";
+import { cannotOpen } from "./client";
 
 export const LOCK_FILE = "tandem.lock";
 
@@ -18,17 +19,35 @@ export const LOCK_FILE = "tandem.lock";
 export function lockDataDir(dataDir: string): () => void {
   const path = join(dataDir, LOCK_FILE);
   const created = !existsSync(path);
-  const lock = new Database(path, { create: true });
-  if (created) chmodSync(path, 0o600);
+  let lock: Database;
+  try {
+    lock = new Database(path, { create: true });
+    if (created) chmodSync(path, 0o600);
+  } catch (error) {
+    throw new ConfigError(cannotOpen(path, error).message);
+  }
   try {
     lock.exec("PRAGMA busy_timeout = 0");
     lock.exec("BEGIN EXCLUSIVE");
-  } catch {
+  } catch (error) {
     lock.close();
-    throw new ConfigError(`${dataDir} is in use by another \`tandem serve\`: stop it first, or give another --data`);
+    throw new ConfigError(whyNotLocked(dataDir, path, error));
   }
   return () => {
     lock.exec("ROLLBACK");
     lock.close();
   };
+}
+
+/**
+ * Why the lock could not be taken: another server holds it (busy), or taking it failed for a reason of its own.
+ * Taking it writes a small journal beside it, which a full disk refuses.
+ */
+function whyNotLocked(dataDir: string, path: string, error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") {
+    return `${dataDir} is in use by another \`tandem serve\`: stop it first, or give another --data`;
+  }
+  if (code === "SQLITE_FULL") return `the disk holding ${dataDir} is full: free some space, then start again`;
+  return cannotOpen(path, error).message;
 }

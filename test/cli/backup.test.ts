@@ -344,6 +344,17 @@ describe("tandem restore", () => {
     expect(readdirSync(target).filter((name) => name.startsWith(".restore-"))).toEqual([]);
   });
 
+  it("leaves serve refusing, in one line, a data dir whose restore was cut off: no new install beside it", async () => {
+    const target = dir();
+    writeFileSync(join(target, ".restore-54321.db"), "half a copy");
+    const line = expectOneLineFailure(await runCli(["serve", "--port", "0", "--data", target], { env: ENV }));
+    expect(line).toContain(".restore-54321.db is left from a restore that did not finish");
+    expect(readdirSync(target).sort()).toEqual([".restore-54321.db"]);
+    // Restoring again takes its place.
+    expect((await runCli(["restore", "--from", backupFile, "--data", target])).code).toBe(0);
+    expect(readdirSync(target).filter((name) => name.startsWith(".restore-"))).toEqual([]);
+  });
+
   it("refuses a data dir holding the WAL of a database removed by hand, and restores nothing", async () => {
     const target = dir();
     writeFileSync(join(target, "tandem.db-wal"), "left over");

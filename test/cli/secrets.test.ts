@@ -5,7 +5,7 @@
 
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, it } from "bun:test";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { request } from "../helpers/http";
 import {
@@ -126,6 +126,21 @@ describe("secrets left unset", () => {
     // The only warning left is the way in: the data dir has no organization yet.
     const warnings = server.output.map((l) => JSON.parse(l)).filter((e) => e.level === "warn");
     expect(warnings.map((w) => w.msg)).toEqual(["first-run setup: open this URL to create the organization"]);
+    await stop(server);
+  });
+
+  it("are generated in place of an empty file (left by a start that could not write it: a full disk)", async () => {
+    const data = dir();
+    mkdirSync(data, { recursive: true });
+    writeFileSync(join(data, "encryption_key"), "", { mode: 0o600 });
+    writeFileSync(join(data, "jwt_secret"), "\n", { mode: 0o600 });
+    const server = await serve(data);
+    expect((await request(server.url, "GET", "/health")).status).toBe(200);
+    const files = secretFiles(data);
+    expect((files.jwt_secret ?? "").trim().length).toBeGreaterThanOrEqual(32);
+    expect((files.encryption_key ?? "").trim().length).toBeGreaterThanOrEqual(44);
+    // Written whole, beside the file, and linked into place: no partial file stays.
+    expect(readdirSync(data).filter((name) => name.includes(".partial-"))).toEqual([]);
     await stop(server);
   });
 
