@@ -2,6 +2,7 @@
 import { mkdirSync } from "node:fs";
 import { buildApp } from "./app";
 import { type Config, ConfigError, loadSecrets } from "./config";
+import { Checkpointer } from "./db/checkpointer";
 import { openDatabase } from "./db/client";
 import { lockDataDir } from "./db/lock";
 import { migrate } from "./db/migrate";
@@ -61,12 +62,17 @@ async function serveLocked(
   const applied = migrate(conn.sqlite);
   if (applied.length > 0) log.info({ migrations: applied }, "database migrated");
 
+  // Every editor's update fails alike on a full disk: one line a minute says so, with how many it stands for.
+  const docErrors = atMostEvery(60_000);
   const setupToken = hasOrganization(conn.sqlite) ? null : newToken("");
   const services = createServices(conn, config, {
     secrets,
     setupToken,
     onEventError: (err) => log.error({ err }, "an event subscriber failed"),
-    onDocError: (err, nodeId) => log.error({ err, file_id: nodeId }, "a document could not be stored or loaded"),
+    onDocError: (err, nodeId) =>
+      docErrors((suppressed) =>
+        log.error({ err, file_id: nodeId, suppressed }, "a document could not be stored or loaded"),
+      ),
     log,
     ...tuning,
   });
@@ -88,6 +94,10 @@ async function serveLocked(
     throw new ConfigError(`cannot listen on ${config.host}:${config.port}: ${why}`);
   }
   const port = app.server?.port ?? config.port;
+  // Checkpoints from here on run on a thread of their own (off the start-up path: its start costs ~10 ms).
+  const checkpointer = new Checkpointer(conn.sqlite, config.dbPath, (why) =>
+    log.error({ err: { message: why } }, "checkpointing the database failed; trying again"),
+  );
   // Staff replies queued before a restart resume here, once the server answers.
   services.runner?.start();
   // Rooms deleted before a stop may still hold rows: their purge goes on.
@@ -152,8 +162,28 @@ async function serveLocked(
       services.live.closeAll(CLOSE.goingAway, "server stopping");
       const graceful = app.stop().then(() => true);
       if (!(await Promise.race([graceful, Bun.sleep(STOP_GRACE_MS).then(() => false)]))) await app.stop(true);
+      await checkpointer.stop();
       conn.sqlite.close();
       unlock();
     },
+  };
+}
+
+/**
+ * A gate for repeated log lines: `write` runs at most once per `ms`, and is told how many calls it stood for
+ * since the last one it ran.
+ */
+function atMostEvery(ms: number): (write: (suppressed: number) => void) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+  return (write) => {
+    const now = Date.now();
+    if (now - last < ms) {
+      suppressed++;
+      return;
+    }
+    last = now;
+    write(suppressed);
+    suppressed = 0;
   };
 }
