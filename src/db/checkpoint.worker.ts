@@ -23,6 +23,7 @@ const report = (message: CheckpointReport) => self.postMessage(message);
 
 function start(path: string, everyMs: number, restartPages: number): void {
   const conn = new Database(path, { strict: true });
+  // Until its statements exist (a failure below still closes it).
   close = () => conn.close();
   conn.exec("PRAGMA busy_timeout = 5000");
   // Synced as the server's own connection would sync them: the WAL before the copy, the database after it.

@@ -18,6 +18,7 @@ import type { SpacesService } from "../features/spaces/spaces.service";
 import { lowerUuid } from "../lib/ids";
 import type { OrgActor, Principal } from "./actor";
 import { invalid } from "./errors";
+import { assertPathIds } from "./path-ids";
 import type { Need } from "./permissions";
 
 /** The macro plugin type, for route modules. */
@@ -68,7 +69,7 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
     /** A member of the route's organization (`:orgId`, or `?org_id=`) holding `need`. */
     permission: (need: Need) => ({
       detail: mark({ "x-permission": need }),
-      transform: ({ params, query, request }) => {
+      transform: ({ params, query, request, path: requestPath }) => {
         const given = credential(request);
         const principal = auth.authenticate(given);
         lowerIds(params as Raw);
@@ -79,6 +80,7 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
         const orgId = path && "orgId" in path ? (path.orgId ?? "") : lowerUuid((query as Raw)?.org_id);
         if (orgId === undefined) throw invalid("org_id: required");
         const actor = auth.authorize(principal, need, orgId);
+        assertPathIds(path, requestPath);
         const recheck = () => void auth.authorize(auth.authenticate(given), need, orgId);
         resolved.set(request, { ...actor, recheck });
       },
@@ -90,7 +92,7 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
      */
     space: (need: Need) => ({
       detail: mark({ "x-permission": need, "x-space": true }),
-      transform: ({ params, request }) => {
+      transform: ({ params, request, path }) => {
         lowerIds(params as Raw);
         const { orgId, spaceId } = params as Record<string, string>;
         const given = credential(request);
@@ -101,6 +103,7 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
           return { actor, space };
         };
         const { actor, space } = check();
+        assertPathIds(params as Raw, path);
         const spaceActor: SpaceActor = { ...actor, space, recheck: () => void check() };
         resolved.set(request, spaceActor);
       },

@@ -9,6 +9,7 @@ import { BUILD } from "../config";
 import type { AuthMacro } from "./auth";
 import { JSON_TYPE } from "./base";
 import type { DocExtra, Responses } from "./docs";
+import { notFoundOf } from "./path-ids";
 
 /** The slice of an Elysia route this generator reads. */
 export interface RouteInfo {
@@ -70,36 +71,6 @@ function markRequired(json: Json): void {
   }
   if (json.items && typeof json.items === "object") markRequired(json.items as Json);
 }
-
-/**
- * The 404 each path parameter brings, for an unknown, malformed or invisible id (the routes that answer
- * differently say so in their own `doc()`).
- */
-const NOT_FOUND_OF: Record<string, string> = {
-  orgId: "organization not found",
-  spaceId: "space not found",
-  roleId: "role not found",
-  inviteId: "invite not found",
-  requestId: "signup request not found",
-  serviceAccountId: "service account not found",
-  provider: "page not found",
-  fileId: "file not found",
-  nodeId: "file not found",
-  proposalId: "proposal not found",
-  taskId: "task not found",
-  fileNodeId: "deliverable not found",
-  roomId: "chat room not found",
-  messageId: "message not found",
-  automationId: "automation not found",
-};
-
-/** `userId` names an organization's member, or a space's below a space. */
-const notFoundOf = (param: string, path: string) =>
-  param === "userId"
-    ? path.includes("/spaces/")
-      ? "space member not found"
-      : "member not found"
-    : NOT_FOUND_OF[param];
 
 /** What every JSON body may be refused with, before its fields are read. */
 const JSON_BODY_ERRORS =

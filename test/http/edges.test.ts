@@ -1,7 +1,7 @@
 /**
  * Requests at the edges of how routes are written: a trailing slash on the routes that stream their body, a
- * body on a DELETE, an upper-case id in a multipart field, an unknown provider with a bad body, an org id in a
- * path that does not decode, and the statuses the OpenAPI document declares for them.
+ * body on a DELETE, an upper-case id in a multipart field, an unknown provider or a malformed id with a bad
+ * body, an org id in a path that does not decode, and the statuses the OpenAPI document declares for them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { type Org, setupOrg } from "../helpers/factories";
@@ -83,6 +83,22 @@ describe("an unknown provider", () => {
     const res = await org.owner.api.put(`/api/v1/organizations/${org.id}/integrations/bogus`, {});
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: "page not found" });
+  });
+});
+
+describe("a malformed id further along the path", () => {
+  it("answers its resource's 404 before the body is looked at (contract §4), after the permission", async () => {
+    const cases: [string, string, string][] = [
+      ["PATCH", `/api/v1/organizations/${org.id}/roles/not-a-uuid`, "role not found"],
+      ["POST", `${spacePath}/tasks/not-a-uuid/messages`, "task not found"],
+      ["PATCH", `${files}/not-a-uuid`, "file not found"],
+      ["POST", `${spacePath}/chat-rooms/not-a-uuid/messages`, "chat room not found"],
+      ["PUT", `/api/v1/organizations/${org.id}/members/not-a-uuid/roles`, "member not found"],
+    ];
+    for (const [method, path, error] of cases) {
+      const res = await request(server.url, method, path, { token: org.owner.token, body: { name: 5, content: 7 } });
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: { error } });
+    }
   });
 });
 
