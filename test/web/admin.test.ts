@@ -430,6 +430,63 @@ describe("organization settings", () => {
     await close();
   });
 
+  it("brings a removed member back through an invite link, signed in or signing in from the invite page", async () => {
+    const rita = await addMember(org, ["Member"], "Rita Returning");
+    const orgName = (await org.owner.api.get(orgPath())).body.organization.name as string;
+    const remove = async () => expect((await org.owner.api.delete(`${orgPath()}/members/${rita.id}`)).status).toBe(204);
+    const inviteLink = async (email?: string) => {
+      const res = await org.owner.api.post(`${orgPath()}/invites`, {
+        ...(email ? { email } : {}),
+        role_ids: [org.roles.Member],
+      });
+      expect(res.status).toBe(201);
+      return `/invite?token=${encodeURIComponent(res.body.token)}`;
+    };
+    const isMember = async () =>
+      ((await org.owner.api.get(`${orgPath()}/members`)).body.members as any[]).some((m) => m.user_id === rita.id);
+
+    // Signed in with no organization: the invite link is not hidden behind "No organization".
+    await remove();
+    const { context, page } = await signedInPage(browser, server, rita, "/spaces");
+    await page.getByRole("heading", { name: "No organization" }).waitFor();
+    await page.goto(await inviteLink(rita.email));
+    await page.getByRole("heading", { name: `Join ${orgName} as ${rita.email}` }).waitFor();
+    await page.getByLabel("Password").fill("not-her-password");
+    await page.getByRole("button", { name: "Join" }).click();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: `That is not the password of ${rita.email}.` })
+      .waitFor();
+    await page.getByLabel("Password").fill(rita.password);
+    await page.getByRole("button", { name: "Join" }).click();
+    await page.getByRole("heading", { name: "Spaces" }).waitFor();
+    expect(await isMember()).toBe(true);
+    // A member opening an invite link is told so, and the invite stays for whoever it was for.
+    const spare = await inviteLink();
+    await page.goto(spare);
+    await page.getByText(`You are already a member of ${orgName} as ${rita.email}.`).waitFor();
+    await context.close();
+
+    // Signed out, "Sign in" on the invite page keeps the invite: back there once signed in, to join.
+    await remove();
+    const other = await browser.newContext({ baseURL: server.url, viewport: DESKTOP });
+    const guest = await other.newPage();
+    await guest.goto(spare);
+    await guest.getByRole("heading", { name: `Join ${orgName} on Tandem` }).waitFor();
+    await guest.getByRole("link", { name: "Sign in" }).click();
+    await guest.waitForURL(/\/login\?invite=/);
+    await guest.getByLabel("Email").fill(rita.email);
+    await guest.getByLabel("Password").fill(rita.password);
+    await guest.getByRole("button", { name: "Sign in" }).click();
+    await guest.getByRole("heading", { name: `Join ${orgName} as ${rita.email}` }).waitFor();
+    expect(new URL(guest.url()).pathname).toBe("/invite");
+    await guest.getByLabel("Password").fill(rita.password);
+    await guest.getByRole("button", { name: "Join" }).click();
+    await guest.getByRole("heading", { name: "Spaces" }).waitFor();
+    expect(await isMember()).toBe(true);
+    await other.close();
+  });
+
   it("turns open signups on, and approves a request with a role", async () => {
     const { page, close } = await ownerPage("/settings");
     await page.waitForURL(/\/settings\/organization$/);

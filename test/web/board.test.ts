@@ -843,6 +843,52 @@ describe("the task detail", () => {
     await context.close();
   });
 
+  it("keeps a comment being typed: Escape leaves the box, and leaving the task asks first", async () => {
+    const first = await createTask("Comment draft here", "To do");
+    const second = await createTask("Card beside the draft", "To do");
+    const { context, page } = await openBoard();
+    const asked: string[] = [];
+    let answer = false;
+    page.on("dialog", (dialog) => {
+      asked.push(dialog.message());
+      void (answer ? dialog.accept() : dialog.dismiss());
+    });
+    await card(page, "Comment draft here").click();
+    const panel = page.getByRole("dialog", { name: "Comment draft here" });
+    const comment = panel.getByRole("combobox", { name: "Comment" });
+    await comment.click();
+    await page.keyboard.type("A long considered comment draft");
+    // The first Escape takes the keyboard out of the box, the text kept and the panel open.
+    await page.keyboard.press("Escape");
+    expect(await comment.evaluate((el) => el === document.activeElement)).toBe(false);
+    expect(await page.evaluate(() => !!document.activeElement?.closest("dialog"))).toBe(true);
+    expect(await comment.inputValue()).toBe("A long considered comment draft");
+    expect(asked).toEqual([]);
+    // The second would close the panel: it asks first, and "Cancel" keeps the panel and the text.
+    await page.keyboard.press("Escape");
+    await eventually(async () => expect(asked).toEqual(["Discard the comment you are writing?"]));
+    expect(await panel.isVisible()).toBe(true);
+    expect(await comment.inputValue()).toBe("A long considered comment draft");
+    // So does a click on another card beside the panel.
+    const box = await card(page, "Card beside the draft").boundingBox();
+    if (!box) throw new Error("the card is not on screen");
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await eventually(async () => expect(asked).toHaveLength(2));
+    expect(new URL(page.url()).searchParams.get("task")).toBe(first.id);
+    expect(await comment.inputValue()).toBe("A long considered comment draft");
+    // Agreeing to lose it switches the task.
+    answer = true;
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForURL(new RegExp(`\\?task=${second.id}$`));
+    const next = page.getByRole("dialog", { name: "Card beside the draft" });
+    // With nothing typed, Escape in the comment box closes the panel without asking.
+    await next.getByRole("combobox", { name: "Comment" }).click();
+    await page.keyboard.press("Escape");
+    await next.waitFor({ state: "detached" });
+    expect(asked).toHaveLength(3);
+    await context.close();
+  });
+
   it("filters the board by words, assignee and due date, kept in the address", async () => {
     await createTask("Zebra poster", "To do", { assignee_user_id: member.id });
     await createTask("Zebra banner", "In progress", { description: "for the zebra stand" });
@@ -916,6 +962,23 @@ describe("the task detail", () => {
     await card(page, "Viewer sees this").focus();
     await page.keyboard.press("Alt+ArrowRight");
     await page.getByText("You can't move tasks").waitFor();
+    await context.close();
+  });
+
+  it("shows a Viewer the deliverable instructions as text, or that there are none, not an empty box", async () => {
+    const viewer = await addMember(org, ["Viewer"], "Vi Viewer");
+    const bare = await createTask("Deliver without instructions", "To do", { deliverable_required: true });
+    const told = await createTask("Deliver with instructions", "To do", {
+      deliverable_required: true,
+      deliverable_instructions: "A PDF of the slides",
+    });
+    const { context, page } = await openBoard(viewer);
+    await page.goto(`/spaces/${spaceId}/board?task=${bare.id}`);
+    const panel = page.getByRole("dialog", { name: "Deliver without instructions" });
+    await panel.getByText("No instructions.").waitFor();
+    expect(await panel.getByRole("textbox", { name: "Instructions for the deliverable" }).count()).toBe(0);
+    await page.goto(`/spaces/${spaceId}/board?task=${told.id}`);
+    await page.getByRole("dialog", { name: "Deliver with instructions" }).getByText("A PDF of the slides").waitFor();
     await context.close();
   });
 

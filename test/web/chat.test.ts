@@ -619,6 +619,27 @@ describe("rooms", () => {
     await notice.waitFor({ state: "detached" });
   });
 
+  it("drops a # typed in front of a new room's name, so it does not read ##name", async () => {
+    const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
+    await messageList(owner).waitFor();
+    await owner.getByRole("button", { name: "New room" }).click();
+    await owner.getByLabel("Room name").fill("##");
+    await owner.getByRole("button", { name: "Create room" }).click();
+    await owner.getByRole("alert").filter({ hasText: "A room needs a name after the #." }).waitFor();
+    await owner.getByLabel("Room name").fill("#random stuff");
+    await owner.getByRole("button", { name: "Create room" }).click();
+    await messageList(owner, "random stuff").waitFor();
+    await composer(owner, "random stuff").waitFor();
+    expect(await owner.getByText("##random").count()).toBe(0);
+    const rooms = (await org.owner.api.get(`${spacePath()}/chat-rooms`)).body.chat_rooms as {
+      id: string;
+      name: string;
+    }[];
+    const made = rooms.find((r) => r.name.includes("random"));
+    expect(made?.name).toBe("random stuff");
+    await org.owner.api.delete(`${spacePath()}/chat-rooms/${made?.id}`);
+  });
+
   it("marks the Chat tab and the space in the sidebar unread from another screen, until the room is opened", async () => {
     const maya = await open(member, `/spaces/${spaceId}/board`);
     const tabs = maya.getByRole("navigation", { name: "Space" });

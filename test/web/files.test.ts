@@ -782,6 +782,58 @@ describe("proposals", () => {
     await context.close();
   });
 
+  it("marks trailing whitespace and a missing final newline in the diff, as git does", async () => {
+    const staff = await addStaff(org, { name: "Tidy" });
+    const file = await textFile("tidy.md", "Title\nTina was here. \n");
+    const made = await staff.api.post(`${filesApi()}/${file.id}/proposals`, {
+      proposed_content: "Title\nTina was here.\nAdded",
+    });
+    expect(made.status).toBe(201);
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl(file.id));
+    await page
+      .getByRole("region", { name: "Proposed changes" })
+      .getByRole("button", { name: /Review/ })
+      .click();
+    const changes = page
+      .getByRole("dialog", { name: "Proposed change to tidy.md" })
+      .getByRole("table", { name: "Changes" });
+    // The removed line differs only by its trailing space: it is drawn, and named for screen readers.
+    const removed = changes.locator("tr.diff-del", { hasText: "Tina was here." });
+    expect(await removed.locator(".diff-ws").textContent()).toBe("·");
+    await removed.getByText("(trailing whitespace)").waitFor({ state: "attached" });
+    expect(await changes.locator("tr.diff-add", { hasText: "Tina was here." }).locator(".diff-ws").count()).toBe(0);
+    const added = changes.locator("tr.diff-add", { hasText: "Added" });
+    await added.waitFor();
+    expect(await changes.locator("tr.diff-eol").textContent()).toBe("\\ No newline at end of file");
+    await context.close();
+  });
+
+  it("keeps Size and Changed on one line beside a long name, which is cut rather than pushing them away", async () => {
+    const long = `${"Q4-launch-plan-final-review-notes-".repeat(6)}v3.md`;
+    await textFile(long, "Notes\n");
+    await textFile("Q4 launch plan - final review notes from the marketing and product offsite (v3).md", "Plan\n");
+    const { context, page } = await signedInPage(browser, server, OWNER, filesUrl());
+    const table = page.getByRole("table");
+    await table.getByRole("button", { name: long }).waitFor();
+    const layout = await page.evaluate(() => {
+      const main = document.querySelector(".files-main") as HTMLElement;
+      const box = main.getBoundingClientRect();
+      const lines = (el: Element) => {
+        const range = document.createRange();
+        range.selectNodeContents(el);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      };
+      const cells = [...document.querySelectorAll(".folder-table td.folder-meta")];
+      return {
+        scrolls: main.scrollWidth > main.clientWidth,
+        oneLine: cells.every((cell) => lines(cell) === 1),
+        inView: cells.every((cell) => cell.getBoundingClientRect().right <= box.right + 1),
+      };
+    });
+    expect(layout).toEqual({ scrolls: false, oneLine: true, inView: true });
+    await context.close();
+  });
+
   it("renders the files screen with a few folders and files (screenshot)", async () => {
     const folder = (await org.owner.api.post(`${filesApi()}/folders`, { name: "Design" })).body.node;
     await textFile("brief.md", "# Brief\n", folder.id);

@@ -1,6 +1,13 @@
 /** The app: first-run setup, sign-in, then the workspace shell and its screens by URL. */
 import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from "react";
-import { AcceptInvitePage, LoginPage, NoOrganization, RegisterPage, SetupPage } from "./features/auth/AuthPages";
+import {
+  AcceptInvitePage,
+  JoinWithAccountPage,
+  LoginPage,
+  NoOrganization,
+  RegisterPage,
+  SetupPage,
+} from "./features/auth/AuthPages";
 import { ApprovalsPage } from "./features/automations/ApprovalsPage";
 import { MyTasksPage } from "./features/board/MyTasksPage";
 import { SpaceRoute, SpacesPage } from "./features/spaces/SpacesPage";
@@ -22,7 +29,7 @@ function useSignedIn(): { signedIn: boolean; pending: boolean } {
 
 /** The screen of the workspace for the current path. */
 function Screen({ path }: { path: string }) {
-  if (path === "/" || path === "/login" || path === "/setup" || path === "/register" || path === "/invite") {
+  if (path === "/" || path === "/login" || path === "/setup" || path === "/register") {
     navigate("/spaces", { replace: true });
     return null;
   }
@@ -102,7 +109,11 @@ export function App() {
     if (path === "/register") body = <RegisterPage openSignups={openSignups} />;
     else if (path === "/invite") body = <AcceptInvitePage />;
     else body = <LoginPage openSignups={openSignups} />;
-  } else if (pending) body = <NoOrganization pending />;
+  }
+  // An invite link opened while signed in joins with this account, member or not (yet): before the workspace, so
+  // the "no organization" and waiting screens do not hide it.
+  else if (path === "/invite") body = <JoinWithAccountPage />;
+  else if (pending) body = <NoOrganization pending />;
   else
     body = (
       <WorkspaceProvider noOrg={<NoOrganization pending={false} />}>

@@ -157,17 +157,20 @@ export function Shell({ children }: { children: ReactNode }) {
             <span className="sidebar-me-name" title={ws.me.email}>
               {ws.me.display_name}
             </span>
-            <button type="button" className="link small" onClick={() => setChangingPassword(true)}>
-              Change password
-            </button>
+            {/* Under the name, which so has the sidebar's width to itself. */}
+            <span className="sidebar-me-actions">
+              <button type="button" className="link small" onClick={() => setChangingPassword(true)}>
+                Change password
+              </button>
+              <button
+                type="button"
+                className="link small"
+                onClick={() => void signOut().then(() => navigate("/login", { replace: true }))}
+              >
+                Sign out
+              </button>
+            </span>
           </span>
-          <button
-            type="button"
-            className="link"
-            onClick={() => void signOut().then(() => navigate("/login", { replace: true }))}
-          >
-            Sign out
-          </button>
         </div>
       </nav>
       {/* While the phone menu is open the page under it is inert: not focusable, not read. */}

@@ -3,11 +3,18 @@
  * members (people and staff) and the spaces they can see. Loaded once after sign-in; members and spaces
  * reload on demand, after the events socket reconnects and when the tab comes back into view.
  */
-import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import { api, messageOf } from "./api";
 import { connectEvents, useLiveEvents } from "./events";
 import type { Member, Organization, Space, User } from "./types";
 import { ErrorText, Spinner } from "./ui";
+
+/**
+ * The name of a deleted staff member. People's accounts are never deleted (only taken out of the organization),
+ * so a null author or creator (the API nulls them when a staff member is deleted) is always one, as is the id of
+ * someone seen as staff who is no longer a member.
+ */
+export const FORMER_STAFF = "Former AI staff";
 
 export interface Workspace {
   me: User;
@@ -17,7 +24,10 @@ export interface Workspace {
   permissions: ReadonlySet<string>;
   can: (permission: string) => boolean;
   members: Member[];
-  /** Display name of a user id ("Former member" for someone who left, or a deleted staff member). */
+  /**
+   * Display name of a user id: "Former member" for someone who left; "Former AI staff" for null (an author the
+   * API nulled when their staff member was deleted) and for a staff member deleted while the page was open.
+   */
   nameOf: (userId: string | null | undefined) => string;
   isStaff: (userId: string | null | undefined) => boolean;
   spaces: Space[];
@@ -44,6 +54,8 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
   const [members, setMembers] = useState<Member[]>([]);
   const [spaces, setSpaces] = useState<Space[]>([]);
   const [error, setError] = useState<string | null>(null);
+  /** Everyone seen as staff since the page loaded: once deleted, they are named as former staff. */
+  const seenStaff = useRef(new Set<string>());
 
   const base = org ? `/organizations/${org.id}` : "";
 
@@ -105,6 +117,7 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
     if (!me || !org) return null;
     const set = new Set(permissions);
     const byId = new Map(members.map((m) => [m.user_id, m]));
+    for (const m of members) if (m.is_service_account) seenStaff.current.add(m.user_id);
     return {
       me,
       org,
@@ -112,8 +125,11 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
       permissions: set,
       can: (permission) => set.has(permission),
       members,
-      nameOf: (id) =>
-        id ? (byId.get(id)?.display_name ?? (id === me.id ? me.display_name : "Former member")) : "Nobody",
+      nameOf: (id) => {
+        if (!id) return FORMER_STAFF;
+        const name = byId.get(id)?.display_name ?? (id === me.id ? me.display_name : null);
+        return name ?? (seenStaff.current.has(id) ? FORMER_STAFF : "Former member");
+      },
       isStaff: (id) => (id ? byId.get(id)?.is_service_account === true : false),
       spaces,
       reloadMembers,

@@ -175,8 +175,15 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
 export function LoginPage({ openSignups }: { openSignups: boolean }) {
   // Read once: signing in clears it, and the notice should not vanish while the form is filled in.
   const [ended] = useState(sessionEndedReason);
+  const { query } = useLocation();
+  // Reached from an invite's "Sign in": once signed in, back to the invite, to join with this account.
+  const invite = query.get("invite");
   return (
-    <Card title="Sign in to Tandem" pageTitle="Sign in">
+    <Card
+      title="Sign in to Tandem"
+      pageTitle="Sign in"
+      intro={invite ? "Sign in with your account, then join with your invite." : undefined}
+    >
       {ended && (
         <p
           role="status"
@@ -190,14 +197,23 @@ export function LoginPage({ openSignups }: { openSignups: boolean }) {
         retry="password"
         submit={async (f) => {
           signIn(await publicApi<LoginShape>("POST", "/auth/login", { email: f.email, password: f.password }));
-          if (location.pathname === "/login" || location.pathname === "/") navigate("/spaces", { replace: true });
+          if (invite) navigate(inviteHref(invite), { replace: true });
+          else if (location.pathname === "/login" || location.pathname === "/") navigate("/spaces", { replace: true });
         }}
       >
-        <Field name="email" label="Email" type="email" autoComplete="username" />
+        <Field
+          name="email"
+          label="Email"
+          type="email"
+          autoComplete="username"
+          defaultValue={query.get("email") ?? undefined}
+        />
         <Field name="password" label="Password" type="password" autoComplete="current-password" />
       </AuthForm>
       <p className="muted small">
-        {openSignups ? (
+        {invite ? (
+          <Link href={inviteHref(invite)}>Back to the invite</Link>
+        ) : openSignups ? (
           <>
             No account? <Link href="/register">Request one</Link>, or ask for an invite link.
           </>
@@ -264,9 +280,13 @@ interface InviteInfo {
   email: string | null;
 }
 
-export function AcceptInvitePage() {
-  const { query } = useLocation();
-  const token = query.get("token") ?? "";
+/** The invite page of `token` (the sign-in page sends back there). */
+function inviteHref(token: string): string {
+  return `/invite?token=${encodeURIComponent(token)}`;
+}
+
+/** What `token`'s invite is, or why it cannot be used (asked before anything is typed). */
+function useInviteInfo(token: string): { info: InviteInfo | null; problem: string | null } {
   const [info, setInfo] = useState<InviteInfo | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
@@ -274,7 +294,20 @@ export function AcceptInvitePage() {
       setProblem(messageOf(error)),
     );
   }, [token]);
+  return { info, problem };
+}
+
+/**
+ * An invite link opened while signed out: create an account with it. Someone who has an account already (a
+ * member removed earlier, say) signs in through the link below, which brings them back here to join with it.
+ */
+export function AcceptInvitePage() {
+  const { query } = useLocation();
+  const token = query.get("token") ?? "";
+  const { info, problem } = useInviteInfo(token);
   const title = info ? `Join ${info.organization_name} on Tandem` : "Join your team on Tandem";
+  const email = info?.email ?? query.get("email");
+  const signInHref = `/login?invite=${encodeURIComponent(token)}${email ? `&email=${encodeURIComponent(email)}` : ""}`;
   if (problem) {
     return (
       <Card title={title}>
@@ -290,14 +323,23 @@ export function AcceptInvitePage() {
       <AuthForm
         label="Join"
         submit={async (f) => {
-          signIn(
-            await publicApi<LoginShape>("POST", "/auth/accept-invite", {
-              token,
-              email: f.email,
-              password: f.password,
-              display_name: f.display_name,
-            }),
-          );
+          try {
+            signIn(
+              await publicApi<LoginShape>("POST", "/auth/accept-invite", {
+                token,
+                email: f.email,
+                password: f.password,
+                display_name: f.display_name,
+              }),
+            );
+          } catch (error) {
+            // The email has an account, and this is not its password: say what to do, not only what went wrong.
+            if (error instanceof ApiError && error.message === "email already registered")
+              throw new Error(
+                "email already registered: this email has an account. Sign in below to join with it, or type that account's password here.",
+              );
+            throw error;
+          }
           navigate("/spaces", { replace: true });
         }}
       >
@@ -323,7 +365,131 @@ export function AcceptInvitePage() {
         />
       </AuthForm>
       <p className="muted small">
-        Already have an account? <Link href="/login">Sign in</Link>
+        Already have an account? <Link href={signInHref}>Sign in</Link> to join with it.
+      </p>
+    </Card>
+  );
+}
+
+/** Signs out and stays on the address: the invite page then offers to create an account with the link. */
+function SignOutHere({ className }: { className?: string }) {
+  const [leaving, setLeaving] = useState(false);
+  return (
+    <button
+      type="button"
+      className={className}
+      {...busyProps(leaving)}
+      onClick={() => {
+        setLeaving(true);
+        void signOut();
+      }}
+    >
+      Sign out
+    </button>
+  );
+}
+
+/**
+ * An invite link opened while signed in: join its organization with this account (a member removed earlier, a
+ * signup still waiting, someone signed in to accept it). The API joins an existing account when the invite is
+ * accepted with its email and its password, so the page asks for the password only. A member already, or an
+ * invite made for another address, is told so before anything is typed.
+ */
+export function JoinWithAccountPage() {
+  const { query } = useLocation();
+  const token = query.get("token") ?? "";
+  const { info, problem } = useInviteInfo(token);
+  const [me, setMe] = useState<{ email: string; display_name: string } | null>(null);
+  const [orgs, setOrgs] = useState<{ name: string }[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    Promise.all([
+      api<{ user: { email: string; display_name: string } }>("GET", "/me"),
+      api<{ organizations: { name: string }[] }>("GET", "/organizations"),
+    ]).then(
+      ([user, list]) => {
+        setMe(user.user);
+        setOrgs(list.organizations);
+      },
+      (err) => setError(messageOf(err)),
+    );
+  }, []);
+  const title = info ? `Join ${info.organization_name} on Tandem` : "Join your team on Tandem";
+  const signOutHere = <SignOutHere />;
+  const open = <Link href="/spaces">Open Tandem</Link>;
+
+  if (problem || error)
+    return (
+      <Card title={title}>
+        <ErrorText
+          error={problem ? `This invite cannot be used: ${problem}. Ask whoever sent it for a new one.` : error}
+        />
+        <div className="row">{orgs?.length ? open : signOutHere}</div>
+      </Card>
+    );
+  if (!info || !me || !orgs)
+    return (
+      <Card title={title}>
+        <p className="muted">Loading the invite…</p>
+      </Card>
+    );
+  if (orgs.some((o) => o.name === info.organization_name))
+    return (
+      <Card title={title}>
+        <p>
+          You are already a member of {info.organization_name} as {me.email}. This invite stays unused, for whoever it
+          was meant for.
+        </p>
+        <p className="muted small">To accept it with another account, sign out first.</p>
+        <div className="row">
+          {open}
+          {signOutHere}
+        </div>
+      </Card>
+    );
+  if (info.email && info.email.toLowerCase() !== me.email.toLowerCase())
+    return (
+      <Card title={title}>
+        <p>
+          This invite is for {info.email}, and you are signed in as {me.email}. Sign out to accept it with that address.
+        </p>
+        <div className="row">{signOutHere}</div>
+      </Card>
+    );
+  return (
+    <Card
+      title={`Join ${info.organization_name} as ${me.email}`}
+      pageTitle={title}
+      intro="Type your account's password to join with this account."
+    >
+      <AuthForm
+        label="Join"
+        retry="password"
+        submit={async (f) => {
+          let joined: LoginShape;
+          try {
+            joined = await publicApi<LoginShape>("POST", "/auth/accept-invite", {
+              token,
+              email: me.email,
+              password: f.password,
+              display_name: me.display_name,
+            });
+          } catch (err) {
+            // The API's answer to a wrong password of an existing account.
+            if (err instanceof ApiError && err.message === "email already registered")
+              throw new Error(`That is not the password of ${me.email}.`);
+            throw err;
+          }
+          // This tab's session stays (it is the same account, a member now); the one accepting made is not needed.
+          await publicApi("POST", "/auth/logout", { refresh_token: joined.refresh_token }).catch(() => {});
+          clearSignupPending();
+          navigate("/spaces", { replace: true });
+        }}
+      >
+        <Field name="password" label="Password" type="password" autoComplete="current-password" />
+      </AuthForm>
+      <p className="muted small">
+        Not {me.email}? <SignOutHere className="link" /> to accept the invite with another account.
       </p>
     </Card>
   );
@@ -393,7 +559,7 @@ export function NoOrganization({ pending }: { pending: boolean }) {
       <p>
         {pending
           ? "Your account was created. An administrator has to approve it before you can work; this page opens your workspace as soon as they have."
-          : "Your account is not a member of this organization. Ask an administrator for an invite."}
+          : "Your account is not a member of this organization. Ask an administrator for an invite link, and open it in this browser to join with this account."}
       </p>
       {/* A live region there all the while, so each check is answered aloud (the time changes each check). */}
       {pending && (

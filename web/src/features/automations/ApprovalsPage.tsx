@@ -10,7 +10,7 @@ import type { Space } from "../../lib/types";
 import { Empty, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AutomationCard, useStaffNames } from "./automation";
-import { type Automation, automationsPath } from "./model";
+import { type Automation, automationsPath, NOT_RUN_YET } from "./model";
 
 /** The /approvals screen. */
 export function ApprovalsPage() {
@@ -107,10 +107,11 @@ export function ApprovalsPage() {
           </h1>
           <p className="muted small">
             Automations proposed by AI staff, or submitted for review, wait here until a person approves or rejects
-            them. Nothing runs before it is approved.
+            them.
           </p>
         </div>
       </header>
+      <p className="notice">{NOT_RUN_YET}</p>
       {!write && (
         <p className="notice">You can see what waits, but approving and rejecting needs the files.write permission.</p>
       )}

@@ -12,7 +12,7 @@ import { Empty, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AutomationForm } from "./AutomationForm";
 import { AutomationCard, useStaffNames } from "./automation";
-import { type Automation, type AutomationStatus, automationsPath, STATUSES } from "./model";
+import { type Automation, type AutomationStatus, automationsPath, NOT_RUN_YET, STATUSES } from "./model";
 
 /** Puts `automation` in `list` in place of its older self, or at the end (the API lists oldest first). */
 export function upsert(list: Automation[], automation: Automation): Automation[] {
@@ -60,7 +60,8 @@ export function AutomationsPage({ space }: { space: Space }) {
         <div>
           <h2 className="automations-title">Automations</h2>
           <p className="muted small">
-            Scheduled jobs, webhooks and posts of this space. Those proposed by AI staff wait for a person's approval.
+            Scheduled jobs, webhooks and posts planned for this space. Those proposed by AI staff wait for a person's
+            approval.
           </p>
         </div>
         {ws.can("files.write") && (
@@ -69,6 +70,7 @@ export function AutomationsPage({ space }: { space: Space }) {
           </button>
         )}
       </header>
+      <p className="notice">{NOT_RUN_YET}</p>
       {all.length > 0 && (
         <fieldset className="filter-chips">
           <legend className="sr-only">Show automations</legend>

@@ -10,18 +10,30 @@ import { Markdown } from "../../lib/markdown";
 import { Link } from "../../lib/router";
 import type { Space } from "../../lib/types";
 import { dateTime, ErrorText, Modal, timeAgo, toast } from "../../lib/ui";
-import { useWorkspace } from "../../lib/workspace";
+import { FORMER_STAFF, useWorkspace } from "../../lib/workspace";
 import { AutomationForm } from "./AutomationForm";
-import { type Automation, type AutomationStatus, automationsPath, KINDS, proposalNote, STATUSES } from "./model";
+import {
+  type Automation,
+  type AutomationStatus,
+  automationsPath,
+  KINDS,
+  proposalNote,
+  STATUS_HINTS,
+  STATUSES,
+} from "./model";
 
 /** A status as a colored pill. */
 export function StatusPill({ status }: { status: string }) {
-  return <span className={`status-pill status-${status}`}>{STATUSES[status as AutomationStatus] ?? status}</span>;
+  return (
+    <span className={`status-pill status-${status}`} title={STATUS_HINTS[status as AutomationStatus]}>
+      {STATUSES[status as AutomationStatus] ?? status}
+    </span>
+  );
 }
 
 /**
  * Names of staff members by service-account id, for "proposed by". Taken from the member list, which everyone
- * can read (the service-accounts list is for managers only); a deleted staff member reads "AI staff".
+ * can read (the service-accounts list is for managers only); a deleted staff member reads "Former AI staff".
  */
 export function useStaffNames(): Map<string, string> {
   const ws = useWorkspace();
@@ -55,7 +67,7 @@ function RejectDialog({ automation, onClose }: { automation: Automation; onClose
             name="reason"
             rows={3}
             maxLength={2000}
-            placeholder="What should change before it can run? (optional)"
+            placeholder="What should change before it can be approved? (optional)"
           />
         </label>
         <p className="muted small">The reason is kept with the automation, for whoever proposed it.</p>
@@ -104,13 +116,16 @@ export function AutomationCard({
       answer = await api("PATCH", one, { status });
     }
     onSaved(answer.automation);
-    if (kind === "approve") toast(`Approved “${a.name}”: it is active now`);
+    if (kind === "approve") toast(`Approved “${a.name}”: marked Active (this version of Tandem does not run it)`);
   });
   const note = proposalNote(a);
   const { proposal_note: _, ...config } = a.config;
-  const byStaff = a.created_by_service_account_id !== null;
-  // A staff member deleted since reads "proposed by AI staff".
-  const author = byStaff ? staffNames.get(a.created_by_service_account_id as string) : ws.nameOf(a.created_by_user_id);
+  // Deleting a staff member nulls both creator fields; a person's account is never deleted, so no creator at
+  // all means a staff member deleted since, and it reads "proposed by Former AI staff".
+  const byStaff = a.created_by_service_account_id !== null || a.created_by_user_id === null;
+  const staffName = a.created_by_service_account_id ? staffNames.get(a.created_by_service_account_id) : undefined;
+  const former = byStaff && !staffName;
+  const author = byStaff ? (staffName ?? FORMER_STAFF) : ws.nameOf(a.created_by_user_id);
   const write = ws.can("files.write");
   // A staff token in the browser still gets the buttons, so the API's refusal is shown rather than guessed.
   const review = write || ws.me.service_account_id !== null;
@@ -124,8 +139,8 @@ export function AutomationCard({
       </header>
       <p className="muted small">
         {KINDS[a.kind] ?? a.kind} · {byStaff ? "proposed by " : "created by "}
-        {author ? <strong>{author}</strong> : "AI staff"}
-        {byStaff && author && <span className="staff-tag"> AI staff</span>} ·{" "}
+        <strong>{author}</strong>
+        {byStaff && !former && <span className="staff-tag"> AI staff</span>} ·{" "}
         <time dateTime={a.created_at} title={dateTime(a.created_at)}>
           {timeAgo(a.created_at)}
         </time>
@@ -138,7 +153,7 @@ export function AutomationCard({
       </p>
       {note && (
         <blockquote className="proposal-note">
-          <span className="small muted">{author ? `Why ${author} proposes it` : "Why it is proposed"}</span>
+          <span className="small muted">{former ? "Why it was proposed" : `Why ${author} proposes it`}</span>
           <Markdown source={note} />
         </blockquote>
       )}

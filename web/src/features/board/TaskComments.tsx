@@ -23,12 +23,20 @@ export function TaskComments({
   task,
   canWrite,
   audience,
+  draft,
+  onDraft: setDraft,
+  onStepOut,
 }: {
   space: Space;
   task: Task;
   canWrite: boolean;
   /** Who can read the space (the board's `useAudience`); null while a private space's members load. */
   audience: readonly Member[] | null;
+  /** The comment being typed, kept by the panel (leaving the task asks about it). */
+  draft: string;
+  onDraft: (draft: string) => void;
+  /** Takes the keyboard out of the comment box, its text kept (Escape there while something is typed). */
+  onStepOut: () => void;
 }) {
   const ws = useWorkspace();
   const path = `${taskPath(ws.base, space.id, task.id)}/messages`;
@@ -36,7 +44,6 @@ export function TaskComments({
   const [more, setMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [thinking, setThinking] = useState<string[]>([]);
-  const [draft, setDraft] = useState("");
   const area = useRef<HTMLTextAreaElement>(null);
 
   // Who `@` offers: those who can read this space (everyone for a public one, its members for a private one).
@@ -163,6 +170,12 @@ export function TaskComments({
             onKeyDown={(event) => {
               if (picker.keyDown(event)) return;
               if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) submit();
+              else if (event.key === "Escape" && draft.trim()) {
+                // As in Linear, Escape leaves the box and keeps the text; a second Escape closes the panel,
+                // which asks before the comment is thrown away.
+                event.preventDefault();
+                onStepOut();
+              }
             }}
           />
           <div className="row end">

@@ -161,10 +161,23 @@ export function TaskDetail({
   }, [description]);
   const path = taskPath(ws.base, space.id, taskId);
 
+  /** A comment being typed: kept here, so that leaving the task asks about it as it does about the description. */
+  const [comment, setComment] = useState("");
+  const panel = useRef<HTMLDivElement>(null);
+
   /** True when nothing typed would be lost by leaving this task, or the user agreed to lose it. */
-  const mayLeave = () =>
-    !(description && task && description.value !== description.base.description) ||
-    confirm("Discard your changes to the description?");
+  const mayLeave = () => {
+    const describing = !!(description && task && description.value !== description.base.description);
+    const commenting = comment.trim() !== "";
+    if (!describing && !commenting) return true;
+    return confirm(
+      describing && commenting
+        ? "Discard your comment and your changes to the description?"
+        : describing
+          ? "Discard your changes to the description?"
+          : "Discard the comment you are writing?",
+    );
+  };
 
   const close = () => {
     if (mayLeave()) onClose();
@@ -305,7 +318,7 @@ export function TaskDetail({
 
   return (
     <Drawer label={task.title} onClose={close} onBackdrop={backdrop} returnFocus={returnFocus}>
-      <div className="detail" tabIndex={-1}>
+      <div className="detail" tabIndex={-1} ref={panel}>
         <header className="detail-head">
           <span className="muted small">
             {space.name} · {column?.name}
@@ -575,37 +588,56 @@ export function TaskDetail({
             />
             Deliverable required
           </label>
-          {(pending?.deliverable_required || task.deliverable_required || task.deliverable_instructions) && (
-            <label className="field">
+          {!canWrite && (task.deliverable_required || task.deliverable_instructions) && (
+            // Read-only: the text as written, not an empty box inviting to type.
+            <div className="field">
               <span>Instructions for the deliverable</span>
-              <textarea
-                rows={3}
-                readOnly={!canWrite}
-                placeholder="What should be delivered, in which format…"
-                value={instructions ? instructions.value : task.deliverable_instructions}
-                onFocus={() => {
-                  if (!instructionsRef.current) setInstructions({ value: task.deliverable_instructions, base: task });
-                }}
-                onChange={(event) => setInstructions({ value: event.target.value, base: instructions?.base ?? task })}
-                onBlur={() => void commitInstructions()}
-                onKeyDown={(event) => {
-                  if (
-                    event.key === "Escape" &&
-                    instructions &&
-                    instructions.value !== instructions.base.deliverable_instructions
-                  ) {
-                    // As in the title: Escape puts the saved text back, and nothing is sent.
-                    event.preventDefault();
-                    setInstructions(null);
-                  }
-                }}
-              />
-            </label>
+              {task.deliverable_instructions.trim() ? (
+                <p className="detail-instructions">{task.deliverable_instructions}</p>
+              ) : (
+                <p className="muted">No instructions.</p>
+              )}
+            </div>
           )}
+          {canWrite &&
+            (pending?.deliverable_required || task.deliverable_required || task.deliverable_instructions) && (
+              <label className="field">
+                <span>Instructions for the deliverable</span>
+                <textarea
+                  rows={3}
+                  placeholder="What should be delivered, in which format…"
+                  value={instructions ? instructions.value : task.deliverable_instructions}
+                  onFocus={() => {
+                    if (!instructionsRef.current) setInstructions({ value: task.deliverable_instructions, base: task });
+                  }}
+                  onChange={(event) => setInstructions({ value: event.target.value, base: instructions?.base ?? task })}
+                  onBlur={() => void commitInstructions()}
+                  onKeyDown={(event) => {
+                    if (
+                      event.key === "Escape" &&
+                      instructions &&
+                      instructions.value !== instructions.base.deliverable_instructions
+                    ) {
+                      // As in the title: Escape puts the saved text back, and nothing is sent.
+                      event.preventDefault();
+                      setInstructions(null);
+                    }
+                  }}
+                />
+              </label>
+            )}
           <TaskDeliverables space={space} task={task} canWrite={canWrite} />
         </section>
 
-        <TaskComments space={space} task={task} canWrite={canWrite} audience={audience} />
+        <TaskComments
+          space={space}
+          task={task}
+          canWrite={canWrite}
+          audience={audience}
+          draft={comment}
+          onDraft={setComment}
+          onStepOut={() => panel.current?.focus()}
+        />
 
         <footer className="detail-foot">
           <span className="small muted" title={dateTime(task.created_at)}>

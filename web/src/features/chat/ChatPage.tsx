@@ -410,6 +410,11 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 const NO_THINKING: readonly Thinking[] = Object.freeze([]);
 const NONE: ReadonlySet<string> = new Set();
 
+/** A room's name as typed, without the "#" in front that the UI adds itself (the API keeps names as given). */
+export function roomName(typed: string): string {
+  return typed.trim().replace(/^#+\s*/, "");
+}
+
 function CreateRoom({
   base,
   spaceId,
@@ -421,7 +426,10 @@ function CreateRoom({
   onClose: () => void;
   onCreated: (room: ChatRoom) => void;
 }) {
-  const { run, busy, error } = useAction(async (name: string) => {
+  const { run, busy, error } = useAction(async (typed: string) => {
+    // Rooms are shown as "#name": a "#" typed out of habit (as in Slack) would read "##name" everywhere.
+    const name = roomName(typed);
+    if (!name) throw new Error("A room needs a name after the #.");
     const room = await api<ChatRoom>("POST", `${base}/chat-rooms`, { name });
     onCreated(room);
     navigate(`/spaces/${spaceId}/chat/${room.id}`);

@@ -215,21 +215,25 @@ function FolderView({
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col">Size</th>
-              <th scope="col">Changed</th>
+              <th scope="col" className="folder-meta">
+                Size
+              </th>
+              <th scope="col" className="folder-meta">
+                Changed
+              </th>
             </tr>
           </thead>
           <tbody>
             {children.map(({ node }) => (
               <tr key={node.id}>
-                <td>
-                  <button type="button" className="link folder-entry" onClick={() => onOpen(node.id)}>
+                <td className="folder-name">
+                  <button type="button" className="link folder-entry" title={node.name} onClick={() => onOpen(node.id)}>
                     <FileIcon node={node} />
-                    {node.name}
+                    <span className="folder-entry-name">{node.name}</span>
                   </button>
                 </td>
-                <td className="muted">{node.kind === "folder" ? "—" : formatSize(node.size_bytes)}</td>
-                <td className="muted" title={dateTime(node.updated_at)}>
+                <td className="muted folder-meta">{node.kind === "folder" ? "—" : formatSize(node.size_bytes)}</td>
+                <td className="muted folder-meta" title={dateTime(node.updated_at)}>
                   {timeAgo(node.updated_at)}
                 </td>
               </tr>

@@ -16,13 +16,17 @@ import type { Proposal } from "./proposals";
 /** Unchanged lines kept around each change; longer unchanged runs fold into one line. */
 const CONTEXT = 3;
 
-type Line = { kind: "add" | "del" | "same"; text: string; oldNo: number | null; newNo: number | null };
+/** A line of the diff; `eol` is false for a last line with no newline after it. */
+type Line = { kind: "add" | "del" | "same"; text: string; eol: boolean; oldNo: number | null; newNo: number | null };
 type Row = Line | { kind: "fold"; count: number; lines: Line[] };
 
-function splitLines(value: string): string[] {
+/** The lines of a part of the diff, each with whether a newline ends it (the text's last line may have none). */
+function splitLines(value: string): { text: string; eol: boolean }[] {
   const lines = value.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  return lines;
+  const last = lines.pop() as string;
+  const split = lines.map((text) => ({ text, eol: true }));
+  if (last !== "") split.push({ text: last, eol: false });
+  return split;
 }
 
 /** The diff as numbered lines with long unchanged stretches folded; null when it took too long. */
@@ -35,14 +39,14 @@ function diffRows(current: string, proposed: string): { rows: Row[]; added: numb
   let added = 0;
   let removed = 0;
   for (const part of parts) {
-    for (const text of splitLines(part.value)) {
+    for (const { text, eol } of splitLines(part.value)) {
       if (part.added) {
-        lines.push({ kind: "add", text, oldNo: null, newNo: newNo++ });
+        lines.push({ kind: "add", text, eol, oldNo: null, newNo: newNo++ });
         added++;
       } else if (part.removed) {
-        lines.push({ kind: "del", text, oldNo: oldNo++, newNo: null });
+        lines.push({ kind: "del", text, eol, oldNo: oldNo++, newNo: null });
         removed++;
-      } else lines.push({ kind: "same", text, oldNo: oldNo++, newNo: newNo++ });
+      } else lines.push({ kind: "same", text, eol, oldNo: oldNo++, newNo: newNo++ });
     }
   }
   const rows: Row[] = [];
@@ -105,9 +109,9 @@ function DiffView({ current, proposed }: { current: string; proposed: string }) 
                     </td>
                   </tr>,
                 ];
-              return row.lines.map((line) => <DiffLine key={keyOf(line)} line={line} />);
+              return row.lines.flatMap((line) => diffLine(line));
             }
-            return [<DiffLine key={keyOf(row)} line={row} />];
+            return diffLine(row);
           })}
         </tbody>
       </table>
@@ -115,8 +119,32 @@ function DiffView({ current, proposed }: { current: string; proposed: string }) 
   );
 }
 
+/** How trailing whitespace is drawn, as git marks it: visible, so that a line differing only there shows how. */
+const WHITESPACE_MARKS: Record<string, string> = { " ": "·", "\t": "→", "\r": "␍" };
+
+/**
+ * A line's rows: the line, and after a changed line that has no newline at its end, git's "\ No newline at end
+ * of file". A changed line's trailing whitespace is drawn visibly (and named for screen readers).
+ */
+function diffLine(line: Line) {
+  const rows = [<DiffLine key={keyOf(line)} line={line} />];
+  if (!line.eol && line.kind !== "same")
+    rows.push(
+      <tr key={`${keyOf(line)}-eol`} className={`diff-${line.kind} diff-eol`}>
+        <td className="diff-no" />
+        <td className="diff-no" />
+        <td className="diff-sign" />
+        <td className="diff-text">\ No newline at end of file</td>
+      </tr>,
+    );
+  return rows;
+}
+
 function DiffLine({ line }: { line: Line }) {
   const sign = line.kind === "add" ? "+" : line.kind === "del" ? "−" : " ";
+  const changed = line.kind !== "same";
+  const body = changed ? line.text.replace(/\s+$/, "") : line.text;
+  const trailing = line.text.slice(body.length);
   return (
     <tr className={`diff-${line.kind}`}>
       <td className="diff-no">{line.oldNo ?? ""}</td>
@@ -127,7 +155,17 @@ function DiffLine({ line }: { line: Line }) {
       >
         {sign}
       </td>
-      <td className="diff-text">{line.text || " "}</td>
+      <td className="diff-text">
+        {body || (trailing ? "" : " ")}
+        {trailing && (
+          <>
+            <span className="diff-ws" title="Trailing whitespace" aria-hidden="true">
+              {[...trailing].map((c) => WHITESPACE_MARKS[c] ?? "·").join("")}
+            </span>
+            <span className="sr-only"> (trailing whitespace)</span>
+          </>
+        )}
+      </td>
     </tr>
   );
 }

@@ -8,7 +8,7 @@ import { api, messageOf } from "../../lib/api";
 import { useLiveEvents } from "../../lib/events";
 import { Link } from "../../lib/router";
 import { Avatar, dateTime, Empty, ErrorText, Spinner, timeAgo } from "../../lib/ui";
-import { useWorkspace } from "../../lib/workspace";
+import { FORMER_STAFF, useWorkspace } from "../../lib/workspace";
 import { type ActivityEntry, duration, type ToolCall } from "./model";
 
 const PAGE = 25;
@@ -125,7 +125,9 @@ function Entry({
 }) {
   const ws = useWorkspace();
   const space = ws.spaces.find((s) => s.id === entry.space_id);
-  const staffName = entry.staff_user_id ? ws.nameOf(entry.staff_user_id) : "A removed staff member";
+  // An entry is always a staff member's: one who is no longer a member was deleted.
+  const current = ws.members.some((m) => m.user_id === entry.staff_user_id);
+  const staffName = current ? ws.nameOf(entry.staff_user_id) : FORMER_STAFF;
   let where: React.ReactNode;
   if (entry.trigger === "chat" && entry.chat_room_id) {
     where = (
@@ -156,7 +158,7 @@ function Entry({
       )}
       <div className="grow stack-tight">
         <p>
-          {showName && entry.staff_user_id ? (
+          {showName && current ? (
             <Link href={`/staff/${entry.staff_user_id}`} className="strong-link">
               {staffName}
             </Link>

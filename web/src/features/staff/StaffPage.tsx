@@ -224,7 +224,7 @@ function StaffDetail({
             <hr />
             <h3 className="danger-title">Remove from the staff</h3>
             <p className="small muted">
-              Its token stops working at once. Its messages stay, shown under a removed member.
+              Its token stops working at once. Its messages stay, shown under “Former AI staff”.
             </p>
             <button type="button" className="danger" onClick={() => setDeleting(true)}>
               Delete {account.name}
