@@ -501,6 +501,8 @@ describe("composing, continued", () => {
     await composer(owner).press("Enter");
     const row = message(owner, "Soon to be emptied");
     await row.waitFor();
+    // The post's own answer may come after its live event: edit once nothing is on its way.
+    await owner.locator(".message.pending").waitFor({ state: "detached" });
     await composer(owner).press("ArrowUp");
     const editor = owner.getByRole("textbox", { name: "Edit message" });
     await editor.fill("");
