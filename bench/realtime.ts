@@ -11,7 +11,7 @@
 import * as encoding from "lib0/encoding";
 import * as Y from "yjs";
 import { memory, mib, type ProbeScenario, type Server, startBareWs, startTandem, waitQuiet } from "./harness";
-import { api, space, times } from "./seed";
+import { api, members, space, times } from "./seed";
 
 const wsUrl = (server: Server, path: string) => server.url.replace(/^http/, "ws") + path;
 
@@ -207,9 +207,11 @@ export const chatFanout: ProbeScenario = {
     try {
       const s = await space(tandem, "fan-out");
       const token = await tandem.token();
+      // Four people with 25 sockets each (a person may hold 50).
+      const people = await members(tandem, 4);
       const path = `${s.base}/chat-rooms/${s.room}/messages`;
       const t = await fanout(
-        wsUrl(tandem, `/api/v1/organizations/${s.org}/ws?token=${token}`),
+        (i) => wsUrl(tandem, `/api/v1/organizations/${s.org}/ws?token=${people[i % people.length]}`),
         sockets,
         posts,
         rate,
@@ -220,11 +222,16 @@ export const chatFanout: ProbeScenario = {
             body: JSON.stringify({ content: `post ${n}` }),
           }),
       );
-      const b = await fanout(wsUrl(bare, "/events"), sockets, posts, rate, (n) =>
-        fetch(`${bare.url}/publish`, {
-          method: "POST",
-          body: JSON.stringify({ type: "chat.message.created", payload: { message: { content: `post ${n}` } } }),
-        }),
+      const b = await fanout(
+        () => wsUrl(bare, "/events"),
+        sockets,
+        posts,
+        rate,
+        (n) =>
+          fetch(`${bare.url}/publish`, {
+            method: "POST",
+            body: JSON.stringify({ type: "chat.message.created", payload: { message: { content: `post ${n}` } } }),
+          }),
       );
       return {
         scenario: this.name,
@@ -244,7 +251,7 @@ export const chatFanout: ProbeScenario = {
 
 /** `posts` posts at `rate` per second; the delay from each post's send to each socket's receipt of its event. */
 async function fanout(
-  url: string,
+  url: (i: number) => string,
   count: number,
   posts: number,
   rate: number,
@@ -256,7 +263,7 @@ async function fanout(
   for (let i = 0; i < count; i++) {
     sockets.push(
       await new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(url);
+        const ws = new WebSocket(url(i));
         ws.onmessage = (event) => {
           const now = performance.now();
           const parsed = JSON.parse(String(event.data)) as {
@@ -268,7 +275,7 @@ async function fanout(
           if (sentAt[n]) delays.push(now - (sentAt[n] as number));
         };
         ws.onopen = () => resolve(ws);
-        ws.onerror = () => reject(new Error(`could not connect to ${url}`));
+        ws.onerror = () => reject(new Error(`could not connect to ${url(i)}`));
       }),
     );
   }
@@ -305,12 +312,15 @@ export const socketMemory: ProbeScenario = {
     try {
       const s = await space(server, "memory");
       const token = await server.token();
+      // Ten people share the idle sockets (a person may hold 50 live-event and 100 editing sockets).
+      const people = await members(server, 10);
+      const as = (i: number) => people[i % people.length] as string;
       const body = `${"lorem ipsum dolor sit amet ".repeat(303)}`.slice(0, 8192);
       const ids: string[] = [];
       await times(documents + 1, 8, async (i) => {
         ids.push((await api(server, "POST", `${s.base}/files/text`, { name: `doc ${i}.md`, content: body })).node.id);
       });
-      const collab = (id: string) => wsUrl(server, `${s.base}/files/collab/ws/${id}?token=${token}`);
+      const collab = (id: string, who = token) => wsUrl(server, `${s.base}/files/collab/ws/${id}?token=${who}`);
       /** Opens `n` sockets and waits for each one's greeting. */
       const openSockets = async (n: number, url: (i: number) => string, greeted: boolean) => {
         await times(n, 16, async (i) => {
@@ -330,11 +340,11 @@ export const socketMemory: ProbeScenario = {
       await openSockets(1, () => collab(ids[documents] as string), true);
       await openSockets(1, () => wsUrl(server, `/api/v1/organizations/${s.org}/ws?token=${token}`), false);
       const base = await settle();
-      await openSockets(documents, (i) => collab(ids[i] as string), true);
+      await openSockets(documents, (i) => collab(ids[i] as string, as(i)), true);
       const withDocs = await settle();
-      await openSockets(idle, () => collab(ids[0] as string), true);
+      await openSockets(idle, (i) => collab(ids[0] as string, as(i)), true);
       const withEditors = await settle();
-      await openSockets(idle, () => wsUrl(server, `/api/v1/organizations/${s.org}/ws?token=${token}`), false);
+      await openSockets(idle, (i) => wsUrl(server, `/api/v1/organizations/${s.org}/ws?token=${as(i)}`), false);
       const withEvents = await settle();
       const perDoc = (withDocs - base) / documents;
       const perEditor = (withEditors - withDocs) / idle;

@@ -41,3 +41,29 @@ export async function space(server: Server, name: string) {
   const rooms = await api<{ chat_rooms: { id: string }[] }>(server, "GET", `${base}/chat-rooms`);
   return { org, id: created.id, base, columns: board.columns.map((c) => c.id), room: rooms.chat_rooms[0]!.id };
 }
+
+/**
+ * `n` more members of the bench admin's organization, invited and signed in through the API: their access
+ * tokens. A person may hold at most 50 live-event and 100 editing sockets, so probes that open more spread
+ * them over several people, as real sockets are.
+ */
+export async function members(server: Server, n: number): Promise<string[]> {
+  const org = await orgOf(server);
+  const tokens: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const { token } = await api<{ token: string }>(server, "POST", `/api/v1/organizations/${org}/invites`, {});
+    const res = await fetch(`${server.url}/api/v1/auth/accept-invite`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        token,
+        email: `bench-${i}-${crypto.randomUUID()}@bench.test`,
+        password: "bench-password",
+        display_name: `Bench ${i}`,
+      }),
+    });
+    if (!res.ok) throw new Error(`accept-invite: ${res.status} ${await res.text()}`);
+    tokens.push(((await res.json()) as { access_token: string }).access_token);
+  }
+  return tokens;
+}

@@ -8,8 +8,9 @@
  * space's owner), checked in the same place; it is declared after one of those, as macros run in order.
  *
  * The checks run in `transform`, before Elysia validates the body and query: a bad token answers 401, an
- * invisible space 404 and a caller without the right 403 whatever the body holds. `resolve` then hands the
- * result to the handler.
+ * invisible space 404 and a caller without the right 403 whatever the body holds; so does a malformed id further
+ * along the path (its resource's 404). `resolve` then hands the result to the handler, with `recheck`: the same
+ * check again, for a write stored after the request waited (a streamed body, a group commit).
  */
 import { Elysia } from "elysia";
 import type { AuthService } from "../features/auth/auth.service";
@@ -76,11 +77,11 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
         // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`).
         // `org_id` is any string (api-spec): one that names no organization of the caller's is a 404, like a path id.
         // A path's `orgId` that is not text (undecodable percent-encoding) is an organization that does not exist.
-        const path = params as Raw;
-        const orgId = path && "orgId" in path ? (path.orgId ?? "") : lowerUuid((query as Raw)?.org_id);
+        const pathIds = params as Raw;
+        const orgId = pathIds && "orgId" in pathIds ? (pathIds.orgId ?? "") : lowerUuid((query as Raw)?.org_id);
         if (orgId === undefined) throw invalid("org_id: required");
         const actor = auth.authorize(principal, need, orgId);
-        assertPathIds(path, requestPath);
+        assertPathIds(pathIds, requestPath);
         const recheck = () => void auth.authorize(auth.authenticate(given), need, orgId);
         resolved.set(request, { ...actor, recheck });
       },
