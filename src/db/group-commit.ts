@@ -5,11 +5,16 @@
  *
  * A queued function runs synchronously inside the shared transaction: it uses store methods directly and must
  * not open a transaction of its own.
+ *
+ * A savepoint costs two statements, as much as a small insert: a job that makes at most one write, as its last
+ * step, says so (`oneWrite`) and runs without one. Throwing before that write leaves nothing to undo, and SQLite
+ * undoes a statement that fails by itself.
  */
 import type { Database } from "bun:sqlite";
 
 interface Job {
   fn: () => unknown;
+  oneWrite: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -33,10 +38,18 @@ export class GroupCommit {
     this.rollbackTo = sqlite.prepare("ROLLBACK TO job");
   }
 
-  /** Runs `fn` in the next shared transaction; resolves once that transaction has committed. */
-  run<T>(fn: () => T): Promise<T> {
+  /**
+   * Runs `fn` in the next shared transaction; resolves once that transaction has committed. `oneWrite`: `fn`
+   * writes at most one statement, and nothing after it can throw (see above).
+   */
+  run<T>(fn: () => T, options: { oneWrite?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({
+        fn,
+        oneWrite: options.oneWrite === true,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      });
       if (!this.scheduled) {
         this.scheduled = true;
         setImmediate(() => this.flush());
@@ -57,16 +70,18 @@ export class GroupCommit {
     }
     try {
       for (const job of jobs) {
-        this.savepoint.run();
+        if (!job.oneWrite) this.savepoint.run();
         try {
           const value = job.fn();
-          this.release.run();
+          if (!job.oneWrite) this.release.run();
           outcomes.push({ ok: true, value });
         } catch (error) {
           // Some errors (a full disk) make SQLite roll back the whole transaction: nothing of the batch stands.
           if (!this.sqlite.inTransaction) throw error;
-          this.rollbackTo.run();
-          this.release.run();
+          if (!job.oneWrite) {
+            this.rollbackTo.run();
+            this.release.run();
+          }
           outcomes.push({ ok: false, value: error });
         }
       }

@@ -17,6 +17,7 @@ export interface OrgActor extends Principal {
    * Checks the caller's access again exactly as the route did (token, membership, permission, space), throwing
    * what the route would have. For a write stored after an `await` (a streamed body, a group commit): meanwhile
    * the account may have been deleted, removed from the organization or the space, or lost the permission.
+   * Within a second of the route's check, with no access changed in this process since, it passes at once.
    * Routes set it; actors made by the server itself (staff replies) have none.
    */
   readonly recheck?: () => void;

@@ -188,10 +188,15 @@ export class StaffReplyQueue implements MentionHook, TaskReplyHook {
     this.wake();
   }
 
-  /** The staff a person's message mentions who may answer where it was posted; staff wake no one. */
+  /** False when the message can mention no staff who would answer: staff wake no one, and a mention has an `@`. */
+  mayMention(actor: SpaceActor, content: string): boolean {
+    return actor.serviceAccountId === null && content.includes("@");
+  }
+
+  /** The staff a person's message mentions who may answer where it was posted. */
   private mentionedStaff(actor: SpaceActor, content: string, trigger: ReplyPayload["trigger"]): ServiceAccountRow[] {
     // The common case costs one string scan.
-    if (actor.serviceAccountId !== null || !content.includes("@")) return [];
+    if (!this.mayMention(actor, content)) return [];
     return mentioned(content, this.deps.staff.mentionables(actor.orgId)).flatMap(
       (member) => this.staffWhoMay(actor, member, trigger) ?? [],
     );

@@ -74,6 +74,31 @@ describe("GroupCommit", () => {
     expect(db.inTransaction).toBe(false);
   });
 
+  it("runs one-write jobs without a savepoint, and a failing one still leaves nothing behind", async () => {
+    const db = open();
+    const writes = new GroupCommit(db);
+    const insert = (v: string) => () => db.query("INSERT INTO t (v) VALUES (?)").run(v);
+    const oneWrite = { oneWrite: true };
+    const outcomes = await Promise.allSettled([
+      writes.run(insert("a"), oneWrite),
+      // Refused by SQLite itself (a duplicate): the statement is undone, the batch goes on.
+      writes.run(insert("a"), oneWrite),
+      // Refused before its write.
+      writes.run(() => {
+        throw new Error("refused");
+      }, oneWrite),
+      // A job with several writes beside them keeps its savepoint.
+      writes.run(() => {
+        db.query("INSERT INTO t (v) VALUES ('b')").run();
+        throw new Error("refused");
+      }),
+      writes.run(insert("c"), oneWrite),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "rejected", "rejected", "fulfilled"]);
+    expect((db.query("SELECT v FROM t ORDER BY v").all() as { v: string }[]).map((r) => r.v)).toEqual(["a", "c"]);
+    expect(db.inTransaction).toBe(false);
+  });
+
   it("keeps working after a batch, for writes queued later", async () => {
     const db = open();
     const writes = new GroupCommit(db);

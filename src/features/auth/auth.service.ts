@@ -85,6 +85,14 @@ export class AuthService {
   }
 
   /**
+   * Goes up whenever anyone's access may have changed in this process: a membership, a role, a space membership
+   * or an account changed, or a session ended. While it stands still, a check made a moment ago still holds.
+   */
+  accessEpoch(): number {
+    return this.people.accessGeneration + this.store.revocations;
+  }
+
+  /**
    * The actor of an organization route: a member of `orgId`, holding the permission unless `need` is `member`.
    * An org the caller is not in answers exactly like one that does not exist.
    */

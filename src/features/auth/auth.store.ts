@@ -20,6 +20,12 @@ export class AuthStore {
   private readonly sessions = new Map<string, { live: boolean; at: number }>();
   private readonly endListeners = new Set<() => void>();
   private endAnnounced = false;
+  private revocationCount = 0;
+
+  /** Goes up with every revocation written in this process. */
+  get revocations(): number {
+    return this.revocationCount;
+  }
 
   private readonly liveToken = prepared(() =>
     this.db.$client.query<{ one: number }, { family: string }>(
@@ -58,6 +64,7 @@ export class AuthStore {
 
   /** A revocation was written: the listeners look once the transaction it is in has ended. */
   private sessionsEnded(): void {
+    this.revocationCount++;
     if (this.endAnnounced || this.endListeners.size === 0) return;
     this.endAnnounced = true;
     setImmediate(() => {

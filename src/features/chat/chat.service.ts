@@ -30,6 +30,8 @@ export type Posted = { message: MessageRow; attachments: AttachmentRow[] };
 export interface MentionHook {
   /** The 💭 reactions stored for the staff the message mentions, with their reply jobs. */
   chatMessagePosted(actor: SpaceActor, message: MessageRow): ReactionRow[];
+  /** False when `chatMessagePosted` certainly stores nothing for this message (it names no one). */
+  mayMention(actor: SpaceActor, content: string): boolean;
   /** Jobs were committed: start on them. */
   queued(): void;
 }
@@ -177,14 +179,19 @@ export class ChatService {
     const content = input.content ?? "";
     const given = input.attachments ?? [];
     if (isInvisible(content) && given.length === 0) throw invalid("content: required");
-    const { posted, acks } = await this.writes.run(() => {
-      // The group commits a turn later: the caller's access is checked again where the message is stored.
-      actor.recheck?.();
-      const posted = this.insertPost(actor, roomId, content, given);
-      // Mentioned staff acknowledge in the same transaction: the 💭 and the reply job commit with the message.
-      const acks = this.mentions?.chatMessagePosted(actor, posted.message) ?? [];
-      return { posted, acks };
-    });
+    // Most posts are a single row (no attachments, no one mentioned): they need no savepoint in the group.
+    const oneWrite = given.length === 0 && !(this.mentions?.mayMention(actor, content) ?? false);
+    const { posted, acks } = await this.writes.run(
+      () => {
+        // The group commits a turn later: the caller's access is checked again where the message is stored.
+        actor.recheck?.();
+        const posted = this.insertPost(actor, roomId, content, given);
+        // Mentioned staff acknowledge in the same transaction: the 💭 and the reply job commit with the message.
+        const acks = this.mentions?.chatMessagePosted(actor, posted.message) ?? [];
+        return { posted, acks };
+      },
+      { oneWrite },
+    );
     const presented = this.announcePosted(actor, posted);
     for (const ack of acks) this.publish(actor, "chat.reaction.added", presentReaction(ack));
     if (acks.length > 0) this.mentions?.queued();

@@ -63,6 +63,11 @@ export class PeopleStore {
     private readonly access: AccessMemo,
   ) {}
 
+  /** Goes up with every change of anyone's membership, roles, space memberships or account. */
+  get accessGeneration(): number {
+    return this.access.generation;
+  }
+
   /**
    * One row when the user is a member, holding their roles' permission arrays joined with commas. A scalar
    * subquery rather than LEFT JOINs: SQLite runs it in a fifth of the time, and this runs on every request.
