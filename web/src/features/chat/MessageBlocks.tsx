@@ -22,14 +22,6 @@ export interface RowInfo {
   compact: boolean;
 }
 
-/** Which message should open its editor, and a counter that makes each request new. */
-export interface EditRequest {
-  id: string;
-  n: number;
-}
-
-const NO_EDIT: EditRequest = { id: "", n: 0 };
-
 const dayFormat = new Intl.DateTimeFormat(undefined, { weekday: "long", month: "long", day: "numeric" });
 const yearFormat = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "long", day: "numeric" });
 
@@ -89,7 +81,6 @@ interface BlockProps {
   data: RoomData;
   nameOf: (userId: string | null) => string;
   isStaff: (userId: string | null) => boolean;
-  edit: EditRequest;
   highlight: Highlighter;
 }
 
@@ -105,7 +96,7 @@ function estimate(rows: RowInfo[]): number {
   return px;
 }
 
-function Block({ rows, data, nameOf, isStaff, edit, highlight }: BlockProps) {
+function Block({ rows, data, nameOf, isStaff, highlight }: BlockProps) {
   // A real element per block: a change inside one lays out that block, not a thousand siblings; blocks off
   // screen are skipped (content-visibility, see chat.css) at the size estimated here until first drawn, then
   // at the size they had.
@@ -122,7 +113,6 @@ function Block({ rows, data, nameOf, isStaff, edit, highlight }: BlockProps) {
           compact={r.compact}
           day={r.day}
           firstUnread={r.firstUnread}
-          editRequest={edit.id === r.message.id ? edit.n : 0}
           highlight={highlight}
         />
       ))}
@@ -136,7 +126,6 @@ function sameBlock(a: BlockProps, b: BlockProps): boolean {
     a.rows.length !== b.rows.length ||
     a.nameOf !== b.nameOf ||
     a.isStaff !== b.isStaff ||
-    a.edit !== b.edit ||
     a.highlight !== b.highlight
   )
     return false;
@@ -158,14 +147,12 @@ export function MessageBlocks({
   data,
   nameOf,
   isStaff,
-  edit,
   highlight,
 }: {
   rows: RowInfo[];
   data: RoomData;
   nameOf: (userId: string | null) => string;
   isStaff: (userId: string | null) => boolean;
-  edit: EditRequest;
   /** Marks mentions in the messages' text. */
   highlight: Highlighter;
 }) {
@@ -180,7 +167,6 @@ export function MessageBlocks({
           data={data}
           nameOf={nameOf}
           isStaff={isStaff}
-          edit={block.some((r) => r.message.id === edit.id) ? edit : NO_EDIT}
           highlight={highlight}
         />
       ))}

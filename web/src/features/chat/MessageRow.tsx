@@ -40,6 +40,8 @@ export interface RowActions {
   focusComposer: () => void;
   /** The message tapped last, whose actions show on touch and narrow screens. */
   selection: Selection;
+  /** The message being edited: held here, not in its row, so that a row drawn anew keeps its open editor. */
+  editing: Editing;
 }
 
 /** Which one message is selected; each row subscribes to whether it is the one, not to the whole value. */
@@ -65,6 +67,29 @@ export function createSelection(): Selection {
       return () => listeners.delete(listener);
     },
   };
+}
+
+/**
+ * The one message whose editor is open (opening another closes it), with the text typed so far. A row can be
+ * drawn anew while its editor is open (a fresh page of the room replaces the loaded one): it opens the editor
+ * again with that text.
+ */
+export interface Editing extends Selection {
+  /** The text typed in the open editor; null until something is typed. */
+  draft: string | null;
+}
+
+export function createEditing(): Editing {
+  const which = createSelection();
+  const editing: Editing = {
+    ...which,
+    draft: null,
+    set: (id) => {
+      if (id !== which.get()) editing.draft = null;
+      which.set(id);
+    },
+  };
+  return editing;
 }
 
 /** Screens without hover (touch) or narrower than 760 px: a row's actions show only once it is selected. */
@@ -122,8 +147,6 @@ interface RowProps {
   day: string | null;
   /** The first message the viewer has not seen: a "New messages" divider above it. */
   firstUnread: boolean;
-  /** Set once to open the editor (Up in an empty composer edits one's last message). */
-  editRequest: number;
   /** Marks the mentions in the content. */
   highlight: Highlighter;
 }
@@ -159,7 +182,7 @@ function ReactionChips({ message, reactions }: { message: Message; reactions: re
 
 function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   const ctx = useContext(RowContext) as RowActions;
-  const [text, setText] = useState(message.content);
+  const [text, setText] = useState(() => ctx.editing.draft ?? message.content);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   /** Saving an empty text was asked: the API refuses it, so deleting is offered instead. */
@@ -202,6 +225,7 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
         rows={Math.min(10, text.split("\n").length + 1)}
         onChange={(event) => {
           setText(event.target.value);
+          ctx.editing.draft = event.target.value;
           setEmpty(false);
           setError(null);
         }}
@@ -239,31 +263,17 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
 /** Clicks on these do their own thing; a click anywhere else in a row selects it. */
 const OWN_CLICK = "a, button, input, textarea, select, label, .message-edit";
 
-function Row({
-  message,
-  reactions,
-  attachments,
-  authorName,
-  staff,
-  compact,
-  day,
-  firstUnread,
-  editRequest,
-  highlight,
-}: RowProps) {
+function Row({ message, reactions, attachments, authorName, staff, compact, day, firstUnread, highlight }: RowProps) {
   const ctx = useContext(RowContext) as RowActions;
   const selected = useSyncExternalStore(ctx.selection.subscribe, () => ctx.selection.get() === message.id);
   const narrow = useNarrow();
   /** The row was selected by the focus a tap just gave it: that tap's click must not unselect it again. */
   const focusedByTap = useRef(false);
-  const [editing, setEditing] = useState(false);
   const reactRef = useRef<HTMLButtonElement>(null);
   const deleted = message.deleted_at !== null;
   const mine = message.author_user_id === ctx.me;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: each new request number opens the editor once.
-  useEffect(() => {
-    if (editRequest > 0 && mine && !deleted) setEditing(true);
-  }, [editRequest]);
+  const editing =
+    useSyncExternalStore(ctx.editing.subscribe, () => ctx.editing.get() === message.id) && mine && !deleted;
   const canDelete = !deleted && (mine || ctx.canModerate);
   const showCompact = compact && !day && !firstUnread;
   // A tap selects the row (its actions show on touch and narrow screens, where there is no hover); a second
@@ -331,7 +341,7 @@ function Row({
             <Editor
               message={message}
               onDone={() => {
-                setEditing(false);
+                ctx.editing.set(null);
                 ctx.focusComposer();
               }}
             />
@@ -382,7 +392,7 @@ function Row({
                   className="icon"
                   aria-label="Edit message"
                   title="Edit"
-                  onClick={() => setEditing(true)}
+                  onClick={() => ctx.editing.set(message.id)}
                 >
                   <EditIcon />
                 </button>

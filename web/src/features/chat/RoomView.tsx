@@ -18,8 +18,8 @@ import { Composer, type SendFailure } from "./Composer";
 import type { Attachment, AttachmentDraft, ChatRoom, Message, MessagePage, Reaction, Thinking } from "./chat-types";
 import { EmojiPicker } from "./EmojiPicker";
 import { LinkIcon, TrashIcon } from "./icons";
-import { type EditRequest, MessageBlocks, useRowInfos } from "./MessageBlocks";
-import { createSelection, type RowActions, RowContext } from "./MessageRow";
+import { MessageBlocks, useRowInfos } from "./MessageBlocks";
+import { createEditing, createSelection, type RowActions, RowContext } from "./MessageRow";
 import { type Candidate, useMentionHighlighter } from "./mentions";
 import {
   addReaction,
@@ -100,7 +100,7 @@ export function RoomView({
   const [dividerId, setDividerId] = useState<string | null>(null);
   const dividerRef = useRef(dividerId);
   dividerRef.current = dividerId;
-  const [editRequest, setEditRequest] = useState<EditRequest>({ id: "", n: 0 });
+  const [editing] = useState(createEditing);
 
   const dataRef = useRef(data);
   dataRef.current = data;
@@ -334,12 +334,12 @@ export function RoomView({
     for (let i = messages.length - 1; i >= 0; i--) {
       const m = messages[i] as Message;
       if (m.author_user_id === me && !m.deleted_at) {
-        setEditRequest((r) => ({ id: m.id, n: r.n + 1 }));
+        editing.set(m.id);
         return true;
       }
     }
     return false;
-  }, [me]);
+  }, [me, editing]);
 
   const sectionRef = useRef<HTMLElement>(null);
   // Stable actions for the rows: they read the latest workspace through a ref.
@@ -374,8 +374,9 @@ export function RoomView({
       askDelete: (message) => setDeleting(message),
       focusComposer: () => sectionRef.current?.querySelector<HTMLElement>('[role="combobox"]')?.focus(),
       selection,
+      editing,
     }),
-    [me, canWrite, canModerate, path, selection],
+    [me, canWrite, canModerate, path, selection, editing],
   );
 
   // Mentions of members stand out in the messages, those of the viewer most.
@@ -458,14 +459,7 @@ export function RoomView({
                 </div>
               )}
               <RowContext.Provider value={actions}>
-                <MessageBlocks
-                  rows={rows}
-                  data={data}
-                  nameOf={ws.nameOf}
-                  isStaff={ws.isStaff}
-                  edit={editRequest}
-                  highlight={highlight}
-                />
+                <MessageBlocks rows={rows} data={data} nameOf={ws.nameOf} isStaff={ws.isStaff} highlight={highlight} />
               </RowContext.Provider>
               {pending.map((p) => (
                 // Shown, not read: the message is announced once, when it is posted (not "Sending…" and again).
