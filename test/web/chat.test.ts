@@ -924,7 +924,8 @@ describe("keyboard and screen readers", () => {
     const last = message(page, "Zoomed last");
     await last.waitFor();
     expect(await page.getByRole("button", { name: "Add reaction" }).count()).toBe(0);
-    // Back from the composer: the message itself is a Tab stop, and focusing it selects it and shows its actions.
+    // Back from the composer: the newest message is the list's Tab stop, and focusing it selects it and shows
+    // its actions.
     await composer(page, "zoomed").focus();
     const onLast = () => last.evaluate((el) => el === document.activeElement);
     for (let i = 0; i < 10 && !(await onLast()); i++) await page.keyboard.press("Shift+Tab");
@@ -946,11 +947,50 @@ describe("keyboard and screen readers", () => {
     await page.keyboard.press("Enter");
     await page.getByRole("dialog", { name: "Delete message" }).waitFor();
     await page.keyboard.press("Escape");
-    // The next message's Tab stop moves the selection (and the actions) there.
+    // Up moves the keyboard to the message before, and the selection (and the actions) with it.
     const first = message(page, "Zoomed first");
-    await first.focus();
+    await last.focus();
+    await page.keyboard.press("ArrowUp");
+    expect(await first.evaluate((el) => el === document.activeElement)).toBe(true);
     await first.getByRole("button", { name: "Add reaction" }).waitFor();
     expect(await last.getByRole("button", { name: "Add reaction" }).count()).toBe(0);
+  });
+
+  it("makes the message list one Tab stop: arrows move between messages, Tab goes into the focused one", async () => {
+    const roomId = await newRoom("roving");
+    for (const n of [1, 2, 3, 4]) await say(roomId, `Roving ${n} https://example.com/${n}`);
+    const page = await open(OWNER, `/spaces/${spaceId}/chat/${roomId}`);
+    await message(page, "Roving 4").waitFor();
+    const isOn = (text: string) => message(page, text).evaluate((el) => el === document.activeElement);
+    // Back from the composer: one stop, the newest message, not its links and actions nor any other message's.
+    await composer(page, "roving").focus();
+    await page.keyboard.press("Shift+Tab");
+    expect(await isOn("Roving 4")).toBe(true);
+    await page.keyboard.press("Shift+Tab");
+    expect(await page.evaluate(() => document.activeElement?.closest("article") === null)).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await isOn("Roving 4")).toBe(true);
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    expect(await isOn("Roving 2")).toBe(true);
+    // Into the focused message: its link, then its actions, then out of the list.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("href"))).toBe("https://example.com/2");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Add reaction");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Edit message");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Delete message");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.closest("article") === null)).toBe(true);
+    // Back again: one stop, where the keyboard left it. Home and End go to the first and last message.
+    await page.keyboard.press("Shift+Tab");
+    expect(await isOn("Roving 2")).toBe(true);
+    await page.keyboard.press("Home");
+    expect(await isOn("Roving 1")).toBe(true);
+    await page.keyboard.press("End");
+    expect(await isOn("Roving 4")).toBe(true);
   });
 
   it("keeps the keyboard in the composer after the Send button, and says one's message once", async () => {

@@ -11,6 +11,7 @@ import {
   memo,
   useContext,
   useEffect,
+  useLayoutEffect,
   useRef,
   useState,
   useSyncExternalStore,
@@ -42,6 +43,11 @@ export interface RowActions {
   selection: Selection;
   /** The message being edited: held here, not in its row, so that a row drawn anew keeps its open editor. */
   editing: Editing;
+  /**
+   * The one message that is the list's Tab stop (the newest, until the keyboard moves): the list is a single
+   * stop, arrows move between messages, and Tab goes on into the focused message's links and actions.
+   */
+  current: Selection;
 }
 
 /** Which one message is selected; each row subscribes to whether it is the one, not to the whole value. */
@@ -260,6 +266,18 @@ function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
   );
 }
 
+/** What a row holds that Tab would stop on: only while the keyboard is in the row (text boxes always). */
+const ROW_STOPS = "a[href], button";
+
+/** Up, Down, Home and End on a focused message: the message to move to, among those of its list. */
+function stepTo(from: HTMLElement, key: string): HTMLElement | null {
+  const all = [...(from.closest('[role="log"]')?.querySelectorAll<HTMLElement>("article.message") ?? [])];
+  const at = all.indexOf(from);
+  if (at < 0) return null;
+  const to = { ArrowUp: at - 1, ArrowDown: at + 1, Home: 0, End: all.length - 1 }[key];
+  return to === undefined ? null : (all[to] ?? null);
+}
+
 /** Clicks on these do their own thing; a click anywhere else in a row selects it. */
 const OWN_CLICK = "a, button, input, textarea, select, label, .message-edit";
 
@@ -270,6 +288,17 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
   /** The row was selected by the focus a tap just gave it: that tap's click must not unselect it again. */
   const focusedByTap = useRef(false);
   const reactRef = useRef<HTMLButtonElement>(null);
+  const articleRef = useRef<HTMLElement>(null);
+  const current = useSyncExternalStore(ctx.current.subscribe, () => ctx.current.get() === message.id);
+  /** The keyboard (or a click) is in this row: its links and actions are Tab stops meanwhile. */
+  const [within, setWithin] = useState(false);
+  // Set on the elements themselves: the markdown's links are not rendered here. Runs after every render of the
+  // row (rows render rarely), so that actions shown later are covered too.
+  useLayoutEffect(() => {
+    for (const stop of articleRef.current?.querySelectorAll<HTMLElement>(ROW_STOPS) ?? []) {
+      stop.tabIndex = within ? 0 : -1;
+    }
+  });
   const deleted = message.deleted_at !== null;
   const mine = message.author_user_id === ctx.me;
   const editing =
@@ -288,9 +317,23 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
   // Where actions show only for the selected row, the row itself is a Tab stop: focusing it selects it, and
   // its actions come next in the Tab order (as a tap shows them on a touch screen).
   const onFocus = (event: FocusEvent<HTMLElement>) => {
+    setWithin(true);
+    ctx.current.set(message.id);
     if (event.target !== event.currentTarget || !narrow) return;
     focusedByTap.current = !selected;
     ctx.selection.set(message.id);
+  };
+  const onBlur = (event: FocusEvent<HTMLElement>) => {
+    if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setWithin(false);
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    if (event.target !== event.currentTarget || event.altKey || event.ctrlKey || event.metaKey) return;
+    const to = stepTo(event.currentTarget, event.key);
+    if (!to) return;
+    event.preventDefault();
+    // Only the current message is focusable by itself (a click elsewhere leaves the composer alone).
+    if (!to.hasAttribute("tabindex")) to.tabIndex = -1;
+    to.focus();
   };
 
   return (
@@ -305,14 +348,16 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
           <span>New messages</span>
         </div>
       )}
-      {/* biome-ignore lint/a11y/useKeyWithClickEvents: the click only shows the actions on a touch screen; keyboard users reach them by Tab (focus shows them). */}
       <article
         className={`message${showCompact ? " compact" : ""}${deleted ? " deleted" : ""}${mine ? " mine" : ""}${selected ? " selected" : ""}`}
         data-id={message.id}
         aria-label={`${authorName} at ${clock(message.created_at)}`}
-        tabIndex={narrow ? 0 : undefined}
+        ref={articleRef}
+        tabIndex={current ? 0 : undefined}
         onClick={onClick}
         onFocus={onFocus}
+        onBlur={onBlur}
+        onKeyDown={onKeyDown}
       >
         <div className="message-gutter">
           {/* A follow-up shows no name, but a screen reader reading the log says who wrote it. */}

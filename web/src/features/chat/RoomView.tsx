@@ -101,6 +101,7 @@ export function RoomView({
   const dividerRef = useRef(dividerId);
   dividerRef.current = dividerId;
   const [editing] = useState(createEditing);
+  const [current] = useState(createSelection);
 
   const dataRef = useRef(data);
   dataRef.current = data;
@@ -268,6 +269,14 @@ export function RoomView({
     return () => document.removeEventListener("visibilitychange", mark);
   }, [newest, room.id, onSeen]);
 
+  // The list's one Tab stop is its newest message, except while the keyboard is in the list: there it stays.
+  // Set before the rows are painted, so that a list on screen always has its stop.
+  useLayoutEffect(() => {
+    if (!newest) return;
+    const inList = list.current?.contains(document.activeElement) ?? false;
+    if (!inList || !dataRef.current.messages.some((m) => m.id === current.get())) current.set(newest.id);
+  }, [newest, current]);
+
   useLiveEvents((event) => {
     if (event.type === "resync") {
       void loadNewest(true);
@@ -375,8 +384,9 @@ export function RoomView({
       focusComposer: () => sectionRef.current?.querySelector<HTMLElement>('[role="combobox"]')?.focus(),
       selection,
       editing,
+      current,
     }),
-    [me, canWrite, canModerate, path, selection, editing],
+    [me, canWrite, canModerate, path, selection, editing, current],
   );
 
   // Mentions of members stand out in the messages, those of the viewer most.
