@@ -39,6 +39,27 @@ export function applyPragmas(sqlite: Database): void {
   sqlite.exec("PRAGMA cache_size = -16000");
 }
 
+/** How long opening waits for another process that holds a new database's lock while it sets it up. */
+const OPEN_WAIT_MS = 5000;
+
+/**
+ * `applyPragmas`, tried again while another process holds the lock: two processes opening the same new file
+ * at once (`tandem setup` run twice) can meet where SQLite answers "database is locked" without waiting
+ * (its busy timeout does not cover every lock of the switch to WAL). The pragmas can all be applied again.
+ */
+function applyPragmasWhenFree(sqlite: Database): void {
+  const deadline = Date.now() + OPEN_WAIT_MS;
+  for (;;) {
+    try {
+      applyPragmas(sqlite);
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw error;
+      Bun.sleepSync(10);
+    }
+  }
+}
+
 /** Opens (creating when missing) the database file at `path`. */
 export function openDatabase(path: string): Connection {
   const created = !existsSync(path);
@@ -48,7 +69,7 @@ export function openDatabase(path: string): Connection {
     sqlite = new Database(path, { create: true, strict: true });
     // Password hashes and encrypted secrets live here: owner-only, whatever the umask (WAL files follow).
     if (created) chmodSync(path, 0o600);
-    applyPragmas(sqlite);
+    applyPragmasWhenFree(sqlite);
   } catch (error) {
     sqlite?.close();
     throw cannotOpen(path, error);

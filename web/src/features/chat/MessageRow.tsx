@@ -314,8 +314,8 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
     if (window.getSelection()?.toString()) return;
     ctx.selection.set(selected && !byFocus ? null : message.id);
   };
-  // Where actions show only for the selected row, the row itself is a Tab stop: focusing it selects it, and
-  // its actions come next in the Tab order (as a tap shows them on a touch screen).
+  // Focus in a row makes it the list's Tab stop and its links and actions Tab stops. Where actions show only for
+  // the selected row, focusing the row also selects it (as a tap shows them on a touch screen).
   const onFocus = (event: FocusEvent<HTMLElement>) => {
     setWithin(true);
     ctx.current.set(message.id);
@@ -331,7 +331,7 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
     const to = stepTo(event.currentTarget, event.key);
     if (!to) return;
     event.preventDefault();
-    // Only the current message is focusable by itself (a click elsewhere leaves the composer alone).
+    // The other messages have no tabindex, so that a click on one leaves the keyboard where it was.
     if (!to.hasAttribute("tabindex")) to.tabIndex = -1;
     to.focus();
   };
