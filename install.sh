@@ -11,10 +11,11 @@ fi
 
 # Dependencies, Bun included (a pinned dev dependency, so every machine builds with the same Bun), at the
 # versions of package-lock.json. `npm install` rather than `npm ci`: a registry that lacks some platforms'
-# optional packages leaves them out of the lockfile, and `npm ci` then refuses it. Run again only when the
-# lockfile changed since the last install.
+# optional packages leaves them out of the lockfile, and `npm ci` then refuses it. `--no-save`: the lockfile is
+# read, never rewritten, so a fresh clone's tree stays as it was checked out. Run again only when the lockfile
+# changed since the last install.
 if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  npm install --no-audit --no-fund
+  npm install --no-audit --no-fund --no-save
 fi
 
 BUN=node_modules/.bin/bun
