@@ -1,8 +1,8 @@
 /** The `tandem` command line. Every failure prints one line on stderr and exits non-zero. */
 import { Command, CommanderError } from "commander";
 import { BUILD, ConfigError } from "../src/config";
+import { AppError } from "../src/core/errors";
 import { BackupError } from "../src/db/backup";
-import { AppError } from "../src/http/errors";
 import { backupCommands } from "./backup";
 import { CliError, print } from "./common";
 import { keygenCommand } from "./keygen";

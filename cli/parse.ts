@@ -2,7 +2,7 @@
 import { InvalidArgumentError } from "commander";
 import { z } from "zod";
 import { parseDecimal } from "../src/config";
-import { invalid } from "../src/http/errors";
+import { invalid } from "../src/core/errors";
 import { installZodMessages } from "../src/http/validation";
 
 export function parsePort(value: string): number {

@@ -1,6 +1,6 @@
 /** `tandem users add|list|reset-password`: people without the web UI. */
 import type { Command } from "commander";
-import { invalid } from "../src/http/errors";
+import { invalid } from "../src/core/errors";
 import { emailIn, newPasswordIn } from "../src/http/schemas";
 import { type CommonOptions, groupAction, openServices, print } from "./common";
 import { checkAsApi } from "./parse";

@@ -3,6 +3,8 @@
 import { SqliteDocPersistence } from "./collab/persistence";
 import { DocRegistry, type RegistryOptions } from "./collab/registry";
 import type { Config, Secrets } from "./config";
+import { Access } from "./core/access";
+import { EventBus } from "./core/events";
 import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
 import { ActivityService } from "./features/activity/activity.service";
@@ -13,7 +15,6 @@ import { AutomationsService } from "./features/automations/automations.service";
 import { AutomationsStore } from "./features/automations/automations.store";
 import { ChatService, RoomPurge } from "./features/chat/chat.service";
 import { ChatStore } from "./features/chat/chat.store";
-import { EventBus } from "./features/events/events.bus";
 import { LiveEvents } from "./features/events/events.live";
 import { FilesService } from "./features/files/files.service";
 import { FilesStore } from "./features/files/files.store";
@@ -67,8 +68,8 @@ export interface JobTuning {
 export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
   const { db } = conn;
   const events = new EventBus(options.onEventError);
-  const access = new AccessMemo();
-  const peopleStore = new PeopleStore(db, access);
+  const memo = new AccessMemo();
+  const peopleStore = new PeopleStore(db, memo);
   const authStore = new AuthStore(db);
   const secrets = options.secrets ?? null;
   // Without loaded secrets (CLI commands that sign nothing) tokens cannot verify; nothing there needs them.
@@ -82,10 +83,15 @@ export function createServices(conn: Connection, config: Config, options: Servic
     secrets?.encryptionKey ?? null,
     options.setupToken ?? null,
   );
-  const staffStore = new StaffStore(db, access);
+  const staffStore = new StaffStore(db, memo);
   const chatStore = new ChatStore(db);
-  const spacesStore = new SpacesStore(db, access);
+  const spacesStore = new SpacesStore(db, memo);
   const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
+  const access = new Access({
+    memberPermissions: (orgId, userId) => peopleStore.memberPermissions(orgId, userId),
+    hasPendingSignup: (orgId, userId) => peopleStore.hasPendingSignup(orgId, userId),
+    spaceWithRole: (orgId, spaceId, userId) => spaces.withRole(orgId, spaceId, userId),
+  });
   // One group commit per connection: chat posts and document updates of a turn share its transaction.
   const commits = new GroupCommit(conn.sqlite);
   const docs = new DocRegistry(
@@ -142,7 +148,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
   return {
     auth,
     authStore,
-    live: new LiveEvents(events, access, auth, spaces),
+    live: new LiveEvents(events, memo, auth, access, (actor) => spaces.memberships(actor)),
     people,
     instance,
     staff,
@@ -153,6 +159,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     events,
     docs,
     access,
+    memo,
     integrations,
     automations,
     proposals,

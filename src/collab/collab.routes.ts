@@ -4,10 +4,10 @@
  */
 import type { ServerWebSocket } from "bun";
 import { Elysia } from "elysia";
-import type { SpaceActor } from "../features/spaces/spaces.policy";
+import type { SpaceActor } from "../core/actor";
+import { invalid } from "../core/errors";
 import type { AuthMacro } from "../http/auth";
 import { doc } from "../http/docs";
-import { invalid } from "../http/errors";
 import { assertUpgradable, upgradeRequired } from "../http/sockets";
 import { lowerUuid } from "../lib/ids";
 import type { CollabSockets } from "./collab.sockets";

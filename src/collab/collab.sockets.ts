@@ -5,16 +5,13 @@
  * their sockets are checked again; when a file is deleted, its document closes.
  */
 import type { ServerWebSocket } from "bun";
-import type { AuthService } from "../features/auth/auth.service";
-import type { EventBus } from "../features/events/events.bus";
+import type { Access, AccessChanges } from "../core/access";
+import type { Principal, SpaceActor } from "../core/actor";
+import { AppError } from "../core/errors";
+import type { EventBus } from "../core/events";
 import { canEditTogether } from "../features/files/files.policy";
 import type { FilesService } from "../features/files/files.service";
-import type { AccessMemo } from "../features/people/access.memo";
-import { assertPermission, type SpaceActor } from "../features/spaces/spaces.policy";
-import type { SpacesService } from "../features/spaces/spaces.service";
-import type { Principal } from "../http/actor";
-import { AppError } from "../http/errors";
-import { CLOSE, closeFor, OpenSockets, type UserSocket } from "../http/sockets";
+import { CLOSE, closeFor, OpenSockets, type Sessions, type UserSocket } from "../http/sockets";
 import type { Logger } from "../lib/log";
 import { BadMessage } from "./protocol";
 import type { DocRegistry, LiveDoc, Peer } from "./registry";
@@ -62,16 +59,16 @@ export class CollabSockets {
 
   constructor(
     private readonly registry: DocRegistry,
-    private readonly auth: AuthService,
-    private readonly spaces: SpacesService,
+    sessions: Sessions,
+    private readonly access: Access,
     private readonly files: FilesService,
-    access: AccessMemo,
+    changes: AccessChanges,
     events: EventBus,
     private readonly log: Logger,
   ) {
     this.sockets = new OpenSockets(
-      access,
-      auth,
+      changes,
+      sessions,
       (socket) => this.recheck(socket),
       MAX_EDITORS_PER_USER,
       "editing sockets",
@@ -135,10 +132,8 @@ export class CollabSockets {
   /** The caller's access changed: the same checks as at the upgrade, closing with REST's message if one fails. */
   private recheck(socket: CollabSocket): void {
     try {
-      const actor = this.auth.authorize(socket.principal, "member", socket.orgId);
-      const space = this.spaces.access(actor, socket.spaceId);
-      assertPermission(actor, READ);
-      this.files.textFile({ ...actor, space }, socket.nodeId);
+      const actor = this.access.spaceActor(socket.principal, socket.orgId, socket.spaceId, READ);
+      this.files.textFile(actor, socket.nodeId);
       const canWrite = canEditTogether(actor);
       if (canWrite && !socket.canWrite) {
         // Its edits while read-only were dropped (and deleted again in its copy), and what it types next builds

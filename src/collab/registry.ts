@@ -14,11 +14,11 @@ import {
   removeAwarenessStates,
 } from "y-protocols/awareness";
 import * as Y from "yjs";
+import { AppError } from "../core/errors";
 import { type Db, writeTx } from "../db/client";
 import type { GroupCommit } from "../db/group-commit";
 import { MAX_TEXT_BYTES } from "../features/files/files.policy";
 import { TEXT_KEY } from "../features/files/text-doc";
-import { AppError } from "../http/errors";
 import { CLOSE } from "../http/sockets";
 import type { DocPersistence } from "./persistence";
 import {

@@ -13,14 +13,12 @@
  * check again, for a write stored after the request waited (a streamed body, a group commit); see `recheckOf`.
  */
 import { Elysia } from "elysia";
-import type { AuthService } from "../features/auth/auth.service";
-import { assertPermission, type SpaceActor } from "../features/spaces/spaces.policy";
-import type { SpacesService } from "../features/spaces/spaces.service";
+import type { Access, Authenticator } from "../core/access";
+import type { OrgActor, Principal, SpaceActor } from "../core/actor";
+import { invalid } from "../core/errors";
+import type { Need } from "../core/permissions";
 import { lowerUuid } from "../lib/ids";
-import type { OrgActor, Principal } from "./actor";
-import { invalid } from "./errors";
 import { assertPathIds } from "./path-ids";
-import type { Need } from "./permissions";
 
 /** The macro plugin type, for route modules. */
 export type AuthMacro = ReturnType<typeof authMacro>;
@@ -58,7 +56,7 @@ function credential(request: Request): string | null {
 const RECHECK_TRUST_MS = 1000;
 
 /** `check` again, unless it was made a moment ago and nothing it read can have changed since. */
-function recheckOf(auth: AuthService, check: () => void): () => void {
+function recheckOf(auth: Authenticator, check: () => void): () => void {
   const epoch = auth.accessEpoch();
   const checkedAt = performance.now();
   return () => {
@@ -68,7 +66,7 @@ function recheckOf(auth: AuthService, check: () => void): () => void {
 }
 
 /** The macro plugin, bound to the services of one app. */
-export function authMacro(auth: AuthService, spaces: SpacesService) {
+export function authMacro(auth: Authenticator, access: Access) {
   const resolved = new WeakMap<Request, unknown>();
   const take = <T>(request: Request) => resolved.get(request) as T;
 
@@ -97,9 +95,9 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
         const pathIds = params as Raw;
         const orgId = pathIds && "orgId" in pathIds ? (pathIds.orgId ?? "") : lowerUuid((query as Raw)?.org_id);
         if (orgId === undefined) throw invalid("org_id: required");
-        const actor = auth.authorize(principal, need, orgId);
+        const actor = access.orgActor(principal, orgId, need);
         assertPathIds(pathIds, requestPath);
-        const recheck = recheckOf(auth, () => void auth.authorize(auth.authenticate(given), need, orgId));
+        const recheck = recheckOf(auth, () => void access.orgActor(auth.authenticate(given), orgId, need));
         resolved.set(request, { ...actor, recheck });
       },
       resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
@@ -114,15 +112,10 @@ export function authMacro(auth: AuthService, spaces: SpacesService) {
         lowerIds(params as Raw);
         const { orgId, spaceId } = params as Record<string, string>;
         const given = credential(request);
-        const check = () => {
-          const actor = auth.authorize(auth.authenticate(given), "member", orgId);
-          const space = spaces.access(actor, spaceId ?? "");
-          assertPermission(actor, need);
-          return { actor, space };
-        };
-        const { actor, space } = check();
+        const check = () => access.spaceActor(auth.authenticate(given), orgId, spaceId ?? "", need);
+        const actor = check();
         assertPathIds(params as Raw, path);
-        const spaceActor: SpaceActor = { ...actor, space, recheck: recheckOf(auth, () => void check()) };
+        const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, () => void check()) };
         resolved.set(request, spaceActor);
       },
       resolve: ({ request }) => ({ actor: take<SpaceActor>(request) }),

@@ -3,11 +3,11 @@
  * and one log line. Registered first and globally, so it covers every feature module.
  */
 import { Elysia } from "elysia";
+import { AppError, STATUS_OF } from "../core/errors";
 import type { AccessEntry } from "../lib/access-log";
 import type { Logger } from "../lib/log";
 import { redactUrl } from "../lib/log";
 import { parseJsonBody } from "./body";
-import { AppError, STATUS_OF } from "./errors";
 import { installZodMessages } from "./validation";
 
 /**

@@ -3,7 +3,7 @@
  * cannot grow past the cap in memory), and no string holding NUL or an unpaired surrogate, which SQLite and
  * every client downstream would mangle.
  */
-import { AppError, invalid } from "./errors";
+import { AppError, invalid } from "../core/errors";
 
 const tooLarge = () => new AppError("too_large", "request body too large");
 /** Strict: a body that is not valid UTF-8 is invalid JSON. */

@@ -2,7 +2,7 @@
  * A streaming multipart/form-data reader: file parts are handed to a sink chunk by chunk as they arrive, so
  * an upload is never held whole in memory. Small text fields are collected (at most 64 KiB each).
  */
-import { invalid } from "./errors";
+import { invalid } from "../core/errors";
 
 /** Receives one file part's bytes. */
 export interface FileSink {

@@ -3,8 +3,9 @@
  * malformed UUID in a path is the resource's not-found). Used by the permission macro, which refuses a malformed
  * id before the body is looked at, and by the OpenAPI document, which declares each one.
  */
+
+import { notFound } from "../core/errors";
 import { isUuid } from "../lib/ids";
-import { notFound } from "./errors";
 
 const NOT_FOUND_OF: Record<string, string> = {
   orgId: "organization not found",

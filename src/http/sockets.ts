@@ -3,8 +3,8 @@
  * space, roles changed) their sockets are checked again at once, and closed when the access is gone. A socket
  * opened with a sign-in session's token closes when that session ends (signed out, password reset).
  */
-import type { AccessMemo } from "../features/people/access.memo";
-import { AppError, invalid, STATUS_OF, unauthenticated } from "./errors";
+import type { AccessChanges } from "../core/access";
+import { AppError, invalid, STATUS_OF, unauthenticated } from "../core/errors";
 
 /** What every socket kept here knows about itself. */
 export interface UserSocket {
@@ -81,7 +81,7 @@ export class OpenSockets<S extends UserSocket> {
    * what REST answers its token now.
    */
   constructor(
-    access: AccessMemo,
+    access: AccessChanges,
     sessions: Sessions,
     recheck: (socket: S) => void,
     /** How many a user may have open at once (browser tabs, editors); what is beyond is refused at the upgrade. */

@@ -18,22 +18,23 @@
  *   gateway is not asked the same question again and nothing is proposed twice.
  */
 import type { Config } from "../config";
+import { canSeeSpace } from "../core/access";
+import type { SpaceActor } from "../core/actor";
+import { AppError, notFound } from "../core/errors";
+import type { EventBus } from "../core/events";
 import { type Db, writeTx } from "../db/client";
 import type { ActivityRow, ActivityStore } from "../features/activity/activity.store";
 import { MAX_CONTENT } from "../features/chat/chat.policy";
 import { type MentionHook, stampOn } from "../features/chat/chat.service";
 import type { ChatStore, ReactionRow } from "../features/chat/chat.store";
-import type { EventBus } from "../features/events/events.bus";
 import type { Provider } from "../features/integrations/integrations.schemas";
 import { type IntegrationsService, UnreadableKey } from "../features/integrations/integrations.service";
 import type { PeopleStore } from "../features/people/people.store";
-import { canSeeSpace, type SpaceActor } from "../features/spaces/spaces.policy";
 import type { SpacesStore } from "../features/spaces/spaces.store";
 import { mentioned } from "../features/staff/staff.mentions";
 import type { Mentionable, ServiceAccountRow, StaffStore } from "../features/staff/staff.store";
 import type { TaskReplyHook } from "../features/tasks/tasks.service";
 import type { TaskMessageRow, TaskRow } from "../features/tasks/tasks.store";
-import { AppError, notFound } from "../http/errors";
 import { newId } from "../lib/ids";
 import { charCount } from "../lib/text";
 import {

@@ -4,12 +4,13 @@
  * member, through the same services and checks as its REST calls, so it can read no more than its `sa_`
  * token could and change nothing without a person's approval.
  */
+
+import type { SpaceActor } from "../core/actor";
 import type { AutomationsService } from "../features/automations/automations.service";
 import type { ChatService } from "../features/chat/chat.service";
 import type { FilesService } from "../features/files/files.service";
 import type { NodeRow } from "../features/files/files.store";
 import type { ProposalsService } from "../features/proposals/proposals.service";
-import type { SpaceActor } from "../features/spaces/spaces.policy";
 import type { TasksService } from "../features/tasks/tasks.service";
 import { iso } from "../lib/ids";
 import type { FunctionTool } from "../providers/modelrouter";

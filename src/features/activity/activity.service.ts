@@ -1,5 +1,5 @@
 /** The staff activity log, as a member may read it: only rows of spaces they can see. */
-import type { OrgActor } from "../../http/actor";
+import type { OrgActor } from "../../core/actor";
 import type { SpacesStore } from "../spaces/spaces.store";
 import { pageOf } from "../tasks/tasks.service";
 import type { ActivityQuery } from "./activity.schemas";

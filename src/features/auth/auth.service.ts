@@ -1,10 +1,10 @@
 /** Sessions: who a token belongs to, and the login, refresh, logout, register and accept-invite flows. */
+
+import type { Principal } from "../../core/actor";
+import { conflict, forbidden, invalid, unauthenticated } from "../../core/errors";
 import { type Db, writeTx } from "../../db/client";
-import type { OrgActor, Principal } from "../../http/actor";
-import { conflict, forbidden, invalid, missingPermission, notFound, unauthenticated } from "../../http/errors";
-import type { Need } from "../../http/permissions";
 import type { TokenPair } from "../../http/schemas";
-import { isUuid, newId } from "../../lib/ids";
+import { newId } from "../../lib/ids";
 import { signAccessToken, verifyAccessToken } from "../../lib/jwt";
 import { hashPassword, verifyPassword } from "../../lib/password";
 import { hashToken, newToken } from "../../lib/tokens";
@@ -90,21 +90,6 @@ export class AuthService {
    */
   accessEpoch(): number {
     return this.people.accessGeneration + this.store.revocations;
-  }
-
-  /**
-   * The actor of an organization route: a member of `orgId`, holding the permission unless `need` is `member`.
-   * An org the caller is not in answers exactly like one that does not exist.
-   */
-  authorize(principal: Principal, need: Need, orgId: string | undefined): OrgActor {
-    if (!orgId || !isUuid(orgId)) throw notFound("organization not found");
-    const permissions = this.people.memberPermissions(orgId, principal.userId);
-    if (permissions === null) {
-      if (this.people.hasPendingSignup(orgId, principal.userId)) throw forbidden("signup pending approval");
-      throw notFound("organization not found");
-    }
-    if (need !== "member" && !permissions.has(need)) throw missingPermission(need);
-    return { ...principal, orgId, permissions };
   }
 
   /** `client` is the caller's address: password checks take turns between clients. */

@@ -2,8 +2,8 @@
  * Who may do what to an automation. Staff propose; people decide: a service account's automation always
  * waits for a person's approval, it cannot hold an OAuth token, and it cannot approve or reject.
  */
-import type { OrgActor } from "../../http/actor";
-import { conflict, forbidden, invalid } from "../../http/errors";
+import type { OrgActor } from "../../core/actor";
+import { conflict, forbidden, invalid } from "../../core/errors";
 import { OAUTH_TOKEN_MAX } from "./automations.schemas";
 import type { AutomationRow } from "./automations.store";
 

@@ -2,12 +2,13 @@
  * Automations of a space (api-spec §3, §4; contract §4). Running them comes later: what a runner needs (the
  * config, the encrypted OAuth token, `last_run_at`, `last_error`) is stored now.
  */
+
+import type { SpaceActor } from "../../core/actor";
+import { invalid, notFound } from "../../core/errors";
+import type { EventBus } from "../../core/events";
 import { type Db, writeTx } from "../../db/client";
-import { invalid, notFound } from "../../http/errors";
 import { encryptSecret } from "../../lib/encryption";
 import { isUuid, newId } from "../../lib/ids";
-import type { EventBus } from "../events/events.bus";
-import type { SpaceActor } from "../spaces/spaces.policy";
 import {
   assertMayDelete,
   assertMayReview,

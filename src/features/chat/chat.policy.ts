@@ -1,7 +1,8 @@
 /** Chat rules that depend on rows and on what an emoji is. */
-import { forbidden, invalid, missingPermission } from "../../http/errors";
+
+import type { SpaceActor } from "../../core/actor";
+import { forbidden, invalid, missingPermission } from "../../core/errors";
 import { charCount, isInvisible } from "../../lib/text";
-import type { SpaceActor } from "../spaces/spaces.policy";
 import type { MessageRow } from "./chat.store";
 
 /** The longest message, in characters (code points, as every length of the API). */

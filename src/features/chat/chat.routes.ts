@@ -1,11 +1,11 @@
 /** Chat rooms, messages, reactions and attachments (api-spec §4 Chat). */
 import { Elysia } from "elysia";
 import { z } from "zod";
+import type { SpaceActor } from "../../core/actor";
+import type { EventBus } from "../../core/events";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
-import type { EventBus } from "../events/events.bus";
 import { SpaceJsonCache, sendJson } from "../events/space-cache";
-import type { SpaceActor } from "../spaces/spaces.policy";
 import { type PageQuery, pageQuery } from "../tasks/tasks.schemas";
 import { pageOf } from "../tasks/tasks.service";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";

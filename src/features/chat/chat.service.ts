@@ -1,11 +1,12 @@
 /** Chat rooms of a space, their messages, reactions and attachments. */
+
+import type { SpaceActor } from "../../core/actor";
+import { conflict, invalid, notFound } from "../../core/errors";
+import type { EventBus, EventType } from "../../core/events";
 import { type Db, writeTx } from "../../db/client";
 import type { GroupCommit } from "../../db/group-commit";
-import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
 import { isInvisible, nameKey, withoutControls } from "../../lib/text";
-import type { EventBus, EventType } from "../events/events.bus";
-import type { SpaceActor } from "../spaces/spaces.policy";
 import type { PageQuery } from "../tasks/tasks.schemas";
 import { pageOf } from "../tasks/tasks.service";
 import { assertCanDelete, assertCanEdit, assertEditContent, normalizeEmoji } from "./chat.policy";

@@ -8,13 +8,14 @@
  * broker behind the bus.
  */
 import type { ServerWebSocket } from "bun";
-import type { OrgActor, Principal } from "../../http/actor";
-import { AppError } from "../../http/errors";
-import { closeFor, OpenSockets, type UserSocket } from "../../http/sockets";
-import type { AuthService } from "../auth/auth.service";
-import type { AccessMemo } from "../people/access.memo";
-import type { SpacesService } from "../spaces/spaces.service";
-import type { EventBus, TandemEvent } from "./events.bus";
+import type { Access, AccessChanges } from "../../core/access";
+import type { OrgActor, Principal } from "../../core/actor";
+import { AppError } from "../../core/errors";
+import type { EventBus, TandemEvent } from "../../core/events";
+import { closeFor, OpenSockets, type Sessions, type UserSocket } from "../../http/sockets";
+
+/** The spaces a member belongs to, with their role in each: part of what they may see and do. */
+export type Memberships = (actor: OrgActor) => readonly { spaceId: string; role: string }[];
 
 /** Live-event sockets one person may have open: one per browser tab or script, with room to spare. */
 export const MAX_SOCKETS_PER_USER = 50;
@@ -60,13 +61,14 @@ export class LiveEvents {
 
   constructor(
     bus: EventBus,
-    access: AccessMemo,
-    private readonly auth: AuthService,
-    private readonly spaces: SpacesService,
+    changes: AccessChanges,
+    sessions: Sessions,
+    private readonly access: Access,
+    private readonly memberships: Memberships,
   ) {
     this.sockets = new OpenSockets(
-      access,
-      auth,
+      changes,
+      sessions,
       (socket) => this.accessChanged(socket),
       MAX_SOCKETS_PER_USER,
       "live-event sockets",
@@ -165,7 +167,7 @@ export class LiveEvents {
           sees =
             actor !== undefined &&
             (need === null || actor.permissions.has(need)) &&
-            (event.space_id === "" || this.spaces.sees(actor, event.space_id));
+            (event.space_id === "" || this.access.sees(actor, event.space_id));
         }
         if (!sees) break;
         json ??= JSON.stringify({
@@ -202,14 +204,14 @@ export class LiveEvents {
    */
   private accessOf(actor: OrgActor): string {
     const permissions = [...actor.permissions].sort().join(",");
-    const roles = this.spaces.memberships(actor).map((m) => `${m.spaceId}:${m.role}`);
+    const roles = this.memberships(actor).map((m) => `${m.spaceId}:${m.role}`);
     return `${permissions}|${roles.sort().join(",")}`;
   }
 
   /** The socket's user as a member of its organization; closes the socket when they no longer are. */
   private reach(socket: EventSocket): OrgActor | undefined {
     try {
-      return this.auth.authorize(socket.principal, "member", socket.orgId);
+      return this.access.orgActor(socket.principal, socket.orgId, "member");
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       closeFor(socket.ws, error);

@@ -1,7 +1,7 @@
 /** The live-events socket of an organization (contract §5). */
 import type { ServerWebSocket } from "bun";
 import { Elysia } from "elysia";
-import type { OrgActor } from "../../http/actor";
+import type { OrgActor } from "../../core/actor";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { assertUpgradable, upgradeRequired } from "../../http/sockets";

@@ -5,8 +5,9 @@
  * and a read and its caching happen in one synchronous step, so a stale value can never be stored after a
  * change.
  */
+
+import type { EventBus } from "../../core/events";
 import { JSON_TYPE } from "../../http/base";
-import type { EventBus } from "./events.bus";
 
 /** Values by space and key, dropped by the space's events whose type starts with `prefix`. */
 export class SpaceCache<T> {

@@ -1,6 +1,6 @@
 /** File-tree rules that depend on names and rows. */
-import type { OrgActor } from "../../http/actor";
-import { forbidden, invalid } from "../../http/errors";
+import type { OrgActor } from "../../core/actor";
+import { forbidden, invalid } from "../../core/errors";
 import { charCount, hasControl, isInvisible } from "../../lib/text";
 
 /** The largest text file, in UTF-8 bytes, however it is written: REST or the collaborative socket. */

@@ -1,10 +1,10 @@
 /** The file tree of a space and file content (api-spec §4 Files, contract §5). */
 import { Elysia } from "elysia";
 import { z } from "zod";
+import type { EventBus } from "../../core/events";
 import type { AuthMacro } from "../../http/auth";
 import { JSON_TYPE, requestIdOf } from "../../http/base";
 import { doc } from "../../http/docs";
-import type { EventBus } from "../events/events.bus";
 import { SpaceJsonCache, sendJson } from "../events/space-cache";
 import { assertMayChangeExisting, isActiveContent } from "./files.policy";
 import { presentNode } from "./files.present";

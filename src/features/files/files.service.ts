@@ -1,15 +1,15 @@
 /** The file tree of a space: folders, text files (Yjs documents), uploaded blobs and their content. */
 import { createHash } from "node:crypto";
 import type { DocRegistry, DocScope } from "../../collab/registry";
+import type { SpaceActor } from "../../core/actor";
+import { AppError, conflict, invalid, notFound } from "../../core/errors";
+import type { EventBus, EventType } from "../../core/events";
 import { type Db, writeTx } from "../../db/client";
-import { AppError, conflict, invalid, notFound } from "../../http/errors";
 import { boundaryOf, readMultipart } from "../../http/multipart";
 import { sha256Hex } from "../../lib/hash";
 import { isUuid, lowerUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
-import type { EventBus, EventType } from "../events/events.bus";
 import { SpaceCache } from "../events/space-cache";
-import type { SpaceActor } from "../spaces/spaces.policy";
 import {
   assertMayChangeExisting,
   assertMovable,

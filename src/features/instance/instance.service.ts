@@ -1,7 +1,7 @@
 /** The install itself: health, what the public may know, first-run setup and provisioning settings. */
 import { timingSafeEqual } from "node:crypto";
 import { BUILD, type Config, PROVISIONING_KEYS, type ProvisioningKey } from "../../config";
-import { conflict, forbidden, invalid } from "../../http/errors";
+import { conflict, forbidden, invalid } from "../../core/errors";
 import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
 import type { AuthService } from "../auth/auth.service";
 import type { PeopleService } from "../people/people.service";

@@ -2,10 +2,11 @@
  * The organization's provider keys (contract §6): stored AES-256-GCM encrypted under APP_SSH_ENCRYPTION_KEY,
  * shown only as a hint, decrypted only to call their provider.
  */
+
+import type { OrgActor } from "../../core/actor";
+import { notFound } from "../../core/errors";
 import type { Db } from "../../db/client";
 import { writeTx } from "../../db/client";
-import type { OrgActor } from "../../http/actor";
-import { notFound } from "../../http/errors";
 import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
 import { PROVIDERS, type Provider } from "./integrations.schemas";
 import type { IntegrationRow, IntegrationsStore } from "./integrations.store";

@@ -1,6 +1,6 @@
 /** Rules about people: who may grant what, who must stay, what staff accounts do not have. */
-import type { Principal } from "../../http/actor";
-import { conflict, forbidden, invalid, missingPermission } from "../../http/errors";
+import type { Principal } from "../../core/actor";
+import { conflict, forbidden, invalid, missingPermission } from "../../core/errors";
 import type { RoleRow } from "./people.store";
 
 /**

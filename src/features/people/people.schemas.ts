@@ -1,6 +1,6 @@
 /** Request and response schemas of the people routes. */
 import { z } from "zod";
-import { PERMISSIONS } from "../../http/permissions";
+import { PERMISSIONS } from "../../core/permissions";
 import { emailIn, nameIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
 
 /** A permission's name; the catalogue is checked by the service, with its own message for an unknown one. */

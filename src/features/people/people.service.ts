@@ -1,8 +1,9 @@
 /** Organizations, members, roles, invites and signup requests: the rules, over the store. */
+
+import type { OrgActor, Principal } from "../../core/actor";
+import { conflict, forbidden, invalid, notFound, unauthenticated } from "../../core/errors";
+import { isPermission, PERMISSIONS, SYSTEM_ROLES } from "../../core/permissions";
 import { type Db, writeTx } from "../../db/client";
-import type { OrgActor, Principal } from "../../http/actor";
-import { conflict, forbidden, invalid, notFound, unauthenticated } from "../../http/errors";
-import { isPermission, PERMISSIONS, SYSTEM_ROLES } from "../../http/permissions";
 import { isUuid, newId } from "../../lib/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../lib/password";
 import { charCount, hasControl, isInvisible, nameKey } from "../../lib/text";

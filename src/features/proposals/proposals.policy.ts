@@ -1,6 +1,6 @@
 /** Staff propose, people decide: only a person may accept or reject, and only a pending proposal. */
-import type { OrgActor } from "../../http/actor";
-import { conflict, forbidden } from "../../http/errors";
+import type { OrgActor } from "../../core/actor";
+import { conflict, forbidden } from "../../core/errors";
 import type { ProposalRow } from "./proposals.store";
 
 /** Accepting and rejecting: a person. */

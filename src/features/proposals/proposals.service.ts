@@ -3,12 +3,13 @@
  * (staff above all), accepted or rejected by a person. Accepting applies it through the file's live document,
  * so everyone editing sees it, and only if the file is still what the proposal was based on.
  */
+
+import type { SpaceActor } from "../../core/actor";
+import { notFound } from "../../core/errors";
+import type { EventBus, EventType } from "../../core/events";
 import { type Db, writeTx } from "../../db/client";
-import { notFound } from "../../http/errors";
 import { isUuid, newId } from "../../lib/ids";
-import type { EventBus, EventType } from "../events/events.bus";
 import type { FilesService } from "../files/files.service";
-import type { SpaceActor } from "../spaces/spaces.policy";
 import { assertMayResolve, assertPending } from "./proposals.policy";
 import { presentProposal } from "./proposals.present";
 import type { ProposalRow, ProposalsStore } from "./proposals.store";

@@ -1,12 +1,21 @@
 /** Spaces: creation with their board and `general` room, visibility, and space members. */
+
+import type { OrgActor, SpaceActor } from "../../core/actor";
+import { conflict, invalid, notFound } from "../../core/errors";
 import { type Db, writeTx } from "../../db/client";
-import type { OrgActor } from "../../http/actor";
-import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId } from "../../lib/ids";
 import type { ChatStore } from "../chat/chat.store";
 import type { PeopleStore } from "../people/people.store";
-import { assertManagesSpace, assertSeesSpace, canSeeSpace, type SpaceAccess, type SpaceActor } from "./spaces.policy";
-import type { BoardRow, ColumnRow, GitLinkRow, SpaceMemberRow, SpaceRow, SpacesStore } from "./spaces.store";
+import { assertManagesSpace } from "./spaces.policy";
+import type {
+  BoardRow,
+  ColumnRow,
+  GitLinkRow,
+  SpaceMemberRow,
+  SpaceRow,
+  SpacesStore,
+  SpaceWithRole,
+} from "./spaces.store";
 
 /** The columns every new board starts with. */
 export const DEFAULT_COLUMNS = ["To do", "In progress", "Review", "Done"] as const;
@@ -20,16 +29,9 @@ export class SpacesService {
     private readonly people: PeopleStore,
   ) {}
 
-  /** The space as the caller may see it, or 404 `space not found`; used by the `space` macro. */
-  access(actor: OrgActor, spaceId: string): SpaceAccess {
-    const space = isUuid(spaceId) ? this.store.spaceWithRole(actor.orgId, spaceId, actor.userId) : undefined;
-    return assertSeesSpace(actor, space);
-  }
-
-  /** Whether the actor sees the space: `access` without the 404, for the live-event fan-out. */
-  sees(actor: OrgActor, spaceId: string): boolean {
-    const space = isUuid(spaceId) ? this.store.spaceWithRole(actor.orgId, spaceId, actor.userId) : undefined;
-    return space !== undefined && canSeeSpace(actor, space);
+  /** The space (visible or not) with the user's role in it: what access to it is decided from. */
+  withRole(orgId: string, spaceId: string, userId: string): SpaceWithRole | undefined {
+    return this.store.spaceWithRole(orgId, spaceId, userId);
   }
 
   /** The spaces the actor is a member of, with their role in each (what they may manage, which private ones they see). */

@@ -1,12 +1,13 @@
 /** AI staff accounts: a backing user, a membership with roles, and an `sa_` token shown once. */
+
+import type { OrgActor } from "../../core/actor";
+import { conflict, invalid, notFound } from "../../core/errors";
+import type { EventBus } from "../../core/events";
 import { type Db, writeTx } from "../../db/client";
-import type { OrgActor } from "../../http/actor";
-import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { ChatService } from "../chat/chat.service";
-import type { EventBus } from "../events/events.bus";
 import { assertAllRolesFound, assertCanGrant } from "../people/people.policy";
 import type { PeopleStore } from "../people/people.store";
 import type { TasksService } from "../tasks/tasks.service";

@@ -1,13 +1,13 @@
 /** Tasks on a space's board: create, move, update, delete; their messages and deliverables; my tasks. */
+
+import type { OrgActor, SpaceActor } from "../../core/actor";
+import { conflict, invalid, notFound } from "../../core/errors";
+import type { EventBus, EventType } from "../../core/events";
 import { type Db, writeTx } from "../../db/client";
-import type { OrgActor } from "../../http/actor";
-import { conflict, invalid, notFound } from "../../http/errors";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
-import type { EventBus, EventType } from "../events/events.bus";
 import type { FilesService } from "../files/files.service";
 import type { NodeRow } from "../files/files.store";
 import type { PeopleStore } from "../people/people.store";
-import type { SpaceActor } from "../spaces/spaces.policy";
 import type { SpacesStore } from "../spaces/spaces.store";
 import { ColumnOrders } from "./tasks.order";
 import { presentTask, presentTaskMessage } from "./tasks.present";

@@ -1,4 +1,4 @@
-/** Who is calling, as resolved by the permission macro. */
+/** Who is calling: the principal behind a token, and the actor it becomes in an organization or a space. */
 
 /** The authenticated principal behind a token. */
 export interface Principal {
@@ -21,4 +21,18 @@ export interface OrgActor extends Principal {
    * Routes set it; actors made by the server itself (staff replies) have none.
    */
   readonly recheck?: () => void;
+}
+
+/** A space the caller can see, with the caller's role in it (null: not a member of the space). */
+export interface SpaceAccess {
+  readonly id: string;
+  readonly orgId: string;
+  readonly name: string;
+  readonly isPrivate: boolean;
+  readonly memberRole: string | null;
+}
+
+/** The actor of a route below a space. */
+export interface SpaceActor extends OrgActor {
+  readonly space: SpaceAccess;
 }
