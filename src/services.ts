@@ -7,6 +7,7 @@ import { Access } from "./core/access";
 import { EventBus } from "./core/events";
 import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
+import { UnitOfWork } from "./db/unit";
 import { ActivityService } from "./features/activity/activity.service";
 import { ActivityStore } from "./features/activity/activity.store";
 import { AuthService } from "./features/auth/auth.service";
@@ -34,6 +35,7 @@ import { StaffStore } from "./features/staff/staff.store";
 import { TasksService } from "./features/tasks/tasks.service";
 import { TasksStore } from "./features/tasks/tasks.store";
 import { JobsStore } from "./jobs/jobs.store";
+import { JobQueue } from "./jobs/queue";
 import { JobRunner } from "./jobs/runner";
 import { DEFAULT_REPLY_TIMING, type ReplyTiming, StaffReplyJob, StaffReplyQueue } from "./jobs/staff-reply";
 import type { Logger } from "./lib/log";
@@ -68,13 +70,15 @@ export interface JobTuning {
 export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
   const { db } = conn;
   const events = new EventBus(options.onEventError);
+  // Every write of every service is a unit of work on this one connection.
+  const uow = new UnitOfWork(db, events);
   const memo = new AccessMemo();
   const peopleStore = new PeopleStore(db, memo);
   const authStore = new AuthStore(db);
   const secrets = options.secrets ?? null;
   // Without loaded secrets (CLI commands that sign nothing) tokens cannot verify; nothing there needs them.
-  const auth = new AuthService(db, authStore, peopleStore, secrets?.jwtSecret ?? new Uint8Array(0));
-  const people = new PeopleService(db, peopleStore, authStore);
+  const auth = new AuthService(uow, authStore, peopleStore, secrets?.jwtSecret ?? new Uint8Array(0));
+  const people = new PeopleService(uow, peopleStore, authStore);
   const instance = new InstanceService(
     config,
     new SettingsStore(db),
@@ -86,61 +90,53 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const staffStore = new StaffStore(db, memo);
   const chatStore = new ChatStore(db);
   const spacesStore = new SpacesStore(db, memo);
-  const spaces = new SpacesService(db, spacesStore, chatStore, peopleStore);
+  const spaces = new SpacesService(uow, spacesStore, chatStore, peopleStore);
   const access = new Access({
     memberPermissions: (orgId, userId) => peopleStore.memberPermissions(orgId, userId),
     hasPendingSignup: (orgId, userId) => peopleStore.hasPendingSignup(orgId, userId),
     spaceWithRole: (orgId, spaceId, userId) => spaces.withRole(orgId, spaceId, userId),
   });
   // One group commit per connection: chat posts and document updates of a turn share its transaction.
-  const commits = new GroupCommit(conn.sqlite);
+  const commits = new GroupCommit(conn.sqlite, uow);
   const docs = new DocRegistry(
-    db,
+    uow,
     new SqliteDocPersistence(db),
     commits,
     {
-      stored: (nodeId, scope) => files.announceStored(nodeId, scope),
+      stored: (unit, nodeId, scope) => files.documentStored(unit, nodeId, scope),
       failed: (error, nodeId) => options.onDocError?.(error, nodeId),
     },
     options.docs,
   );
-  const files: FilesService = new FilesService(db, new FilesStore(db), config.maxUploadBytes, events, docs);
+  const files: FilesService = new FilesService(uow, new FilesStore(db), config.maxUploadBytes, docs);
   const jobsStore = new JobsStore(db);
+  const jobs = new JobQueue(uow, jobsStore);
   const activityStore = new ActivityStore(db);
   const tuning = options.jobs ?? {};
   const runner = options.log
-    ? new JobRunner(db, jobsStore, options.log, {
+    ? new JobRunner(uow, jobsStore, options.log, {
         concurrency: config.staffWorkers,
         leaseMs: tuning.leaseMs,
         heartbeatMs: tuning.heartbeatMs,
         retryBaseMs: tuning.retryBaseMs,
       })
     : null;
-  const replies = new StaffReplyQueue(
-    {
-      staff: staffStore,
-      people: peopleStore,
-      spaces: spacesStore,
-      chat: chatStore,
-      jobs: jobsStore,
-    },
-    () => runner?.wake(),
-  );
-  const tasks = new TasksService(db, new TasksStore(db), spacesStore, peopleStore, files, events, replies);
-  const purge = new RoomPurge(db, chatStore, (err) =>
+  const tasks = new TasksService(uow, new TasksStore(db), spacesStore, peopleStore, files);
+  const purge = new RoomPurge(uow, chatStore, (err) =>
     options.log?.error({ err }, "removing a deleted room's messages failed; trying again"),
   );
-  const chat = new ChatService(db, chatStore, commits, events, replies, purge);
-  const staff = new StaffService(db, staffStore, peopleStore, tasks, chat, events, config.modelrouter.defaultModel);
+  const chat = new ChatService(uow, chatStore, commits, purge);
+  new StaffReplyQueue({ staff: staffStore, access, chat, jobs }).register(events);
+  const staff = new StaffService(uow, staffStore, peopleStore, tasks, chat, config.modelrouter.defaultModel);
   const encryptionKey = secrets?.encryptionKey ?? null;
-  const integrations = new IntegrationsService(db, new IntegrationsStore(db), encryptionKey);
-  const automations = new AutomationsService(db, new AutomationsStore(db), events, encryptionKey);
-  const proposals = new ProposalsService(db, new ProposalsStore(db), files, events);
+  const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey);
+  const automations = new AutomationsService(uow, new AutomationsStore(db), encryptionKey);
+  const proposals = new ProposalsService(uow, new ProposalsStore(db), files);
   runner?.register(
     new StaffReplyJob(
-      db,
+      uow,
       config,
-      { staff: staffStore, people: peopleStore, spaces: spacesStore, activity: activityStore, integrations, events },
+      { staff: staffStore, people: peopleStore, spaces, access, activity: activityStore, integrations },
       { chat, tasks, files, proposals, automations },
       { ...DEFAULT_REPLY_TIMING, ...tuning.reply },
     ),

@@ -15,8 +15,9 @@ import {
 } from "y-protocols/awareness";
 import * as Y from "yjs";
 import { AppError } from "../core/errors";
-import { type Db, writeTx } from "../db/client";
+import type { Unit } from "../core/events";
 import type { GroupCommit } from "../db/group-commit";
+import type { UnitOfWork } from "../db/unit";
 import { MAX_TEXT_BYTES } from "../features/files/files.policy";
 import { TEXT_KEY } from "../features/files/text-doc";
 import { CLOSE } from "../http/sockets";
@@ -100,8 +101,8 @@ export interface RegistryOptions {
 
 /** Hooks into the rest of the server. */
 export interface RegistryHooks {
-  /** A document's change was stored (its file's text, size and checksum changed). */
-  stored(nodeId: string, scope: DocScope): void;
+  /** A document's change is being stored (its file's text, size and checksum change), in `unit`. */
+  stored(unit: Unit, nodeId: string, scope: DocScope): void;
   /** Something could not be stored or loaded; the document's peers were disconnected. */
   failed(error: unknown, nodeId: string): void;
 }
@@ -114,7 +115,7 @@ export class DocRegistry {
   private readonly maxTextBytes: number;
 
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly persistence: DocPersistence,
     private readonly commits: GroupCommit,
     private readonly hooks: RegistryHooks,
@@ -295,13 +296,12 @@ export class DocRegistry {
     live.pending.push({ update, origin: live.peers.has(origin as Peer) ? (origin as Peer) : null });
     live.inflight++;
     live.lastStored = this.commits
-      .run(() => this.store(live))
+      .run((unit) => this.store(unit, live))
       .then(
         (stored) => {
           live.inflight--;
           if (stored) {
             this.relay(live, stored);
-            this.hooks.stored(live.nodeId, live.scope);
           }
           this.idleWhenUnused(live);
           return null;
@@ -315,7 +315,7 @@ export class DocRegistry {
   }
 
   /** Inside the group commit: logs everything pending as one update. */
-  private store(live: LiveDoc): { batch: Applied[]; update: Uint8Array } | null {
+  private store(unit: Unit, live: LiveDoc): { batch: Applied[]; update: Uint8Array } | null {
     const batch = live.pending;
     live.pending = [];
     if (batch.length === 0 || live.failed) return null;
@@ -326,6 +326,7 @@ export class DocRegistry {
       this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), now);
       live.logged = 0;
     }
+    this.hooks.stored(unit, live.nodeId, live.scope);
     return { batch, update };
   }
 
@@ -422,7 +423,7 @@ export class DocRegistry {
     if (this.docs.get(live.nodeId) === live) this.docs.delete(live.nodeId);
     if (live.logged > 0) {
       try {
-        writeTx(this.db, () => this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), Date.now()));
+        this.uow.write(() => this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), Date.now()));
       } catch (error) {
         this.hooks.failed(error, live.nodeId);
       }

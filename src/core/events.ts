@@ -1,55 +1,95 @@
 /**
- * Live events: what changed, for whom. Services publish after their write commits; subscribers (the live-events
- * sockets, caches of read models) receive every event. Small on purpose: a multi-instance deployment would put
- * a broker behind `publish` and feed `subscribe` from it.
+ * Domain events: what was written. A service emits them on the unit of work of its write (`db/unit.ts`); they
+ * reach two kinds of listener:
+ * - handlers (`onWrite`) run inside the transaction that emitted the event, at the moment it is emitted, and may
+ *   write in it (a mention of staff stores the 💭 and the reply job with the message): all of it commits or
+ *   none of it;
+ * - subscribers (`subscribe`) hear each event once its transaction has committed, in the order emitted, and
+ *   never hear of a write that rolled back: the live-event sockets, the caches of derived reads, the job runner.
+ *
+ * A multi-instance deployment would put a broker behind `publish` and feed `subscribe` from it.
  */
+import type { Principal } from "./actor";
 
-/** Every event type a client can receive (contract §5). */
-export type EventType =
-  | "task.created"
-  | "task.updated"
-  | "task.deleted"
-  | "task.message.created"
-  | "chat.room.created"
-  | "chat.room.deleted"
-  | "chat.message.created"
-  | "chat.message.updated"
-  | "chat.message.deleted"
-  | "chat.reaction.added"
-  | "chat.reaction.removed"
-  | "file.created"
-  | "file.updated"
-  | "file.deleted"
-  | "file.proposal.created"
-  | "file.proposal.updated"
-  | "automation.updated"
-  | "automation.deleted"
-  | "ai.reply.started"
-  | "ai.reply.finished"
-  | "ai.reply.failed";
+/**
+ * The payload of each event type. Each feature adds its own types here by declaration merging, in its
+ * `<name>.events.ts`: `declare module "../../core/events" { interface EventPayloads { "task.created": TaskOut } }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the features (declaration merging).
+export interface EventPayloads {}
 
-/** The envelope of contract §5; the payload is what the REST route answers for the same thing. */
-export interface TandemEvent {
-  type: EventType;
+/** Every event type. */
+export type EventType = keyof EventPayloads & string;
+
+/** One event; for the types clients receive, the envelope of contract §5 and what the REST route answers. */
+export interface EventOf<T extends EventType> {
+  type: T;
   organization_id: string;
+  /** The space it happened in; "" for an organization-wide event. */
   space_id: string;
-  payload: unknown;
+  payload: EventPayloads[T];
   /**
    * Not sent. Events with the same key may reach the live-event sockets coalesced: the first at once, then at
    * most the latest one per interval (a document being typed into changes its file many times a second).
    */
   coalesce?: string;
+  /** Not sent. Who made the change; absent when the server made it on its own. */
+  actor?: Principal;
 }
 
-/** Delivers published events to every subscriber, in order. */
+/** Any event, narrowed by its `type`. */
+export type DomainEvent = { [T in EventType]: EventOf<T> }[EventType];
+
+/** What a handler writes with: the unit of work of the write that emitted the event. */
+export interface Unit {
+  /** Records what was written: handlers run now, subscribers hear it once the transaction has committed. */
+  emit(event: DomainEvent): void;
+  /** Runs `fn` once the transaction has committed, in order with the events; never after a rollback. */
+  afterCommit(fn: () => void): void;
+}
+
+/** A handler of one event type, inside the emitting transaction. */
+export type WriteHandler<T extends EventType> = (event: EventOf<T>, unit: Unit) => void;
+
+/**
+ * Whether a handler may write for a change made by `actor` with this text: false lets a writer skip what only
+ * a handler's write would need (a savepoint for a chat post that mentions no one). Absent: it may.
+ */
+export type MayWrite = (actor: Principal, text: string) => boolean;
+
+interface Registered {
+  handle: WriteHandler<EventType>;
+  mayWrite: MayWrite | undefined;
+}
+
+/** Delivers events to handlers inside the transaction and to subscribers after it. */
 export class EventBus {
-  private readonly subscribers = new Set<(event: TandemEvent) => void>();
+  private readonly subscribers = new Set<(event: DomainEvent) => void>();
+  private readonly handlers = new Map<string, Registered[]>();
 
-  /** `onError` hears of a subscriber that threw (the server logs it). */
-  constructor(private readonly onError: (error: unknown, event: TandemEvent) => void = () => undefined) {}
+  /** `onError` hears of a subscriber (or an after-commit step) that threw; the server logs it. */
+  constructor(private readonly onError: (error: unknown, event?: DomainEvent) => void = () => undefined) {}
 
-  /** Hands `event` to every subscriber; one failing subscriber does not keep it from the others. */
-  publish(event: TandemEvent): void {
+  /** Runs `handle` inside every transaction that emits an event of `type`, as it is emitted. */
+  onWrite<T extends EventType>(type: T, handle: WriteHandler<T>, options: { mayWrite?: MayWrite } = {}): void {
+    const list = this.handlers.get(type) ?? [];
+    list.push({ handle: handle as unknown as WriteHandler<EventType>, mayWrite: options.mayWrite });
+    this.handlers.set(type, list);
+  }
+
+  /** Whether a handler of `type` may write for this change (see `MayWrite`). */
+  mayWrite(type: EventType, actor: Principal, text: string): boolean {
+    return (this.handlers.get(type) ?? []).some((h) => h.mayWrite === undefined || h.mayWrite(actor, text));
+  }
+
+  /** Inside the transaction: the event's handlers, in the order they were registered. */
+  handle(event: DomainEvent, unit: Unit): void {
+    const list = this.handlers.get(event.type);
+    if (list) for (const handler of list) handler.handle(event as EventOf<EventType>, unit);
+  }
+
+  /** After the commit: hands `event` to every subscriber; one failing does not keep it from the others. */
+  publish(event: DomainEvent): void {
     for (const subscriber of this.subscribers) {
       try {
         subscriber(event);
@@ -59,25 +99,23 @@ export class EventBus {
     }
   }
 
-  /** Receives every event from now on; returns the unsubscribe function. */
-  subscribe(subscriber: (event: TandemEvent) => void): () => void {
+  /** Hears every committed event from now on; returns the unsubscribe function. */
+  subscribe(subscriber: (event: DomainEvent) => void): () => void {
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
   }
 
-  private readonly forgetters = new Set<() => void>();
-
-  /**
-   * Rows of any number of spaces changed without an event of their own (a deleted staff member's messages
-   * lose their author, its reactions go): whatever was derived from rows is dropped. Clients are not told;
-   * what they show of that account already reads as a former member.
-   */
-  forgetDerived(): void {
-    for (const forget of this.forgetters) forget();
+  /** Reports a failed after-commit step: the write stands, and so do the other steps. */
+  failed(error: unknown): void {
+    this.onError(error);
   }
+}
 
-  /** Runs `forget` on every `forgetDerived`. */
-  onForgetDerived(forget: () => void): void {
-    this.forgetters.add(forget);
-  }
+/** The event of a change `actor` made in their space. */
+export function spaceEvent<T extends EventType>(
+  actor: Principal & { orgId: string; space: { id: string } },
+  type: T,
+  payload: EventPayloads[T],
+): EventOf<T> {
+  return { type, organization_id: actor.orgId, space_id: actor.space.id, payload, actor };
 }

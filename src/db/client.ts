@@ -113,15 +113,6 @@ export function cannotOpen(path: string, error: unknown): Error {
 }
 
 /**
- * Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so no upgrade deadlock.
- * Called inside a transaction already (a job posting its reply as it finishes), `fn` joins it: all or nothing.
- */
-export function writeTx<T>(db: Db, fn: () => T): T {
-  if (db.$client.inTransaction) return fn();
-  return db.transaction(fn, { behavior: "immediate" });
-}
-
-/**
  * Prepares a statement on first use and reuses it after: start-up stays fast (preparing every statement of
  * every store up front cost ~8 ms), and request paths still never re-prepare.
  */

@@ -3,17 +3,20 @@
  * each in its own savepoint, so one write failing rolls back only itself. A commit is most of the cost of a
  * small write, so under load this multiplies write throughput; alone, a write waits one turn at most.
  *
- * A queued function runs synchronously inside the shared transaction: it uses store methods directly and must
- * not open a transaction of its own.
+ * A queued function runs synchronously inside the shared transaction, as a unit of work of its own (`unit.ts`):
+ * what it emits is published once the shared transaction has committed, and only if its savepoint stood. A
+ * write it starts (`UnitOfWork.write`) joins its unit.
  *
  * A savepoint costs two statements, as much as a small insert: a job that makes at most one write, as its last
  * step, says so (`oneWrite`) and runs without one. Throwing before that write leaves nothing to undo, and SQLite
  * undoes a statement that fails by itself.
  */
 import type { Database } from "bun:sqlite";
+import type { Unit } from "../core/events";
+import type { PendingUnit, UnitOfWork } from "./unit";
 
 interface Job {
-  fn: () => unknown;
+  fn: (unit: Unit) => unknown;
   oneWrite: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -30,7 +33,10 @@ export class GroupCommit {
   private readonly release;
   private readonly rollbackTo;
 
-  constructor(private readonly sqlite: Database) {
+  constructor(
+    private readonly sqlite: Database,
+    private readonly uow: UnitOfWork,
+  ) {
     this.begin = sqlite.prepare("BEGIN IMMEDIATE");
     this.commit = sqlite.prepare("COMMIT");
     this.savepoint = sqlite.prepare("SAVEPOINT job");
@@ -42,7 +48,7 @@ export class GroupCommit {
    * Runs `fn` in the next shared transaction; resolves once that transaction has committed. `oneWrite`: `fn`
    * writes at most one statement, and nothing after it can throw (see above).
    */
-  run<T>(fn: () => T, options: { oneWrite?: boolean } = {}): Promise<T> {
+  run<T>(fn: (unit: Unit) => T, options: { oneWrite?: boolean } = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
         fn,
@@ -61,7 +67,7 @@ export class GroupCommit {
     const jobs = this.queue;
     this.queue = [];
     this.scheduled = false;
-    const outcomes: { ok: boolean; value: unknown }[] = [];
+    const outcomes: { ok: boolean; value: unknown; unit?: PendingUnit }[] = [];
     try {
       this.begin.run();
     } catch (error) {
@@ -71,10 +77,11 @@ export class GroupCommit {
     try {
       for (const job of jobs) {
         if (!job.oneWrite) this.savepoint.run();
+        const unit = this.uow.unit();
         try {
-          const value = job.fn();
+          const value = this.uow.within(unit, () => job.fn(unit));
           if (!job.oneWrite) this.release.run();
-          outcomes.push({ ok: true, value });
+          outcomes.push({ ok: true, value, unit });
         } catch (error) {
           // Some errors (a full disk) make SQLite roll back the whole transaction: nothing of the batch stands.
           if (!this.sqlite.inTransaction) throw error;
@@ -92,6 +99,8 @@ export class GroupCommit {
       for (const job of jobs) job.reject(error);
       return;
     }
+    // Every unit's events go out before any caller goes on: in commit order, whoever listens.
+    for (const outcome of outcomes) outcome.unit?.committed();
     jobs.forEach((job, i) => {
       const outcome = outcomes[i] as { ok: boolean; value: unknown };
       if (outcome.ok) job.resolve(outcome.value);

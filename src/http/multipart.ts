@@ -3,6 +3,7 @@
  * an upload is never held whole in memory. Small text fields are collected (at most 64 KiB each).
  */
 import { invalid } from "../core/errors";
+import type { IncomingFile } from "../core/upload";
 
 /** Receives one file part's bytes. */
 export interface FileSink {
@@ -152,4 +153,33 @@ export async function readMultipart(
     }
   }
   if (state !== "done") throw invalid("malformed multipart body");
+}
+
+/** Bytes of parts nobody reads. */
+const DISCARD: FileSink = { write: () => undefined };
+
+/**
+ * A multipart/form-data request as an upload: its first part named `file`, streamed, and its other fields.
+ * Throws 400 at once when the request is not multipart/form-data.
+ */
+export function multipartFile(request: Request): IncomingFile {
+  const boundary = boundaryOf(request.headers.get("content-type"));
+  if (!boundary) throw invalid("content-type must be multipart/form-data");
+  return {
+    receive: async (open) => {
+      const fields: Record<string, string> = {};
+      let opened = false;
+      await readMultipart(request.body, boundary, {
+        onFile: (field, filename, type) => {
+          if (field !== "file" || opened) return DISCARD;
+          opened = true;
+          return open(filename, type);
+        },
+        onField: (field, value) => {
+          fields[field] = value;
+        },
+      });
+      return fields;
+    },
+  };
 }

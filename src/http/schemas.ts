@@ -92,3 +92,9 @@ export const tokenPairOut = z.object({
   signup_pending: z.boolean().optional(),
 });
 export type TokenPair = z.infer<typeof tokenPairOut>;
+
+/** `limit` (default 50, above 200 means 200) and `before` of a timeline's page (`core/paging.ts`). */
+export const pageQuery = z.object({
+  limit: limitIn.optional(),
+  before: timestampIn("invalid before").optional(),
+});

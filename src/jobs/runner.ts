@@ -11,7 +11,8 @@
  * and tried again on the next turn, never thrown into the event loop, where it would stop the server. Jobs
  * wait meanwhile; none is lost.
  */
-import { type Db, writeTx } from "../db/client";
+import type { Unit } from "../core/events";
+import type { UnitOfWork } from "../db/unit";
 import { newId } from "../lib/ids";
 import type { Logger } from "../lib/log";
 import type { JobRow, JobsStore } from "./jobs.store";
@@ -32,8 +33,8 @@ export interface JobContext {
   saveProgress(payload: unknown): void;
   /** After a restart, resumes the job no earlier than `at` (epoch ms): a provider asked to be left alone. */
   resumeNotBefore(at: number): void;
-  /** Runs `write` and ends the job, in one transaction; throws LeaseLost (rolling back) when not ours. */
-  complete<T>(write: () => T): T;
+  /** Runs `write` and ends the job, in one unit of work; throws LeaseLost (rolling back) when not ours. */
+  complete<T>(write: (unit: Unit) => T): T;
 }
 
 /** One kind of job. Its top comment states its retry and idempotency rule. */
@@ -73,7 +74,7 @@ export class JobRunner {
   private stopped = true;
 
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: JobsStore,
     private readonly log: Logger,
     private readonly options: RunnerOptions,
@@ -83,6 +84,9 @@ export class JobRunner {
     this.pollMs = options.pollMs ?? 1000;
     this.maxAttempts = options.maxAttempts ?? 3;
     this.retryBaseMs = options.retryBaseMs ?? 5000;
+    uow.events.subscribe((event) => {
+      if (event.type === "job.queued") this.wake();
+    });
   }
 
   register(kind: JobKind): this {
@@ -94,7 +98,7 @@ export class JobRunner {
     if (!this.stopped) return;
     this.stopped = false;
     const now = Date.now();
-    const reclaimed = writeTx(this.db, () => this.store.reclaim(Number.MAX_SAFE_INTEGER, now));
+    const reclaimed = this.uow.write(() => this.store.reclaim(Number.MAX_SAFE_INTEGER, now));
     if (reclaimed > 0) this.log.info({ jobs: reclaimed }, "resuming jobs of the previous run");
     this.timer = setInterval(() => this.safely("looking at the job queue", () => this.tick()), this.pollMs);
     this.timer.unref?.();
@@ -110,7 +114,7 @@ export class JobRunner {
   }
 
   /**
-   * Something was queued: look now rather than at the next poll. With every worker busy there is nothing to do:
+   * Something was queued (`job.queued`): look now rather than at the next poll. With every worker busy there is nothing to do:
    * the next one to finish looks at the queue (posts that mention staff in a burst skip a turn of the loop each).
    */
   wake(): void {
@@ -128,7 +132,7 @@ export class JobRunner {
    */
   private tick(): void {
     const now = Date.now();
-    if (this.store.hasLapsed(now)) writeTx(this.db, () => this.store.reclaim(now, now));
+    if (this.store.hasLapsed(now)) this.uow.write(() => this.store.reclaim(now, now));
     if (this.running.size < this.options.concurrency && this.store.hasDue(now)) this.fill();
   }
 
@@ -140,7 +144,7 @@ export class JobRunner {
         while (this.running.size < this.options.concurrency) {
           const lease = newId();
           const now = Date.now();
-          const job = writeTx(this.db, () => this.store.claim(lease, now, now + this.leaseMs));
+          const job = this.uow.write(() => this.store.claim(lease, now, now + this.leaseMs));
           if (!job) break;
           this.launch(job, lease);
         }
@@ -167,7 +171,7 @@ export class JobRunner {
     this.running.set(job.id, controller);
     const heartbeat = setInterval(() => {
       this.safely("renewing a job's lease", () => {
-        const renewed = writeTx(this.db, () => this.store.renew(job.seq, lease, Date.now() + this.leaseMs));
+        const renewed = this.uow.write(() => this.store.renew(job.seq, lease, Date.now() + this.leaseMs));
         if (!renewed) controller.abort();
       });
     }, this.heartbeatMs);
@@ -205,7 +209,7 @@ export class JobRunner {
       );
       // Not recorded (a full disk): the claim lapses and the job is taken up again from the start.
       this.safely("scheduling a retry", () =>
-        writeTx(this.db, () => this.store.retryLater(job.seq, lease, message, runAt)),
+        this.uow.write(() => this.store.retryLater(job.seq, lease, message, runAt)),
       );
     }
   }
@@ -215,16 +219,16 @@ export class JobRunner {
       job,
       signal,
       saveProgress: (payload) => {
-        const saved = writeTx(this.db, () => this.store.saveProgress(job.seq, lease, JSON.stringify(payload)));
+        const saved = this.uow.write(() => this.store.saveProgress(job.seq, lease, JSON.stringify(payload)));
         if (!saved) throw new LeaseLost();
       },
       resumeNotBefore: (at) => {
-        const held = writeTx(this.db, () => this.store.resumeNotBefore(job.seq, lease, at));
+        const held = this.uow.write(() => this.store.resumeNotBefore(job.seq, lease, at));
         if (!held) throw new LeaseLost();
       },
       complete: (write) =>
-        writeTx(this.db, () => {
-          const value = write();
+        this.uow.write((unit) => {
+          const value = write(unit);
           if (!this.store.end(job.seq, lease)) throw new LeaseLost();
           return value;
         }),

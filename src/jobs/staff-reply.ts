@@ -18,24 +18,20 @@
  *   gateway is not asked the same question again and nothing is proposed twice.
  */
 import type { Config } from "../config";
-import { canSeeSpace } from "../core/access";
-import type { SpaceActor } from "../core/actor";
+import type { Access } from "../core/access";
+import type { Principal, SpaceActor } from "../core/actor";
 import { AppError, notFound } from "../core/errors";
-import type { EventBus } from "../core/events";
-import { type Db, writeTx } from "../db/client";
+import type { DomainEvent, EventBus, EventOf } from "../core/events";
+import type { UnitOfWork } from "../db/unit";
 import type { ActivityRow, ActivityStore } from "../features/activity/activity.store";
 import { MAX_CONTENT } from "../features/chat/chat.policy";
-import { type MentionHook, stampOn } from "../features/chat/chat.service";
-import type { ChatStore, ReactionRow } from "../features/chat/chat.store";
+import type { ChatService } from "../features/chat/chat.service";
 import type { Provider } from "../features/integrations/integrations.schemas";
 import { type IntegrationsService, UnreadableKey } from "../features/integrations/integrations.service";
 import type { PeopleStore } from "../features/people/people.store";
-import type { SpacesStore } from "../features/spaces/spaces.store";
+import type { SpacesService } from "../features/spaces/spaces.service";
 import { mentioned } from "../features/staff/staff.mentions";
 import type { Mentionable, ServiceAccountRow, StaffStore } from "../features/staff/staff.store";
-import type { TaskReplyHook } from "../features/tasks/tasks.service";
-import type { TaskMessageRow, TaskRow } from "../features/tasks/tasks.store";
-import { newId } from "../lib/ids";
 import { charCount } from "../lib/text";
 import {
   type AgentSource,
@@ -56,7 +52,7 @@ import {
   type ToolCallRecord,
   type Work,
 } from "../providers/modelrouter";
-import type { JobsStore } from "./jobs.store";
+import type { JobQueue } from "./queue";
 import type { JobContext, JobKind } from "./runner";
 import {
   askerReadsFiles,
@@ -88,23 +84,6 @@ export interface ReplyPayload {
   loop?: LoopState;
 }
 
-/** The staff member acting in a space, with the permission its reply needs; null when it may not. */
-export function staffActor(
-  people: PeopleStore,
-  spaces: SpacesStore,
-  account: ServiceAccountRow,
-  spaceId: string,
-  need: "chat.write" | "tasks.write",
-): SpaceActor | null {
-  const permissions = people.memberPermissions(account.orgId, account.userId);
-  if (!permissions?.has(need)) return null;
-  const principal = { userId: account.userId, serviceAccountId: account.id, orgId: account.orgId, permissions };
-  const space = spaces.spaceWithRole(account.orgId, spaceId, account.userId);
-  if (!space || !canSeeSpace(principal, space)) return null;
-  const { id, orgId, name, isPrivate, memberRole } = space;
-  return { ...principal, space: { id, orgId, name, isPrivate, memberRole } };
-}
-
 const needOf = (trigger: ReplyPayload["trigger"]) => (trigger === "chat" ? "chat.write" : "tasks.write");
 
 /** The model an activity row names: the account's, or what answers for an `agent` staff member. */
@@ -113,53 +92,69 @@ function modelOf(config: Config, account: ServiceAccountRow): string {
   return config.agent.localBridge ? config.agent.completionModel : "cloud-agent";
 }
 
-/** Queues replies inside the transaction of what asked for them; people ask, staff never wake each other. */
-export class StaffReplyQueue implements MentionHook, TaskReplyHook {
+/** The staff member acting in a space, with the permission its reply needs; null when it may not. */
+function staffActor(access: Access, account: ServiceAccountRow, spaceId: string, trigger: ReplyPayload["trigger"]) {
+  try {
+    return access.spaceActor(
+      { userId: account.userId, serviceAccountId: account.id },
+      account.orgId,
+      spaceId,
+      needOf(trigger),
+    );
+  } catch (error) {
+    if (error instanceof AppError) return null;
+    throw error;
+  }
+}
+
+/** Whether a change by `actor` with this text can ask staff: people ask, staff never wake each other, and a mention has an `@`. */
+const mayAsk = (actor: Principal, text: string) => actor.serviceAccountId === null && text.includes("@");
+
+/**
+ * Queues replies inside the transaction of what asked for them: handlers of the messages posted (mentions) and
+ * the tasks assigned. The job and the 💭 commit with the message or the assignment.
+ */
+export class StaffReplyQueue {
   constructor(
     private readonly deps: {
       staff: StaffStore;
-      people: PeopleStore;
-      spaces: SpacesStore;
-      chat: ChatStore;
-      jobs: JobsStore;
+      access: Access;
+      chat: ChatService;
+      jobs: JobQueue;
     },
-    private readonly wake: () => void,
   ) {}
 
-  chatMessagePosted(
-    actor: SpaceActor,
-    message: { id: string; roomId: string; content: string; createdAt: number },
-  ): ReactionRow[] {
-    const acks: ReactionRow[] = [];
-    for (const account of this.mentionedStaff(actor, message.content, "chat")) {
-      const now = Date.now();
-      const ack: ReactionRow = {
-        messageId: message.id,
-        userId: account.userId,
-        emoji: THINKING,
-        createdAt: stampOn(message),
-      };
-      this.deps.chat.insertReaction(ack);
-      acks.push(ack);
-      this.enqueue(now, actor, {
+  /** Listens to the writes that ask staff. */
+  register(events: EventBus): void {
+    events.onWrite("chat.message.created", (event) => this.chatMessagePosted(event), { mayWrite: mayAsk });
+    events.onWrite("task.message.created", (event) => this.taskMessagePosted(event), { mayWrite: mayAsk });
+    events.onWrite("task.assigned", (event) => this.taskAssigned(event));
+  }
+
+  private chatMessagePosted(event: EventOf<"chat.message.created">): void {
+    const { message } = event.payload;
+    for (const { account, acting } of this.mentionedStaff(event, message.content, "chat")) {
+      // The staff member acknowledges at once, through chat like anyone reacting.
+      this.deps.chat.react(acting, message.chat_room_id, message.id, THINKING);
+      this.enqueue(event, {
         trigger: "chat",
         staffUserId: account.userId,
-        roomId: message.roomId,
+        roomId: message.chat_room_id,
         taskId: null,
         sourceMessageId: message.id,
         prompt: message.content,
       });
     }
-    return acks;
   }
 
-  taskAssigned(actor: SpaceActor, task: TaskRow): boolean {
-    if (actor.serviceAccountId !== null || !task.assigneeUserId) return false;
-    const member = this.deps.staff.mentionables(actor.orgId).find((m) => m.userId === task.assigneeUserId);
-    const account = member && this.staffWhoMay(actor, member, "task");
-    if (!account) return false;
+  private taskAssigned(event: EventOf<"task.assigned">): void {
+    const task = event.payload;
+    if (!event.actor || event.actor.serviceAccountId !== null || !task.assignee_user_id) return;
+    const member = this.deps.staff.mentionables(event.organization_id).find((m) => m.userId === task.assignee_user_id);
+    const account = member && this.staffWhoMay(event, member, "task")?.account;
+    if (!account) return;
     const description = task.description.trim() ? `\n\n${task.description.trim()}` : "";
-    this.enqueue(Date.now(), actor, {
+    this.enqueue(event, {
       trigger: "task",
       staffUserId: account.userId,
       roomId: null,
@@ -167,66 +162,48 @@ export class StaffReplyQueue implements MentionHook, TaskReplyHook {
       sourceMessageId: null,
       prompt: `Task: ${task.title}${description}`,
     });
-    return true;
   }
 
-  taskMessagePosted(actor: SpaceActor, message: TaskMessageRow): boolean {
-    const accounts = this.mentionedStaff(actor, message.content, "task");
-    for (const account of accounts) {
-      this.enqueue(Date.now(), actor, {
+  private taskMessagePosted(event: EventOf<"task.message.created">): void {
+    const message = event.payload;
+    for (const { account } of this.mentionedStaff(event, message.content, "task")) {
+      this.enqueue(event, {
         trigger: "task",
         staffUserId: account.userId,
         roomId: null,
-        taskId: message.taskId,
+        taskId: message.task_id,
         sourceMessageId: message.id,
         prompt: message.content,
       });
     }
-    return accounts.length > 0;
-  }
-
-  queued(): void {
-    this.wake();
-  }
-
-  /** False when the message can mention no staff who would answer: staff wake no one, and a mention has an `@`. */
-  mayMention(actor: SpaceActor, content: string): boolean {
-    return actor.serviceAccountId === null && content.includes("@");
   }
 
   /** The staff a person's message mentions who may answer where it was posted. */
-  private mentionedStaff(actor: SpaceActor, content: string, trigger: ReplyPayload["trigger"]): ServiceAccountRow[] {
+  private mentionedStaff(event: DomainEvent, content: string, trigger: ReplyPayload["trigger"]) {
     // The common case costs one string scan.
-    if (!this.mayMention(actor, content)) return [];
-    return mentioned(content, this.deps.staff.mentionables(actor.orgId)).flatMap(
-      (member) => this.staffWhoMay(actor, member, trigger) ?? [],
+    if (!event.actor || !mayAsk(event.actor, content)) return [];
+    return mentioned(content, this.deps.staff.mentionables(event.organization_id)).flatMap(
+      (member) => this.staffWhoMay(event, member, trigger) ?? [],
     );
   }
 
-  /** The member's staff account when it can see the space and write where it will answer. */
-  private staffWhoMay(actor: SpaceActor, member: Mentionable, trigger: ReplyPayload["trigger"]) {
+  /** The member's staff account, acting in the space, when it can see the space and write where it will answer. */
+  private staffWhoMay(event: DomainEvent, member: Mentionable, trigger: ReplyPayload["trigger"]) {
     const account = member.staff;
-    if (!account || account.userId === actor.userId) return undefined;
-    const acting = staffActor(this.deps.people, this.deps.spaces, account, actor.space.id, needOf(trigger));
-    return acting ? account : undefined;
+    if (!account || account.userId === event.actor?.userId) return undefined;
+    const acting = staffActor(this.deps.access, account, event.space_id, trigger);
+    return acting ? { account, acting } : undefined;
   }
 
   /** Only the job row: its activity entry is written when a worker takes it, off the poster's path. */
-  private enqueue(now: number, actor: SpaceActor, reply: Omit<ReplyPayload, "orgId" | "spaceId" | "askedBy">): void {
-    const payload: ReplyPayload = { ...reply, orgId: actor.orgId, spaceId: actor.space.id, askedBy: actor.userId };
-    this.deps.jobs.enqueue({
-      id: newId(),
-      kind: STAFF_REPLY,
-      payload: JSON.stringify(payload),
-      status: "queued",
-      attempts: 0,
-      runAt: now,
-      lease: null,
-      lockedUntil: null,
-      lastError: null,
-      createdAt: now,
-      updatedAt: now,
-    });
+  private enqueue(event: DomainEvent, reply: Omit<ReplyPayload, "orgId" | "spaceId" | "askedBy">): void {
+    const payload: ReplyPayload = {
+      ...reply,
+      orgId: event.organization_id,
+      spaceId: event.space_id,
+      askedBy: event.actor?.userId ?? "",
+    };
+    this.deps.jobs.enqueue(STAFF_REPLY, payload);
   }
 }
 
@@ -279,15 +256,15 @@ export class StaffReplyJob implements JobKind {
   readonly kind = STAFF_REPLY;
 
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly config: Config,
     private readonly deps: {
       staff: StaffStore;
       people: PeopleStore;
-      spaces: SpacesStore;
+      spaces: SpacesService;
+      access: Access;
       activity: ActivityStore;
       integrations: IntegrationsService;
-      events: EventBus;
     },
     private readonly services: ToolServices,
     private readonly timing: ReplyTiming = DEFAULT_REPLY_TIMING,
@@ -357,8 +334,7 @@ export class StaffReplyJob implements JobKind {
   private actorOf(payload: ReplyPayload): { account?: ServiceAccountRow; actor?: SpaceActor | null } {
     const account = this.deps.staff.mentionables(payload.orgId).find((m) => m.userId === payload.staffUserId)?.staff;
     if (!account) return {};
-    const need = needOf(payload.trigger);
-    return { account, actor: staffActor(this.deps.people, this.deps.spaces, account, payload.spaceId, need) };
+    return { account, actor: staffActor(this.deps.access, account, payload.spaceId, payload.trigger) };
   }
 
   // Answering
@@ -405,7 +381,7 @@ export class StaffReplyJob implements JobKind {
     // Saved after every answer that calls tools and with every tool that writes (a proposal): a restart
     // resumes the loop there, and never proposes the same thing twice.
     const save: SaveLoop = (loop, write) =>
-      writeTx(this.db, () => {
+      this.uow.write(() => {
         write?.();
         context.saveProgress({ ...payload, loop });
       });
@@ -435,8 +411,7 @@ export class StaffReplyJob implements JobKind {
     // A cloud agent cannot call back for the conversation or the files: what it may read comes with the prompt.
     const prompt = `${this.instructions(account, actor, payload, scope, { preread: true, tools: [] })}\n\n${asked}`;
     const run =
-      payload.run ??
-      (await this.launch(context, payload, actor, this.repositoryOf(account, payload.spaceId), key, prompt, call));
+      payload.run ?? (await this.launch(context, payload, actor, this.repositoryOf(account, actor), key, prompt, call));
     // The run shows in the activity however it ends, timed from its launch (across a restart too).
     const launchedAt = run.launchedAt ?? Date.now();
     const record = (result: string, error: string | null): ToolCallRecord => ({
@@ -472,22 +447,20 @@ export class StaffReplyJob implements JobKind {
     const launched = await launchRun(this.config.agent, key, prompt, source, call);
     const where = source ? ` on ${source.repository}${source.ref ? ` (${source.ref})` : ""}` : "";
     const link = `Started a cloud agent run${where}: ${launched.url ?? launched.id}. I'll post the result here when it finishes.`;
-    const { run, reply } = writeTx(this.db, () => {
-      const reply = this.insertReply(actor, payload, link);
-      const run = { id: launched.id, url: launched.url, linkMessageId: reply.id, launchedAt: Date.now() };
+    return this.uow.write(() => {
+      const reply = this.postReply(actor, payload, link);
+      const run = { id: launched.id, url: launched.url, linkMessageId: reply, launchedAt: Date.now() };
       context.saveProgress({ ...payload, run });
-      return { run, reply };
+      return run;
     });
-    reply.announce();
-    return run;
   }
 
   /** The account's repository, else the space's git link, else none. */
-  private repositoryOf(account: ServiceAccountRow, spaceId: string) {
+  private repositoryOf(account: ServiceAccountRow, actor: SpaceActor) {
     if (account.agentDefaultRepoUrl) {
       return { repository: account.agentDefaultRepoUrl, ref: account.agentDefaultRef };
     }
-    const link = this.deps.spaces.gitLink(spaceId);
+    const link = this.deps.spaces.gitLink(actor);
     return link ? { repository: link.repoUrl, ref: link.ref || null } : null;
   }
 
@@ -554,11 +527,11 @@ export class StaffReplyJob implements JobKind {
   private start(context: JobContext, payload: ReplyPayload, account: ServiceAccountRow): number {
     const row = this.deps.activity.get(context.job.id);
     if (row?.startedAt) {
-      writeTx(this.db, () => this.deps.activity.update(context.job.id, { status: "running" }));
+      this.uow.write(() => this.deps.activity.update(context.job.id, { status: "running" }));
       return row.startedAt;
     }
     const startedAt = Date.now();
-    writeTx(this.db, () =>
+    this.uow.write((unit) => {
       this.deps.activity.insert({
         jobId: context.job.id,
         orgId: payload.orgId,
@@ -580,9 +553,9 @@ export class StaffReplyJob implements JobKind {
         createdAt: context.job.createdAt,
         startedAt,
         finishedAt: null,
-      }),
-    );
-    this.publish(context.job.id, payload, "ai.reply.started", null, null);
+      });
+      unit.emit(this.event(context.job.id, payload, "ai.reply.started", null, null));
+    });
     return startedAt;
   }
 
@@ -601,17 +574,16 @@ export class StaffReplyJob implements JobKind {
     const answer = "answer" in outcome ? outcome.answer : null;
     const work = "answer" in outcome ? outcome.answer : (outcome.work ?? noWork());
     const text = clip(answer ? answer.text : `Sorry, I couldn't answer: ${failure}.`);
-    let reply: { id: string; announce(): void };
     try {
-      reply = context.complete(() => {
+      context.complete((unit) => {
         // Deleted or no longer allowed here while it worked: the staff member has nothing to post.
         if (!this.actorOf(payload).actor) throw notFound("the staff member can no longer answer here");
         this.assertStillAsked(payload, actor);
-        const row = this.insertReply(actor, payload, text);
+        const replyId = this.postReply(actor, payload, text);
         const now = Date.now();
         this.deps.activity.update(context.job.id, {
           status: failure ? "failed" : "done",
-          replyMessageId: row.id,
+          replyMessageId: replyId,
           toolCalls: JSON.stringify(work.toolCalls),
           promptTokens: work.promptTokens,
           completionTokens: work.completionTokens,
@@ -619,14 +591,13 @@ export class StaffReplyJob implements JobKind {
           error: failure,
           finishedAt: now,
         });
-        return row;
+        unit.emit(
+          this.event(context.job.id, payload, failure ? "ai.reply.failed" : "ai.reply.finished", replyId, failure),
+        );
       });
     } catch (error) {
       this.settleIfGone(context, payload, error, work);
-      return;
     }
-    reply.announce();
-    this.publish(context.job.id, payload, failure ? "ai.reply.failed" : "ai.reply.finished", reply.id, failure);
   }
 
   /** The message that asked is still there (chat): a reply to a deleted message would repeat what it said. */
@@ -643,7 +614,7 @@ export class StaffReplyJob implements JobKind {
 
   /** Ends the job with no reply (the staff member or the conversation is gone), keeping what it did. */
   private settleWithoutReply(context: JobContext, payload: ReplyPayload, error: string, work?: Work): void {
-    context.complete(() => {
+    context.complete((unit) => {
       const now = Date.now();
       const row = this.deps.activity.get(context.job.id);
       const patch: Partial<ActivityRow> = { status: "failed", error, finishedAt: now };
@@ -654,29 +625,25 @@ export class StaffReplyJob implements JobKind {
         patch.completionTokens = work.completionTokens;
       }
       this.deps.activity.update(context.job.id, patch);
+      unit.emit(this.event(context.job.id, payload, "ai.reply.failed", null, error));
     });
-    this.publish(context.job.id, payload, "ai.reply.failed", null, error);
   }
 
-  /** Stores a message of the staff member where it was asked; `announce` once committed. */
-  private insertReply(actor: SpaceActor, payload: ReplyPayload, text: string): { id: string; announce(): void } {
+  /** Posts a message of the staff member where it was asked, in the caller's unit; its id. */
+  private postReply(actor: SpaceActor, payload: ReplyPayload, text: string): string {
     const { chat, tasks } = this.services;
-    if (payload.trigger === "chat") {
-      const posted = chat.insertReply(actor, payload.roomId as string, text);
-      return { id: posted.message.id, announce: () => chat.announcePosted(actor, posted) };
-    }
-    const row = tasks.insertMessage(actor, payload.taskId as string, text);
-    return { id: row.id, announce: () => tasks.announceMessage(actor, row) };
+    if (payload.trigger === "chat") return chat.postReply(actor, payload.roomId as string, text).message.id;
+    return tasks.postMessage(actor, payload.taskId as string, text).id;
   }
 
-  private publish(
+  private event<T extends "ai.reply.started" | "ai.reply.finished" | "ai.reply.failed">(
     jobId: string,
     payload: ReplyPayload,
-    type: "ai.reply.started" | "ai.reply.finished" | "ai.reply.failed",
+    type: T,
     replyMessageId: string | null,
     error: string | null,
-  ): void {
-    this.deps.events.publish({
+  ): EventOf<T> {
+    return {
       type,
       organization_id: payload.orgId,
       space_id: payload.spaceId,
@@ -689,6 +656,6 @@ export class StaffReplyJob implements JobKind {
         error,
         task_id: payload.taskId,
       },
-    });
+    };
   }
 }

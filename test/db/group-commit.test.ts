@@ -1,7 +1,10 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, it } from "bun:test";
 import { join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { EventBus } from "../../src/core/events";
 import { GroupCommit } from "../../src/db/group-commit";
+import { UnitOfWork } from "../../src/db/unit";
 import { tempDir } from "../helpers/server";
 
 function open() {
@@ -11,10 +14,13 @@ function open() {
   return db;
 }
 
+/** The group commit of a connection, publishing to a bus of its own. */
+const groupOf = (db: Database) => new GroupCommit(db, new UnitOfWork(drizzle({ client: db }), new EventBus()));
+
 describe("GroupCommit", () => {
   it("commits writes queued in one turn together, and each resolves with its own value", async () => {
     const db = open();
-    const writes = new GroupCommit(db);
+    const writes = groupOf(db);
     const events: string[] = [];
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -39,7 +45,7 @@ describe("GroupCommit", () => {
 
   it("fails the whole batch with the cause when SQLite ends the transaction (a full disk), storing none of it", async () => {
     const db = open();
-    const writes = new GroupCommit(db);
+    const writes = groupOf(db);
     const pages = (db.query("PRAGMA page_count").get() as { page_count: number }).page_count;
     db.exec(`PRAGMA max_page_count = ${pages + 2}`);
     const outcomes = await Promise.allSettled(
@@ -58,7 +64,7 @@ describe("GroupCommit", () => {
 
   it("rolls back only the write that failed", async () => {
     const db = open();
-    const writes = new GroupCommit(db);
+    const writes = groupOf(db);
     const insert = (v: string) => () => db.query("INSERT INTO t (v) VALUES (?)").run(v);
     const outcomes = await Promise.allSettled([
       writes.run(insert("a")),
@@ -76,7 +82,7 @@ describe("GroupCommit", () => {
 
   it("runs one-write jobs without a savepoint, and a failing one still leaves nothing behind", async () => {
     const db = open();
-    const writes = new GroupCommit(db);
+    const writes = groupOf(db);
     const insert = (v: string) => () => db.query("INSERT INTO t (v) VALUES (?)").run(v);
     const oneWrite = { oneWrite: true };
     const outcomes = await Promise.allSettled([
@@ -101,7 +107,7 @@ describe("GroupCommit", () => {
 
   it("keeps working after a batch, for writes queued later", async () => {
     const db = open();
-    const writes = new GroupCommit(db);
+    const writes = groupOf(db);
     await writes.run(() => db.query("INSERT INTO t (v) VALUES ('x')").run());
     await writes.run(() => db.query("INSERT INTO t (v) VALUES ('y')").run());
     expect((db.query("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBe(2);

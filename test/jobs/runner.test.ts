@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
+import { EventBus } from "../../src/core/events";
 import { openDatabase } from "../../src/db/client";
 import { migrate } from "../../src/db/migrate";
+import { UnitOfWork } from "../../src/db/unit";
 import { JobsStore } from "../../src/jobs/jobs.store";
 import { JobRunner } from "../../src/jobs/runner";
 import { createLogger } from "../../src/lib/log";
@@ -17,7 +19,10 @@ describe("JobRunner", () => {
     const log = createLogger("debug", { write: (line: string) => void lines.push(line) });
     const store = new JobsStore(conn.db);
     const ran: string[] = [];
-    const runner = new JobRunner(conn.db, store, log, { concurrency: 2, pollMs: 20 }).register({
+    const runner = new JobRunner(new UnitOfWork(conn.db, new EventBus()), store, log, {
+      concurrency: 2,
+      pollMs: 20,
+    }).register({
       kind: "note",
       run: async (context) => {
         ran.push(context.job.id);

@@ -1,7 +1,7 @@
 /** The staff activity log, as a member may read it: only rows of spaces they can see. */
 import type { OrgActor } from "../../core/actor";
+import { pageOf } from "../../core/paging";
 import type { SpacesStore } from "../spaces/spaces.store";
-import { pageOf } from "../tasks/tasks.service";
 import type { ActivityQuery } from "./activity.schemas";
 import type { ActivityRow, ActivityStore } from "./activity.store";
 

@@ -2,7 +2,7 @@
 
 import type { Principal } from "../../core/actor";
 import { conflict, forbidden, invalid, unauthenticated } from "../../core/errors";
-import { type Db, writeTx } from "../../db/client";
+import type { UnitOfWork } from "../../db/unit";
 import type { TokenPair } from "../../http/schemas";
 import { newId } from "../../lib/ids";
 import { signAccessToken, verifyAccessToken } from "../../lib/jwt";
@@ -30,7 +30,7 @@ export class AuthService {
   private readonly verified = new Map<string, { sub: string; exp: number; sid: string | undefined }>();
 
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: AuthStore,
     private readonly people: PeopleStore,
     private readonly jwtSecret: Uint8Array,
@@ -100,7 +100,7 @@ export class AuthService {
     if (!user || !ok) throw unauthenticated("invalid credentials");
     const state = this.signupState(user);
     if (state === "denied") throw unauthenticated("invalid credentials");
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       // Changed while it was checked (a password change or reset): the password given is no longer the one, and a
       // session issued now would outlive the change meant to end them all.
       if (!this.samePassword(user)) throw unauthenticated("invalid credentials");
@@ -115,7 +115,7 @@ export class AuthService {
 
   refresh(token: string): TokenPair {
     const now = Date.now();
-    const outcome = writeTx(this.db, () => {
+    const outcome = this.uow.write(() => {
       const row = this.store.refreshByHash(hashToken(token));
       if (!row) return "invalid" as const;
       if (row.usedAt !== null || row.revokedAt !== null) {
@@ -137,7 +137,7 @@ export class AuthService {
   /** Revokes the session the token belongs to. Unknown tokens are ignored: logout is idempotent. */
   logout(token: string): void {
     const row = this.store.refreshByHash(hashToken(token));
-    if (row) writeTx(this.db, () => this.store.revokeFamily(row.familyId, Date.now()));
+    if (row) this.uow.write(() => this.store.revokeFamily(row.familyId, Date.now()));
   }
 
   /** Refuses a registration while open signups are off, before its body is looked at. */
@@ -152,7 +152,7 @@ export class AuthService {
     if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");
     const passwordHash = await hashPassword(input.password, client);
     const now = Date.now();
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       const current = this.people.onlyOrg();
       if (!current?.openSignupsEnabled) throw forbidden("signups_disabled");
       if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");
@@ -207,7 +207,7 @@ export class AuthService {
     }
     const passwordHash = existing ? null : await hashPassword(input.password, client);
     const now = Date.now();
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       // The existing account's password changed while it was checked: as after a wrong one.
       if (existing && !this.samePassword(existing)) throw conflict("email already registered");
       let userId = existing?.id;
@@ -235,7 +235,7 @@ export class AuthService {
 
   /** A fresh token pair for a user who just proved who they are (setup). */
   startSession(userId: string): TokenPair {
-    return writeTx(this.db, () => this.issue(userId, newId(), false));
+    return this.uow.write(() => this.issue(userId, newId(), false));
   }
 
   /** Issues an access token and a refresh token of `familyId`; call inside a write transaction. */

@@ -5,8 +5,8 @@
 
 import type { SpaceActor } from "../../core/actor";
 import { invalid, notFound } from "../../core/errors";
-import type { EventBus } from "../../core/events";
-import { type Db, writeTx } from "../../db/client";
+import { spaceEvent } from "../../core/events";
+import type { UnitOfWork } from "../../db/unit";
 import { encryptSecret } from "../../lib/encryption";
 import { isUuid, newId } from "../../lib/ids";
 import {
@@ -24,9 +24,8 @@ const automationNotFound = () => notFound("automation not found");
 
 export class AutomationsService {
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: AutomationsStore,
-    private readonly events: EventBus,
     private readonly encryptionKey: Uint8Array | null,
   ) {}
 
@@ -67,8 +66,11 @@ export class AutomationsService {
       createdAt: now,
       updatedAt: now,
     };
-    writeTx(this.db, () => this.store.insert(row));
-    return this.announce(actor, row);
+    return this.uow.write((unit) => {
+      this.store.insert(row);
+      unit.emit(spaceEvent(actor, "automation.updated", presentAutomation(row)));
+      return row;
+    });
   }
 
   /**
@@ -77,7 +79,7 @@ export class AutomationsService {
    */
   patch(actor: SpaceActor, id: string, input: PatchAutomationIn): AutomationRow {
     const oauthToken = oauthTokenOf(actor, input.oauth_token, true);
-    const updated = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       const current = this.require(actor, id);
       const staff = isServiceAccount(actor);
       const status = staff ? "pending_approval" : (input.status ?? current.status);
@@ -101,24 +103,18 @@ export class AutomationsService {
         updatedAt: now,
       };
       this.store.save(current, next);
+      unit.emit(spaceEvent(actor, "automation.updated", presentAutomation(next)));
       return next;
     });
-    return this.announce(actor, updated);
   }
 
   /** Permanent; announced as `automation.deleted` `{id}` so open lists and approval inboxes drop it. */
   delete(actor: SpaceActor, id: string): void {
-    const deleted = writeTx(this.db, () => {
+    this.uow.write((unit) => {
       const row = this.require(actor, id);
       assertMayDelete(actor, row);
       this.store.delete(row.id);
-      return row.id;
-    });
-    this.events.publish({
-      type: "automation.deleted",
-      organization_id: actor.orgId,
-      space_id: actor.space.id,
-      payload: { id: deleted },
+      unit.emit(spaceEvent(actor, "automation.deleted", { id: row.id }));
     });
   }
 
@@ -135,7 +131,7 @@ export class AutomationsService {
     id: string,
     outcome: Pick<AutomationRow, "status" | "rejectionReason">,
   ): AutomationRow {
-    const reviewed = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       const current = this.require(actor, id);
       assertMayReview(actor);
       assertPendingApproval(current);
@@ -148,9 +144,9 @@ export class AutomationsService {
         updatedAt: now,
       };
       this.store.save(current, next);
+      unit.emit(spaceEvent(actor, "automation.updated", presentAutomation(next)));
       return next;
     });
-    return this.announce(actor, reviewed);
   }
 
   private require(actor: SpaceActor, id: string): AutomationRow {
@@ -169,16 +165,6 @@ export class AutomationsService {
   private encrypt(token: string): string {
     if (!this.encryptionKey) throw new Error("the encryption key is not loaded");
     return encryptSecret(this.encryptionKey, token);
-  }
-
-  private announce(actor: SpaceActor, row: AutomationRow): AutomationRow {
-    this.events.publish({
-      type: "automation.updated",
-      organization_id: actor.orgId,
-      space_id: actor.space.id,
-      payload: presentAutomation(row),
-    });
-    return row;
   }
 }
 

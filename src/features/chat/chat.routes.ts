@@ -3,11 +3,12 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { SpaceActor } from "../../core/actor";
 import type { EventBus } from "../../core/events";
+import type { PageQuery } from "../../core/paging";
+import { pageOf } from "../../core/paging";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import { pageQuery } from "../../http/schemas";
 import { SpaceJsonCache, sendJson } from "../events/space-cache";
-import { type PageQuery, pageQuery } from "../tasks/tasks.schemas";
-import { pageOf } from "../tasks/tasks.service";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
 import {
   attachmentOut,

@@ -2,13 +2,12 @@
 
 import type { SpaceActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
-import type { EventBus, EventType } from "../../core/events";
-import { type Db, writeTx } from "../../db/client";
+import { spaceEvent, type Unit } from "../../core/events";
+import { type PageQuery, pageOf } from "../../core/paging";
 import type { GroupCommit } from "../../db/group-commit";
+import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
 import { isInvisible, nameKey, withoutControls } from "../../lib/text";
-import type { PageQuery } from "../tasks/tasks.schemas";
-import { pageOf } from "../tasks/tasks.service";
 import { assertCanDelete, assertCanEdit, assertEditContent, normalizeEmoji } from "./chat.policy";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
 import type { AttachmentIn, AttachmentOut, MessageOut } from "./chat.schemas";
@@ -23,19 +22,6 @@ export interface MessagePage {
 
 /** A posted message as the API answers it (and as its event carries it). */
 export type PostedMessage = { message: MessageOut; attachments: AttachmentOut[] };
-
-/** A posted message's rows. */
-export type Posted = { message: MessageRow; attachments: AttachmentRow[] };
-
-/** Mentions of staff: acknowledged and queued inside the post's transaction. */
-export interface MentionHook {
-  /** The 💭 reactions stored for the staff the message mentions, with their reply jobs. */
-  chatMessagePosted(actor: SpaceActor, message: MessageRow): ReactionRow[];
-  /** False when `chatMessagePosted` certainly stores nothing for this message (it names no one). */
-  mayMention(actor: SpaceActor, content: string): boolean;
-  /** Jobs were committed: start on them. */
-  queued(): void;
-}
 
 /** The longest attachment name, as a given one may be. */
 const MAX_ATTACHMENT_NAME = 255;
@@ -75,7 +61,7 @@ export class RoomPurge {
   private running = false;
 
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: ChatStore,
     private readonly onError: (error: unknown) => void,
   ) {}
@@ -87,7 +73,7 @@ export class RoomPurge {
     try {
       for (let room = this.store.deletedRoom(); room !== undefined; room = this.store.deletedRoom()) {
         const id = room;
-        while (writeTx(this.db, () => this.store.purgeDeletedRoom(id, PURGE_BATCH))) await Bun.sleep(0);
+        while (this.uow.write(() => this.store.purgeDeletedRoom(id, PURGE_BATCH))) await Bun.sleep(0);
       }
     } catch (error) {
       this.onError(error);
@@ -98,15 +84,13 @@ export class RoomPurge {
   }
 }
 
-/** Chat operations, each on a space the macro has already checked. Every change is published once committed. */
+/** Chat operations, each on a space the macro has already checked. Every change emits its event. */
 export class ChatService {
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: ChatStore,
     /** Posting is the hottest write: it commits in groups. */
     private readonly writes: GroupCommit,
-    private readonly events: EventBus,
-    private readonly mentions: MentionHook | null,
     /** Removes what deleted rooms held. */
     readonly purge: RoomPurge,
   ) {}
@@ -118,7 +102,7 @@ export class ChatService {
   }
 
   createRoom(actor: SpaceActor, name: string): RoomRow {
-    const room = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       if (this.store.roomByName(actor.space.id, name)) throw conflict("room name already exists");
       const row: RoomRow = {
         id: newId(),
@@ -130,10 +114,9 @@ export class ChatService {
         deletedAt: null,
       };
       this.store.insertRoom(row);
+      unit.emit(spaceEvent(actor, "chat.room.created", presentRoom(row)));
       return row;
     });
-    this.publish(actor, "chat.room.created", presentRoom(room));
-    return room;
   }
 
   /**
@@ -141,13 +124,12 @@ export class ChatService {
    * background in small batches (a room of a million messages would otherwise hold the server for seconds).
    */
   deleteRoom(actor: SpaceActor, roomId: string): void {
-    const room = writeTx(this.db, () => {
-      const found = this.room(actor, roomId);
-      this.store.deleteRoom(found.id, Date.now());
-      return found;
+    this.uow.write((unit) => {
+      const room = this.room(actor, roomId);
+      this.store.deleteRoom(room.id, Date.now());
+      unit.emit(spaceEvent(actor, "chat.room.deleted", { id: room.id }));
+      unit.afterCommit(() => void this.purge.run());
     });
-    this.publish(actor, "chat.room.deleted", { id: room.id });
-    void this.purge.run();
   }
 
   // Messages
@@ -180,28 +162,22 @@ export class ChatService {
     const content = input.content ?? "";
     const given = input.attachments ?? [];
     if (isInvisible(content) && given.length === 0) throw invalid("content: required");
-    // Most posts are a single row (no attachments, no one mentioned): they need no savepoint in the group.
-    const oneWrite = given.length === 0 && !(this.mentions?.mayMention(actor, content) ?? false);
-    const { posted, acks } = await this.writes.run(
-      () => {
+    // Most posts are a single row (no attachments, and no handler of the post that may write: no staff named):
+    // they need no savepoint in the group.
+    const oneWrite = given.length === 0 && !this.uow.events.mayWrite("chat.message.created", actor, content);
+    return this.writes.run(
+      (unit) => {
         // The group commits a turn later: the caller's access is checked again where the message is stored.
         actor.recheck?.();
-        const posted = this.insertPost(actor, roomId, content, given);
-        // Mentioned staff acknowledge in the same transaction: the 💭 and the reply job commit with the message.
-        const acks = this.mentions?.chatMessagePosted(actor, posted.message) ?? [];
-        return { posted, acks };
+        return this.insertPost(unit, actor, roomId, content, given);
       },
       { oneWrite },
     );
-    const presented = this.announcePosted(actor, posted);
-    for (const ack of acks) this.publish(actor, "chat.reaction.added", presentReaction(ack));
-    if (acks.length > 0) this.mentions?.queued();
-    return presented;
   }
 
-  /** A message posted by a job inside its own transaction (a staff reply); announce it once committed. */
-  insertReply(actor: SpaceActor, roomId: string, content: string): Posted {
-    return this.insertPost(actor, roomId, content, []);
+  /** A message of the server's making (a staff reply), in the unit of the write it belongs to when there is one. */
+  postReply(actor: SpaceActor, roomId: string, content: string): PostedMessage {
+    return this.uow.write((unit) => this.insertPost(unit, actor, roomId, content, []));
   }
 
   /** Throws 404 once the message a staff reply answers is gone: deleted, or its room deleted. */
@@ -209,17 +185,14 @@ export class ChatService {
     if (this.message(actor, roomId, messageId).deletedAt !== null) throw notFound("the message was deleted");
   }
 
-  /** Publishes a committed post; the event and the answer are the same JSON, presented once. */
-  announcePosted(actor: SpaceActor, posted: Posted): PostedMessage {
-    const presented = {
-      message: presentMessage(posted.message),
-      attachments: posted.attachments.map(presentAttachment),
-    };
-    this.publish(actor, "chat.message.created", presented);
-    return presented;
-  }
-
-  private insertPost(actor: SpaceActor, roomId: string, content: string, given: readonly AttachmentIn[]): Posted {
+  /** Stores a message; its event and the answer are the same JSON, presented once. */
+  private insertPost(
+    unit: Unit,
+    actor: SpaceActor,
+    roomId: string,
+    content: string,
+    given: readonly AttachmentIn[],
+  ): PostedMessage {
     const room = this.room(actor, roomId);
     const now = nextStamp(this.store.latestCreatedAt(room.id));
     const message: MessageRow = {
@@ -243,11 +216,13 @@ export class ChatService {
       createdAt: now,
     }));
     this.store.insertMessage(message, attachments);
-    return { message, attachments };
+    const presented = { message: presentMessage(message), attachments: attachments.map(presentAttachment) };
+    unit.emit(spaceEvent(actor, "chat.message.created", presented));
+    return presented;
   }
 
   edit(actor: SpaceActor, roomId: string, messageId: string, content: unknown): MessageRow {
-    const edited = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       const message = this.message(actor, roomId, messageId);
       assertCanEdit(actor, message);
       assertEditContent(content);
@@ -255,77 +230,67 @@ export class ChatService {
       const now = stampOn(message);
       const row = { ...message, content, editedAt: now, updatedAt: now };
       this.store.saveMessage(message, row);
+      unit.emit(spaceEvent(actor, "chat.message.updated", presentMessage(row)));
       return row;
     });
-    this.publish(actor, "chat.message.updated", presentMessage(edited));
-    return edited;
   }
 
   delete(actor: SpaceActor, roomId: string, messageId: string): MessageRow {
-    const { row, changed } = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       const message = this.message(actor, roomId, messageId);
       assertCanDelete(actor, message);
-      if (message.deletedAt !== null) return { row: message, changed: false };
+      if (message.deletedAt !== null) return message;
       const now = stampOn(message);
       this.store.softDeleteMessage(message, now);
-      return { row: { ...message, content: "", deletedAt: now, updatedAt: now }, changed: true };
+      const row = { ...message, content: "", deletedAt: now, updatedAt: now };
+      // The event carries no content: presentMessage shows a deleted message's content as "".
+      unit.emit(spaceEvent(actor, "chat.message.deleted", presentMessage(row)));
+      return row;
     });
-    // The event carries no content: presentMessage shows a deleted message's content as "".
-    if (changed) this.publish(actor, "chat.message.deleted", presentMessage(row));
-    return row;
   }
 
   // Reactions
 
   react(actor: SpaceActor, roomId: string, messageId: string, emojiInput: string | undefined): ReactionRow {
     const emoji = normalizeEmoji(emojiInput);
-    const { row, added } = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       const message = this.message(actor, roomId, messageId);
       if (message.deletedAt !== null) throw conflict("message has been deleted");
       const existing = this.store.reaction(message.id, actor.userId, emoji);
-      if (existing) return { row: existing, added: false };
+      if (existing) return existing;
       const reaction: ReactionRow = { messageId: message.id, userId: actor.userId, emoji, createdAt: stampOn(message) };
       this.store.insertReaction(reaction);
-      return { row: reaction, added: true };
+      unit.emit(spaceEvent(actor, "chat.reaction.added", presentReaction(reaction)));
+      return reaction;
     });
-    if (added) this.publish(actor, "chat.reaction.added", presentReaction(row));
-    return row;
   }
 
   unreact(actor: SpaceActor, roomId: string, messageId: string, emojiInput: string | undefined): ReactionRow {
     const emoji = normalizeEmoji(emojiInput);
-    const removed = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       const message = this.message(actor, roomId, messageId);
       const existing = this.store.reaction(message.id, actor.userId, emoji);
       if (!existing || !this.store.deleteReaction(message.id, actor.userId, emoji))
         throw notFound("reaction not found");
+      unit.emit(spaceEvent(actor, "chat.reaction.removed", presentReaction(existing)));
       return existing;
     });
-    this.publish(actor, "chat.reaction.removed", presentReaction(removed));
-    return removed;
   }
 
   // Helpers
 
-  /** The user's reactions that go with their account, to announce once it is deleted (`announceGone`). */
-  reactionsBy(userId: string): { reaction: ReactionRow; spaceId: string }[] {
-    return this.store.reactionsBy(userId);
-  }
-
-  /** Announces reactions removed with their author's account, as removals. */
-  announceGone(orgId: string, reactions: readonly { reaction: ReactionRow; spaceId: string }[]): void {
-    for (const { reaction, spaceId } of reactions) {
-      this.events.publish({
-        type: "chat.reaction.removed",
-        organization_id: orgId,
-        space_id: spaceId,
-        payload: presentReaction(reaction),
-      });
-    }
-  }
-
-  private publish(actor: SpaceActor, type: EventType, payload: unknown): void {
-    this.events.publish({ type, organization_id: actor.orgId, space_id: actor.space.id, payload });
+  /**
+   * Removes every reaction of an account about to be deleted (a staff member's, the 💭 included), each as a
+   * removal of the organization's, in the caller's unit.
+   */
+  removeReactionsOf(orgId: string, userId: string): void {
+    this.uow.write((unit) => {
+      for (const { reaction, spaceId } of this.store.reactionsBy(userId)) {
+        this.store.deleteReaction(reaction.messageId, userId, reaction.emoji);
+        const payload = presentReaction(reaction);
+        unit.emit({ type: "chat.reaction.removed", organization_id: orgId, space_id: spaceId, payload });
+      }
+    });
   }
 
   private room(actor: SpaceActor, roomId: string): RoomRow {

@@ -11,7 +11,7 @@ import type { ServerWebSocket } from "bun";
 import type { Access, AccessChanges } from "../../core/access";
 import type { OrgActor, Principal } from "../../core/actor";
 import { AppError } from "../../core/errors";
-import type { EventBus, TandemEvent } from "../../core/events";
+import type { DomainEvent, EventBus, EventType } from "../../core/events";
 import { closeFor, OpenSockets, type Sessions, type UserSocket } from "../../http/sockets";
 
 /** The spaces a member belongs to, with their role in each: part of what they may see and do. */
@@ -20,7 +20,35 @@ export type Memberships = (actor: OrgActor) => readonly { spaceId: string; role:
 /** Live-event sockets one person may have open: one per browser tab or script, with room to spare. */
 export const MAX_SOCKETS_PER_USER = 50;
 
-/** Coalesced events (see `TandemEvent.coalesce`): at most one per key per this interval after the first. */
+/**
+ * The events clients receive (contract §5, with the proposal and automation deletion extensions); the others
+ * (`task.assigned`, `job.queued`, `user.deleted`) are the server's own.
+ */
+const LIVE: ReadonlySet<EventType> = new Set<EventType>([
+  "task.created",
+  "task.updated",
+  "task.deleted",
+  "task.message.created",
+  "chat.room.created",
+  "chat.room.deleted",
+  "chat.message.created",
+  "chat.message.updated",
+  "chat.message.deleted",
+  "chat.reaction.added",
+  "chat.reaction.removed",
+  "file.created",
+  "file.updated",
+  "file.deleted",
+  "file.proposal.created",
+  "file.proposal.updated",
+  "automation.updated",
+  "automation.deleted",
+  "ai.reply.started",
+  "ai.reply.finished",
+  "ai.reply.failed",
+]);
+
+/** Coalesced events (see `EventOf.coalesce`): at most one per key per this interval after the first. */
 export const COALESCE_MS = 500;
 
 /** The permission that reading what an event is about needs beyond seeing its space, as REST has it. */
@@ -57,7 +85,7 @@ export class LiveEvents {
   private readonly byWs = new WeakMap<object, EventSocket>();
   /** When each coalesce key last went out, and the latest event held back for it. */
   private readonly lastSent = new Map<string, number>();
-  private readonly held = new Map<string, { event: TandemEvent; timer: ReturnType<typeof setTimeout> }>();
+  private readonly held = new Map<string, { event: DomainEvent; timer: ReturnType<typeof setTimeout> }>();
 
   constructor(
     bus: EventBus,
@@ -101,7 +129,8 @@ export class LiveEvents {
     this.sockets.delete(socket);
   }
 
-  private publish(event: TandemEvent): void {
+  private publish(event: DomainEvent): void {
+    if (!LIVE.has(event.type)) return;
     const key = event.coalesce;
     if (key === undefined) {
       this.settleHeld(event);
@@ -139,7 +168,7 @@ export class LiveEvents {
    * Keeps commit order within a space: before any other event of the space goes out, what is held for it
    * goes first (an update of a file, then the deletion of its folder, never the other way round).
    */
-  private settleHeld(event: TandemEvent): void {
+  private settleHeld(event: DomainEvent): void {
     if (this.held.size === 0) return;
     for (const [key, held] of this.held) if (held.event.space_id === event.space_id) this.flush(key);
   }
@@ -155,7 +184,7 @@ export class LiveEvents {
    * Sends the event to every socket of a member who sees its space and may read what it is about (file and
    * automation events need `files.read`, as their REST routes do); serialized once.
    */
-  private deliver(event: TandemEvent): void {
+  private deliver(event: DomainEvent): void {
     let json: string | undefined;
     const need = readPermissionOf(event.type);
     for (const [, sockets] of this.sockets.users()) {

@@ -19,9 +19,10 @@ export class SpaceCache<T> {
     private readonly maxEntries = 2000,
   ) {
     events.subscribe((event) => {
-      if (event.type.startsWith(prefix)) this.forgetSpace(event.space_id);
+      // An account deleted: rows of any number of spaces lost their author.
+      if (event.type === "user.deleted") this.entries.clear();
+      else if (event.type.startsWith(prefix)) this.forgetSpace(event.space_id);
     });
-    events.onForgetDerived(() => this.entries.clear());
   }
 
   /** The value of `key` in the space: kept, or made by `make` and kept. */

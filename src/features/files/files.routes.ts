@@ -5,6 +5,7 @@ import type { EventBus } from "../../core/events";
 import type { AuthMacro } from "../../http/auth";
 import { JSON_TYPE, requestIdOf } from "../../http/base";
 import { doc } from "../../http/docs";
+import { multipartFile } from "../../http/multipart";
 import { SpaceJsonCache, sendJson } from "../events/space-cache";
 import { assertMayChangeExisting, isActiveContent } from "./files.policy";
 import { presentNode } from "./files.present";
@@ -149,7 +150,8 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
     })
     .post(
       "/upload",
-      async ({ actor, request, status }) => status(201, { node: presentNode(await files.upload(actor, request)) }),
+      async ({ actor, request, status }) =>
+        status(201, { node: presentNode(await files.upload(actor, multipartFile(request))) }),
       {
         space: "files.write",
         detail: doc(
@@ -216,7 +218,9 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
     .put(
       "/:nodeId/content",
       async ({ actor, params, request }) => ({
-        node: presentNode(await files.putContent(actor, params.nodeId, request)),
+        node: presentNode(
+          await files.putContent(actor, params.nodeId, request.body, request.headers.get("content-type")),
+        ),
       }),
       {
         space: "files.write",

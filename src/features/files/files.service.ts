@@ -3,9 +3,9 @@ import { createHash } from "node:crypto";
 import type { DocRegistry, DocScope } from "../../collab/registry";
 import type { SpaceActor } from "../../core/actor";
 import { AppError, conflict, invalid, notFound } from "../../core/errors";
-import type { EventBus, EventType } from "../../core/events";
-import { type Db, writeTx } from "../../db/client";
-import { boundaryOf, readMultipart } from "../../http/multipart";
+import { spaceEvent, type Unit } from "../../core/events";
+import type { IncomingFile } from "../../core/upload";
+import type { UnitOfWork } from "../../db/unit";
 import { sha256Hex } from "../../lib/hash";
 import { isUuid, lowerUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
@@ -33,6 +33,19 @@ const CHUNK_BYTES = 256 * 1024;
 const BUFFERED_DOWNLOAD_BYTES = 8 * 1024 * 1024;
 /** The root folder that deliverable files must live under. */
 export const DELIVERABLES = "Deliverables";
+
+/** An upload read into a blob, not yet in the tree (`FilesService.receive`, then `place`). */
+export interface Received {
+  blob: BlobWriter;
+  name: string;
+  /** The type its sender declared. */
+  type: string | null;
+  checksum: string;
+  /** Its text, when it becomes an editable text file (a text type, small enough, valid UTF-8). */
+  text: string | null;
+  /** The form's other fields. */
+  fields: Record<string, string>;
+}
 
 const fileNotFound = () => notFound("file not found");
 const tooLarge = (what: string) => new AppError("too_large", `${what} too large`);
@@ -137,13 +150,12 @@ export class FilesService {
   private readonly dropped = new Set<string>();
 
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: FilesStore,
     private readonly maxUploadBytes: number,
-    private readonly events: EventBus,
     private readonly docs: DocRegistry,
   ) {
-    this.pathCache = new SpaceCache(events, "file.", 8);
+    this.pathCache = new SpaceCache(uow.events, "file.", 8);
   }
 
   // Reading the tree
@@ -178,13 +190,8 @@ export class FilesService {
 
   createFolder(actor: SpaceActor, input: { name: string; parent_id?: string | null | undefined }): NodeRow {
     const name = checkName(input.name);
-    return this.announce(
-      actor,
-      "file.created",
-      writeTx(this.db, () => {
-        const parentId = this.parentFor(actor, input.parent_id);
-        return this.insert(actor, { parentId, name, kind: "folder" });
-      }),
+    return this.uow.write((unit) =>
+      this.insert(unit, actor, { parentId: this.parentFor(actor, input.parent_id), name, kind: "folder" }),
     );
   }
 
@@ -195,69 +202,71 @@ export class FilesService {
     const name = checkName(input.name);
     const text = input.content ?? "";
     this.checkTextSize(Buffer.byteLength(text));
-    return this.announce(
-      actor,
-      "file.created",
-      writeTx(this.db, () => this.insertText(actor, this.parentFor(actor, input.parent_id), name, text, null)),
+    return this.uow.write((unit) =>
+      this.insertText(unit, actor, this.parentFor(actor, input.parent_id), name, text, null),
     );
   }
 
   /**
-   * A multipart upload (`file`, `parent_id?`), streamed into a blob as it arrives. A text type small enough
-   * and valid UTF-8 becomes an editable text file instead.
+   * An upload (`file`, `parent_id?`), streamed into a blob as it arrives. A text type small enough and valid
+   * UTF-8 becomes an editable text file instead.
    */
-  async upload(actor: SpaceActor, request: Request): Promise<NodeRow> {
-    const boundary = boundaryOf(request.headers.get("content-type"));
-    if (!boundary) throw invalid("content-type must be multipart/form-data");
+  async upload(actor: SpaceActor, incoming: IncomingFile): Promise<NodeRow> {
+    const received = await this.receive(incoming);
+    try {
+      return this.uow.write((unit) => {
+        // The body took its time: the uploader may have lost access meanwhile.
+        actor.recheck?.();
+        const parent = received.fields.parent_id;
+        return this.place(unit, actor, received, this.parentFor(actor, lowerUuid(parent?.trim()) || undefined));
+      });
+    } catch (error) {
+      received.blob.discard();
+      throw error;
+    }
+  }
+
+  /** Reads an upload into a new blob; `place` puts it in the tree (or `received.blob.discard()` drops it). */
+  async receive(incoming: IncomingFile): Promise<Received> {
     let writer: BlobWriter | null = null;
     let filename = "";
-    let partType: string | null = null;
-    let parentInput: string | undefined;
+    let type: string | null = null;
     try {
-      await readMultipart(request.body, boundary, {
-        onFile: (field, name, type) => {
-          if (field !== "file" || writer) return { write: () => undefined };
-          filename = name;
-          partType = type;
-          writer = new BlobWriter(this.store, this.maxUploadBytes, isTextType(name, type));
-          return writer;
-        },
-        onField: (field, value) => {
-          if (field === "parent_id") parentInput = lowerUuid(value.trim()) || undefined;
-        },
+      const fields = await incoming.receive((name, declared) => {
+        filename = name;
+        type = declared;
+        writer = new BlobWriter(this.store, this.maxUploadBytes, isTextType(name, declared));
+        return writer;
       });
       const blob = writer as BlobWriter | null;
       if (!blob) throw invalid("file: required");
       const name = checkName(filename.split(/[\\/]/).pop() ?? "");
       const checksum = blob.finish();
       const text = blob.head ? decodeUtf8(Buffer.concat(blob.head)) : null;
-      return this.announce(
-        actor,
-        "file.created",
-        writeTx(this.db, () => {
-          // The body took its time: the uploader may have lost access meanwhile.
-          actor.recheck?.();
-          const parentId = this.parentFor(actor, parentInput);
-          if (text !== null) {
-            blob.discard();
-            return this.insertText(actor, parentId, name, text, partType);
-          }
-          return this.insert(actor, {
-            parentId,
-            name,
-            kind: "file",
-            storage: "blob",
-            blobId: blob.id,
-            mimeType: mimeOf(name, partType, false),
-            sizeBytes: blob.size,
-            checksumSha256: checksum,
-          });
-        }),
-      );
+      return { blob, name, type, checksum, text, fields };
     } catch (error) {
       (writer as BlobWriter | null)?.discard();
       throw error;
     }
+  }
+
+  /** Puts a received upload in the folder `parentId` (null: the root), in the caller's unit. */
+  place(unit: Unit, actor: SpaceActor, received: Received, parentId: string | null): NodeRow {
+    const { blob, name, type, text } = received;
+    if (text !== null) {
+      blob.discard();
+      return this.insertText(unit, actor, parentId, name, text, type);
+    }
+    return this.insert(unit, actor, {
+      parentId,
+      name,
+      kind: "file",
+      storage: "blob",
+      blobId: blob.id,
+      mimeType: mimeOf(name, type, false),
+      sizeBytes: blob.size,
+      checksumSha256: received.checksum,
+    });
   }
 
   // Content
@@ -282,16 +291,21 @@ export class FilesService {
     if (bytes > MAX_TEXT_BYTES) throw tooLarge("text file");
   }
 
-  /** Replaces a file's content with the raw request body. */
-  async putContent(actor: SpaceActor, id: string, request: Request): Promise<NodeRow> {
+  /** Replaces a file's content with `body`, declared as `type`. */
+  async putContent(
+    actor: SpaceActor,
+    id: string,
+    body: ReadableStream<Uint8Array> | null,
+    type: string | null,
+  ): Promise<NodeRow> {
     assertMayChangeExisting(actor);
     const node = this.file(actor, id);
     if (node.storage === "text") {
       // A text file is held to the upload limit too, where that is the smaller.
       const bytes =
         this.maxUploadBytes < MAX_TEXT_BYTES
-          ? await readAll(request.body, this.maxUploadBytes, "file")
-          : await readAll(request.body, MAX_TEXT_BYTES, "text file");
+          ? await readAll(body, this.maxUploadBytes, "file")
+          : await readAll(body, MAX_TEXT_BYTES, "text file");
       const text = decodeUtf8(bytes);
       if (text === null) throw invalid("content must be UTF-8 text");
       actor.recheck?.();
@@ -299,30 +313,25 @@ export class FilesService {
     }
     const writer = new BlobWriter(this.store, this.maxUploadBytes, false);
     try {
-      if (request.body)
-        for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) writer.write(chunk);
+      if (body) for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) writer.write(chunk);
       const checksum = writer.finish();
-      const type = request.headers.get("content-type");
       const now = Date.now();
-      return this.announce(
-        actor,
-        "file.updated",
-        writeTx(this.db, () => {
-          actor.recheck?.();
-          const current = this.file(actor, id);
-          const updated: NodeRow = {
-            ...current,
-            blobId: writer.id,
-            sizeBytes: writer.size,
-            checksumSha256: checksum,
-            mimeType: replacedMime(current.name, type, current.mimeType),
-            updatedAt: now,
-          };
-          this.store.saveNode(current, updated);
-          if (current.blobId) this.dropBlob(current.blobId);
-          return updated;
-        }),
-      );
+      return this.uow.write((unit) => {
+        actor.recheck?.();
+        const current = this.file(actor, id);
+        const updated: NodeRow = {
+          ...current,
+          blobId: writer.id,
+          sizeBytes: writer.size,
+          checksumSha256: checksum,
+          mimeType: replacedMime(current.name, type, current.mimeType),
+          updatedAt: now,
+        };
+        this.store.saveNode(current, updated);
+        if (current.blobId) this.dropBlob(current.blobId);
+        unit.emit(spaceEvent(actor, "file.updated", presentNode(updated)));
+        return updated;
+      });
     } catch (error) {
       writer.discard();
       throw error;
@@ -360,11 +369,14 @@ export class FilesService {
     return node !== undefined && node.deletedAt === null;
   }
 
-  /** Announces a text file whose document stored a change; coalesced for the live-event sockets. */
-  announceStored(nodeId: string, scope: DocScope): void {
+  /**
+   * A text file's document stored a change (its text, size and checksum), in the unit of that store: its
+   * `file.updated`, coalesced for the live-event sockets (typing changes a file many times a second).
+   */
+  documentStored(unit: Unit, nodeId: string, scope: DocScope): void {
     const node = this.store.node(scope.spaceId, nodeId);
     if (!node || node.deletedAt !== null) return;
-    this.events.publish({
+    unit.emit({
       type: "file.updated",
       organization_id: scope.orgId,
       space_id: scope.spaceId,
@@ -383,52 +395,53 @@ export class FilesService {
     assertMayChangeExisting(actor);
     if (input.name === undefined && input.parent_id === undefined) throw invalid("name or parent_id required");
     const name = input.name === undefined ? undefined : checkName(input.name);
-    return this.announce(
-      actor,
-      "file.updated",
-      writeTx(this.db, () => {
-        const node = this.node(actor, id);
-        const parentId = input.parent_id === undefined ? node.parentId : this.parentFor(actor, input.parent_id);
-        if (parentId !== node.parentId && node.kind === "folder")
-          assertMovable(node.id, parentId ? this.store.ancestry(parentId) : []);
-        const finalName = name ?? node.name;
-        const clash = this.store.siblingNamed(actor.space.id, parentId, finalName);
-        if (clash && clash.id !== node.id) throw conflict("name already exists");
-        const now = Date.now();
-        const updated: NodeRow = { ...node, name: finalName, nameKey: nameKey(finalName), parentId, updatedAt: now };
-        this.store.saveNode(node, updated);
-        return updated;
-      }),
-    );
+    return this.uow.write((unit) => {
+      const node = this.node(actor, id);
+      const parentId = input.parent_id === undefined ? node.parentId : this.parentFor(actor, input.parent_id);
+      if (parentId !== node.parentId && node.kind === "folder")
+        assertMovable(node.id, parentId ? this.store.ancestry(parentId) : []);
+      const finalName = name ?? node.name;
+      const clash = this.store.siblingNamed(actor.space.id, parentId, finalName);
+      if (clash && clash.id !== node.id) throw conflict("name already exists");
+      const now = Date.now();
+      const updated: NodeRow = { ...node, name: finalName, nameKey: nameKey(finalName), parentId, updatedAt: now };
+      this.store.saveNode(node, updated);
+      unit.emit(spaceEvent(actor, "file.updated", presentNode(updated)));
+      return updated;
+    });
   }
 
   delete(actor: SpaceActor, id: string): void {
     assertMayChangeExisting(actor);
     const now = Date.now();
-    const node = writeTx(this.db, () => {
-      const found = this.node(actor, id);
-      this.store.softDeleteSubtree(found.id, now);
-      return found;
+    this.uow.write((unit) => {
+      const node = this.node(actor, id);
+      this.store.softDeleteSubtree(node.id, now);
+      // One event for the node deleted; everything below it went with it.
+      unit.emit(spaceEvent(actor, "file.deleted", presentNode({ ...node, deletedAt: now, updatedAt: now })));
     });
-    // One event for the node deleted; everything below it went with it.
-    this.publish(actor, "file.deleted", presentNode({ ...node, deletedAt: now, updatedAt: now }));
   }
 
   // Deliverables
 
   /**
-   * Creates the `Deliverables` root folder when the space has none, inside the caller's transaction, and
-   * returns it for the caller to announce once committed. A root *file* of that name keeps it from being
-   * created; the task is saved regardless, and linking waits until the name is free.
+   * Creates the `Deliverables` root folder when the space has none, in the caller's unit. A root *file* of that
+   * name keeps it from being created; the task is saved regardless, and linking waits until the name is free.
    */
-  ensureDeliverables(actor: SpaceActor): NodeRow | undefined {
-    if (this.store.siblingNamed(actor.space.id, null, DELIVERABLES)) return undefined;
-    return this.insert(actor, { parentId: null, name: DELIVERABLES, kind: "folder" });
+  ensureDeliverables(actor: SpaceActor): void {
+    if (this.store.siblingNamed(actor.space.id, null, DELIVERABLES)) return;
+    this.uow.write((unit) => this.insert(unit, actor, { parentId: null, name: DELIVERABLES, kind: "folder" }));
   }
 
-  /** Publishes a node created inside another feature's transaction, once that has committed. */
-  announceCreated(actor: SpaceActor, node: NodeRow | undefined): void {
-    if (node) this.publish(actor, "file.created", presentNode(node));
+  /** The `Deliverables` root folder, created when missing (in the caller's unit); 409 when a file has the name. */
+  deliverablesFolder(actor: SpaceActor): NodeRow {
+    return this.uow.write((unit) => {
+      const existing = this.store.rootFolderNamed(actor.space.id, DELIVERABLES);
+      if (existing) return existing;
+      if (this.store.siblingNamed(actor.space.id, null, DELIVERABLES))
+        throw conflict(`a file named ${DELIVERABLES} is in the way`);
+      return this.insert(unit, actor, { parentId: null, name: DELIVERABLES, kind: "folder" });
+    });
   }
 
   /** A live file (not folder) somewhere below the `Deliverables` root folder. */
@@ -448,16 +461,6 @@ export class FilesService {
   }
 
   // Helpers
-
-  private publish(actor: SpaceActor, type: EventType, payload: unknown): void {
-    this.events.publish({ type, organization_id: actor.orgId, space_id: actor.space.id, payload });
-  }
-
-  /** Publishes `node`, once its transaction has committed; returns it. */
-  private announce(actor: SpaceActor, type: EventType, node: NodeRow): NodeRow {
-    this.publish(actor, type, presentNode(node));
-    return node;
-  }
 
   private file(actor: SpaceActor, id: string): NodeRow {
     const node = this.node(actor, id);
@@ -483,13 +486,14 @@ export class FilesService {
 
   /** A text file: its node and its document. Size and checksum are the text's UTF-8 bytes. */
   private insertText(
+    unit: Unit,
     actor: SpaceActor,
     parentId: string | null,
     name: string,
     text: string,
     declaredType: string | null,
   ): NodeRow {
-    const node = this.insert(actor, {
+    const node = this.insert(unit, actor, {
       parentId,
       name,
       kind: "file",
@@ -502,7 +506,9 @@ export class FilesService {
     return node;
   }
 
+  /** Creates a node (the text file's document is the caller's) and emits `file.created`. */
   private insert(
+    unit: Unit,
     actor: SpaceActor,
     fields: Partial<Omit<NodeRow, "nameKey">> & Pick<NodeRow, "parentId" | "name" | "kind">,
   ): NodeRow {
@@ -524,6 +530,7 @@ export class FilesService {
       nameKey: nameKey(fields.name),
     };
     this.store.insertNode(node);
+    unit.emit(spaceEvent(actor, "file.created", presentNode(node)));
     return node;
   }
 

@@ -5,8 +5,7 @@
 
 import type { OrgActor } from "../../core/actor";
 import { notFound } from "../../core/errors";
-import type { Db } from "../../db/client";
-import { writeTx } from "../../db/client";
+import type { UnitOfWork } from "../../db/unit";
 import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
 import { PROVIDERS, type Provider } from "./integrations.schemas";
 import type { IntegrationRow, IntegrationsStore } from "./integrations.store";
@@ -26,7 +25,7 @@ export class UnreadableKey extends Error {
 
 export class IntegrationsService {
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: IntegrationsStore,
     /** Null in CLI commands that never touch keys. */
     private readonly encryptionKey: Uint8Array | null,
@@ -45,12 +44,12 @@ export class IntegrationsService {
       updatedBy: actor.userId,
       updatedAt: Date.now(),
     };
-    writeTx(this.db, () => this.store.put(row));
+    this.uow.write(() => this.store.put(row));
     return row;
   }
 
   delete(actor: OrgActor, provider: Provider): void {
-    writeTx(this.db, () => this.store.delete(actor.orgId, provider));
+    this.uow.write(() => this.store.delete(actor.orgId, provider));
   }
 
   /**

@@ -3,7 +3,7 @@
 import type { OrgActor, Principal } from "../../core/actor";
 import { conflict, forbidden, invalid, notFound, unauthenticated } from "../../core/errors";
 import { isPermission, PERMISSIONS, SYSTEM_ROLES } from "../../core/permissions";
-import { type Db, writeTx } from "../../db/client";
+import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../lib/password";
 import { charCount, hasControl, isInvisible, nameKey } from "../../lib/text";
@@ -85,7 +85,7 @@ function parsePermissions(names: readonly string[]): string[] {
 /** The people feature's operations. Every method takes the actor the permission macro resolved. */
 export class PeopleService {
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: PeopleStore,
     private readonly tokens: AuthStore,
   ) {}
@@ -107,7 +107,7 @@ export class PeopleService {
     const { orgName, email } = checkSetupInput(input);
     const passwordHash = await hashPassword(input.adminPassword);
     const now = Date.now();
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       if (this.store.onlyOrg()) throw conflict("organization already exists");
       if (this.store.userByEmailAddress(email)) throw conflict("email already registered");
       const org: OrgRow = {
@@ -169,7 +169,7 @@ export class PeopleService {
     if (input.name?.trim()) checkDisplayName("name", input.name.trim());
     const passwordHash = await hashPassword(input.password);
     const now = Date.now();
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       const org = this.requireOrg();
       const role = input.roleName
         ? this.store.roleByName(org.id, input.roleName)
@@ -235,7 +235,7 @@ export class PeopleService {
     if (!user || user.passwordHash === null) throw notFound("user not found");
     const passwordHash = await hashPassword(password);
     const now = Date.now();
-    writeTx(this.db, () => {
+    this.uow.write(() => {
       this.store.updateUser(user.id, { passwordHash }, now);
       this.tokens.revokeUser(user.id, now);
     });
@@ -272,7 +272,7 @@ export class PeopleService {
     }
     const passwordHash = await hashPassword(newPassword, client);
     const now = Date.now();
-    writeTx(this.db, () => {
+    this.uow.write(() => {
       // Changed meanwhile (another change, a reset): the password just checked is no longer the current one.
       if (this.store.user(user.id)?.passwordHash !== user.passwordHash) {
         throw invalid("current password is incorrect");
@@ -313,7 +313,7 @@ export class PeopleService {
 
   removeMember(actor: OrgActor, userId: string): void {
     if (userId === actor.userId) throw invalid("cannot remove yourself");
-    writeTx(this.db, () => {
+    this.uow.write(() => {
       if (!isUuid(userId) || !this.store.isMember(actor.orgId, userId)) throw notFound("member not found");
       if (this.store.userWithStaff(userId)?.serviceAccountId) {
         throw invalid("service accounts are removed with DELETE /service-accounts/{id}");
@@ -330,7 +330,7 @@ export class PeopleService {
 
   putMemberRoles(actor: OrgActor, userId: string, roleIds: readonly string[]): string[] {
     const unique = [...new Set(roleIds)];
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       if (!isUuid(userId) || !this.store.isMember(actor.orgId, userId)) throw notFound("member not found");
       const found = this.store.rolesByIds(actor.orgId, unique);
       assertAllRolesFound(unique, found);
@@ -373,7 +373,7 @@ export class PeopleService {
       updatedAt: now,
     };
     assertCanGrant(actor.permissions, [role]);
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       if (this.store.roleByName(actor.orgId, input.name)) throw conflict("role name already exists");
       this.store.insertRole(role);
       return role;
@@ -385,7 +385,7 @@ export class PeopleService {
     roleId: string,
     input: { name?: string | undefined; permissions?: string[] | undefined },
   ): RoleRow {
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       const role = this.requireRole(actor.orgId, roleId);
       const changes: Partial<Pick<RoleRow, "name" | "permissions">> = {};
       if (input.name !== undefined && input.name !== role.name) {
@@ -411,7 +411,7 @@ export class PeopleService {
   }
 
   deleteRole(actor: OrgActor, roleId: string): void {
-    writeTx(this.db, () => {
+    this.uow.write(() => {
       const role = this.requireRole(actor.orgId, roleId);
       if (role.systemKey !== null) throw invalid("system roles cannot be deleted");
       assertCanGrant(actor.permissions, [role]);
@@ -434,7 +434,7 @@ export class PeopleService {
   } {
     const token = newToken("inv_");
     const now = Date.now();
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       const invited = input.email ? this.store.userByEmailAddress(input.email) : undefined;
       if (invited && this.store.isMember(actor.orgId, invited.id)) {
         throw conflict("already a member of the organization");
@@ -471,7 +471,7 @@ export class PeopleService {
 
   approveSignup(actor: OrgActor, requestId: string, roleIdsInput?: string[]): void {
     const now = Date.now();
-    writeTx(this.db, () => {
+    this.uow.write(() => {
       const request = this.requirePendingSignup(actor, requestId);
       const roleIds = this.grantableRoleIds(actor, roleIdsInput);
       this.store.resolveSignupRequest(request.id, "approved", actor.userId, now);
@@ -483,7 +483,7 @@ export class PeopleService {
 
   denySignup(actor: OrgActor, requestId: string): void {
     const now = Date.now();
-    writeTx(this.db, () => {
+    this.uow.write(() => {
       const request = this.requirePendingSignup(actor, requestId);
       this.store.resolveSignupRequest(request.id, "denied", actor.userId, now);
       this.tokens.revokeUser(request.userId, now);

@@ -6,8 +6,8 @@
 
 import type { SpaceActor } from "../../core/actor";
 import { notFound } from "../../core/errors";
-import type { EventBus, EventType } from "../../core/events";
-import { type Db, writeTx } from "../../db/client";
+import { spaceEvent } from "../../core/events";
+import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
 import type { FilesService } from "../files/files.service";
 import { assertMayResolve, assertPending } from "./proposals.policy";
@@ -18,10 +18,9 @@ const proposalNotFound = () => notFound("proposal not found");
 
 export class ProposalsService {
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: ProposalsStore,
     private readonly files: FilesService,
-    private readonly events: EventBus,
   ) {}
 
   list(actor: SpaceActor, fileId: string): ProposalRow[] {
@@ -38,7 +37,7 @@ export class ProposalsService {
     fileId: string,
     input: { proposed_content: string; note?: string | undefined },
   ): ProposalRow {
-    const created = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       const node = this.files.textFile(actor, fileId);
       this.files.checkTextSize(Buffer.byteLength(input.proposed_content));
       const row: ProposalRow = {
@@ -55,46 +54,39 @@ export class ProposalsService {
         resolvedBy: null,
       };
       this.store.insert(row);
+      unit.emit(spaceEvent(actor, "file.proposal.created", presentProposal(row)));
       return row;
     });
-    this.announce(actor, "file.proposal.created", created);
-    return created;
   }
 
   /** Applies the proposal (409 `file changed since the proposal` when the file moved on), then records it. */
   async accept(actor: SpaceActor, id: string): Promise<ProposalRow> {
-    // Recorded first, so a reject racing this accept finds it resolved; put back if the text cannot land.
+    // Recorded first, so a reject racing this accept finds it resolved; put back if the text cannot land. Its
+    // event waits until the text has landed: until then it may still go back to pending.
     const accepted = this.resolve(actor, id, "accepted");
     try {
       const node = this.files.textFile(actor, accepted.nodeId);
       await this.files.writeText(actor, node, accepted.proposedContent, accepted.baseContentSha256);
     } catch (error) {
-      writeTx(this.db, () =>
+      this.uow.write(() =>
         this.store.save(accepted, { ...accepted, status: "pending", resolvedAt: null, resolvedBy: null }),
       );
       throw error;
     }
-    this.announce(actor, "file.proposal.updated", accepted);
+    this.uow.write((unit) => unit.emit(spaceEvent(actor, "file.proposal.updated", presentProposal(accepted))));
     return accepted;
   }
 
   reject(actor: SpaceActor, id: string): ProposalRow {
-    return this.announce(actor, "file.proposal.updated", this.resolve(actor, id, "rejected"));
-  }
-
-  /** Publishes a proposal once its transaction has committed, so open files show it without polling. */
-  private announce(actor: SpaceActor, type: EventType, row: ProposalRow): ProposalRow {
-    this.events.publish({
-      type,
-      organization_id: actor.orgId,
-      space_id: actor.space.id,
-      payload: presentProposal(row),
+    return this.uow.write((unit) => {
+      const rejected = this.resolve(actor, id, "rejected");
+      unit.emit(spaceEvent(actor, "file.proposal.updated", presentProposal(rejected)));
+      return rejected;
     });
-    return row;
   }
 
   private resolve(actor: SpaceActor, id: string, status: "accepted" | "rejected"): ProposalRow {
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       const current = this.pending(actor, id);
       // A proposal belongs to its file: once the file is deleted, it answers like the file (404).
       this.files.textFile(actor, current.nodeId);

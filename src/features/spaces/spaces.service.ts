@@ -2,7 +2,7 @@
 
 import type { OrgActor, SpaceActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
-import { type Db, writeTx } from "../../db/client";
+import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
 import type { ChatStore } from "../chat/chat.store";
 import type { PeopleStore } from "../people/people.store";
@@ -23,7 +23,7 @@ export const DEFAULT_COLUMNS = ["To do", "In progress", "Review", "Done"] as con
 /** Space operations. */
 export class SpacesService {
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: SpacesStore,
     private readonly chat: ChatStore,
     private readonly people: PeopleStore,
@@ -65,7 +65,7 @@ export class SpacesService {
       name,
       position,
     }));
-    writeTx(this.db, () => {
+    this.uow.write(() => {
       this.store.insertSpace(space);
       this.store.insertMember({ spaceId: space.id, userId: actor.userId, role: "owner", addedAt: now });
       this.store.insertBoard(board, columns);
@@ -102,7 +102,7 @@ export class SpacesService {
 
   addMember(actor: SpaceActor, userId: string, role: "owner" | "member" = "member"): SpaceMemberRow {
     assertManagesSpace(actor);
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       if (!this.people.isMember(actor.orgId, userId)) throw invalid("user_id: not a member of the organization");
       if (this.store.member(actor.space.id, userId)) throw conflict("already a member of the space");
       const row: SpaceMemberRow = { spaceId: actor.space.id, userId, role, addedAt: Date.now() };
@@ -114,7 +114,7 @@ export class SpacesService {
   /** A space owner (or org.manage) removes anyone; every member may leave (remove themselves). */
   removeMember(actor: SpaceActor, userId: string): void {
     if (userId !== actor.userId) assertManagesSpace(actor);
-    writeTx(this.db, () => {
+    this.uow.write(() => {
       const member = isUuid(userId) ? this.store.member(actor.space.id, userId) : undefined;
       if (!member) throw notFound("space member not found");
       if (member.role === "owner" && this.store.countOwners(actor.space.id) <= 1) {
@@ -138,11 +138,11 @@ export class SpacesService {
       updatedBy: actor.userId,
       updatedAt: Date.now(),
     };
-    writeTx(this.db, () => this.store.putGitLink(row));
+    this.uow.write(() => this.store.putGitLink(row));
     return row;
   }
 
   removeGitLink(actor: SpaceActor): void {
-    writeTx(this.db, () => this.store.deleteGitLink(actor.space.id));
+    this.uow.write(() => this.store.deleteGitLink(actor.space.id));
   }
 }

@@ -2,8 +2,7 @@
 
 import type { OrgActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
-import type { EventBus } from "../../core/events";
-import { type Db, writeTx } from "../../db/client";
+import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
@@ -20,12 +19,11 @@ const orNull = (value: string | undefined) => (value ? value : null);
 /** Service-account operations. */
 export class StaffService {
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: StaffStore,
     private readonly people: PeopleStore,
-    private readonly tasks: Pick<TasksService, "unassignAll" | "announceUpdated">,
-    private readonly chat: Pick<ChatService, "reactionsBy" | "announceGone">,
-    private readonly events: Pick<EventBus, "forgetDerived">,
+    private readonly tasks: Pick<TasksService, "unassignAll">,
+    private readonly chat: Pick<ChatService, "removeReactionsOf">,
     private readonly defaultModel: string,
   ) {}
 
@@ -38,7 +36,7 @@ export class StaffService {
     const now = Date.now();
     const model =
       input.provider === "modelrouter" ? input.modelrouter_model || this.defaultModel : (input.modelrouter_model ?? "");
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       if (this.store.byName(actor.orgId, input.name)) throw conflict("a staff member with that name already exists");
       const roleIds = this.roleIds(actor, input.role_ids);
       const userId = newId();
@@ -76,7 +74,7 @@ export class StaffService {
 
   patch(actor: OrgActor, id: string, input: PatchServiceAccountIn): ServiceAccountRow {
     const now = Date.now();
-    return writeTx(this.db, () => {
+    return this.uow.write(() => {
       const account = this.require(actor, id);
       const provider = input.provider ?? account.provider;
       let model = input.modelrouter_model ?? account.modelrouterModel;
@@ -101,21 +99,28 @@ export class StaffService {
     });
   }
 
-  /** Deletes the account and its user; the tasks it was assigned are unassigned, each as an update. */
+  /**
+   * Deletes the account and its user; the tasks it was assigned are unassigned, each as an update, and its
+   * reactions (the 💭 included) are removed, each as a removal.
+   */
   delete(actor: OrgActor, id: string): void {
-    const { userId, unassigned, reactions } = writeTx(this.db, () => {
+    this.uow.write((unit) => {
       const account = this.require(actor, id);
-      const unassigned = this.tasks.unassignAll(account.userId);
-      // Its reactions (the 💭 included) go with it: each is announced as removed.
-      const reactions = this.chat.reactionsBy(account.userId);
-      this.store.deleteWithUser(account.userId);
-      return { userId: account.userId, unassigned, reactions };
+      const userId = account.userId;
+      // First of what follows the commit: its sockets are refused what the removals below announce.
+      unit.afterCommit(() => this.people.forgetUser(userId));
+      this.tasks.unassignAll(actor.orgId, userId);
+      this.chat.removeReactionsOf(actor.orgId, userId);
+      this.store.deleteWithUser(userId);
+      // Its chat messages lost their author, in every space, with no event of their own (they are unchanged).
+      unit.emit({
+        type: "user.deleted",
+        organization_id: actor.orgId,
+        space_id: "",
+        payload: { user_id: userId },
+        actor,
+      });
     });
-    this.people.forgetUser(userId);
-    // Its chat messages lost their author, in every space: no event says so (the messages are unchanged).
-    this.events.forgetDerived();
-    this.tasks.announceUpdated(actor.orgId, unassigned);
-    this.chat.announceGone(actor.orgId, reactions);
   }
 
   private require(actor: OrgActor, id: string): ServiceAccountRow {

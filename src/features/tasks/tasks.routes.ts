@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import { pageQuery } from "../../http/schemas";
 import { presentDeliverable, presentMyTask, presentTask, presentTaskMessage } from "./tasks.present";
 import {
   createTaskIn,
@@ -10,7 +11,6 @@ import {
   linkDeliverableIn,
   myTaskOut,
   myTasksQuery,
-  pageQuery,
   patchTaskIn,
   postTaskMessageIn,
   taskMessageOut,

@@ -1,6 +1,6 @@
 /** Request and response schemas of tasks, task messages and deliverables. */
 import { z } from "zod";
-import { limitIn, timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
+import { timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
 import { isInvisible } from "../../lib/text";
 
 export const taskOut = z
@@ -92,13 +92,6 @@ export const patchTaskIn = z.preprocess(
   }),
 );
 export type PatchTaskIn = z.infer<typeof patchTaskIn>;
-
-/** `limit` (default 50, above 200 means 200) and `before` of a message listing. */
-export const pageQuery = z.object({
-  limit: limitIn.optional(),
-  before: timestampIn("invalid before").optional(),
-});
-export type PageQuery = z.infer<typeof pageQuery>;
 
 export const postTaskMessageIn = z.object({
   content: z

@@ -2,74 +2,46 @@
 
 import type { OrgActor, SpaceActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
-import type { EventBus, EventType } from "../../core/events";
-import { type Db, writeTx } from "../../db/client";
+import { spaceEvent } from "../../core/events";
+import { type PageQuery, pageOf } from "../../core/paging";
+import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
 import type { FilesService } from "../files/files.service";
-import type { NodeRow } from "../files/files.store";
 import type { PeopleStore } from "../people/people.store";
 import type { SpacesStore } from "../spaces/spaces.store";
 import { ColumnOrders } from "./tasks.order";
 import { presentTask, presentTaskMessage } from "./tasks.present";
-import type { CreateTaskIn, PageQuery, PatchTaskIn } from "./tasks.schemas";
+import type { CreateTaskIn, PatchTaskIn } from "./tasks.schemas";
 import type { DeliverableView, MyTaskView, TaskMessageRow, TaskRow, TasksStore, TaskView } from "./tasks.store";
 
 /** Gap between neighbouring ranks: room for 16 moves between the same two tasks before a respace. */
 const RANK_STEP = 65_536;
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 200;
-
 const taskNotFound = () => notFound("task not found");
 
-/** `limit` clamped to 200, default 50; `before` as an exclusive bound in epoch ms (default: none). */
-export function pageOf(query: PageQuery): { limit: number; before: number } {
-  return {
-    limit: Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
-    before: query.before ? exclusiveMillis(query.before) : Number.MAX_SAFE_INTEGER,
-  };
-}
-
 /**
- * Stored times have millisecond precision; a `before` finer than that (`.580999Z`) still includes the
- * messages of its millisecond (`.580Z` is strictly before it), so the bound rounds up.
+ * Where a move puts a task, decided inside its transaction and applied to the column orders after it commits
+ * (so the orders never get ahead of the database): the task's position is known before that.
  */
-function exclusiveMillis(timestamp: string): number {
-  const ms = Date.parse(timestamp);
-  const fraction = timestamp.match(/\.(\d+)/)?.[1] ?? "";
-  return /[1-9]/.test(fraction.slice(3)) ? ms + 1 : ms;
-}
-
-/** Where a move puts a task, decided inside its transaction and applied to the column orders after it. */
 interface Placement {
   from: string;
   to: string;
   rank: number;
+  /** The task's 0-based position in its new column. */
+  position: number;
   /** Ranks of the target column were rewritten to make room. */
   respaced: boolean;
 }
 
-/** Staff asked in a task (assigned it, or mentioned in its messages) queue their replies, inside that transaction. */
-export interface TaskReplyHook {
-  /** Whether a reply job was queued for the task's new assignee. */
-  taskAssigned(actor: SpaceActor, task: TaskRow): boolean;
-  /** Whether reply jobs were queued for the staff a person's task message mentions. */
-  taskMessagePosted(actor: SpaceActor, message: TaskMessageRow): boolean;
-  /** Jobs were committed: start on them. */
-  queued(): void;
-}
-
-/** Task operations, each on a space the macro has already checked. Every change is published once committed. */
+/** Task operations, each on a space the macro has already checked. Every change emits its event. */
 export class TasksService {
   private readonly orders: ColumnOrders;
 
   constructor(
-    private readonly db: Db,
+    private readonly uow: UnitOfWork,
     private readonly store: TasksStore,
     private readonly spaces: SpacesStore,
     private readonly people: PeopleStore,
     private readonly files: FilesService,
-    private readonly events: EventBus,
-    private readonly assignments: TaskReplyHook | null = null,
   ) {
     this.orders = new ColumnOrders((columnId) => store.ranksAt(columnId, "", 0, -1));
   }
@@ -90,13 +62,11 @@ export class TasksService {
 
   /** Appends a task at the bottom of its column. */
   create(actor: SpaceActor, input: CreateTaskIn): TaskView {
-    let folder: NodeRow | undefined;
-    let queued = false;
-    const row = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       const column = this.spaces.column(actor.space.id, input.column_id);
       if (!column) throw invalid("invalid column");
       this.checkAssignee(actor, input.assignee_user_id);
-      if (input.deliverable_required) folder = this.files.ensureDeliverables(actor);
+      if (input.deliverable_required) this.files.ensureDeliverables(actor);
       const last = this.orders.last(column.id);
       const now = this.stampFor(input.assignee_user_id ?? null, Date.now());
       const task: TaskRow = {
@@ -117,14 +87,13 @@ export class TasksService {
         updatedAt: now,
       };
       this.store.insert(task);
-      queued = this.assignments?.taskAssigned(actor, task) ?? false;
-      return task;
+      unit.afterCommit(() => this.orders.place(task.columnId, task.id, task.rank));
+      // Last of its column.
+      const view = { ...task, position: this.orders.size(column.id, task.id) };
+      unit.emit(spaceEvent(actor, "task.created", presentTask(view)));
+      if (task.assigneeUserId !== null) unit.emit(spaceEvent(actor, "task.assigned", presentTask(view)));
+      return view;
     });
-    this.orders.place(row.columnId, row.id, row.rank);
-    this.files.announceCreated(actor, folder);
-    const view = this.announce(actor, "task.created", this.view(row));
-    if (queued) this.assignments?.queued();
-    return view;
   }
 
   /**
@@ -132,9 +101,7 @@ export class TasksService {
    * its new neighbours; `position` past the end means last. `version` +1 on every update.
    */
   patch(actor: SpaceActor, id: string, input: PatchTaskIn): TaskView {
-    let folder: NodeRow | undefined;
-    let queued = false;
-    const { row, placement } = writeTx(this.db, () => {
+    return this.uow.write((unit) => {
       const task = this.require(actor, id);
       if (input.version !== undefined && input.version !== task.version) {
         throw conflict("version conflict", { task: presentTask(this.view(task)) });
@@ -145,7 +112,7 @@ export class TasksService {
       if (input.deliverable_instructions !== undefined) next.deliverableInstructions = input.deliverable_instructions;
       if (input.deliverable_required !== undefined) {
         next.deliverableRequired = input.deliverable_required;
-        if (input.deliverable_required) folder = this.files.ensureDeliverables(actor);
+        if (input.deliverable_required) this.files.ensureDeliverables(actor);
       }
       if (input.assignee_user_id !== undefined) {
         this.checkAssignee(actor, input.assignee_user_id);
@@ -168,18 +135,21 @@ export class TasksService {
       }
       next.updatedAt = this.stampFor(next.assigneeUserId, next.updatedAt);
       this.store.save(task, next);
-      if (next.assigneeUserId !== task.assigneeUserId) queued = this.assignments?.taskAssigned(actor, next) ?? false;
-      return { row: next, placement };
+      const view = placement ? { ...next, position: placement.position } : this.view(next);
+      if (placement) unit.afterCommit(() => this.applyPlacement(next.id, placement));
+      unit.emit(spaceEvent(actor, "task.updated", presentTask(view)));
+      if (next.assigneeUserId !== null && next.assigneeUserId !== task.assigneeUserId) {
+        unit.emit(spaceEvent(actor, "task.assigned", presentTask(view)));
+      }
+      return view;
     });
-    if (placement) {
-      this.orders.remove(placement.from, row.id);
-      if (placement.respaced) this.orders.forget(placement.to);
-      else this.orders.place(placement.to, row.id, placement.rank);
-    }
-    this.files.announceCreated(actor, folder);
-    const view = this.announce(actor, "task.updated", this.view(row));
-    if (queued) this.assignments?.queued();
-    return view;
+  }
+
+  /** A committed move, in the column orders. */
+  private applyPlacement(taskId: string, placement: Placement): void {
+    this.orders.remove(placement.from, taskId);
+    if (placement.respaced) this.orders.forget(placement.to);
+    else this.orders.place(placement.to, taskId, placement.rank);
   }
 
   /**
@@ -191,23 +161,21 @@ export class TasksService {
   }
 
   delete(actor: SpaceActor, id: string): void {
-    const task = writeTx(this.db, () => {
-      const found = this.require(actor, id);
-      this.store.delete(found.id);
-      return found;
+    this.uow.write((unit) => {
+      const task = this.require(actor, id);
+      this.store.delete(task.id);
+      unit.afterCommit(() => this.orders.remove(task.columnId, task.id));
+      unit.emit(spaceEvent(actor, "task.deleted", { id: task.id }));
     });
-    this.orders.remove(task.columnId, task.id);
-    this.publish(actor, "task.deleted", { id: task.id });
   }
 
   /**
-   * Unassigns every task of someone about to be deleted (a staff member), inside the caller's transaction:
-   * each is an update like a PATCH (`version` + 1, a new `updated_at`), so an edit made from an older copy
-   * is a conflict. Pass the answer to `announceUpdated` once the transaction has committed.
+   * Unassigns every task of someone about to be deleted (a staff member), in the caller's unit: each is an
+   * update like a PATCH (`version` + 1, a new `updated_at`), so an edit made from an older copy is a conflict.
    */
-  unassignAll(userId: string): TaskView[] {
-    return writeTx(this.db, () =>
-      this.store.assignedAnywhere(userId).map((task) => {
+  unassignAll(orgId: string, userId: string): void {
+    this.uow.write((unit) => {
+      for (const task of this.store.assignedAnywhere(userId)) {
         const next: TaskRow = {
           ...task,
           assigneeUserId: null,
@@ -215,21 +183,10 @@ export class TasksService {
           updatedAt: Math.max(Date.now(), task.updatedAt + 1),
         };
         this.store.save(task, next);
-        return this.view(next);
-      }),
-    );
-  }
-
-  /** Publishes `task.updated` for tasks changed outside a request on their space (`unassignAll`). */
-  announceUpdated(orgId: string, changed: readonly TaskView[]): void {
-    for (const task of changed) {
-      this.events.publish({
-        type: "task.updated",
-        organization_id: orgId,
-        space_id: task.spaceId,
-        payload: presentTask(task),
-      });
-    }
+        const payload = presentTask(this.view(next));
+        unit.emit({ type: "task.updated", organization_id: orgId, space_id: task.spaceId, payload });
+      }
+    });
   }
 
   /** Tasks assigned to the caller across the spaces they can see. */
@@ -247,33 +204,21 @@ export class TasksService {
     return this.store.messages(task.id, before, limit);
   }
 
+  /** Posts a message on the task; in the unit of the write it belongs to when there is one (a staff reply). */
   postMessage(actor: SpaceActor, taskId: string, content: string): TaskMessageRow {
-    const { row, queued } = writeTx(this.db, () => {
-      const row = this.insertMessage(actor, taskId, content);
-      // Staff mentioned in the task's thread answer there; the job commits with the message.
-      return { row, queued: this.assignments?.taskMessagePosted(actor, row) ?? false };
+    return this.uow.write((unit) => {
+      const task = this.require(actor, taskId);
+      const message: TaskMessageRow = {
+        id: newId(),
+        taskId: task.id,
+        authorUserId: actor.userId,
+        content,
+        createdAt: nextStamp(this.store.latestMessageAt(task.id)),
+      };
+      this.store.insertMessage(message);
+      unit.emit(spaceEvent(actor, "task.message.created", presentTaskMessage(message)));
+      return message;
     });
-    if (queued) this.assignments?.queued();
-    return this.announceMessage(actor, row);
-  }
-
-  /** A message stored inside the caller's transaction (a staff reply); announce it once committed. */
-  insertMessage(actor: SpaceActor, taskId: string, content: string): TaskMessageRow {
-    const task = this.require(actor, taskId);
-    const message: TaskMessageRow = {
-      id: newId(),
-      taskId: task.id,
-      authorUserId: actor.userId,
-      content,
-      createdAt: nextStamp(this.store.latestMessageAt(task.id)),
-    };
-    this.store.insertMessage(message);
-    return message;
-  }
-
-  announceMessage(actor: SpaceActor, row: TaskMessageRow): TaskMessageRow {
-    this.publish(actor, "task.message.created", presentTaskMessage(row));
-    return row;
   }
 
   // Deliverables
@@ -283,7 +228,7 @@ export class TasksService {
   }
 
   link(actor: SpaceActor, taskId: string, fileNodeId: string): void {
-    writeTx(this.db, () => {
+    this.uow.write(() => {
       const task = this.require(actor, taskId);
       const file = this.files.deliverableFile(actor, fileNodeId);
       // Listed oldest link first: two links in the same millisecond still list in the order they were made.
@@ -292,23 +237,15 @@ export class TasksService {
   }
 
   unlink(actor: SpaceActor, taskId: string, fileNodeId: string): void {
-    const task = this.require(actor, taskId);
-    if (!isUuid(fileNodeId) || !this.store.unlinkDeliverable(task.id, fileNodeId)) {
-      throw notFound("deliverable not found");
-    }
+    this.uow.write(() => {
+      const task = this.require(actor, taskId);
+      if (!isUuid(fileNodeId) || !this.store.unlinkDeliverable(task.id, fileNodeId)) {
+        throw notFound("deliverable not found");
+      }
+    });
   }
 
   // Helpers
-
-  private publish(actor: SpaceActor, type: EventType, payload: unknown): void {
-    this.events.publish({ type, organization_id: actor.orgId, space_id: actor.space.id, payload });
-  }
-
-  /** Publishes the task, once its transaction has committed; returns it. */
-  private announce(actor: SpaceActor, type: EventType, task: TaskView): TaskView {
-    this.publish(actor, type, presentTask(task));
-    return task;
-  }
 
   /** The task with its position in its column. */
   private view(task: TaskRow): TaskView {
@@ -337,7 +274,7 @@ export class TasksService {
     const others = this.orders.size(columnId, task.id);
     const target = position === undefined ? others : Math.min(position, others);
     const { before, after } = this.orders.around(columnId, task.id, target);
-    const placement = { from: task.columnId, to: columnId, respaced: false };
+    const placement = { from: task.columnId, to: columnId, position: target, respaced: false };
     if (before === undefined && after === undefined) return { ...placement, rank: RANK_STEP };
     if (before === undefined) return { ...placement, rank: (after as number) - RANK_STEP };
     if (after === undefined) return { ...placement, rank: before + RANK_STEP };
