@@ -41,11 +41,11 @@ export function errorResponse(status: number, body: Record<string, unknown>, req
 }
 
 /**
- * Routes whose handler streams the request body itself (uploads, raw file content). Elysia's per-route
+ * Routes whose handler streams the request body itself (uploads, a task's deliverable upload, raw file content). Elysia's per-route
  * `parse: "none"` has no effect beside a global parser, so the one global parser leaves these bodies unread.
  * (A trailing slash reaches the same route.)
  */
-const RAW_BODY_PATH = /\/files\/(upload|[^/]+\/content)\/?$/;
+const RAW_BODY_PATH = /\/(files\/(upload|[^/]+\/content)|deliverables\/upload)\/?$/;
 
 interface RequestMark {
   id: string;

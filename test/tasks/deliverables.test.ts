@@ -440,3 +440,123 @@ describe("a root file named Deliverables", () => {
     expect(attempt.body).toEqual(OUTSIDE);
   });
 });
+
+/** POST .../deliverables/upload, as a browser sends a form with one file. */
+async function uploadDeliverable(
+  s: Space,
+  taskId: string,
+  file: { bytes: Uint8Array | string; name: string; type?: string } | null,
+  who: Person = member,
+) {
+  const form = new FormData();
+  if (file) {
+    const blob = new Blob([file.bytes as BlobPart], file.type === undefined ? {} : { type: file.type });
+    form.append("file", blob, file.name);
+  } else form.append("note", "no file here");
+  const res = await fetch(`${server.url}${s.tasks}/${taskId}/deliverables/upload`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${who.token}` },
+    body: form,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+describe("POST .../tasks/{taskId}/deliverables/upload", () => {
+  const pdf = {
+    bytes: new Uint8Array([0x25, 0x50, 0x44, 0x46, 0, 1, 2, 3]),
+    name: "report.pdf",
+    type: "application/pdf",
+  };
+
+  it("creates the Deliverables folder, stores the file there and links it: 201 {node, deliverable}", async () => {
+    const s = await createSpace("upload one step");
+    const t = await createTask(s);
+    expect(await deliverableRoots(s)).toEqual([]);
+    const res = await uploadDeliverable(s, t, pdf);
+    expect(res.status).toBe(201);
+    const [root] = await deliverableRoots(s);
+    expect(root?.name).toBe("Deliverables");
+    expect(res.body.node).toMatchObject({
+      parent_id: root?.id,
+      kind: "file",
+      name: "report.pdf",
+      mime_type: "application/pdf",
+      size_bytes: 8,
+    });
+    expect(res.body.deliverable).toEqual({
+      task_id: t,
+      file_node_id: res.body.node.id,
+      added_by: member.id,
+      created_at: expect.stringMatching(TIMESTAMP),
+      file_name: "report.pdf",
+      mime_type: "application/pdf",
+      size_bytes: 8,
+    });
+    expect((await links(s, t)).body.deliverables).toEqual([res.body.deliverable]);
+    const content = await fetch(`${server.url}${s.files}/${res.body.node.id}/content`, {
+      headers: { authorization: `Bearer ${member.token}` },
+    });
+    expect(new Uint8Array(await content.arrayBuffer())).toEqual(pdf.bytes);
+  });
+
+  it("uses the existing Deliverables folder (any case), and a small text file becomes an editable text file", async () => {
+    const s = await createSpace("upload existing folder");
+    const existing = await folder(s, "deliverables");
+    const t = await createTask(s);
+    const res = await uploadDeliverable(s, t, { bytes: "# Notes\n", name: "notes.md", type: "text/markdown" });
+    expect(res.status).toBe(201);
+    expect(res.body.node.parent_id).toBe(existing.id);
+    expect(res.body.node.storage ?? "text").toBe("text");
+    expect(await deliverableRoots(s)).toHaveLength(1);
+  });
+
+  it("answers 409 name already exists when the folder holds a file of that name, and links nothing", async () => {
+    const s = await createSpace("upload clash");
+    const t = await createTask(s);
+    expect((await uploadDeliverable(s, t, pdf)).status).toBe(201);
+    const other = await createTask(s);
+    const res = await uploadDeliverable(s, other, pdf);
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ error: "name already exists" });
+    expect((await links(s, other)).body.deliverables).toEqual([]);
+  });
+
+  it("answers 409 a file named Deliverables is in the way for a root file of that name", async () => {
+    const s = await createSpace("upload blocked");
+    await textFile(s, "Deliverables", null);
+    const t = await createTask(s);
+    const res = await uploadDeliverable(s, t, pdf);
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ error: "a file named Deliverables is in the way" });
+    expect((await tree(s)).map((n) => n.name)).toEqual(["Deliverables"]);
+  });
+
+  it("answers 404 task not found for an unknown or malformed task, 400 without a file", async () => {
+    const s = await createSpace("upload errors");
+    for (const id of [UNKNOWN, "not-a-uuid"]) {
+      const res = await uploadDeliverable(s, id, pdf);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ error: "task not found" });
+    }
+    const t = await createTask(s);
+    const res = await uploadDeliverable(s, t, null);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "file: required" });
+    expect(await deliverableRoots(s)).toEqual([]);
+  });
+
+  it("needs tasks.write and files.write: a Viewer gets 403 missing permission: tasks.write", async () => {
+    const s = await createSpace("upload guarded");
+    const t = await createTask(s);
+    const res = await uploadDeliverable(s, t, pdf, viewer);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "missing permission: tasks.write" });
+    const role = await org.owner.api.post(`${base}/roles`, { name: "Task writer", permissions: ["tasks.write"] });
+    const writer = await addMember(org, [], "Tess Taskwriter");
+    await org.owner.api.put(`${base}/members/${writer.id}/roles`, { role_ids: [role.body.role.id] });
+    const denied = await uploadDeliverable(s, t, pdf, writer);
+    expect(denied.status).toBe(403);
+    expect(denied.body).toEqual({ error: "missing permission: files.write" });
+    expect(await deliverableRoots(s)).toEqual([]);
+  });
+});

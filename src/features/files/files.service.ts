@@ -23,6 +23,8 @@ import { presentNode } from "./files.present";
 import type { FilesStore, NodeRow } from "./files.store";
 import { newTextState, replaceText, TEXT_KEY } from "./text-doc";
 
+export type { NodeRow } from "./files.store";
+
 /** Blob chunk size: big enough for few rows, small enough to stream. */
 const CHUNK_BYTES = 256 * 1024;
 /** Uploads of a text type up to this size become editable text files. */
@@ -214,11 +216,11 @@ export class FilesService {
   async upload(actor: SpaceActor, incoming: IncomingFile): Promise<NodeRow> {
     const received = await this.receive(incoming);
     try {
-      return this.uow.write((unit) => {
+      return this.uow.write(() => {
         // The body took its time: the uploader may have lost access meanwhile.
         actor.recheck?.();
         const parent = received.fields.parent_id;
-        return this.place(unit, actor, received, this.parentFor(actor, lowerUuid(parent?.trim()) || undefined));
+        return this.place(actor, received, this.parentFor(actor, lowerUuid(parent?.trim()) || undefined));
       });
     } catch (error) {
       received.blob.discard();
@@ -250,22 +252,24 @@ export class FilesService {
     }
   }
 
-  /** Puts a received upload in the folder `parentId` (null: the root), in the caller's unit. */
-  place(unit: Unit, actor: SpaceActor, received: Received, parentId: string | null): NodeRow {
+  /** Puts a received upload in the folder `parentId` (null: the root), in the caller's unit when there is one. */
+  place(actor: SpaceActor, received: Received, parentId: string | null): NodeRow {
     const { blob, name, type, text } = received;
-    if (text !== null) {
-      blob.discard();
-      return this.insertText(unit, actor, parentId, name, text, type);
-    }
-    return this.insert(unit, actor, {
-      parentId,
-      name,
-      kind: "file",
-      storage: "blob",
-      blobId: blob.id,
-      mimeType: mimeOf(name, type, false),
-      sizeBytes: blob.size,
-      checksumSha256: received.checksum,
+    return this.uow.write((unit) => {
+      if (text !== null) {
+        blob.discard();
+        return this.insertText(unit, actor, parentId, name, text, type);
+      }
+      return this.insert(unit, actor, {
+        parentId,
+        name,
+        kind: "file",
+        storage: "blob",
+        blobId: blob.id,
+        mimeType: mimeOf(name, type, false),
+        sizeBytes: blob.size,
+        checksumSha256: received.checksum,
+      });
     });
   }
 

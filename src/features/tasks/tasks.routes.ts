@@ -1,9 +1,14 @@
 /** Tasks, task messages, deliverables (api-spec §4 Tasks) and `GET /me/tasks`. */
 import { Elysia } from "elysia";
 import { z } from "zod";
+import { assertPermission } from "../../core/access";
+import type { SpaceActor } from "../../core/actor";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import { multipartFile } from "../../http/multipart";
 import { pageQuery } from "../../http/schemas";
+import { presentNode } from "../files/files.present";
+import { nodeOut } from "../files/files.schemas";
 import { presentDeliverable, presentMyTask, presentTask, presentTaskMessage } from "./tasks.present";
 import {
   createTaskIn,
@@ -120,6 +125,27 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
               400: "`file must be under the Deliverables folder`; `file_node_id: must be a file, not a folder`",
               404: "`file not found` (an unknown or deleted file)",
             }),
+          },
+        )
+        .post(
+          "/:taskId/deliverables/upload",
+          async ({ actor, params, request, status }) => {
+            const { node, deliverable } = await tasks.uploadDeliverable(actor, params.taskId, multipartFile(request));
+            return status(201, { node: presentNode(node), deliverable: presentDeliverable(deliverable) });
+          },
+          {
+            space: "tasks.write",
+            check: (actor: SpaceActor) => assertPermission(actor, "files.write"),
+            detail: doc(
+              "Uploads a file into the space's Deliverables folder (created when missing) and links it to the task, in one step: multipart/form-data with `file`, streamed",
+              {
+                201: z.object({ node: nodeOut, deliverable: deliverableOut }),
+                400: "`content-type must be multipart/form-data`; `file: required`",
+                403: "`missing permission: tasks.write` or `missing permission: files.write`",
+                409: "`name already exists` (a file of that name is in the folder); `a file named Deliverables is in the way` (a root file, not a folder, has the name)",
+                413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
+              },
+            ),
           },
         )
         .delete(

@@ -4,9 +4,10 @@ import type { OrgActor, SpaceActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { spaceEvent } from "../../core/events";
 import { type PageQuery, pageOf } from "../../core/paging";
+import type { IncomingFile } from "../../core/upload";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
-import type { FilesService } from "../files/files.service";
+import type { FilesService, NodeRow } from "../files/files.service";
 import type { PeopleStore } from "../people/people.store";
 import type { SpacesStore } from "../spaces/spaces.store";
 import { ColumnOrders } from "./tasks.order";
@@ -234,6 +235,34 @@ export class TasksService {
       // Listed oldest link first: two links in the same millisecond still list in the order they were made.
       this.store.linkDeliverable(task.id, file.id, actor.userId, nextStamp(this.store.latestDeliverableAt(task.id)));
     });
+  }
+
+  /**
+   * Uploads a file into the space's `Deliverables` root folder (created when missing) and links it to the task,
+   * in one transaction: 409 when a file of that name is already there, or a root file is named `Deliverables`.
+   */
+  async uploadDeliverable(
+    actor: SpaceActor,
+    taskId: string,
+    incoming: IncomingFile,
+  ): Promise<{ node: NodeRow; deliverable: DeliverableView }> {
+    this.require(actor, taskId);
+    const received = await this.files.receive(incoming);
+    try {
+      return this.uow.write(() => {
+        // The body took its time: the uploader may have lost access meanwhile, or the task may be gone.
+        actor.recheck?.();
+        const task = this.require(actor, taskId);
+        const node = this.files.place(actor, received, this.files.deliverablesFolder(actor).id);
+        this.link(actor, task.id, node.id);
+        const deliverable = this.store.deliverables(task.id).find((d) => d.fileNodeId === node.id);
+        if (!deliverable) throw new Error(`deliverable ${node.id} of task ${task.id} not stored`);
+        return { node, deliverable };
+      });
+    } catch (error) {
+      received.blob.discard();
+      throw error;
+    }
   }
 
   unlink(actor: SpaceActor, taskId: string, fileNodeId: string): void {
