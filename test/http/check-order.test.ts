@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { afterAll, beforeAll, describe } from "bun:test";
 import { addMember, addStaff, type Org, setupOrg } from "../helpers/factories";
 import type { Client } from "../helpers/http";
+import { scenarios } from "../helpers/scenarios";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 /**
@@ -31,96 +32,31 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-describe("a caller refused by the route's rule", () => {
-  const cases: [string, () => Client, string, () => string, unknown, string][] = [
-    [
-      "PATCH /me by staff",
-      () => staff,
-      "PATCH",
-      () => "/api/v1/me",
-      { display_name: 5 },
-      "service accounts are renamed with PATCH /service-accounts/{id}",
-    ],
-    [
-      "POST /me/password by staff",
-      () => staff,
-      "POST",
-      () => "/api/v1/me/password",
-      {},
-      "service accounts have no password",
-    ],
-    [
-      "a file rename by staff",
-      () => staff,
-      "PATCH",
-      () => `${space}/files/${fileId}`,
-      { name: 5 },
-      "service accounts cannot change existing files: propose a patch instead",
-    ],
-    [
-      "an automation approval by staff",
-      () => staff,
-      "POST",
-      () => `${space}/automations/${automationId}/approve`,
-      { extra: 1 },
-      "only a person can approve or reject an automation",
-    ],
-    [
-      "an automation rejection by staff",
-      () => staff,
-      "POST",
-      () => `${space}/automations/${automationId}/reject`,
-      { reason: 5 },
-      "only a person can approve or reject an automation",
-    ],
-    [
-      "a proposal acceptance by staff",
-      () => staff,
-      "POST",
-      () => `${space}/files/proposals/${proposalId}/accept`,
-      { extra: 1 },
-      "only a person can accept or reject a proposal",
-    ],
-    [
-      "a proposal rejection by staff",
-      () => staff,
-      "POST",
-      () => `${space}/files/proposals/${proposalId}/reject`,
-      { extra: 1 },
-      "only a person can accept or reject a proposal",
-    ],
-    [
-      "adding a space member, not its owner",
-      () => outsider,
-      "POST",
-      () => `${space}/members`,
-      { user_id: 5 },
-      "only a space owner can manage its members",
-    ],
-    [
-      "adding a space member with no body, not its owner",
-      () => outsider,
-      "POST",
-      () => `${space}/members`,
-      {},
-      "only a space owner can manage its members",
-    ],
-  ];
-  for (const [name, who, method, path, body, error] of cases) {
-    it(`answers 403 before the body is read: ${name}`, async () => {
-      const caller = who();
-      const res = method === "PATCH" ? await caller.patch(path(), body) : await caller.post(path(), body);
-      expect(res.status).toBe(403);
-      expect(res.body).toEqual({ error });
-    });
-  }
+const NOT_OWNER = "a Member, not the space's owner";
+const APPROVAL = "only a person can approve or reject an automation";
+const REVIEW = "only a person can accept or reject a proposal";
+const MEMBERS = "only a space owner can manage its members";
 
-  it("still gets 404 for a space it cannot see, before the rule", async () => {
-    const res = await staff.post(
-      `/api/v1/organizations/${org.id}/spaces/00000000-0000-4000-8000-000000000000/members`,
-      {},
-    );
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: "space not found" });
-  });
+describe("a caller refused by the route's rule, whatever the body holds", () => {
+  scenarios(
+    {
+      url: () => server.url,
+      tokens: () => ({ staff: staff.token, [NOT_OWNER]: outsider.token }),
+      params: () => ({ orgId: org.id, space, fileId, automationId, proposalId }),
+    },
+    // biome-ignore format: a table reads in columns
+    [
+      { method: "PATCH", url: "/api/v1/me",                                  as: "staff",   body: { display_name: 5 }, status: 403, error: "service accounts are renamed with PATCH /service-accounts/{id}" },
+      { method: "POST",  url: "/api/v1/me/password",                         as: "staff",   body: {},                  status: 403, error: "service accounts have no password" },
+      { method: "PATCH", url: "{space}/files/{fileId}",                      as: "staff",   body: { name: 5 },         status: 403, error: "service accounts cannot change existing files: propose a patch instead" },
+      { method: "POST",  url: "{space}/automations/{automationId}/approve",  as: "staff",   body: { extra: 1 },        status: 403, error: APPROVAL },
+      { method: "POST",  url: "{space}/automations/{automationId}/reject",   as: "staff",   body: { reason: 5 },       status: 403, error: APPROVAL },
+      { method: "POST",  url: "{space}/files/proposals/{proposalId}/accept", as: "staff",   body: { extra: 1 },        status: 403, error: REVIEW },
+      { method: "POST",  url: "{space}/files/proposals/{proposalId}/reject", as: "staff",   body: { extra: 1 },        status: 403, error: REVIEW },
+      { method: "POST",  url: "{space}/members",                             as: NOT_OWNER, body: { user_id: 5 },      status: 403, error: MEMBERS },
+      { method: "POST",  url: "{space}/members",                             as: NOT_OWNER, body: {},                  status: 403, error: MEMBERS },
+      // A space the caller cannot see answers its 404 before the rule.
+      { method: "POST",  url: "/api/v1/organizations/{orgId}/spaces/00000000-0000-4000-8000-000000000000/members", as: "staff", body: {}, status: 404, error: "space not found" },
+    ],
+  );
 });
