@@ -1,9 +1,10 @@
 /**
- * The access matrix of a private space (contract §2–3, docs/api.md "Spaces"): every route registered below
- * `/spaces/:spaceId` is taken from the app itself, so a route added later is covered without touching this
- * file, and called by every kind of caller. Someone who cannot see the private space gets exactly 404
- * `space not found` everywhere below it, the same answer as for a space that does not exist; someone who can
- * see it gets 2xx, or 403 `missing permission: <perm>` where their role lacks the route's permission.
+ * The access matrix of a private space (contract §2–3, docs/api.md "Spaces"), as a table: one line per route
+ * registered below `/spaces/:spaceId`, with the permission it declares and the answer each kind of caller who
+ * can see the space gets (2xx, 403 `missing permission: <perm>`, or the refusal of a rule that is more than a
+ * permission). A test walks the app's routes and fails on a route without its line, so a new route is a new
+ * line. Someone who cannot see the private space gets exactly 404 `space not found` everywhere below it, the
+ * same answer as for a space that does not exist. Every line runs for every caller, each its own test.
  * Listings never carry the private space's rows to those who cannot see it, and losing membership (of the
  * organization, or of the space) takes effect on the next request.
  *
@@ -20,6 +21,7 @@ import { createLogger } from "../../src/lib/log";
 import { createServices } from "../../src/services";
 import { addMember, addStaff, type Org, setupOrg } from "../helpers/factories";
 import { type Client, type Reply, request } from "../helpers/http";
+import { type Answer, type Scenario, type Sent, scenarios } from "../helpers/scenarios";
 import { startTestServer, type TestServer, tempDir } from "../helpers/server";
 
 const SPACE_ROUTE = "/api/v1/organizations/:orgId/spaces/:spaceId";
@@ -46,7 +48,101 @@ type RoleName = keyof typeof ROLE_PERMISSIONS;
 
 type Route = { method: string; path: string; hooks: { detail?: Record<string, unknown> } };
 
-/** A registered route below a space. */
+/**
+ * The refusals a cell of the table names, beside `2xx` and `403` (`missing permission: ` the route's permission):
+ * rules that are more than a permission, met by callers who hold it.
+ */
+const REFUSALS = {
+  /** The plain-GET twins of the collab socket. */
+  ws: { status: 400, error: "websocket upgrade required" },
+  owners: { status: 403, error: "only a space owner can manage its members" },
+  author: { status: 403, error: "only the author can edit this message" },
+  chat: { status: 403, error: "missing permission: chat.write" },
+  /** Staff add files and propose changes; changing an existing file is for people (docs/api.md, Files). */
+  propose: { status: 403, error: "service accounts cannot change existing files: propose a patch instead" },
+  /** Staff propose, people decide. */
+  review: { status: 403, error: "only a person can accept or reject a proposal" },
+  approve: { status: 403, error: "only a person can approve or reject an automation" },
+  /** A person made it: staff withdraw only their own pending proposals. */
+  withdraw: { status: 403, error: "service accounts can only delete their own pending proposals" },
+} as const;
+
+type Cell = "2xx" | "403" | keyof typeof REFUSALS;
+
+/** The kinds of caller who see the space, one column each. */
+const COLUMNS = ["owner", "spaceOwner", "member", "viewer", "staff", "manager"] as const;
+type Column = (typeof COLUMNS)[number];
+
+/**
+ * Every route below a space: `METHOD suffix` (`/` is the space itself), the permission it declares (`member`:
+ * anyone who sees the space), and what each caller who sees the space gets. The org owner and the manager (a
+ * custom role holding only `org.manage`) see S without being in it; the space owner is the Member who made S.
+ */
+// biome-ignore format: a table reads in columns
+const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, Cell, Cell, Cell, Cell, Cell]])[] = [
+  //                                                           permission     org owner space owner Member    Viewer    Staff       Manager
+  ["GET /",                                                    "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["GET /board",                                               "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["GET /members",                                             "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /members",                                            "member",      "2xx",    "2xx",      "owners", "owners", "owners",   "2xx"],
+  ["DELETE /members/:userId",                                  "member",      "2xx",    "2xx",      "owners", "owners", "owners",   "2xx"],
+  ["GET /git-link",                                            "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["PUT /git-link",                                            "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /git-link",                                         "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+
+  ["WS /files/collab/ws/:fileId",                              "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["WS /files/collab/ws",                                      "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["GET /files/collab/ws/:fileId",                             "files.read",  "ws",     "ws",       "ws",     "ws",     "ws",       "403"],
+  ["GET /files/collab/ws",                                     "files.read",  "ws",     "ws",       "ws",     "ws",     "ws",       "403"],
+  ["GET /files/proposals",                                     "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["GET /files/:nodeId/proposals",                             "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["POST /files/:nodeId/proposals",                            "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["POST /files/proposals/:proposalId/accept",                 "files.write", "2xx",    "2xx",      "2xx",    "403",    "review",   "403"],
+  ["POST /files/proposals/:proposalId/reject",                 "files.write", "2xx",    "2xx",      "2xx",    "403",    "review",   "403"],
+  ["GET /files",                                               "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["GET /files/tree",                                          "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["POST /files/folders",                                      "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["POST /files/text",                                         "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["POST /files/upload",                                       "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["GET /files/:nodeId",                                       "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["GET /files/:nodeId/content",                               "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["PUT /files/:nodeId/content",                               "files.write", "2xx",    "2xx",      "2xx",    "403",    "propose",  "403"],
+  ["PATCH /files/:nodeId",                                     "files.write", "2xx",    "2xx",      "2xx",    "403",    "propose",  "403"],
+  ["DELETE /files/:nodeId",                                    "files.write", "2xx",    "2xx",      "2xx",    "403",    "propose",  "403"],
+
+  ["GET /tasks",                                               "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /tasks",                                              "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["GET /tasks/:taskId",                                       "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["PATCH /tasks/:taskId",                                     "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /tasks/:taskId",                                    "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["GET /tasks/:taskId/messages",                              "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /tasks/:taskId/messages",                             "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["GET /tasks/:taskId/deliverables",                          "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /tasks/:taskId/deliverables",                         "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /tasks/:taskId/deliverables/:fileNodeId",           "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+
+  ["GET /chat-rooms",                                          "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /chat-rooms",                                         "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /chat-rooms/:roomId",                               "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["GET /chat-rooms/:roomId/messages",                         "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /chat-rooms/:roomId/messages",                        "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["PATCH /chat-rooms/:roomId/messages/:messageId",            "member",      "2xx",    "2xx",      "2xx",    "author", "2xx",      "author"],
+  ["DELETE /chat-rooms/:roomId/messages/:messageId",           "member",      "2xx",    "2xx",      "2xx",    "chat",   "2xx",      "chat"],
+  ["POST /chat-rooms/:roomId/messages/:messageId/reactions",   "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /chat-rooms/:roomId/messages/:messageId/reactions", "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+
+  ["GET /automations",                                         "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["GET /automations/:automationId",                           "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["POST /automations",                                        "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["PATCH /automations/:automationId",                         "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /automations/:automationId",                        "files.write", "2xx",    "2xx",      "2xx",    "403",    "withdraw", "403"],
+  ["POST /automations/:automationId/approve",                  "files.write", "2xx",    "2xx",      "2xx",    "403",    "approve",  "403"],
+  ["POST /automations/:automationId/reject",                   "files.write", "2xx",    "2xx",      "2xx",    "403",    "approve",  "403"],
+
+
+];
+
+/** A route below a space, from its line of the table. */
 interface SpaceRoute {
   method: string;
   path: string;
@@ -54,10 +150,37 @@ interface SpaceRoute {
   suffix: string;
   /** `member` or a catalogue permission. */
   need: string;
-  /** Declared with the `space` macro, which resolves the space's visibility before the permission. */
-  space: boolean;
   key: string;
+  /** What each kind of caller who sees the space gets. */
+  cells: Record<Column, Cell>;
 }
+
+const routes: SpaceRoute[] = ACCESS.map(([line, need, ...cells]) => {
+  const [method, slashed] = line.split(" ") as [string, string];
+  const suffix = slashed === "/" ? "" : slashed;
+  return {
+    method,
+    path: SPACE_ROUTE + suffix,
+    suffix,
+    need,
+    key: `${method} ${suffix}`,
+    cells: Object.fromEntries(COLUMNS.map((column, i) => [column, cells[i]])) as Record<Column, Cell>,
+  };
+});
+
+/** The callers of the matrix: their role, where they stand towards S, and the column of the table they read. */
+const ORG_OWNER = "org owner (not in S)";
+const CAST: readonly { name: string; role: RoleName; column: Column; inS?: boolean; ownsS?: boolean }[] = [
+  { name: ORG_OWNER, role: "Owner", column: "owner" },
+  { name: "space owner (Member)", role: "Member", column: "spaceOwner", inS: true, ownsS: true },
+  { name: "Member in S", role: "Member", column: "member", inS: true },
+  { name: "Member not in S", role: "Member", column: "member" },
+  { name: "Viewer in S", role: "Viewer", column: "viewer", inS: true },
+  { name: "Viewer not in S", role: "Viewer", column: "viewer" },
+  { name: "Staff In", role: "AI Staff", column: "staff", inS: true },
+  { name: "Staff Out", role: "AI Staff", column: "staff" },
+  { name: "org.manage holder not in S", role: "Manager", column: "manager" },
+];
 
 /** Someone calling the API. */
 interface Caller {
@@ -71,6 +194,7 @@ interface Caller {
   inS: boolean;
   /** The owner of S (its creator). */
   ownsS: boolean;
+  column: Column;
 }
 
 /** Ids of the rows of one space. */
@@ -104,9 +228,6 @@ interface Req {
   contentType?: string;
 }
 
-/** What the matrix expects of one call. */
-type Expected = { status: "2xx" } | { status: number; error: string };
-
 interface Ctx {
   caller: Caller;
   rows: SpaceRows;
@@ -114,17 +235,16 @@ interface Ctx {
   live: boolean;
 }
 
-/** How to call one route: a body, fresh rows, extra variants, and answers the permission rule does not give. */
+/** How to call one route: a body, fresh rows, extra variants. */
 interface Plan {
-  build?: (ctx: Ctx) => Promise<Req | Req[]> | Req | Req[];
-  /** For callers who pass the route's permission: an answer other than 2xx. */
-  expect?: (caller: Caller) => Expected | undefined;
+  build: (ctx: Ctx) => Promise<Req | Req[]> | Req | Req[];
 }
 
 let server: TestServer;
 let org: Org;
 let orgBase: string;
-let routes: SpaceRoute[];
+/** The routes the app registers below a space. */
+let registered: { key: string; need: string; space: boolean }[];
 let owner: Caller;
 let spaceOwner: Caller;
 let callers: Caller[];
@@ -278,26 +398,11 @@ async function spareInSpace(rows: SpaceRows, present: boolean): Promise<void> {
   if (![201, 204, 404, 409].includes(res.status)) throw new Error(`spare membership: ${res.status} ${res.text}`);
 }
 
-const canManageMembers = (c: Caller): Expected | undefined =>
-  c.ownsS || c.permissions.has("org.manage")
-    ? undefined
-    : { status: 403, error: "only a space owner can manage its members" };
-
-/** Staff add files and propose changes; changing an existing file is for people (docs/api.md, Files). */
-const STAFF_CANNOT_CHANGE_FILES = "service accounts cannot change existing files: propose a patch instead";
-
-/** Staff propose, people decide: a service account that gets this far is refused. */
-const peopleOnly =
-  (error: string) =>
-  (c: Caller): Expected | undefined =>
-    c.token.startsWith("sa_") ? { status: 403, error } : undefined;
 const proposalReview: Plan = {
   build: async ({ rows, live }) => ({ params: await freshParam(live, "proposalId", () => freshProposal(rows)) }),
-  expect: peopleOnly("only a person can accept or reject a proposal"),
 };
 const automationReview: Plan = {
   build: async ({ rows, live }) => ({ params: await freshParam(live, "automationId", () => freshAutomation(rows)) }),
-  expect: peopleOnly("only a person can approve or reject an automation"),
 };
 
 /** Callers who can post get their own message to edit or delete; the others try the owner's. */
@@ -307,13 +412,9 @@ const authorFor = (ctx: Ctx) => (ctx.caller.permissions.has("chat.write") ? ctx.
  * Plans by `METHOD suffix`. A route without one is called with the default ids (and `{}` as a body); a write
  * route without one fails for callers who get through, asking for a plan, since its body is unknown.
  */
-/** The plain-GET twins of the collab socket answer 400 to whoever gets through. */
-const upgradeRequired: Plan = { expect: () => ({ status: 400, error: "websocket upgrade required" }) };
-
 const PLANS: Record<string, Plan> = {
   "WS /files/collab/ws": { build: ({ rows }) => ({ query: `?file_id=${rows.textFile}` }) },
-  "GET /files/collab/ws": { ...upgradeRequired, build: ({ rows }) => ({ query: `?file_id=${rows.textFile}` }) },
-  "GET /files/collab/ws/:fileId": upgradeRequired,
+  "GET /files/collab/ws": { build: ({ rows }) => ({ query: `?file_id=${rows.textFile}` }) },
   "GET /files": {
     build: ({ rows }) => [
       {},
@@ -337,14 +438,12 @@ const PLANS: Record<string, Plan> = {
       if (live) await spareInSpace(rows, false);
       return { body: { user_id: spare.userId } };
     },
-    expect: canManageMembers,
   },
   "DELETE /members/:userId": {
     build: async ({ rows, live }) => {
       if (live) await spareInSpace(rows, true);
       return { params: { userId: spare.userId } };
     },
-    expect: canManageMembers,
   },
 
   "POST /tasks": { build: ({ rows }) => ({ body: { title: unique("task"), column_id: rows.todo } }) },
@@ -394,15 +493,11 @@ const PLANS: Record<string, Plan> = {
       params: await freshParam(ctx.live, "messageId", () => freshMessage(ctx.rows, authorFor(ctx))),
       body: { content: unique("edited") },
     }),
-    expect: (c) =>
-      c.permissions.has("chat.write") ? undefined : { status: 403, error: "only the author can edit this message" },
   },
   "DELETE /chat-rooms/:roomId/messages/:messageId": {
     build: async (ctx) => ({
       params: await freshParam(ctx.live, "messageId", () => freshMessage(ctx.rows, authorFor(ctx))),
     }),
-    expect: (c) =>
-      c.permissions.has("chat.write") ? undefined : { status: 403, error: "missing permission: chat.write" },
   },
   "POST /chat-rooms/:roomId/messages/:messageId/reactions": { build: () => ({ body: { emoji: "👍" } }) },
   "DELETE /chat-rooms/:roomId/messages/:messageId/reactions": {
@@ -430,18 +525,15 @@ const PLANS: Record<string, Plan> = {
       raw: "replaced text",
       contentType: "text/plain",
     }),
-    expect: peopleOnly(STAFF_CANNOT_CHANGE_FILES),
   },
   "PATCH /files/:nodeId": {
     build: async ({ rows, live }) => ({
       params: await freshParam(live, "nodeId", () => freshTextFile(rows)),
       body: { name: unique("renamed.md") },
     }),
-    expect: peopleOnly(STAFF_CANNOT_CHANGE_FILES),
   },
   "DELETE /files/:nodeId": {
     build: async ({ rows, live }) => ({ params: await freshParam(live, "nodeId", () => freshTextFile(rows)) }),
-    expect: peopleOnly(STAFF_CANNOT_CHANGE_FILES),
   },
   "POST /files/:nodeId/proposals": { build: () => ({ body: { proposed_content: unique("proposed") } }) },
   "POST /files/proposals/:proposalId/accept": proposalReview,
@@ -459,8 +551,6 @@ const PLANS: Record<string, Plan> = {
   },
   "DELETE /automations/:automationId": {
     build: async ({ rows, live }) => ({ params: await freshParam(live, "automationId", () => freshAutomation(rows)) }),
-    // A person made it: staff withdraw only their own pending proposals.
-    expect: peopleOnly("service accounts can only delete their own pending proposals"),
   },
   "POST /automations/:automationId/approve": automationReview,
   "POST /automations/:automationId/reject": automationReview,
@@ -533,18 +623,25 @@ const UPGRADE = {
   "sec-websocket-version": "13",
 };
 
-const seesS = (c: Caller) => c.inS || c.permissions.has("org.manage");
+/** A member of S, or a holder of org.manage, who sees every space. */
+const seesS = (c: { inS?: boolean; role: RoleName }) =>
+  Boolean(c.inS) || (ROLE_PERMISSIONS[c.role] as readonly string[]).includes("org.manage");
 
-/** The answer the contract gives `caller` on `route` of S. */
-function expectedOnS(caller: Caller, route: SpaceRoute): Expected {
+/** What a cell of the table says, for a route needing `need`. */
+function answerOf(cell: Cell, need: string): Answer {
+  if (cell === "2xx") return { status: "2xx" };
+  if (cell === "403") return { status: 403, error: `missing permission: ${need}` };
+  return REFUSALS[cell];
+}
+
+/** The answer `caller` gets on `route` of S: 404 to whoever cannot see S, else its cell of the table. */
+function expectedOnS(caller: { inS?: boolean; role: RoleName; column: Column }, route: SpaceRoute): Answer {
   if (!seesS(caller)) return { status: 404, error: "space not found" };
-  if (route.need !== "member" && !caller.permissions.has(route.need))
-    return { status: 403, error: `missing permission: ${route.need}` };
-  return PLANS[route.key]?.expect?.(caller) ?? { status: "2xx" };
+  return answerOf(route.cells[caller.column], route.need);
 }
 
 /** Why `res` is not `want`, or null when it is. */
-function mismatch(want: Expected, res: Reply): string | null {
+function mismatch(want: Answer, res: Reply): string | null {
   if (want.status === "2xx") return (res.status >= 200 && res.status < 300) || res.status === 101 ? null : `want 2xx`;
   if (res.status === want.status && Bun.deepEquals(res.body, { error: want.error })) return null;
   return `want ${want.status} ${JSON.stringify({ error: want.error })}`;
@@ -552,32 +649,22 @@ function mismatch(want: Expected, res: Reply): string | null {
 
 const show = (res: Reply) => `got ${res.status} ${res.text.slice(0, 200)}`;
 
-/** Adds a member with a role and gives back the caller. */
-async function person(name: string, role: RoleName, flags: { inS?: boolean } = {}): Promise<Caller> {
-  const p = await addMember(org, [role as keyof Org["roles"]], name);
+/** Adds a member with a role (a staff member for `AI Staff`) and gives back the caller. */
+async function person(name: string, role: RoleName, flags: { inS?: boolean; column?: Column } = {}): Promise<Caller> {
+  const made =
+    role === "AI Staff"
+      ? await addStaff(org, { name }).then((s) => ({ token: s.token, api: s.api, id: s.account.user_id as string }))
+      : await addMember(org, [role as keyof Org["roles"]], name);
   return {
     name,
-    token: p.token,
-    api: p.api,
-    userId: p.id,
+    token: made.token,
+    api: made.api,
+    userId: made.id,
     role,
     permissions: new Set(ROLE_PERMISSIONS[role]),
     inS: flags.inS ?? false,
     ownsS: false,
-  };
-}
-
-async function staff(name: string, inS: boolean): Promise<Caller> {
-  const s = await addStaff(org, { name });
-  return {
-    name,
-    token: s.token,
-    api: s.api,
-    userId: s.account.user_id,
-    role: "AI Staff",
-    permissions: new Set(ROLE_PERMISSIONS["AI Staff"]),
-    inS,
-    ownsS: false,
+    column: flags.column ?? "member",
   };
 }
 
@@ -592,19 +679,13 @@ beforeAll(async () => {
     access: () => undefined,
     services: createServices(conn, config),
   });
-  routes = (app.routes as unknown as Route[])
+  registered = (app.routes as unknown as Route[])
     .filter((r) => r.path === SPACE_ROUTE || r.path.startsWith(`${SPACE_ROUTE}/`))
-    .map((r) => {
-      const suffix = r.path.slice(SPACE_ROUTE.length);
-      return {
-        method: r.method,
-        path: r.path,
-        suffix,
-        need: String(r.hooks.detail?.["x-permission"]),
-        space: r.hooks.detail?.["x-space"] === true,
-        key: `${r.method} ${suffix}`,
-      };
-    });
+    .map((r) => ({
+      key: `${r.method} ${r.path.slice(SPACE_ROUTE.length)}`,
+      need: String(r.hooks.detail?.["x-permission"]),
+      space: r.hooks.detail?.["x-space"] === true,
+    }));
   conn.sqlite.close();
 
   server = await startTestServer();
@@ -616,28 +697,29 @@ beforeAll(async () => {
   ).body.role;
   (org.roles as Record<string, string>).Manager = manager.id;
 
-  owner = {
-    name: "org owner (not in S)",
-    token: org.owner.token,
-    api: org.owner.api,
-    userId: org.owner.id,
-    role: "Owner",
-    permissions: new Set(ROLE_PERMISSIONS.Owner),
-    inS: false,
-    ownsS: false,
-  };
-  spaceOwner = { ...(await person("space owner (Member)", "Member", { inS: true })), ownsS: true };
-  const memberIn = await person("Member in S", "Member", { inS: true });
-  const memberOut = await person("Member not in S", "Member");
-  const viewerIn = await person("Viewer in S", "Viewer", { inS: true });
-  const viewerOut = await person("Viewer not in S", "Viewer");
-  const staffIn = await staff("Staff In", true);
-  const staffOut = await staff("Staff Out", false);
-  const managerOut = await person("org.manage holder not in S", "Manager");
+  callers = [];
+  for (const cast of CAST) {
+    if (cast.role === "Owner") {
+      owner = {
+        name: cast.name,
+        token: org.owner.token,
+        api: org.owner.api,
+        userId: org.owner.id,
+        role: "Owner",
+        permissions: new Set(ROLE_PERMISSIONS.Owner),
+        inS: false,
+        ownsS: false,
+        column: cast.column,
+      };
+      callers.push(owner);
+    } else {
+      callers.push({ ...(await person(cast.name, cast.role, cast)), ownsS: cast.ownsS ?? false });
+    }
+  }
+  spaceOwner = callers.find((c) => c.ownsS) as Caller;
   spare = await person("spare member", "Member");
   leaver = await person("leaver (in S)", "Member", { inS: true });
   dropped = await person("dropped (in S)", "Member", { inS: true });
-  callers = [owner, spaceOwner, memberIn, memberOut, viewerIn, viewerOut, staffIn, staffOut, managerOut];
 
   const s = must(await spaceOwner.api.post(`${orgBase}/spaces`, { name: "Secret S", private: true }), 201).body;
   const p = must(await spaceOwner.api.post(`${orgBase}/spaces`, { name: "Public P" }), 201).body;
@@ -651,15 +733,22 @@ afterAll(() => server?.stop());
 
 describe("the routes below a space", () => {
   it("are found, and every one resolves the space before anything else (the space macro)", () => {
-    expect(routes.length).toBeGreaterThanOrEqual(30);
-    const found = new Set(routes.map((r) => r.key));
+    expect(registered.length).toBeGreaterThanOrEqual(30);
+    const found = new Set(registered.map((r) => r.key));
     for (const key of ["GET ", "GET /tasks", "GET /chat-rooms/:roomId/messages", "PUT /files/:nodeId/content"])
       expect(found.has(key), key).toBe(true);
     // A route below a space declared with `permission` instead of `space` would skip the visibility check.
-    expect(routes.filter((r) => !r.space).map((r) => r.key)).toEqual([]);
+    expect(registered.filter((r) => !r.space).map((r) => r.key)).toEqual([]);
+  });
+
+  it("each has one line in the access table, with the permission it declares", () => {
+    const tabled = Object.fromEntries(routes.map((r) => [r.key, r.need]));
+    expect(Object.keys(tabled)).toHaveLength(routes.length);
+    expect(tabled).toEqual(Object.fromEntries(registered.map((r) => [r.key, r.need])));
   });
 
   it("callers hold the permissions of their roles, staff tokens included", async () => {
+    expect(callers).toHaveLength(CAST.length);
     for (const c of callers) {
       const res = await c.api.get(`${orgBase}/me/permissions`);
       expect(res.status, c.name).toBe(200);
@@ -669,52 +758,49 @@ describe("the routes below a space", () => {
   });
 });
 
+/** A line of the matrix: a route of S called by one caller. */
+interface MatrixLine extends Scenario {
+  route: SpaceRoute;
+}
+
 describe("the access matrix of the private space S", () => {
-  for (const name of [
-    "org owner (not in S)",
-    "space owner (Member)",
-    "Member in S",
-    "Member not in S",
-    "Viewer in S",
-    "Viewer not in S",
-    "Staff In",
-    "Staff Out",
-    "org.manage holder not in S",
-  ]) {
-    it(`${name}: every route below S answers as the role and visibility say`, async () => {
-      const caller = callers.find((c) => c.name === name) as Caller;
-      const wrong: string[] = [];
-      let sent = 0;
-      for (const route of routes) {
-        const want = expectedOnS(caller, route);
+  const lines: MatrixLine[] = CAST.flatMap((cast) =>
+    routes.map((route) => ({
+      route,
+      method: route.method,
+      url: `/spaces/{S}${route.suffix.replace(/:(\w+)/g, "{$1}")}`,
+      as: cast.name,
+      ...(seesS(cast) ? {} : { name: "(as for a space that does not exist)" }),
+      ...expectedOnS(cast, route),
+    })),
+  );
+  scenarios<MatrixLine>(
+    {
+      url: () => server.url,
+      tokens: () => Object.fromEntries(callers.map((c) => [c.name, c.token])),
+      async send({ route, as }) {
+        const caller = callers.find((c) => c.name === as) as Caller;
         // Past visibility and the route's permission, the call changes rows: it gets fresh ones of its own.
         const live = seesS(caller) && (route.need === "member" || caller.permissions.has(route.need));
-        let calls: { path: string; req: Req }[];
-        try {
-          calls = await requestsFor(route, { caller, rows: S, live });
-        } catch (error) {
-          wrong.push(`${route.key}: ${(error as Error).message}`);
-          continue;
-        }
-        for (const { path, req } of calls) {
+        const sent: Sent[] = [];
+        for (const { path, req } of await requestsFor(route, { caller, rows: S, live })) {
           const res = await send(caller, route.method, path, req);
-          sent++;
-          const why = mismatch(want, res);
-          if (why) wrong.push(`${route.method} ${path.slice(orgBase.length)}${req.query ?? ""}: ${why}, ${show(res)}`);
-          if (!seesS(caller)) {
-            // Exactly as for a space that does not exist (or a malformed id): same status, same body.
-            for (const other of [NO_SPACE, "not-a-space"]) {
-              const none = await send(caller, route.method, path.replace(S.id, other), req);
-              if (none.status !== res.status || none.text !== res.text)
-                wrong.push(`${route.key}: S answers ${res.status} ${res.text}, ${other} ${none.status} ${none.text}`);
-            }
+          sent.push({ label: `${route.method} ${path.slice(orgBase.length)}${req.query ?? ""}`, res });
+          if (seesS(caller)) continue;
+          // Exactly as for a space that does not exist (or a malformed id): same status, same body.
+          for (const other of [NO_SPACE, "not-a-space"]) {
+            const none = await send(caller, route.method, path.replace(S.id, other), req);
+            expect({ status: none.status, text: none.text }, `${other} answers as S`).toEqual({
+              status: res.status,
+              text: res.text,
+            });
           }
         }
-      }
-      expect(wrong).toEqual([]);
-      expect(sent).toBeGreaterThanOrEqual(routes.length);
-    });
-  }
+        return sent;
+      },
+    },
+    lines,
+  );
 });
 
 describe("a private space is indistinguishable from a missing one", () => {
@@ -722,6 +808,7 @@ describe("a private space is indistinguishable from a missing one", () => {
   // that reveals nothing as long as a missing space answers the very same 400.
   it("bad bodies and queries answer the same for S as for a space that does not exist", async () => {
     const wrong: string[] = [];
+    let compared = 0;
     for (const caller of callers.filter((c) => !seesS(c))) {
       for (const route of routes) {
         const bad: Req[] =
@@ -733,6 +820,7 @@ describe("a private space is indistinguishable from a missing one", () => {
           const path = (call as { path: string }).path;
           const onS = await send(caller, route.method, path, req);
           const onNone = await send(caller, route.method, path.replace(S.id, NO_SPACE), req);
+          compared++;
           if (onS.status !== onNone.status || onS.text !== onNone.text)
             wrong.push(
               `${caller.name} ${route.key}: S ${onS.status} ${onS.text}, missing ${onNone.status} ${onNone.text}`,
@@ -740,6 +828,7 @@ describe("a private space is indistinguishable from a missing one", () => {
         }
       }
     }
+    expect(compared).toBeGreaterThanOrEqual(3 * routes.length);
     expect(wrong).toEqual([]);
   });
 });
@@ -822,14 +911,15 @@ describe("listings never carry S's rows to those who cannot see it", () => {
   it("no answer of any GET route below P holds an id of S's rows, whoever asks", async () => {
     const secret = await idsOfS();
     const leaks: string[] = [];
+    const reads = routes.filter((r) => r.method === "GET");
+    let read = 0;
     for (const caller of callers) {
-      for (const route of routes.filter((r) => r.method === "GET")) {
-        const want: Expected =
-          route.need !== "member" && !caller.permissions.has(route.need)
-            ? { status: 403, error: `missing permission: ${route.need}` }
-            : (PLANS[route.key]?.expect?.(caller) ?? { status: "2xx" });
+      for (const route of reads) {
+        // Everyone sees P: each caller gets its column's cell.
+        const want = answerOf(route.cells[caller.column], route.need);
         for (const { path, req } of await requestsFor(route, { caller, rows: P, live: false })) {
           const res = await send(caller, "GET", path, req);
+          read++;
           const why = mismatch(want, res);
           if (why) leaks.push(`${caller.name} GET ${path}${req.query ?? ""}: ${why}, ${show(res)}`);
           const seen = secret.filter((id) => res.text.includes(id));
@@ -837,6 +927,7 @@ describe("listings never carry S's rows to those who cannot see it", () => {
         }
       }
     }
+    expect(read).toBeGreaterThanOrEqual(callers.length * reads.length);
     expect(leaks).toEqual([]);
   });
 
@@ -850,6 +941,7 @@ describe("listings never carry S's rows to those who cannot see it", () => {
       fileNodeId: S.deliverableFile,
     };
     const wrong: string[] = [];
+    let swapped = 0;
     for (const route of routes) {
       const names = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1] as string).filter((n) => n in ofS);
       if (names.length === 0) continue;
@@ -862,70 +954,36 @@ describe("listings never carry S's rows to those who cannot see it", () => {
           const all = { ...defaultParams(P), ...req.params, ...params };
           const path = route.path.replace(/:(\w+)/g, (_, n: string) => all[n] as string);
           const res = await send(owner, route.method, path, { ...req, params: all });
+          swapped++;
           if (res.status !== 404 || !/ not found$/.test(res.body?.error ?? ""))
             wrong.push(`${route.method} ${path.slice(orgBase.length)} with S's ${swap.join(", ")}: ${show(res)}`);
         }
       }
     }
-    // Ids of S named in a body or a query of a P route.
-    const base = spaceBase(P.id);
-    const bodyCases: [string, () => Promise<Reply>, number, string][] = [
-      [
-        "task in S's column",
-        () => owner.api.post(`${base}/tasks`, { title: "x", column_id: S.todo }),
-        400,
-        "invalid column",
-      ],
-      [
-        "move to S's column",
-        () => owner.api.patch(`${base}/tasks/${P.task}`, { column_id: S.todo }),
-        400,
-        "invalid column",
-      ],
-      [
-        "S's file as a deliverable",
-        () => owner.api.post(`${base}/tasks/${P.task}/deliverables`, { file_node_id: S.deliverableFile }),
-        404,
-        "file not found",
-      ],
-      [
-        "folder in S's folder",
-        () => owner.api.post(`${base}/files/folders`, { name: unique("f"), parent_id: S.folder }),
-        400,
-        "parent_id: folder not found",
-      ],
-      [
-        "text file in S's folder",
-        () => owner.api.post(`${base}/files/text`, { name: unique("t.md"), parent_id: S.folder }),
-        400,
-        "parent_id: folder not found",
-      ],
-      [
-        "move into S's folder",
-        () => owner.api.patch(`${base}/files/${P.textFile}`, { parent_id: S.folder }),
-        400,
-        "parent_id: folder not found",
-      ],
-      [
-        "upload into S's folder",
-        async () =>
-          owner.api.post(
-            `${base}/files/upload`,
-            undefined,
-            await multipart(unique("u.bin"), new Uint8Array([1]), "application/octet-stream", S.folder),
-          ),
-        400,
-        "parent_id: folder not found",
-      ],
-      ["list S's folder", () => owner.api.get(`${base}/files?parentId=${S.folder}`), 404, "file not found"],
-      ["search S's folder", () => owner.api.get(`${base}/files?parentId=${S.folder}&q=notes`), 404, "file not found"],
-    ];
-    for (const [what, call, status, error] of bodyCases) {
-      const res = await call();
-      if (res.status !== status || res.body?.error !== error)
-        wrong.push(`${what}: want ${status} ${error}, ${show(res)}`);
-    }
+    expect(swapped).toBeGreaterThanOrEqual(routes.filter((r) => /:(taskId|roomId|nodeId|fileId)/.test(r.path)).length);
     expect(wrong).toEqual([]);
+  });
+
+  describe("ids of S named in a body or a query of a route below P, even by the org owner", () => {
+    scenarios(
+      {
+        url: () => server.url,
+        tokens: () => ({ [ORG_OWNER]: owner.token }),
+        params: () => ({ P: spaceBase(P.id), task: P.task, textFile: P.textFile, sFolder: S.folder }),
+      },
+      // biome-ignore format: a table reads in columns
+      [
+        { method: "POST",  url: "{P}/tasks",                           as: ORG_OWNER, name: "(a column of S)", options: () => ({ body: { title: "x", column_id: S.todo } }),                 status: 400, error: "invalid column" },
+        { method: "PATCH", url: "{P}/tasks/{task}",                    as: ORG_OWNER, name: "(to a column of S)", options: () => ({ body: { column_id: S.todo } }),                        status: 400, error: "invalid column" },
+        { method: "POST",  url: "{P}/tasks/{task}/deliverables",       as: ORG_OWNER, name: "(a file of S)", options: () => ({ body: { file_node_id: S.deliverableFile } }),            status: 404, error: "file not found" },
+        { method: "POST",  url: "{P}/files/folders",                   as: ORG_OWNER, name: "(in a folder of S)", options: () => ({ body: { name: unique("f"), parent_id: S.folder } }),    status: 400, error: "parent_id: folder not found" },
+        { method: "POST",  url: "{P}/files/text",                      as: ORG_OWNER, name: "(in a folder of S)", options: () => ({ body: { name: unique("t.md"), parent_id: S.folder } }), status: 400, error: "parent_id: folder not found" },
+        { method: "PATCH", url: "{P}/files/{textFile}",                as: ORG_OWNER, name: "(into a folder of S)", options: () => ({ body: { parent_id: S.folder } }),                  status: 400, error: "parent_id: folder not found" },
+        { method: "POST",  url: "{P}/files/upload",                    as: ORG_OWNER, name: "(into a folder of S)", options: () => multipart(unique("u.bin"), new Uint8Array([1]), "application/octet-stream", S.folder), status: 400, error: "parent_id: folder not found" },
+        { method: "GET",   url: "{P}/files?parentId={sFolder}",         as: ORG_OWNER,                                                                                                    status: 404, error: "file not found" },
+        { method: "GET",   url: "{P}/files?parentId={sFolder}&q=notes", as: ORG_OWNER,                                                                                                    status: 404, error: "file not found" },
+      ],
+    );
   });
 });
 
