@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { addMember, type Org, type Person, setupOrg } from "../helpers/factories";
-import { client, request, TIMESTAMP, UUID } from "../helpers/http";
+import { client, TIMESTAMP, UUID } from "../helpers/http";
+import { scenarios } from "../helpers/scenarios";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 const UNKNOWN = "01a1fdb9-0000-7000-8000-000000000000";
@@ -169,52 +170,50 @@ describe("routes below a space answer 404 space not found", () => {
   });
 
   /** Every route below a space, with a body where one is needed. */
-  const routes = (spaceId: string): [string, string, unknown?][] => [
-    ["GET", `/spaces/${spaceId}`],
-    ["GET", `/spaces/${spaceId}/board`],
-    ["GET", `/spaces/${spaceId}/members`],
-    ["POST", `/spaces/${spaceId}/members`, { user_id: UNKNOWN }],
-    ["DELETE", `/spaces/${spaceId}/members/${UNKNOWN}`],
-    ["GET", `/spaces/${spaceId}/chat-rooms`],
-    ["GET", `/spaces/${spaceId}/tasks`],
-    ["POST", `/spaces/${spaceId}/tasks`, { title: "t", column_id: UNKNOWN }],
-    ["PATCH", `/spaces/${spaceId}/tasks/${UNKNOWN}`, { title: "t" }],
-    ["DELETE", `/spaces/${spaceId}/tasks/${UNKNOWN}`],
-    ["GET", `/spaces/${spaceId}/tasks/${UNKNOWN}/messages`],
-    ["POST", `/spaces/${spaceId}/tasks/${UNKNOWN}/messages`, { content: "hi" }],
-    ["GET", `/spaces/${spaceId}/tasks/${UNKNOWN}/deliverables`],
-    ["POST", `/spaces/${spaceId}/tasks/${UNKNOWN}/deliverables`, { file_node_id: UNKNOWN }],
-    ["DELETE", `/spaces/${spaceId}/tasks/${UNKNOWN}/deliverables/${UNKNOWN}`],
-    ["GET", `/spaces/${spaceId}/files/tree`],
+  // biome-ignore format: a table reads in columns
+  const routes: { method: string; path: string; body?: unknown }[] = [
+    { method: "GET",    path: "" },
+    { method: "GET",    path: "/board" },
+    { method: "GET",    path: "/members" },
+    { method: "POST",   path: "/members",                                body: { user_id: UNKNOWN } },
+    { method: "DELETE", path: "/members/{unknown}" },
+    { method: "GET",    path: "/chat-rooms" },
+    { method: "GET",    path: "/tasks" },
+    { method: "POST",   path: "/tasks",                                  body: { title: "t", column_id: UNKNOWN } },
+    { method: "PATCH",  path: "/tasks/{unknown}",                        body: { title: "t" } },
+    { method: "DELETE", path: "/tasks/{unknown}" },
+    { method: "GET",    path: "/tasks/{unknown}/messages" },
+    { method: "POST",   path: "/tasks/{unknown}/messages",               body: { content: "hi" } },
+    { method: "GET",    path: "/tasks/{unknown}/deliverables" },
+    { method: "POST",   path: "/tasks/{unknown}/deliverables",           body: { file_node_id: UNKNOWN } },
+    { method: "DELETE", path: "/tasks/{unknown}/deliverables/{unknown}" },
+    { method: "GET",    path: "/files/tree" },
   ];
-
-  async function expectAll404(who: Person, spaceId: string) {
-    for (const [method, path, body] of routes(spaceId)) {
-      const res = await request(server.url, method, `${base}${path}`, { token: who.token, body });
-      expect({ method, path, status: res.status, body: res.body }).toEqual({
+  /** Who calls, on which space. */
+  const cases = [
+    { as: "member", space: "{unknown}", name: "(an unknown space id)" },
+    { as: "member", space: "not-a-uuid", name: "(a malformed space id)" },
+    { as: "outsider", space: "{hidden}", name: "(a private space it cannot see, with write permission: never 400)" },
+    { as: "viewer", space: "{hidden}", name: "(a private space it cannot see, without write permission: never 403)" },
+  ];
+  scenarios(
+    {
+      url: () => server.url,
+      tokens: () => ({ member: member.token, outsider: outsider.token, viewer: viewer.token }),
+      params: () => ({ orgId: org.id, unknown: UNKNOWN, hidden: privateSpace.id }),
+    },
+    cases.flatMap(({ as, space, name }) =>
+      routes.map(({ method, path, body }) => ({
         method,
-        path,
+        url: `/api/v1/organizations/{orgId}/spaces/${space}${path}`,
+        as,
+        body,
+        name,
         status: 404,
-        body: { error: "space not found" },
-      });
-    }
-  }
-
-  it("for an unknown space id", async () => {
-    await expectAll404(member, UNKNOWN);
-  });
-
-  it("for a malformed space id", async () => {
-    await expectAll404(member, "not-a-uuid");
-  });
-
-  it("for a private space the caller cannot see, with write permission (never 400)", async () => {
-    await expectAll404(outsider, privateSpace.id);
-  });
-
-  it("for a private space the caller cannot see, without write permission (never 403)", async () => {
-    await expectAll404(viewer, privateSpace.id);
-  });
+        error: "space not found",
+      })),
+    ),
+  );
 
   it("for a space of another organization's id as seen from this one", async () => {
     // A space id is only looked up inside the organization of the path.
