@@ -3,7 +3,9 @@
  * access again where it is stored: an account deleted, a member removed from the organization or the space
  * meanwhile gets the answer a new request would get, and nothing is stored.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { join } from "node:path";
 import { addMember, addStaff, type Org, setupOrg } from "../helpers/factories";
 import { startTestServer, type TestServer } from "../helpers/server";
 
@@ -21,9 +23,32 @@ afterAll(() => server.stop());
 
 const BOUNDARY = "----tandem-recheck";
 
+/** Ids of the blobs still being written (an upload stores its blob row first, its checksum last). */
+function blobsBeingWritten(): Set<string> {
+  const db = new Database(join(server.dataDir, "tandem.db"), { readonly: true });
+  try {
+    const rows = db.query("SELECT id FROM blobs WHERE checksum_sha256 = ''").all() as { id: string }[];
+    return new Set(rows.map((r) => r.id));
+  } finally {
+    db.close();
+  }
+}
+
 /**
- * Uploads `name` with `token`, sending the body's first half, then running `meanwhile` (once the server is
- * reading the body), then the rest. Answers the upload's status and body.
+ * Waits until the server stores a blob that was not there `before`: the upload got past the route's checks and
+ * its body is being written.
+ */
+async function storingStarted(before: Set<string>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while ([...blobsBeingWritten()].every((id) => before.has(id))) {
+    if (Date.now() > end) throw new Error(`the upload did not start storing its body within ${timeoutMs} ms`);
+    await Bun.sleep(10);
+  }
+}
+
+/**
+ * Uploads `name` with `token`, sending the body's first half, then running `meanwhile` (once the server passed
+ * the upload's checks and is storing the body), then the rest. Answers the upload's status and body.
  */
 async function slowUpload(path: string, token: string, name: string, meanwhile: () => Promise<void>) {
   const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
@@ -40,12 +65,13 @@ async function slowUpload(path: string, token: string, name: string, meanwhile: 
       controller.close();
     },
   });
+  const before = blobsBeingWritten();
   const answer = fetch(`${server.url}${path}/files/upload`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": `multipart/form-data; boundary=${BOUNDARY}` },
     body,
   });
-  await Bun.sleep(150);
+  await storingStarted(before);
   await meanwhile();
   rest.resolve();
   const res = await answer;
