@@ -44,14 +44,15 @@ describe("default deny", () => {
   });
 
   it("every declared permission is in the catalogue or is membership", () => {
-    for (const r of routes) {
-      const need = r.hooks.detail?.["x-permission"];
-      if (need !== undefined) expect(need === "member" || isPermission(String(need))).toBe(true);
-    }
+    const needs = routes.map((r) => r.hooks.detail?.["x-permission"]).filter((need) => need !== undefined);
+    expect(needs.length).toBeGreaterThan(20);
+    for (const need of needs) expect(need === "member" || isPermission(String(need)), String(need)).toBe(true);
   });
 
   it("only the documented public routes are public", () => {
     const open = routes.filter((r) => r.hooks.detail?.["x-public"]).map((r) => `${r.method} ${r.path}`);
+    expect(open).toContain("GET /health");
+    expect(open).toContain("POST /api/v1/auth/login");
     for (const route of open) {
       expect(
         route === "GET /health" ||
@@ -69,6 +70,7 @@ describe("GET /api/docs", () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe("3.1.0");
     const documented = routes.filter((r) => !r.hooks.detail?.hide);
+    expect(documented.length).toBeGreaterThan(20);
     for (const r of documented) {
       const path = r.path.replace(/:(\w+)/g, "{$1}");
       const op = res.body.paths[path]?.[r.method === "WS" ? "get" : r.method.toLowerCase()];
@@ -124,12 +126,16 @@ describe("GET /api/docs", () => {
     expect([...messages].filter((message) => !declared(message))).toEqual([]);
     // A route's own 403 comes beside the permission's and a pending signup's, which every org route answers.
     const { paths } = JSON.parse(document);
-    for (const [path, operations] of Object.entries(paths as Record<string, Record<string, Record<string, any>>>)) {
-      for (const [method, op] of Object.entries(operations)) {
-        if (!op["x-permission"]) continue;
-        expect(op.responses["403"].description, `${method} ${path}`).toContain("`signup pending approval`");
-        expect(op.responses["403"].description, `${method} ${path}`).toContain("`missing permission: <name>`");
-      }
+    const guarded = Object.entries(paths as Record<string, Record<string, Record<string, any>>>).flatMap(
+      ([path, operations]) =>
+        Object.entries(operations)
+          .filter(([, op]) => op["x-permission"])
+          .map(([method, op]) => ({ name: `${method} ${path}`, op })),
+    );
+    expect(guarded.length).toBeGreaterThan(20);
+    for (const { name, op } of guarded) {
+      expect(op.responses["403"].description, name).toContain("`signup pending approval`");
+      expect(op.responses["403"].description, name).toContain("`missing permission: <name>`");
     }
   });
 
@@ -219,10 +225,12 @@ describe("GET /api/docs", () => {
     ]) {
       expect(task).toContain(`\`${message}\``);
     }
-    for (const [path, operations] of Object.entries(paths as Record<string, Record<string, Record<string, any>>>)) {
-      for (const [method, op] of Object.entries(operations)) {
-        expect(op.responses["500"]?.description, `${method} ${path}`).toContain("`internal error`");
-      }
+    const operations = Object.entries(paths as Record<string, Record<string, Record<string, any>>>).flatMap(
+      ([path, ops]) => Object.entries(ops).map(([method, op]) => ({ name: `${method} ${path}`, op })),
+    );
+    expect(operations.length).toBeGreaterThan(20);
+    for (const { name, op } of operations) {
+      expect(op.responses["500"]?.description, name).toContain("`internal error`");
     }
   });
 
@@ -240,8 +248,9 @@ describe("GET /api/docs", () => {
 describe("docs/api.md", () => {
   it("lists every documented route", () => {
     const doc = readFileSync(join(ROOT, "docs", "api.md"), "utf8");
-    const missing = routes
-      .filter((r) => !r.hooks.detail?.hide)
+    const documented = routes.filter((r) => !r.hooks.detail?.hide);
+    expect(documented.length).toBeGreaterThan(20);
+    const missing = documented
       .map((r) => `${r.method === "WS" ? "GET" : r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`)
       .filter((line) => {
         const [method, path] = line.split(" ") as [string, string];
