@@ -388,17 +388,26 @@ describe("the board", () => {
 
   it("puts a refused move back and says why", async () => {
     const task = await createTask("Refused move");
+    // No API changes a board's columns, so the server is made to refuse for real on the way: the move's request
+    // names a column of another space's board instead, which the API answers 400 invalid column.
+    const elsewhere = (await org.owner.api.post(spaces(), { name: "Elsewhere" })).body;
+    const foreign = (await org.owner.api.get(`${spaces()}/${elsewhere.id}/board`)).body.columns[2].id as string;
     const { context, page } = await openBoard();
-    await page.route(`**/tasks/${task.id}`, (route) =>
-      route.request().method() === "PATCH"
-        ? route.fulfill({ status: 400, contentType: "application/json", body: '{"error":"invalid column"}' })
-        : route.continue(),
-    );
+    const answered: number[] = [];
+    await page.route(`**/tasks/${task.id}`, async (route) => {
+      const request = route.request();
+      if (request.method() !== "PATCH") return route.continue();
+      const postData = JSON.stringify({ ...request.postDataJSON(), column_id: foreign });
+      const response = await route.fetch({ postData });
+      answered.push(response.status());
+      await route.fulfill({ response });
+    });
     await card(page, "Refused move").dragTo(lane(page, "Review"));
     await page.getByRole("alert").filter({ hasText: "invalid column" }).waitFor();
     await lane(page, "To do").locator(".task-card", { hasText: "Refused move" }).waitFor();
     expect(await lane(page, "Review").locator(".task-card", { hasText: "Refused move" }).count()).toBe(0);
     expect((await taskById(task.id)).column_id).toBe(columns["To do"] as string);
+    expect(answered).toEqual([400]);
 
     // Refused by keyboard: the card comes back focused, and the status line says why instead of "Moved".
     await card(page, "Refused move").focus();
@@ -409,6 +418,8 @@ describe("the board", () => {
       .waitFor({ state: "attached" });
     await lane(page, "To do").locator(".task-card", { hasText: "Refused move" }).waitFor();
     await page.waitForFunction((id) => (document.activeElement as HTMLElement | null)?.dataset.taskId === id, task.id);
+    expect(answered).toEqual([400, 400]);
+    expect((await taskById(task.id)).column_id).toBe(columns["To do"] as string);
     await context.close();
   });
 });
