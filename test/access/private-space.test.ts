@@ -119,6 +119,7 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["POST /tasks/:taskId/messages",                             "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["GET /tasks/:taskId/deliverables",                          "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
   ["POST /tasks/:taskId/deliverables",                         "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["POST /tasks/:taskId/deliverables/upload",                  "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["DELETE /tasks/:taskId/deliverables/:fileNodeId",           "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
 
   ["GET /chat-rooms",                                          "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
@@ -462,6 +463,9 @@ const PLANS: Record<string, Plan> = {
       params: await freshParam(live, "taskId", () => freshTask(rows)),
       body: { file_node_id: rows.deliverableFile },
     }),
+  },
+  "POST /tasks/:taskId/deliverables/upload": {
+    build: () => multipart(unique("deliverable.bin"), new Uint8Array([4, 5, 6]), "application/octet-stream"),
   },
   "DELETE /tasks/:taskId/deliverables/:fileNodeId": {
     build: async ({ rows, live }) => {
