@@ -1,6 +1,6 @@
 /** `tandem setup`: non-interactive first-run setup. */
 import type { Command } from "commander";
-import { checkSetupInput } from "../src/features/people/people.service";
+import { checkSetupInput } from "../src/features/organization/organization.service";
 import { emailIn, newPasswordIn } from "../src/http/schemas";
 import { openServices } from "./common";
 import { checkAsApi } from "./parse";
@@ -35,7 +35,7 @@ export function setupCommand(program: Command): void {
       checkAsApi("admin_password", newPasswordIn, opts.adminPassword);
       const { services, close } = openServices(opts);
       try {
-        const { org, user } = await services.people.setup({
+        const { org, user } = await services.organization.setup({
           orgName: opts.orgName,
           adminEmail: opts.adminEmail,
           adminPassword: opts.adminPassword,

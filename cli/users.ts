@@ -26,7 +26,7 @@ export function usersCommand(program: Command): void {
       if (opts.role?.trim() === "") throw invalid("role: must name a role");
       const { services, close } = openServices(opts, { mustExist: true });
       try {
-        const user = await services.people.addUser({
+        const user = await services.members.addUser(services.organization.requireOrg().id, {
           email: opts.email,
           password: opts.password,
           name: opts.name,
@@ -50,7 +50,7 @@ export function usersCommand(program: Command): void {
     .action((opts: CommonOptions) => {
       const { services, close } = openServices(opts, { mustExist: true });
       try {
-        const list = services.people.listUsers();
+        const list = services.signups.listUsers();
         const rows = list.map(
           (u) => `${u.email}\t${u.displayName}\t${u.roleNames.join(", ") || "(no role)"}\t${u.status}\t${u.id}`,
         );
@@ -82,7 +82,7 @@ export function usersCommand(program: Command): void {
       checkAsApi("password", newPasswordIn, opts.password);
       const { services, close } = openServices(opts, { mustExist: true });
       try {
-        const user = await services.people.resetPassword(opts.email, opts.password);
+        const user = await services.auth.resetPassword(opts.email, opts.password);
         print(opts.json, { id: user.id, email: user.email }, `password reset for ${user.email}`);
       } finally {
         close();

@@ -11,8 +11,11 @@ import { eventsRoutes } from "./features/events/events.routes";
 import { filesRoutes } from "./features/files/files.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
 import { integrationsRoutes } from "./features/integrations/integrations.routes";
-import { peopleRoutes } from "./features/people/people.routes";
+import { invitesRoutes } from "./features/invites/invites.routes";
+import { membersRoutes } from "./features/members/members.routes";
+import { organizationRoutes } from "./features/organization/organization.routes";
 import { proposalsRoutes } from "./features/proposals/proposals.routes";
+import { signupsRoutes } from "./features/signups/signups.routes";
 import { spacesRoutes } from "./features/spaces/spaces.routes";
 import { staffRoutes } from "./features/staff/staff.routes";
 import { tasksRoutes } from "./features/tasks/tasks.routes";
@@ -48,7 +51,10 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(httpBase(log, access, config.maxJsonBytes))
     .use(instanceRoutes(auth, services.instance))
     .use(authRoutes(auth, services.auth))
-    .use(peopleRoutes(auth, services.people))
+    .use(organizationRoutes(auth, services.organization))
+    .use(membersRoutes(auth, services.members))
+    .use(invitesRoutes(auth, services.invites))
+    .use(signupsRoutes(auth, services.signups))
     .use(staffRoutes(auth, services.staff))
     .use(integrationsRoutes(auth, services.integrations))
     .use(activityRoutes(auth, services.activity))

@@ -7,7 +7,7 @@ import { openDatabase } from "./db/client";
 import { lockDataDir } from "./db/lock";
 import { migrate } from "./db/migrate";
 import { SESSION_RECHECK_MS } from "./features/auth/auth.store";
-import { hasOrganization } from "./features/people/people.store";
+import { hasOrganization } from "./features/organization/organization.store";
 import { CLOSE } from "./http/sockets";
 import type { AccessEntry } from "./lib/access-log";
 import type { Logger } from "./lib/log";
@@ -131,7 +131,7 @@ async function serveLocked(
     }
   };
   const maintain = inBackground("maintenance", () => {
-    services.authStore.pruneExpired(Date.now());
+    services.auth.pruneExpired();
     services.files.collectGarbage();
   });
   // Off the start-up path: the first round runs once the server is already answering.
@@ -139,7 +139,7 @@ async function serveLocked(
   const maintenance = setInterval(maintain, MAINTENANCE_INTERVAL_MS);
   // Sessions ended by another process (`tandem users reset-password`) close their sockets here too.
   const sessionCheck = setInterval(
-    inBackground("checking sessions", () => services.authStore.checkSessions()),
+    inBackground("checking sessions", () => services.auth.checkSessions()),
     SESSION_RECHECK_MS,
   );
   firstRound.unref();

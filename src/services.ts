@@ -4,6 +4,7 @@ import { SqliteDocPersistence } from "./collab/persistence";
 import { DocRegistry, type RegistryOptions } from "./collab/registry";
 import type { Config, Secrets } from "./config";
 import { Access } from "./core/access";
+import { AccessMemo } from "./core/access-memo";
 import { EventBus } from "./core/events";
 import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
@@ -23,11 +24,16 @@ import { InstanceService } from "./features/instance/instance.service";
 import { SettingsStore } from "./features/instance/instance.store";
 import { IntegrationsService } from "./features/integrations/integrations.service";
 import { IntegrationsStore } from "./features/integrations/integrations.store";
-import { AccessMemo } from "./features/people/access.memo";
-import { PeopleService } from "./features/people/people.service";
-import { PeopleStore } from "./features/people/people.store";
+import { InvitesService } from "./features/invites/invites.service";
+import { InvitesStore } from "./features/invites/invites.store";
+import { MembersService } from "./features/members/members.service";
+import { MembersStore } from "./features/members/members.store";
+import { OrganizationService } from "./features/organization/organization.service";
+import { OrganizationStore } from "./features/organization/organization.store";
 import { ProposalsService } from "./features/proposals/proposals.service";
 import { ProposalsStore } from "./features/proposals/proposals.store";
+import { SignupsService } from "./features/signups/signups.service";
+import { SignupsStore } from "./features/signups/signups.store";
 import { SpacesService } from "./features/spaces/spaces.service";
 import { SpacesStore } from "./features/spaces/spaces.store";
 import { StaffService } from "./features/staff/staff.service";
@@ -73,29 +79,27 @@ export function createServices(conn: Connection, config: Config, options: Servic
   // Every write of every service is a unit of work on this one connection.
   const uow = new UnitOfWork(db, events);
   const memo = new AccessMemo();
-  const peopleStore = new PeopleStore(db, memo);
-  const authStore = new AuthStore(db);
   const secrets = options.secrets ?? null;
+  const members = new MembersService(uow, new MembersStore(db, memo));
+  const organization = new OrganizationService(uow, new OrganizationStore(db), members);
   // Without loaded secrets (CLI commands that sign nothing) tokens cannot verify; nothing there needs them.
-  const auth = new AuthService(uow, authStore, peopleStore, secrets?.jwtSecret ?? new Uint8Array(0));
-  const people = new PeopleService(uow, peopleStore, authStore);
+  const auth = new AuthService(
+    uow,
+    new AuthStore(db),
+    members,
+    { signupState: (user) => signups.stateOf(user), staffByTokenHash: (hash) => staff.byTokenHash(hash) },
+    secrets?.jwtSecret ?? new Uint8Array(0),
+  );
+  const signups = new SignupsService(uow, new SignupsStore(db), organization, members, auth);
+  const invites = new InvitesService(uow, new InvitesStore(db), organization, members, auth);
   const instance = new InstanceService(
     config,
     new SettingsStore(db),
-    people,
+    organization,
     auth,
     secrets?.encryptionKey ?? null,
     options.setupToken ?? null,
   );
-  const staffStore = new StaffStore(db, memo);
-  const chatStore = new ChatStore(db);
-  const spacesStore = new SpacesStore(db, memo);
-  const spaces = new SpacesService(uow, spacesStore, chatStore, peopleStore);
-  const access = new Access({
-    memberPermissions: (orgId, userId) => peopleStore.memberPermissions(orgId, userId),
-    hasPendingSignup: (orgId, userId) => peopleStore.hasPendingSignup(orgId, userId),
-    spaceWithRole: (orgId, spaceId, userId) => spaces.withRole(orgId, spaceId, userId),
-  });
   // One group commit per connection: chat posts and document updates of a turn share its transaction.
   const commits = new GroupCommit(conn.sqlite, uow);
   const docs = new DocRegistry(
@@ -121,13 +125,23 @@ export function createServices(conn: Connection, config: Config, options: Servic
         retryBaseMs: tuning.retryBaseMs,
       })
     : null;
-  const tasks = new TasksService(uow, new TasksStore(db), spacesStore, peopleStore, files);
+  const chatStore = new ChatStore(db);
   const purge = new RoomPurge(uow, chatStore, (err) =>
     options.log?.error({ err }, "removing a deleted room's messages failed; trying again"),
   );
   const chat = new ChatService(uow, chatStore, commits, purge);
-  new StaffReplyQueue({ staff: staffStore, access, chat, jobs }).register(events);
-  const staff = new StaffService(uow, staffStore, peopleStore, tasks, chat, config.modelrouter.defaultModel);
+  const spacesStore = new SpacesStore(db, memo);
+  const spaces = new SpacesService(uow, spacesStore, chat, members);
+  const access = new Access({
+    memberPermissions: (orgId, userId) => members.permissions(orgId, userId),
+    hasPendingSignup: (orgId, userId) => signups.isPending(orgId, userId),
+    spaceWithRole: (orgId, spaceId, userId) => spaces.withRole(orgId, spaceId, userId),
+  });
+  const tasks = new TasksService(uow, new TasksStore(db), spaces, members, files);
+  const staff = new StaffService(uow, new StaffStore(db, memo), members, tasks, chat, config.modelrouter.defaultModel);
+  // What follows a write inside its transaction: each feature listens to what concerns it.
+  for (const feature of [auth, signups, invites, spaces]) feature.listen(events);
+  new StaffReplyQueue({ staff, access, chat, jobs }).listen(events);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey);
   const automations = new AutomationsService(uow, new AutomationsStore(db), encryptionKey);
@@ -136,16 +150,25 @@ export function createServices(conn: Connection, config: Config, options: Servic
     new StaffReplyJob(
       uow,
       config,
-      { staff: staffStore, people: peopleStore, spaces, access, activity: activityStore, integrations },
+      {
+        staff,
+        permissionsOf: (orgId, userId) => members.permissions(orgId, userId),
+        spaces,
+        access,
+        activity: activityStore,
+        integrations,
+      },
       { chat, tasks, files, proposals, automations },
       { ...DEFAULT_REPLY_TIMING, ...tuning.reply },
     ),
   );
   return {
     auth,
-    authStore,
     live: new LiveEvents(events, memo, auth, access, (actor) => spaces.memberships(actor)),
-    people,
+    members,
+    organization,
+    invites,
+    signups,
     instance,
     staff,
     spaces,

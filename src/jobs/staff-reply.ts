@@ -28,10 +28,9 @@ import { MAX_CONTENT } from "../features/chat/chat.policy";
 import type { ChatService } from "../features/chat/chat.service";
 import type { Provider } from "../features/integrations/integrations.schemas";
 import { type IntegrationsService, UnreadableKey } from "../features/integrations/integrations.service";
-import type { PeopleStore } from "../features/people/people.store";
 import type { SpacesService } from "../features/spaces/spaces.service";
 import { mentioned } from "../features/staff/staff.mentions";
-import type { Mentionable, ServiceAccountRow, StaffStore } from "../features/staff/staff.store";
+import type { Mentionable, ServiceAccountRow, StaffService } from "../features/staff/staff.service";
 import { charCount } from "../lib/text";
 import {
   type AgentSource,
@@ -117,7 +116,7 @@ const mayAsk = (actor: Principal, text: string) => actor.serviceAccountId === nu
 export class StaffReplyQueue {
   constructor(
     private readonly deps: {
-      staff: StaffStore;
+      staff: StaffService;
       access: Access;
       chat: ChatService;
       jobs: JobQueue;
@@ -125,7 +124,7 @@ export class StaffReplyQueue {
   ) {}
 
   /** Listens to the writes that ask staff. */
-  register(events: EventBus): void {
+  listen(events: EventBus): void {
     events.onWrite("chat.message.created", (event) => this.chatMessagePosted(event), { mayWrite: mayAsk });
     events.onWrite("task.message.created", (event) => this.taskMessagePosted(event), { mayWrite: mayAsk });
     events.onWrite("task.assigned", (event) => this.taskAssigned(event));
@@ -259,8 +258,9 @@ export class StaffReplyJob implements JobKind {
     private readonly uow: UnitOfWork,
     private readonly config: Config,
     private readonly deps: {
-      staff: StaffStore;
-      people: PeopleStore;
+      staff: StaffService;
+      /** The member's permissions in the organization; null when not a member. */
+      permissionsOf: (orgId: string, userId: string) => ReadonlySet<string> | null;
       spaces: SpacesService;
       access: Access;
       activity: ActivityStore;
@@ -517,7 +517,7 @@ export class StaffReplyJob implements JobKind {
       roomId: payload.roomId,
       taskId: payload.taskId,
       nameOf: (userId) => (userId && names.get(userId)) || "someone",
-      asker: this.deps.people.memberPermissions(payload.orgId, payload.askedBy) ?? new Set(),
+      asker: this.deps.permissionsOf(payload.orgId, payload.askedBy) ?? new Set(),
     };
   }
 

@@ -13,6 +13,7 @@ import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { AccessMemo } from "../../src/core/access-memo";
 import { openDatabase } from "../../src/db/client";
 import { migrate } from "../../src/db/migrate";
 import * as schema from "../../src/db/schema";
@@ -22,9 +23,11 @@ import { AutomationsStore } from "../../src/features/automations/automations.sto
 import { ChatStore, PURGE_MESSAGES_SQL } from "../../src/features/chat/chat.store";
 import { ANCESTRY_SQL, FilesStore, SUBTREE_DELETE_SQL } from "../../src/features/files/files.store";
 import { IntegrationsStore } from "../../src/features/integrations/integrations.store";
-import { AccessMemo } from "../../src/features/people/access.memo";
-import { PeopleStore } from "../../src/features/people/people.store";
+import { InvitesStore } from "../../src/features/invites/invites.store";
+import { MembersStore } from "../../src/features/members/members.store";
+import { OrganizationStore } from "../../src/features/organization/organization.store";
 import { ProposalsStore } from "../../src/features/proposals/proposals.store";
+import { SignupsStore } from "../../src/features/signups/signups.store";
 import { SpacesStore } from "../../src/features/spaces/spaces.store";
 import { StaffStore } from "../../src/features/staff/staff.store";
 import { TasksStore } from "../../src/features/tasks/tasks.store";
@@ -63,7 +66,10 @@ let stores: {
   tasks: TasksStore;
   chat: ChatStore;
   files: FilesStore;
-  people: PeopleStore;
+  members: MembersStore;
+  organization: OrganizationStore;
+  invites: InvitesStore;
+  signups: SignupsStore;
   auth: AuthStore;
   staff: StaffStore;
   activity: ActivityStore;
@@ -508,7 +514,10 @@ beforeAll(() => {
     tasks: new TasksStore(db),
     chat: new ChatStore(db),
     files: new FilesStore(db),
-    people: new PeopleStore(db, new AccessMemo()),
+    members: new MembersStore(db, new AccessMemo()),
+    organization: new OrganizationStore(db),
+    invites: new InvitesStore(db),
+    signups: new SignupsStore(db),
     auth: new AuthStore(db),
     staff: new StaffStore(db, new AccessMemo()),
     activity: new ActivityStore(db),
@@ -677,87 +686,90 @@ const cases: Case[] = [
     raw: { sql: SUBTREE_DELETE_SQL, params: { id: ids.folder, now } },
   },
 
-  // People
-  { name: "people: permission rows of a member", run: () => stores.people.memberPermissions(ids.org, ids.user) },
-  { name: "people: is member", run: () => stores.people.isMember(ids.org, ids.user) },
-  { name: "people: user by id", run: () => stores.people.user(ids.user) },
-  { name: "people: user with staff account (GET /me)", run: () => stores.people.userWithStaff(ids.user) },
-  { name: "people: user by email (login)", run: () => stores.people.userByEmailAddress("user12@acme.test") },
-  { name: "people: organization by id", run: () => stores.people.org(ids.org) },
+  // Organization, members, invites, signups
+  { name: "members: permission rows of a member", run: () => stores.members.memberPermissions(ids.org, ids.user) },
+  { name: "members: is member", run: () => stores.members.isMember(ids.org, ids.user) },
+  { name: "members: user by id", run: () => stores.members.user(ids.user) },
+  { name: "members: user with staff account (GET /me)", run: () => stores.members.userWithStaff(ids.user) },
+  { name: "members: user by email (login)", run: () => stores.members.userByEmailAddress("user12@acme.test") },
+  { name: "organization: organization by id", run: () => stores.organization.org(ids.org) },
   {
-    name: "people: organizations of a user",
-    run: () => stores.people.orgsOfUser(ids.user),
+    name: "organization: organizations of a user",
+    run: () => stores.organization.orgsOfUser(ids.user),
     scan: { organizations: "one organization per install (contract §1): the table holds one row" },
     tempBTree: "sorts the caller's organizations: one per install",
   },
   {
-    name: "people: the organization of the install",
-    run: () => stores.people.onlyOrg(),
+    name: "organization: the organization of the install",
+    run: () => stores.organization.onlyOrg(),
     scan: { organizations: "one organization per install (contract §1): the table holds one row" },
     tempBTree: "one row to sort (one organization per install)",
   },
   {
-    name: "people: members of the org",
-    run: () => stores.people.members(ids.org),
+    name: "members: members of the org",
+    run: () => stores.members.members(ids.org),
     tempBTree:
       "lists every member of the org by joined_at: the whole filtered set is returned, so sorting it costs no more than reading it",
   },
-  { name: "people: role ids of a member", run: () => stores.people.memberRoleIds(ids.org, ids.user) },
-  { name: "people: people holding a role", run: () => stores.people.countPeopleWithRole(ids.role) },
+  { name: "members: role ids of a member", run: () => stores.members.memberRoleIds(ids.org, ids.user) },
+  { name: "members: people holding a role", run: () => stores.members.countPeopleWithRole(ids.role) },
   {
-    name: "people: roles of the org",
-    run: () => stores.people.roles(ids.org),
+    name: "members: roles of the org",
+    run: () => stores.members.roles(ids.org),
     // roles_org_name_uq and roles_org_system_uq both start with org_id, but with one organization per install
     // `org_id = ?` matches every row, so the planner rightly reads the table: the answer is the whole table.
     scan: { roles: "one organization per install: the org's roles are every row of the table, all returned" },
     tempBTree: SMALL("the roles of the org (system first, then by creation)"),
   },
-  { name: "people: role by id", run: () => stores.people.role(ids.org, ids.role) },
-  { name: "people: roles by ids (IN list)", run: () => stores.people.rolesByIds(ids.org, ids.roleIds) },
-  { name: "people: system role", run: () => stores.people.systemRole(ids.org, "member") },
-  { name: "people: role by name", run: () => stores.people.roleByName(ids.org, "member") },
+  { name: "members: role by id", run: () => stores.members.role(ids.org, ids.role) },
+  { name: "members: roles by ids (IN list)", run: () => stores.members.rolesByIds(ids.org, ids.roleIds) },
+  { name: "members: system role", run: () => stores.members.systemRole(ids.org, "member") },
+  { name: "members: role by name", run: () => stores.members.roleByName(ids.org, "member") },
   {
-    name: "people: invites of the org",
-    run: () => stores.people.invites(ids.org),
+    name: "invites: invites of the org",
+    run: () => stores.invites.invites(ids.org),
     tempBTree: "RIGHT PART only: the index (org_id, created_at) gives the order; id breaks ties",
   },
-  { name: "people: invite by id", run: () => stores.people.invite(ids.org, ids.invite) },
-  { name: "people: invite by token hash", run: () => stores.people.inviteByTokenHash(ids.inviteHash) },
+  { name: "invites: invite by id", run: () => stores.invites.invite(ids.org, ids.invite) },
+  { name: "invites: invite by token hash", run: () => stores.invites.inviteByTokenHash(ids.inviteHash) },
   {
-    name: "people: signup requests of the org",
-    run: () => stores.people.signupRequests(ids.org),
+    name: "signups: signup requests of the org",
+    run: () => stores.signups.signupRequests(ids.org),
     tempBTree: "lists every request of the org newest first: the whole filtered set is returned anyway",
   },
   {
-    name: "people: pending signup requests",
-    run: () => stores.people.signupRequests(ids.org, "pending"),
+    name: "signups: pending signup requests",
+    run: () => stores.signups.signupRequests(ids.org, "pending"),
     tempBTree: "RIGHT PART only: the index (org_id, status, created_at) gives the order; id breaks ties",
   },
-  { name: "people: signup request by id", run: () => stores.people.signupRequest(ids.org, ids.signup) },
+  { name: "signups: signup request by id", run: () => stores.signups.signupRequest(ids.org, ids.signup) },
   {
-    name: "people: latest signup request of a user",
-    run: () => stores.people.latestSignupRequestOf(ids.user),
+    name: "signups: latest signup request of a user",
+    run: () => stores.signups.latestSignupRequestOf(ids.user),
     tempBTree: SMALL("the signup requests of one user"),
   },
-  { name: "people: has pending signup", run: () => stores.people.hasPendingSignup(ids.org, ids.user) },
+  { name: "signups: has pending signup", run: () => stores.signups.hasPendingSignup(ids.org, ids.user) },
   {
-    name: "people: remove a member with their space memberships",
+    name: "members: remove a member with their space memberships",
     writes: true,
-    run: () => stores.people.removeMember(ids.org, ids.outsider),
+    run: () => {
+      stores.spaces.removeFromOrgSpaces(ids.org, ids.outsider);
+      stores.members.removeMember(ids.org, ids.outsider);
+    },
     // The IN subquery lists the org's spaces; with one organization per install that is every space, so the
     // planner reads `spaces` (O(spaces), once per member removal) and probes space_members by primary key.
     // Cheap enough for an admin action; space_members_user_idx would serve it too.
     scan: { spaces: "one organization per install: `spaces.org_id = ?` is every space; runs on member removal only" },
   },
   {
-    name: "people: set a member's roles",
+    name: "members: set a member's roles",
     writes: true,
-    run: () => stores.people.setMemberRoles(ids.org, ids.outsider, ids.roleIds),
+    run: () => stores.members.setMemberRoles(ids.org, ids.outsider, ids.roleIds),
   },
 
   // Tokens and staff
   { name: "auth: refresh token by hash", run: () => stores.auth.refreshByHash(ids.refreshHash) },
-  { name: "auth: service account by token hash", run: () => stores.auth.staffByTokenHash(ids.staffTokenHash) },
+  { name: "staff: service account by token hash", run: () => stores.staff.byTokenHash(ids.staffTokenHash) },
   { name: "auth: revoke a session family", writes: true, run: () => stores.auth.revokeFamily(ids.refreshFamily, now) },
   { name: "auth: revoke a user's sessions", writes: true, run: () => stores.auth.revokeUser(ids.user, now) },
   {

@@ -34,7 +34,7 @@ beforeAll(async () => {
   migrate(conn.sqlite);
   const services = createServices(conn, config);
   app = buildApp({ config, log: createLogger("silent"), access: () => undefined, services });
-  const { org } = await services.people.setup({
+  const { org } = await services.organization.setup({
     orgName: "Full",
     adminEmail: "owner@full.test",
     adminPassword: "owner-password",

@@ -1,14 +1,19 @@
-/** Sessions: who a token belongs to, and the login, refresh, logout, register and accept-invite flows. */
-
+/**
+ * Credentials and sessions: who a token belongs to, signing in and out, refreshing, and passwords. Accounts
+ * themselves belong to the members feature; whether one waits for approval, to the signups feature.
+ */
+import type { Authenticator } from "../../core/access";
 import type { Principal } from "../../core/actor";
-import { conflict, forbidden, invalid, unauthenticated } from "../../core/errors";
+import { invalid, notFound, unauthenticated } from "../../core/errors";
+import type { EventBus } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import type { TokenPair } from "../../http/schemas";
 import { newId } from "../../lib/ids";
 import { signAccessToken, verifyAccessToken } from "../../lib/jwt";
-import { hashPassword, verifyPassword } from "../../lib/password";
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../lib/password";
 import { hashToken, newToken } from "../../lib/tokens";
-import type { PeopleStore, UserRow } from "../people/people.store";
+import type { MembersService, UserRow } from "../members/members.service";
+import { assertHasPassword } from "./auth.policy";
 import type { AuthStore } from "./auth.store";
 
 /** Access tokens live 900 s (api-spec §8). */
@@ -16,13 +21,21 @@ export const ACCESS_TOKEN_TTL_S = 900;
 const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600 * 1000;
 
 /** Where an account stands with the organization's signup approval. */
-type SignupState = "none" | "pending" | "denied";
+export type SignupState = "none" | "pending" | "denied";
+
+/** What sessions ask of other features, handed in where the services are built. */
+export interface AuthDeps {
+  /** Where the account stands with signup approval (the signups feature). */
+  signupState(user: UserRow): SignupState;
+  /** The service account an `sa_` token's hash belongs to (the staff feature). */
+  staffByTokenHash(hash: string): { id: string; userId: string; expiresAt: number | null } | undefined;
+}
 
 /** How many verified access tokens are remembered (a few per active user). */
 const VERIFIED_MEMO = 10_000;
 
 /** Sessions and token checks. */
-export class AuthService {
+export class AuthService implements Authenticator {
   /**
    * Verified access tokens by their exact text: verifying costs an HMAC and two decodes on every request, a
    * lookup costs nothing. Expiry is still checked on every use; a tampered token is a different string.
@@ -32,9 +45,17 @@ export class AuthService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: AuthStore,
-    private readonly people: PeopleStore,
+    private readonly members: MembersService,
+    private readonly deps: AuthDeps,
     private readonly jwtSecret: Uint8Array,
   ) {}
+
+  /** A password set anywhere (a change, a reset, an account readmitted) ends the account's other sessions. */
+  listen(events: EventBus): void {
+    events.onWrite("user.password.changed", ({ payload }) => {
+      this.store.revokeUser(payload.user_id, Date.now(), payload.keep_session_id ?? undefined);
+    });
+  }
 
   /** Resolves an `Authorization` header to a principal, or throws 401 `unauthorized`. */
   authenticate(authorization: string | null | undefined): Principal {
@@ -48,7 +69,7 @@ export class AuthService {
   /** Resolves a bare token (JWT access token or `sa_` token), or throws 401 `unauthorized`. */
   authenticateToken(token: string): Principal {
     if (token.startsWith("sa_")) {
-      const staff = this.store.staffByTokenHash(hashToken(token));
+      const staff = this.deps.staffByTokenHash(hashToken(token));
       if (!staff || (staff.expiresAt !== null && staff.expiresAt <= Date.now())) throw unauthenticated();
       return { userId: staff.userId, serviceAccountId: staff.id };
     }
@@ -89,13 +110,13 @@ export class AuthService {
    * or an account changed, or a session ended. While it stands still, a check made a moment ago still holds.
    */
   accessEpoch(): number {
-    return this.people.accessGeneration + this.store.revocations;
+    return this.members.accessGeneration + this.store.revocations;
   }
 
   /** `client` is the caller's address: password checks take turns between clients. */
   async login(emailInput: string, password: string, client = ""): Promise<TokenPair> {
     const email = emailInput.trim().toLowerCase();
-    const user = this.people.userByEmailAddress(email);
+    const user = this.members.userByEmail(email);
     const ok = await verifyPassword(password, user?.passwordHash ?? null, client);
     if (!user || !ok) throw unauthenticated("invalid credentials");
     const state = this.signupState(user);
@@ -110,7 +131,7 @@ export class AuthService {
 
   /** True while the account's password is still the one read in `user`. */
   private samePassword(user: UserRow): boolean {
-    return this.people.user(user.id)?.passwordHash === user.passwordHash;
+    return this.members.user(user.id)?.passwordHash === user.passwordHash;
   }
 
   refresh(token: string): TokenPair {
@@ -124,7 +145,7 @@ export class AuthService {
         return "reused" as const;
       }
       if (row.expiresAt <= now || !this.store.markUsed(row.id, now)) return "invalid" as const;
-      const user = this.people.user(row.userId);
+      const user = this.members.user(row.userId);
       if (!user) return "invalid" as const;
       const state = this.signupState(user);
       if (state === "denied") return "invalid" as const;
@@ -140,102 +161,59 @@ export class AuthService {
     if (row) this.uow.write(() => this.store.revokeFamily(row.familyId, Date.now()));
   }
 
-  /** Refuses a registration while open signups are off, before its body is looked at. */
-  assertSignupsOpen(): void {
-    if (!this.people.onlyOrg()?.openSignupsEnabled) throw forbidden("signups_disabled");
+  /**
+   * A fresh token pair for a user who just proved who they are (setup, an accepted invite, a signup), in the
+   * caller's unit when there is one.
+   */
+  startSession(userId: string, signupPending = false): TokenPair {
+    return this.uow.write(() => this.issue(userId, newId(), signupPending));
   }
 
-  /** Open signup: the account is created and waits for approval. */
-  async register(input: { email: string; password: string; display_name: string }, client = ""): Promise<TokenPair> {
-    const org = this.people.onlyOrg();
-    if (!org?.openSignupsEnabled) throw forbidden("signups_disabled");
-    if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");
-    const passwordHash = await hashPassword(input.password, client);
-    const now = Date.now();
-    return this.uow.write(() => {
-      const current = this.people.onlyOrg();
-      if (!current?.openSignupsEnabled) throw forbidden("signups_disabled");
-      if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");
-      const user: UserRow = {
-        id: newId(),
-        email: input.email,
-        displayName: input.display_name,
-        passwordHash,
-        createdAt: now,
-        updatedAt: now,
-      };
-      this.people.insertUser(user);
-      this.people.insertSignupRequest({
-        id: newId(),
-        orgId: current.id,
-        userId: user.id,
-        status: "pending",
-        createdAt: now,
-        resolvedAt: null,
-        resolvedBy: null,
-      });
-      return this.issue(user.id, newId(), true);
-    });
+  /** Ends every session of the user (a denied signup). */
+  endSessions(userId: string): void {
+    this.uow.write(() => this.store.revokeUser(userId, Date.now()));
   }
 
   /**
-   * Accepting an invite creates the account, or, for an email that already has one (a member removed earlier,
-   * a pending signup), joins that account when its password is given.
+   * Changes the caller's own password and ends every other session of theirs at once (refresh tokens revoked,
+   * sockets closed); the session asking stays signed in. A wrong current password is 400, not 401: the
+   * caller's token is fine, and a 401 would make clients refresh and retry.
    */
-  /** Whose invite a token is, for the page that accepts it; 400 like accepting when it cannot be used. */
-  inviteInfo(token: string): { organizationName: string; email: string | null; expiresAt: number } {
-    const invite = this.people.inviteByTokenHash(hashToken(token));
-    const org = invite && this.people.org(invite.orgId);
-    if (!invite || !org || invite.acceptedAt !== null || invite.expiresAt <= Date.now()) {
-      throw invalid("invalid or expired invite");
+  async changePassword(principal: Principal, currentPassword: string, newPassword: string, client = ""): Promise<void> {
+    assertHasPassword(principal);
+    const user = this.members.user(principal.userId);
+    if (!user) throw unauthenticated();
+    // The same bounded argon2id path as login, so a burst of guesses queues rather than exhausting memory.
+    if (!(await verifyPassword(currentPassword, user.passwordHash, client))) {
+      throw invalid("current password is incorrect");
     }
-    return { organizationName: org.name, email: invite.email, expiresAt: invite.expiresAt };
-  }
-
-  async acceptInvite(
-    input: { token: string; email: string; password: string; display_name: string },
-    client = "",
-  ): Promise<TokenPair> {
-    const invite = this.people.inviteByTokenHash(hashToken(input.token));
-    if (!invite || invite.acceptedAt !== null || invite.expiresAt <= Date.now()) {
-      throw invalid("invalid or expired invite");
-    }
-    if (invite.email !== null && invite.email !== input.email) throw invalid("email does not match invite");
-    const existing = this.people.userByEmailAddress(input.email);
-    if (existing && !(await verifyPassword(input.password, existing.passwordHash, client))) {
-      throw conflict("email already registered");
-    }
-    const passwordHash = existing ? null : await hashPassword(input.password, client);
-    const now = Date.now();
-    return this.uow.write(() => {
-      // The existing account's password changed while it was checked: as after a wrong one.
-      if (existing && !this.samePassword(existing)) throw conflict("email already registered");
-      let userId = existing?.id;
-      if (!userId) {
-        if (this.people.userByEmailAddress(input.email)) throw conflict("email already registered");
-        userId = newId();
-        this.people.insertUser({
-          id: userId,
-          email: input.email,
-          displayName: input.display_name,
-          passwordHash,
-          createdAt: now,
-          updatedAt: now,
-        });
-      }
-      // A member has nothing to accept: the invite stays unspent for the person it was meant for.
-      if (this.people.isMember(invite.orgId, userId)) throw conflict("already a member of the organization");
-      if (!this.people.consumeInvite(invite.id, userId, now)) throw invalid("invalid or expired invite");
-      const roleIds = (JSON.parse(invite.roleIds) as string[]).filter((id) => this.people.role(invite.orgId, id));
-      this.people.addMember(invite.orgId, userId, roleIds, now);
-      this.people.approvePendingSignupsOf(invite.orgId, userId, now);
-      return this.issue(userId, newId(), false);
+    const passwordHash = await hashPassword(newPassword, client);
+    this.uow.write(() => {
+      // Changed meanwhile (another change, a reset): the password just checked is no longer the current one.
+      if (!this.samePassword(user)) throw invalid("current password is incorrect");
+      this.members.setPassword(user.id, passwordHash, principal.sessionId ?? null);
     });
   }
 
-  /** A fresh token pair for a user who just proved who they are (setup). */
-  startSession(userId: string): TokenPair {
-    return this.uow.write(() => this.issue(userId, newId(), false));
+  /** Sets a new password and ends every session of the user (`tandem users reset-password`). */
+  async resetPassword(emailInput: string, password: string): Promise<UserRow> {
+    if (password.length < MIN_PASSWORD_LENGTH) {
+      throw invalid(`password: must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    }
+    const user = this.members.userByEmail(emailInput.trim().toLowerCase());
+    if (!user || user.passwordHash === null) throw notFound("user not found");
+    this.members.setPassword(user.id, await hashPassword(password));
+    return user;
+  }
+
+  /** Drops expired refresh tokens (hourly). */
+  pruneExpired(): void {
+    this.store.pruneExpired(Date.now());
+  }
+
+  /** Notices sessions ended by another process (`tandem users reset-password`) and closes their sockets. */
+  checkSessions(): void {
+    this.store.checkSessions();
   }
 
   /** Issues an access token and a refresh token of `familyId`; call inside a write transaction. */
@@ -262,11 +240,7 @@ export class AuthService {
     return pair;
   }
 
-  /** Members are never pending; otherwise the latest signup request decides. */
   private signupState(user: UserRow): SignupState {
-    const request = this.people.latestSignupRequestOf(user.id);
-    if (!request || request.status === "approved") return "none";
-    if (this.people.isMember(request.orgId, user.id)) return "none";
-    return request.status === "pending" ? "pending" : "denied";
+    return this.deps.signupState(user);
   }
 }

@@ -1,7 +1,7 @@
 /** Refresh-token rows and the `sa_` token lookup. */
 import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
-import { refreshTokens, serviceAccounts } from "../../db/schema";
+import { refreshTokens } from "../../db/schema";
 
 export type RefreshTokenRow = typeof refreshTokens.$inferSelect;
 
@@ -71,18 +71,6 @@ export class AuthStore {
       this.endAnnounced = false;
       this.checkSessions();
     });
-  }
-
-  private readonly staffByHash = prepared(() =>
-    this.db
-      .select({ id: serviceAccounts.id, userId: serviceAccounts.userId, expiresAt: serviceAccounts.tokenExpiresAt })
-      .from(serviceAccounts)
-      .where(eq(serviceAccounts.tokenHash, sql.placeholder("hash")))
-      .prepare(),
-  );
-
-  staffByTokenHash(hash: string): { id: string; userId: string; expiresAt: number | null } | undefined {
-    return this.staffByHash().all({ hash })[0];
   }
 
   insertRefresh(row: RefreshTokenRow): void {

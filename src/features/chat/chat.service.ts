@@ -123,6 +123,24 @@ export class ChatService {
    * Deletes a room for every route at once; its messages, reactions and attachments are removed in the
    * background in small batches (a room of a million messages would otherwise hold the server for seconds).
    */
+  /**
+   * A new space's first room (`general`), in the unit that creates the space: announced with the space, so
+   * without an event of its own.
+   */
+  addFirstRoom(space: { id: string; createdBy: string }, now: number): void {
+    this.uow.write(() =>
+      this.store.insertRoom({
+        id: newId(),
+        spaceId: space.id,
+        name: "general",
+        nameKey: "general",
+        createdBy: space.createdBy,
+        createdAt: now,
+        deletedAt: null,
+      }),
+    );
+  }
+
   deleteRoom(actor: SpaceActor, roomId: string): void {
     this.uow.write((unit) => {
       const room = this.room(actor, roomId);

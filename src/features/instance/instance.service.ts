@@ -4,7 +4,7 @@ import { BUILD, type Config, PROVISIONING_KEYS, type ProvisioningKey } from "../
 import { conflict, forbidden, invalid } from "../../core/errors";
 import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
 import type { AuthService } from "../auth/auth.service";
-import type { PeopleService } from "../people/people.service";
+import type { OrganizationService } from "../organization/organization.service";
 import type { SetupIn, SetupOut } from "./instance.schemas";
 import type { SettingsStore } from "./instance.store";
 
@@ -23,7 +23,7 @@ export class InstanceService {
   constructor(
     private readonly config: Config,
     private readonly settings: SettingsStore,
-    private readonly people: PeopleService,
+    private readonly organization: OrganizationService,
     private readonly sessions: AuthService,
     /** The encryption key, when this process has loaded it (serve and the provisioning commands). */
     private readonly encryptionKey: Uint8Array | null,
@@ -41,16 +41,16 @@ export class InstanceService {
     return {
       provisioning_enabled: enabled,
       provisioning_base_domain: enabled ? hostnameOf(values.base_url ?? "") : "",
-      needs_setup: this.people.needsSetup(),
-      open_signups_enabled: this.people.signupsOpen(),
+      needs_setup: this.organization.needsSetup(),
+      open_signups_enabled: this.organization.signupsOpen(),
     };
   }
 
   /** First-run setup from the web page: needs the token of the logged setup URL; signs the owner in. */
   async setupFromWeb(input: SetupIn): Promise<SetupOut> {
-    if (!this.people.needsSetup()) throw conflict("organization already exists");
+    if (!this.organization.needsSetup()) throw conflict("organization already exists");
     if (!this.setupToken || !sameSecret(input.token, this.setupToken)) throw forbidden("invalid setup token");
-    const { org, user } = await this.people.setup({
+    const { org, user } = await this.organization.setup({
       orgName: input.org_name,
       adminEmail: input.admin_email,
       adminPassword: input.admin_password,

@@ -2,10 +2,11 @@
 
 import type { OrgActor, SpaceActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
+import type { EventBus } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
-import type { ChatStore } from "../chat/chat.store";
-import type { PeopleStore } from "../people/people.store";
+import type { ChatService } from "../chat/chat.service";
+import type { MembersService } from "../members/members.service";
 import { assertManagesSpace } from "./spaces.policy";
 import type {
   BoardRow,
@@ -25,9 +26,16 @@ export class SpacesService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: SpacesStore,
-    private readonly chat: ChatStore,
-    private readonly people: PeopleStore,
+    private readonly chat: ChatService,
+    private readonly people: MembersService,
   ) {}
+
+  /** Someone who leaves the organization leaves its spaces, in the same unit. */
+  listen(events: EventBus): void {
+    events.onWrite("member.removed", (event) =>
+      this.store.removeFromOrgSpaces(event.organization_id, event.payload.user_id),
+    );
+  }
 
   /** The space (visible or not) with the user's role in it: what access to it is decided from. */
   withRole(orgId: string, spaceId: string, userId: string): SpaceWithRole | undefined {
@@ -69,15 +77,7 @@ export class SpacesService {
       this.store.insertSpace(space);
       this.store.insertMember({ spaceId: space.id, userId: actor.userId, role: "owner", addedAt: now });
       this.store.insertBoard(board, columns);
-      this.chat.insertRoom({
-        id: newId(),
-        spaceId: space.id,
-        name: "general",
-        nameKey: "general",
-        createdBy: actor.userId,
-        createdAt: now,
-        deletedAt: null,
-      });
+      this.chat.addFirstRoom({ id: space.id, createdBy: actor.userId }, now);
     });
     return space;
   }
@@ -94,7 +94,23 @@ export class SpacesService {
     return { board, columns: this.store.columns(board.id) };
   }
 
+  /** The columns of the space's board, in order (none before its board exists). */
+  columns(actor: SpaceActor): ColumnRow[] {
+    const board = this.store.board(actor.space.id);
+    return board ? this.store.columns(board.id) : [];
+  }
+
+  /** A column of the space's board. */
+  column(actor: SpaceActor, columnId: string): ColumnRow | undefined {
+    return this.store.column(actor.space.id, columnId);
+  }
+
   // Members
+
+  /** Whether the user is a member of the space (who sees a private one, with `org.manage` holders). */
+  hasMember(actor: SpaceActor, userId: string): boolean {
+    return this.store.member(actor.space.id, userId) !== undefined;
+  }
 
   members(actor: SpaceActor): SpaceMemberRow[] {
     return this.store.members(actor.space.id);

@@ -1,9 +1,9 @@
 /** Spaces, space members, boards and columns. */
 import { and, asc, eq, sql } from "drizzle-orm";
+import type { AccessMemo } from "../../core/access-memo";
 import { type Db, prepared } from "../../db/client";
 import { insertRow } from "../../db/prepared";
 import { boardColumns, boards, spaceGitLinks, spaceMembers, spaces, users } from "../../db/schema";
-import type { AccessMemo } from "../people/access.memo";
 
 export type SpaceRow = typeof spaces.$inferSelect;
 export type BoardRow = typeof boards.$inferSelect;
@@ -117,6 +117,19 @@ export class SpacesStore {
     this.db
       .delete(spaceMembers)
       .where(and(eq(spaceMembers.spaceId, spaceId), eq(spaceMembers.userId, userId)))
+      .run();
+  }
+  /** Ends the user's memberships of every space of the organization (they left it). */
+  removeFromOrgSpaces(orgId: string, userId: string): void {
+    this.access.forgetUser(userId);
+    this.db
+      .delete(spaceMembers)
+      .where(
+        and(
+          eq(spaceMembers.userId, userId),
+          sql`${spaceMembers.spaceId} IN (SELECT ${spaces.id} FROM ${spaces} WHERE ${spaces.orgId} = ${orgId})`,
+        ),
+      )
       .run();
   }
 

@@ -7,11 +7,12 @@ import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { ChatService } from "../chat/chat.service";
-import { assertAllRolesFound, assertCanGrant } from "../people/people.policy";
-import type { PeopleStore } from "../people/people.store";
+import type { MembersService } from "../members/members.service";
 import type { TasksService } from "../tasks/tasks.service";
 import type { CreateServiceAccountIn, PatchServiceAccountIn } from "./staff.schemas";
-import type { ServiceAccountRow, StaffStore } from "./staff.store";
+import type { Mentionable, ServiceAccountRow, StaffStore } from "./staff.store";
+
+export type { Mentionable, ServiceAccountRow } from "./staff.store";
 
 /** `""` clears an optional text field. */
 const orNull = (value: string | undefined) => (value ? value : null);
@@ -21,7 +22,7 @@ export class StaffService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: StaffStore,
-    private readonly people: PeopleStore,
+    private readonly members: MembersService,
     private readonly tasks: Pick<TasksService, "unassignAll">,
     private readonly chat: Pick<ChatService, "removeReactionsOf">,
     private readonly defaultModel: string,
@@ -38,18 +39,13 @@ export class StaffService {
       input.provider === "modelrouter" ? input.modelrouter_model || this.defaultModel : (input.modelrouter_model ?? "");
     return this.uow.write(() => {
       if (this.store.byName(actor.orgId, input.name)) throw conflict("a staff member with that name already exists");
-      const roleIds = this.roleIds(actor, input.role_ids);
-      const userId = newId();
+      const roleIds = this.members.grantableRoleIds(actor, input.role_ids, "ai_staff");
       const id = newId();
-      this.people.insertUser({
-        id: userId,
+      const { id: userId } = this.members.createUser(
         // Not an address anyone can log in with: the user has no password, and `.invalid` never resolves.
-        email: `staff-${id}@staff.invalid`,
-        displayName: input.name,
-        passwordHash: null,
-        createdAt: now,
-        updatedAt: now,
-      });
+        { email: `staff-${id}@staff.invalid`, displayName: input.name, passwordHash: null },
+        now,
+      );
       const account: ServiceAccountRow = {
         id,
         orgId: actor.orgId,
@@ -67,7 +63,7 @@ export class StaffService {
         updatedAt: now,
       };
       this.store.insert(account);
-      this.people.addMember(actor.orgId, userId, roleIds, now);
+      this.members.addMember(actor.orgId, userId, roleIds, now);
       return { account, token };
     });
   }
@@ -92,7 +88,7 @@ export class StaffService {
         if (other && other.id !== account.id) throw conflict("a staff member with that name already exists");
         patch.name = input.name;
         patch.nameKey = nameKey(input.name);
-        this.people.updateUser(account.userId, { displayName: input.name }, now);
+        this.members.rename(account.userId, input.name, now);
       }
       this.store.update(account.id, patch);
       return this.require(actor, id);
@@ -101,46 +97,31 @@ export class StaffService {
 
   /**
    * Deletes the account and its user; the tasks it was assigned are unassigned, each as an update, and its
-   * reactions (the 💭 included) are removed, each as a removal.
+   * reactions (the 💭 included) are removed, each as a removal. Its chat messages lose their author.
    */
   delete(actor: OrgActor, id: string): void {
-    this.uow.write((unit) => {
+    this.uow.write(() => {
       const account = this.require(actor, id);
-      const userId = account.userId;
-      // First of what follows the commit: its sockets are refused what the removals below announce.
-      unit.afterCommit(() => this.people.forgetUser(userId));
-      this.tasks.unassignAll(actor.orgId, userId);
-      this.chat.removeReactionsOf(actor.orgId, userId);
-      this.store.deleteWithUser(userId);
-      // Its chat messages lost their author, in every space, with no event of their own (they are unchanged).
-      unit.emit({
-        type: "user.deleted",
-        organization_id: actor.orgId,
-        space_id: "",
-        payload: { user_id: userId },
-        actor,
-      });
+      this.tasks.unassignAll(actor.orgId, account.userId);
+      this.chat.removeReactionsOf(actor.orgId, account.userId);
+      // The service account goes with its user.
+      this.members.deleteUser(actor.orgId, account.userId, actor);
     });
+  }
+
+  /** The staff an organization's messages can mention, longest name first (a mention matches the longest). */
+  mentionables(orgId: string): readonly Mentionable[] {
+    return this.store.mentionables(orgId);
+  }
+
+  /** The service account an `sa_` token's hash belongs to. */
+  byTokenHash(hash: string): { id: string; userId: string; expiresAt: number | null } | undefined {
+    return this.store.byTokenHash(hash);
   }
 
   private require(actor: OrgActor, id: string): ServiceAccountRow {
     const account = isUuid(id) ? this.store.get(actor.orgId, id) : undefined;
     if (!account) throw notFound("service account not found");
     return account;
-  }
-
-  /** The given roles (checked, within the caller's permissions) or the AI Staff system role. */
-  private roleIds(actor: OrgActor, ids: readonly string[] | undefined): string[] {
-    if (ids === undefined) {
-      const role = this.people.systemRole(actor.orgId, "ai_staff");
-      if (!role) throw new Error(`organization ${actor.orgId} has no AI Staff role`);
-      assertCanGrant(actor.permissions, [role]);
-      return [role.id];
-    }
-    const unique = [...new Set(ids)];
-    const found = this.people.rolesByIds(actor.orgId, unique);
-    assertAllRolesFound(unique, found);
-    assertCanGrant(actor.permissions, found);
-    return unique;
   }
 }

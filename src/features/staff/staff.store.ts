@@ -1,9 +1,9 @@
 /** Service-account rows. */
 import { and, asc, eq, sql } from "drizzle-orm";
+import type { AccessMemo } from "../../core/access-memo";
 import { type Db, prepared } from "../../db/client";
 import { orgMembers, serviceAccounts, users } from "../../db/schema";
 import { nameKey } from "../../lib/text";
-import type { AccessMemo } from "../people/access.memo";
 
 export type ServiceAccountRow = typeof serviceAccounts.$inferSelect;
 
@@ -94,7 +94,16 @@ export class StaffStore {
   }
 
   /** Deleting the backing user cascades to the account, its memberships, roles and sessions. */
-  deleteWithUser(userId: string): void {
-    this.db.delete(users).where(eq(users.id, userId)).run();
+  private readonly byHash = prepared(() =>
+    this.db
+      .select({ id: serviceAccounts.id, userId: serviceAccounts.userId, expiresAt: serviceAccounts.tokenExpiresAt })
+      .from(serviceAccounts)
+      .where(eq(serviceAccounts.tokenHash, sql.placeholder("hash")))
+      .prepare(),
+  );
+
+  /** The account an `sa_` token's hash belongs to (every request of staff asks). */
+  byTokenHash(hash: string): { id: string; userId: string; expiresAt: number | null } | undefined {
+    return this.byHash().all({ hash })[0];
   }
 }

@@ -8,8 +8,8 @@ import type { IncomingFile } from "../../core/upload";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
 import type { FilesService, NodeRow } from "../files/files.service";
-import type { PeopleStore } from "../people/people.store";
-import type { SpacesStore } from "../spaces/spaces.store";
+import type { MembersService } from "../members/members.service";
+import type { SpacesService } from "../spaces/spaces.service";
 import { ColumnOrders } from "./tasks.order";
 import { presentTask, presentTaskMessage } from "./tasks.present";
 import type { CreateTaskIn, PatchTaskIn } from "./tasks.schemas";
@@ -40,8 +40,8 @@ export class TasksService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: TasksStore,
-    private readonly spaces: SpacesStore,
-    private readonly people: PeopleStore,
+    private readonly spaces: SpacesService,
+    private readonly people: MembersService,
     private readonly files: FilesService,
   ) {
     this.orders = new ColumnOrders((columnId) => store.ranksAt(columnId, "", 0, -1));
@@ -49,10 +49,8 @@ export class TasksService {
 
   /** Every task of the space, by column then position. */
   list(actor: SpaceActor): TaskView[] {
-    const board = this.spaces.board(actor.space.id);
-    if (!board) return [];
     return this.spaces
-      .columns(board.id)
+      .columns(actor)
       .flatMap((column) => this.store.column(column.id).map((task, position) => ({ ...task, position })));
   }
 
@@ -64,7 +62,7 @@ export class TasksService {
   /** Appends a task at the bottom of its column. */
   create(actor: SpaceActor, input: CreateTaskIn): TaskView {
     return this.uow.write((unit) => {
-      const column = this.spaces.column(actor.space.id, input.column_id);
+      const column = this.spaces.column(actor, input.column_id);
       if (!column) throw invalid("invalid column");
       this.checkAssignee(actor, input.assignee_user_id);
       if (input.deliverable_required) this.files.ensureDeliverables(actor);
@@ -125,8 +123,7 @@ export class TasksService {
       let placement: Placement | undefined;
       if (input.column_id !== undefined || input.position !== undefined) {
         const columnId = input.column_id ?? task.columnId;
-        if (columnId !== task.columnId && !this.spaces.column(actor.space.id, columnId))
-          throw invalid("invalid column");
+        if (columnId !== task.columnId && !this.spaces.column(actor, columnId)) throw invalid("invalid column");
         const current = this.orders.position(task.columnId, task.id);
         if (columnId !== task.columnId || (input.position !== undefined && input.position !== current)) {
           placement = this.place(task, columnId, input.position);
@@ -294,8 +291,8 @@ export class TasksService {
   private checkAssignee(actor: SpaceActor, userId: string | null | undefined): void {
     if (!userId) return;
     if (!this.people.isMember(actor.orgId, userId)) throw invalid("invalid assignee");
-    if (!actor.space.isPrivate || this.spaces.member(actor.space.id, userId)) return;
-    if (!this.people.memberPermissions(actor.orgId, userId)?.has("org.manage")) throw invalid("invalid assignee");
+    if (!actor.space.isPrivate || this.spaces.hasMember(actor, userId)) return;
+    if (!this.people.permissions(actor.orgId, userId)?.has("org.manage")) throw invalid("invalid assignee");
   }
 
   /** The rank that puts the task at `position` of the column (the end when omitted or past it). */

@@ -1,7 +1,8 @@
-/** Rules about people: who may grant what, who must stay, what staff accounts do not have. */
+/** Rules about members: who may grant what, who must stay, what staff accounts do not have, names and emails. */
 import type { Principal } from "../../core/actor";
 import { conflict, forbidden, invalid, missingPermission } from "../../core/errors";
-import type { RoleRow } from "./people.store";
+import { charCount, hasControl, isInvisible } from "../../lib/text";
+import type { RoleRow } from "./members.store";
 
 /**
  * A caller may only hand out permissions it holds itself: without this, `org.members.manage` alone could
@@ -30,7 +31,20 @@ export function assertMayRenameSelf(principal: Principal): void {
   if (principal.serviceAccountId) throw forbidden("service accounts are renamed with PATCH /service-accounts/{id}");
 }
 
-/** Staff sign in with their token only. */
-export function assertHasPassword(principal: Principal): void {
-  if (principal.serviceAccountId) throw forbidden("service accounts have no password");
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** An email address given outside the HTTP schemas (the CLI, setup). */
+export const isEmail = (email: string) => EMAIL.test(email);
+
+/** A name given outside the HTTP schemas (the CLI): the rules of `nameIn()`, 1 to 100 characters, one line. */
+export function checkDisplayName(field: string, name: string): void {
+  const length = charCount(name);
+  if (length === 0 || length > 100) throw invalid(`${field}: must be 1 to 100 characters`);
+  if (hasControl(name)) throw invalid(`${field}: must not contain control characters`);
+  if (isInvisible(name)) throw invalid(`${field}: must contain a visible character`);
+}
+
+/** The part of an email before `@`, as a default display name. */
+export function nameFromEmail(email: string): string {
+  return email.split("@")[0] || email;
 }

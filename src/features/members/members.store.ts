@@ -1,28 +1,13 @@
-/** Queries of organizations, users, memberships, roles, invites and signup requests. */
-import type { Database } from "bun:sqlite";
-import { and, asc, count, desc, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
+/** Queries of users, organization memberships and roles; every statement on a request path is prepared once. */
+import { and, asc, count, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import type { AccessMemo } from "../../core/access-memo";
 import { type Db, prepared } from "../../db/client";
-import {
-  invites,
-  memberRoles,
-  organizations,
-  orgMembers,
-  roles,
-  serviceAccounts,
-  signupRequests,
-  spaceMembers,
-  spaces,
-  users,
-} from "../../db/schema";
+import { memberRoles, orgMembers, roles, serviceAccounts, users } from "../../db/schema";
 import { nameKey } from "../../lib/text";
-import type { AccessMemo } from "./access.memo";
 
 /** Row types, as drizzle reads them. */
-export type OrgRow = typeof organizations.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type RoleRow = typeof roles.$inferSelect;
-export type InviteRow = typeof invites.$inferSelect;
-export type SignupRequestRow = typeof signupRequests.$inferSelect;
 
 /** A member as listed: the user, whether it is staff, and its role ids. */
 export interface MemberRow {
@@ -33,9 +18,6 @@ export interface MemberRow {
   joinedAt: number;
   roleIds: string[];
 }
-
-/** A signup request with the requesting user's name and email. */
-export type SignupRequestView = SignupRequestRow & { email: string; displayName: string };
 
 const USER_MEMO_MS = 30_000;
 const USER_MEMO_SIZE = 10_000;
@@ -55,8 +37,11 @@ export interface ListedUser {
   roleNames: string[];
 }
 
-/** Data access for the people feature; every statement on a request path is prepared once. */
-export class PeopleStore {
+/**
+ * Users, memberships and roles. Staff accounts are read beside them (a member's `service_account_id`), never
+ * written here.
+ */
+export class MembersStore {
   constructor(
     private readonly db: Db,
     /** Shared with the spaces store: every membership and role write below drops what it may change. */
@@ -97,13 +82,6 @@ export class PeopleStore {
       .where(eq(users.email, sql.placeholder("email")))
       .prepare(),
   );
-  private readonly orgById = prepared(() =>
-    this.db
-      .select()
-      .from(organizations)
-      .where(eq(organizations.id, sql.placeholder("id")))
-      .prepare(),
-  );
   private readonly meRow = prepared(() =>
     this.db
       .select({
@@ -136,50 +114,6 @@ export class PeopleStore {
       .prepare(),
   );
 
-  // Organizations
-
-  /** The organization of this install, if set up. */
-  private readonly firstOrg = prepared(() =>
-    this.db.select().from(organizations).orderBy(asc(organizations.createdAt)).limit(1).prepare(),
-  );
-
-  /** The organization of this install, if set up. */
-  onlyOrg(): OrgRow | undefined {
-    return this.firstOrg().all()[0];
-  }
-
-  org(id: string): OrgRow | undefined {
-    return this.orgById().all({ id })[0];
-  }
-
-  insertOrg(row: OrgRow): void {
-    this.db.insert(organizations).values(row).run();
-  }
-
-  updateOrg(id: string, patch: Partial<Pick<OrgRow, "name" | "openSignupsEnabled">>, now: number): void {
-    this.db
-      .update(organizations)
-      .set({ ...patch, updatedAt: now })
-      .where(eq(organizations.id, id))
-      .run();
-  }
-
-  private readonly orgsOf = prepared(() =>
-    this.db
-      .select({ org: organizations })
-      .from(orgMembers)
-      .innerJoin(organizations, eq(organizations.id, orgMembers.orgId))
-      .where(eq(orgMembers.userId, sql.placeholder("userId")))
-      .orderBy(asc(organizations.createdAt))
-      .prepare(),
-  );
-
-  orgsOfUser(userId: string): OrgRow[] {
-    return this.orgsOf()
-      .all({ userId })
-      .map((r) => r.org);
-  }
-
   // Users
 
   user(id: string): UserRow | undefined {
@@ -210,6 +144,11 @@ export class PeopleStore {
 
   insertUser(row: UserRow): void {
     this.db.insert(users).values(row).run();
+  }
+
+  /** Deletes a user (a staff member's): what it authored loses its author, what it owned goes with it. */
+  deleteUser(id: string): void {
+    this.db.delete(users).where(eq(users.id, id)).run();
   }
 
   updateUser(id: string, patch: Partial<Pick<UserRow, "displayName" | "passwordHash">>, now: number): void {
@@ -292,18 +231,9 @@ export class PeopleStore {
     this.setMemberRoles(orgId, userId, roleIds);
   }
 
-  /** Ends a membership, with the user's memberships of the organization's spaces. */
+  /** Ends a membership (the spaces feature drops the user's space memberships in the same unit). */
   removeMember(orgId: string, userId: string): void {
     this.access.forgetUser(userId);
-    this.db
-      .delete(spaceMembers)
-      .where(
-        and(
-          eq(spaceMembers.userId, userId),
-          sql`${spaceMembers.spaceId} IN (SELECT ${spaces.id} FROM ${spaces} WHERE ${spaces.orgId} = ${orgId})`,
-        ),
-      )
-      .run();
     this.db
       .delete(orgMembers)
       .where(and(eq(orgMembers.orgId, orgId), eq(orgMembers.userId, userId)))
@@ -428,144 +358,9 @@ export class PeopleStore {
       .run();
   }
 
-  /** Deletes a role; invites not yet accepted no longer hand it out. */
+  /** Deletes a role (the invites feature stops handing it out in the same unit). */
   deleteRole(id: string): void {
     this.access.clear();
     this.db.delete(roles).where(eq(roles.id, id)).run();
-    this.db
-      .update(invites)
-      .set({ roleIds: sql`(SELECT json_group_array(value) FROM json_each(${invites.roleIds}) WHERE value <> ${id})` })
-      .where(
-        and(isNull(invites.acceptedAt), sql`EXISTS (SELECT 1 FROM json_each(${invites.roleIds}) WHERE value = ${id})`),
-      )
-      .run();
   }
-
-  // Invites
-
-  invites(orgId: string): InviteRow[] {
-    return this.db
-      .select()
-      .from(invites)
-      .where(eq(invites.orgId, orgId))
-      .orderBy(desc(invites.createdAt), desc(invites.id))
-      .all();
-  }
-
-  invite(orgId: string, id: string): InviteRow | undefined {
-    return this.db
-      .select()
-      .from(invites)
-      .where(and(eq(invites.orgId, orgId), eq(invites.id, id)))
-      .all()[0];
-  }
-
-  inviteByTokenHash(tokenHash: string): InviteRow | undefined {
-    return this.db.select().from(invites).where(eq(invites.tokenHash, tokenHash)).all()[0];
-  }
-
-  insertInvite(row: InviteRow): void {
-    this.db.insert(invites).values(row).run();
-  }
-
-  /** Marks an invite used; false when another request used it first. */
-  consumeInvite(id: string, userId: string, now: number): boolean {
-    return (
-      this.db
-        .update(invites)
-        .set({ acceptedAt: now, acceptedBy: userId })
-        .where(and(eq(invites.id, id), isNull(invites.acceptedAt)))
-        .returning({ id: invites.id })
-        .all().length === 1
-    );
-  }
-
-  deleteInvite(id: string): void {
-    this.db.delete(invites).where(eq(invites.id, id)).run();
-  }
-
-  // Signup requests
-
-  signupRequests(orgId: string, status?: string): SignupRequestView[] {
-    return this.db
-      .select({ request: signupRequests, email: users.email, displayName: users.displayName })
-      .from(signupRequests)
-      .innerJoin(users, eq(users.id, signupRequests.userId))
-      .where(
-        status
-          ? and(eq(signupRequests.orgId, orgId), eq(signupRequests.status, status))
-          : eq(signupRequests.orgId, orgId),
-      )
-      .orderBy(desc(signupRequests.createdAt), desc(signupRequests.id))
-      .all()
-      .map((r) => ({ ...r.request, email: r.email, displayName: r.displayName }));
-  }
-
-  signupRequest(orgId: string, id: string): SignupRequestView | undefined {
-    const row = this.db
-      .select({ request: signupRequests, email: users.email, displayName: users.displayName })
-      .from(signupRequests)
-      .innerJoin(users, eq(users.id, signupRequests.userId))
-      .where(and(eq(signupRequests.orgId, orgId), eq(signupRequests.id, id)))
-      .all()[0];
-    return row && { ...row.request, email: row.email, displayName: row.displayName };
-  }
-
-  /** The most recent signup request of a user in any org (one org per install). */
-  latestSignupRequestOf(userId: string): SignupRequestRow | undefined {
-    return this.db
-      .select()
-      .from(signupRequests)
-      .where(eq(signupRequests.userId, userId))
-      .orderBy(desc(signupRequests.createdAt), desc(signupRequests.id))
-      .limit(1)
-      .all()[0];
-  }
-
-  hasPendingSignup(orgId: string, userId: string): boolean {
-    return (
-      this.db
-        .select({ id: signupRequests.id })
-        .from(signupRequests)
-        .where(
-          and(eq(signupRequests.orgId, orgId), eq(signupRequests.userId, userId), eq(signupRequests.status, "pending")),
-        )
-        .all().length > 0
-    );
-  }
-
-  insertSignupRequest(row: SignupRequestRow): void {
-    this.db.insert(signupRequests).values(row).run();
-  }
-
-  /** Resolves a pending request; false when it was no longer pending. */
-  resolveSignupRequest(id: string, status: "approved" | "denied", by: string | null, now: number): boolean {
-    return (
-      this.db
-        .update(signupRequests)
-        .set({ status, resolvedAt: now, resolvedBy: by })
-        .where(and(eq(signupRequests.id, id), eq(signupRequests.status, "pending")))
-        .returning({ id: signupRequests.id })
-        .all().length === 1
-    );
-  }
-
-  /** Approves whatever pending request the user has (they joined by invite instead). */
-  approvePendingSignupsOf(orgId: string, userId: string, now: number): void {
-    this.db
-      .update(signupRequests)
-      .set({ status: "approved", resolvedAt: now })
-      .where(
-        and(eq(signupRequests.orgId, orgId), eq(signupRequests.userId, userId), eq(signupRequests.status, "pending")),
-      )
-      .run();
-  }
-}
-
-/**
- * Whether the install has its organization, at startup: a plain query, since building drizzle's first query
- * while its code is still cold costs a couple of milliseconds of every start.
- */
-export function hasOrganization(sqlite: Database): boolean {
-  return sqlite.query("SELECT 1 FROM organizations LIMIT 1").get() !== null;
 }
