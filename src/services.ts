@@ -130,8 +130,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     options.log?.error({ err }, "removing a deleted room's messages failed; trying again"),
   );
   const chat = new ChatService(uow, chatStore, commits, purge);
-  const spacesStore = new SpacesStore(db, memo);
-  const spaces = new SpacesService(uow, spacesStore, chat, members);
+  const spaces = new SpacesService(uow, new SpacesStore(db, memo), chat, members);
   const access = new Access({
     memberPermissions: (orgId, userId) => members.permissions(orgId, userId),
     hasPendingSignup: (orgId, userId) => signups.isPending(orgId, userId),
@@ -182,7 +181,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     integrations,
     automations,
     proposals,
-    activity: new ActivityService(activityStore, spacesStore),
+    activity: new ActivityService(activityStore, spaces),
     runner,
   };
 }

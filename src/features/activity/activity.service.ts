@@ -1,18 +1,18 @@
 /** The staff activity log, as a member may read it: only rows of spaces they can see. */
 import type { OrgActor } from "../../core/actor";
 import { pageOf } from "../../core/paging";
-import type { SpacesStore } from "../spaces/spaces.store";
+import type { SpacesService } from "../spaces/spaces.service";
 import type { ActivityQuery } from "./activity.schemas";
 import type { ActivityRow, ActivityStore } from "./activity.store";
 
 export class ActivityService {
   constructor(
     private readonly store: ActivityStore,
-    private readonly spaces: SpacesStore,
+    private readonly spaces: SpacesService,
   ) {}
 
   list(actor: OrgActor, query: ActivityQuery): ActivityRow[] {
-    const visible = this.spaces.visibleSpaces(actor.orgId, actor.userId, actor.permissions.has("org.manage"));
+    const visible = this.spaces.list(actor);
     const { limit, before } = pageOf(query);
     return this.store.list(
       actor.orgId,
