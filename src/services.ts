@@ -93,6 +93,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const signups = new SignupsService(uow, new SignupsStore(db), organization, members, auth);
   const invites = new InvitesService(uow, new InvitesStore(db), organization, members, auth);
   const instance = new InstanceService(
+    uow,
     config,
     new SettingsStore(db),
     organization,

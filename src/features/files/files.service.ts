@@ -63,7 +63,12 @@ export interface Content {
   body: Uint8Array | ReadableStream<Uint8Array>;
 }
 
-/** Writes a stream of bytes into a new blob, chunk by chunk, hashing as it goes. */
+/**
+ * Writes a stream of bytes into a new blob, chunk by chunk, hashing as it goes. Each chunk is its own small
+ * write, outside any unit of work: an upload of minutes must not hold the write lock, and no event is owed for
+ * a blob nothing points at yet. The unit that places the file makes it part of the tree; a blob never placed is
+ * collected (`collectGarbage`).
+ */
 class BlobWriter {
   readonly id = newId();
   private readonly createdAt = Date.now();
@@ -461,7 +466,7 @@ export class FilesService {
 
   /** Removes blobs of cut-off uploads and replaced content. */
   collectGarbage(): number {
-    return this.store.deleteUnreferencedBlobs(Date.now() - 3600 * 1000, [...this.reading.keys()]);
+    return this.uow.write(() => this.store.deleteUnreferencedBlobs(Date.now() - 3600 * 1000, [...this.reading.keys()]));
   }
 
   // Helpers
@@ -568,7 +573,7 @@ export class FilesService {
         return;
       }
       this.reading.delete(blobId);
-      if (this.dropped.delete(blobId)) this.store.deleteBlob(blobId);
+      if (this.dropped.delete(blobId)) this.uow.write(() => this.store.deleteBlob(blobId));
     };
     return new ReadableStream<Uint8Array>({
       pull: (controller) => {

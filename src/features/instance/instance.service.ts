@@ -2,6 +2,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { BUILD, type Config, PROVISIONING_KEYS, type ProvisioningKey } from "../../config";
 import { conflict, forbidden, invalid } from "../../core/errors";
+import type { UnitOfWork } from "../../db/unit";
 import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
 import type { AuthService } from "../auth/auth.service";
 import type { OrganizationService } from "../organization/organization.service";
@@ -21,6 +22,7 @@ export interface ProvisioningEntry {
 /** The install's own operations. */
 export class InstanceService {
   constructor(
+    private readonly uow: UnitOfWork,
     private readonly config: Config,
     private readonly settings: SettingsStore,
     private readonly organization: OrganizationService,
@@ -108,13 +110,19 @@ export class InstanceService {
     if (!values.install_id.trim()) throw invalid("install-id: must not be empty");
     if (!values.install_secret) throw invalid("install-secret: must not be empty");
     if (!this.encryptionKey) throw new Error("the encryption key is needed to store the install secret");
-    this.settings.set(SETTING("base_url"), values.base_url);
-    this.settings.set(SETTING("install_id"), values.install_id.trim());
-    this.settings.set(SETTING("install_secret"), encryptSecret(this.encryptionKey, values.install_secret));
+    const secret = encryptSecret(this.encryptionKey, values.install_secret);
+    // The three together or none: a half-stored provisioning would answer with another install's id.
+    this.uow.write(() => {
+      this.settings.set(SETTING("base_url"), values.base_url);
+      this.settings.set(SETTING("install_id"), values.install_id.trim());
+      this.settings.set(SETTING("install_secret"), secret);
+    });
   }
 
   clearProvisioning(): void {
-    for (const key of PROVISIONING_KEYS) this.settings.delete(SETTING(key));
+    this.uow.write(() => {
+      for (const key of PROVISIONING_KEYS) this.settings.delete(SETTING(key));
+    });
   }
 }
 
