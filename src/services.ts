@@ -116,7 +116,6 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const files: FilesService = new FilesService(uow, new FilesStore(db), config.maxUploadBytes, docs);
   const jobsStore = new JobsStore(db);
   const jobs = new JobQueue(uow, jobsStore);
-  const activityStore = new ActivityStore(db);
   const tuning = options.jobs ?? {};
   const runner = options.log
     ? new JobRunner(uow, jobsStore, options.log, {
@@ -132,6 +131,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
   );
   const chat = new ChatService(uow, chatStore, commits, purge);
   const spaces = new SpacesService(uow, new SpacesStore(db, memo), chat, members);
+  const activity = new ActivityService(uow, new ActivityStore(db), spaces);
   const access = new Access({
     memberPermissions: (orgId, userId) => members.permissions(orgId, userId),
     hasPendingSignup: (orgId, userId) => signups.isPending(orgId, userId),
@@ -155,7 +155,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
         permissionsOf: (orgId, userId) => members.permissions(orgId, userId),
         spaces,
         access,
-        activity: activityStore,
+        activity,
         integrations,
       },
       { chat, tasks, files, proposals, automations },
@@ -182,7 +182,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     integrations,
     automations,
     proposals,
-    activity: new ActivityService(activityStore, spaces),
+    activity,
     runner,
   };
 }

@@ -23,7 +23,7 @@ import type { Principal, SpaceActor } from "../core/actor";
 import { AppError, notFound } from "../core/errors";
 import type { DomainEvent, EventBus, EventOf } from "../core/events";
 import type { UnitOfWork } from "../db/unit";
-import type { ActivityRow, ActivityStore } from "../features/activity/activity.store";
+import type { ActivityService } from "../features/activity/activity.service";
 import { MAX_CONTENT } from "../features/chat/chat.policy";
 import type { ChatService } from "../features/chat/chat.service";
 import type { Provider } from "../features/integrations/integrations.schemas";
@@ -116,7 +116,7 @@ const mayAsk = (actor: Principal, text: string) => actor.serviceAccountId === nu
 export class StaffReplyQueue {
   constructor(
     private readonly deps: {
-      staff: StaffService;
+      staff: Pick<StaffService, "mentionables">;
       access: Access;
       chat: ChatService;
       jobs: JobQueue;
@@ -258,12 +258,12 @@ export class StaffReplyJob implements JobKind {
     private readonly uow: UnitOfWork,
     private readonly config: Config,
     private readonly deps: {
-      staff: StaffService;
+      staff: Pick<StaffService, "mentionables">;
       /** The member's permissions in the organization; null when not a member. */
       permissionsOf: (orgId: string, userId: string) => ReadonlySet<string> | null;
       spaces: SpacesService;
       access: Access;
-      activity: ActivityStore;
+      activity: ActivityService;
       integrations: IntegrationsService;
     },
     private readonly services: ToolServices,
@@ -310,12 +310,12 @@ export class StaffReplyJob implements JobKind {
       const { work } = progress;
       if (deadline.aborted) {
         const failure = `it took longer than ${duration(this.timing.contextTimeoutMs)}`;
-        return this.post(context, payload, actor, startedAt, { failure, work });
+        return this.post(context, payload, actor, { failure, work });
       }
-      if (isSaid(error)) return this.post(context, payload, actor, startedAt, { failure: error.message, work });
+      if (isSaid(error)) return this.post(context, payload, actor, { failure: error.message, work });
       throw error;
     }
-    this.post(context, payload, actor, startedAt, { answer });
+    this.post(context, payload, actor, { answer });
   }
 
   /** Every attempt failed on our side: say so once, in the conversation. */
@@ -326,8 +326,7 @@ export class StaffReplyJob implements JobKind {
       this.settleWithoutReply(context, payload, "the staff member can no longer answer here");
       return;
     }
-    const startedAt = this.deps.activity.get(context.job.id)?.startedAt ?? Date.now();
-    this.post(context, payload, actor, startedAt, { failure: "something went wrong on our side", work: payload.loop });
+    this.post(context, payload, actor, { failure: "something went wrong on our side", work: payload.loop });
   }
 
   /** The staff account and, when it may still answer where it was asked, the staff member acting there. */
@@ -525,14 +524,15 @@ export class StaffReplyJob implements JobKind {
 
   /** Records the first start (the context deadline counts from it); a resumed job keeps its entry. */
   private start(context: JobContext, payload: ReplyPayload, account: ServiceAccountRow): number {
-    const row = this.deps.activity.get(context.job.id);
-    if (row?.startedAt) {
-      this.uow.write(() => this.deps.activity.update(context.job.id, { status: "running" }));
-      return row.startedAt;
+    const { activity } = this.deps;
+    const firstStart = activity.startedAt(context.job.id);
+    if (firstStart !== null) {
+      activity.resume(context.job.id);
+      return firstStart;
     }
     const startedAt = Date.now();
     this.uow.write((unit) => {
-      this.deps.activity.insert({
+      activity.start({
         jobId: context.job.id,
         orgId: payload.orgId,
         spaceId: payload.spaceId,
@@ -541,18 +541,10 @@ export class StaffReplyJob implements JobKind {
         chatRoomId: payload.roomId,
         taskId: payload.taskId,
         sourceMessageId: payload.sourceMessageId,
-        replyMessageId: null,
         provider: account.provider,
         model: modelOf(this.config, account),
-        status: "running",
-        toolCalls: "[]",
-        promptTokens: 0,
-        completionTokens: 0,
-        durationMs: null,
-        error: null,
         createdAt: context.job.createdAt,
         startedAt,
-        finishedAt: null,
       });
       unit.emit(this.event(context.job.id, payload, "ai.reply.started", null, null));
     });
@@ -567,8 +559,7 @@ export class StaffReplyJob implements JobKind {
     context: JobContext,
     payload: ReplyPayload,
     actor: SpaceActor,
-    startedAt: number,
-    outcome: { answer: Completion } | { failure: string; work?: Work },
+    outcome: { answer: Completion } | { failure: string; work?: Work | undefined },
   ): void {
     const failure = "failure" in outcome ? outcome.failure : null;
     const answer = "answer" in outcome ? outcome.answer : null;
@@ -580,16 +571,11 @@ export class StaffReplyJob implements JobKind {
         if (!this.actorOf(payload).actor) throw notFound("the staff member can no longer answer here");
         this.assertStillAsked(payload, actor);
         const replyId = this.postReply(actor, payload, text);
-        const now = Date.now();
-        this.deps.activity.update(context.job.id, {
+        this.deps.activity.finish(context.job.id, {
           status: failure ? "failed" : "done",
-          replyMessageId: replyId,
-          toolCalls: JSON.stringify(work.toolCalls),
-          promptTokens: work.promptTokens,
-          completionTokens: work.completionTokens,
-          durationMs: now - startedAt,
           error: failure,
-          finishedAt: now,
+          replyMessageId: replyId,
+          work,
         });
         unit.emit(
           this.event(context.job.id, payload, failure ? "ai.reply.failed" : "ai.reply.finished", replyId, failure),
@@ -615,16 +601,7 @@ export class StaffReplyJob implements JobKind {
   /** Ends the job with no reply (the staff member or the conversation is gone), keeping what it did. */
   private settleWithoutReply(context: JobContext, payload: ReplyPayload, error: string, work?: Work): void {
     context.complete((unit) => {
-      const now = Date.now();
-      const row = this.deps.activity.get(context.job.id);
-      const patch: Partial<ActivityRow> = { status: "failed", error, finishedAt: now };
-      if (row?.startedAt) patch.durationMs = now - row.startedAt;
-      if (work) {
-        patch.toolCalls = JSON.stringify(work.toolCalls);
-        patch.promptTokens = work.promptTokens;
-        patch.completionTokens = work.completionTokens;
-      }
-      this.deps.activity.update(context.job.id, patch);
+      this.deps.activity.finish(context.job.id, { status: "failed", error, work });
       unit.emit(this.event(context.job.id, payload, "ai.reply.failed", null, error));
     });
   }

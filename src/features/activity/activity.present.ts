@@ -1,23 +1,14 @@
 /** Activity rows as the API shows them. */
 import { iso, isoOrNull } from "../../lib/ids";
-import type { ActivityOut } from "./activity.schemas";
+import type { ActivityOut, ToolCallOut } from "./activity.schemas";
 import type { ActivityRow } from "./activity.store";
-
-/** A tool call as the activity keeps it. */
-interface ToolCall {
-  name: string;
-  arguments: string;
-  result: string;
-  duration_ms: number;
-  error: string | null;
-}
 
 /**
  * What the staff member's tools were given and answered holds file names and contents: shown to those who may
  * read the space's files (`files.read`); others see which tools ran, for how long, and whether they failed.
  */
-function toolCallsFor(json: string, readsFiles: boolean): ToolCall[] {
-  const calls = JSON.parse(json) as ToolCall[];
+function toolCallsFor(json: string, readsFiles: boolean): ToolCallOut[] {
+  const calls = JSON.parse(json) as ToolCallOut[];
   if (readsFiles) return calls;
   return calls.map((call) => ({
     ...call,

@@ -18,6 +18,8 @@ export const toolCallOut = z
     error: z.string().nullable(),
   })
   .meta({ id: "ToolCall" });
+/** A tool call as the activity keeps it. */
+export type ToolCallOut = z.infer<typeof toolCallOut>;
 
 export const activityOut = z
   .object({
