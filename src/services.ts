@@ -32,6 +32,8 @@ import { OrganizationService } from "./features/organization/organization.servic
 import { OrganizationStore } from "./features/organization/organization.store";
 import { ProposalsService } from "./features/proposals/proposals.service";
 import { ProposalsStore } from "./features/proposals/proposals.store";
+import { DEFAULT_REPLY_TIMING, ReplyJob, type ReplyTiming } from "./features/replies/replies.job";
+import { ReplyQueue } from "./features/replies/replies.queue";
 import { SignupsService } from "./features/signups/signups.service";
 import { SignupsStore } from "./features/signups/signups.store";
 import { SpacesService } from "./features/spaces/spaces.service";
@@ -43,7 +45,6 @@ import { TasksStore } from "./features/tasks/tasks.store";
 import { JobsStore } from "./jobs/jobs.store";
 import { JobQueue } from "./jobs/queue";
 import { JobRunner } from "./jobs/runner";
-import { DEFAULT_REPLY_TIMING, type ReplyTiming, StaffReplyJob, StaffReplyQueue } from "./jobs/staff-reply";
 import type { Logger } from "./lib/log";
 
 /** Every service of the app. */
@@ -141,13 +142,13 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const staff = new StaffService(uow, new StaffStore(db, memo), members, tasks, chat, config.modelrouter.defaultModel);
   // What follows a write inside its transaction: each feature listens to what concerns it.
   for (const feature of [auth, signups, invites, spaces]) feature.listen(events);
-  new StaffReplyQueue({ staff, access, chat, jobs }).listen(events);
+  new ReplyQueue({ staff, access, chat, jobs }).listen(events);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey);
   const automations = new AutomationsService(uow, new AutomationsStore(db), encryptionKey);
   const proposals = new ProposalsService(uow, new ProposalsStore(db), files);
   runner?.register(
-    new StaffReplyJob(
+    new ReplyJob(
       uow,
       config,
       {

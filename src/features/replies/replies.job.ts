@@ -1,6 +1,6 @@
 /**
- * Staff replies: a mention of staff in chat or in a task's messages (or a task assigned to staff) queues one
- * reply job, and the staff member answers through its provider, as itself, where it was asked.
+ * The reply job: a mention of staff in chat or in a task's messages (or a task assigned to staff) queues one
+ * (`replies.queue.ts`), and the staff member answers through its provider, as itself, where it was asked.
  *
  * Retry and idempotency rule:
  * - The job and the 💭 are stored in the transaction of the message or assignment that asks; the activity row
@@ -17,21 +17,14 @@
  *   writes (a proposal) commits with the saved result of its call, so a resumed job goes on from there: the
  *   gateway is not asked the same question again and nothing is proposed twice.
  */
-import type { Config } from "../config";
-import type { Access } from "../core/access";
-import type { Principal, SpaceActor } from "../core/actor";
-import { AppError, notFound } from "../core/errors";
-import type { DomainEvent, EventBus, EventOf } from "../core/events";
-import type { UnitOfWork } from "../db/unit";
-import type { ActivityService } from "../features/activity/activity.service";
-import { MAX_CONTENT } from "../features/chat/chat.policy";
-import type { ChatService } from "../features/chat/chat.service";
-import type { Provider } from "../features/integrations/integrations.schemas";
-import { type IntegrationsService, UnreadableKey } from "../features/integrations/integrations.service";
-import type { SpacesService } from "../features/spaces/spaces.service";
-import { mentioned } from "../features/staff/staff.mentions";
-import type { Mentionable, ServiceAccountRow, StaffService } from "../features/staff/staff.service";
-import { charCount } from "../lib/text";
+import type { Config } from "../../config";
+import type { Access } from "../../core/access";
+import type { SpaceActor } from "../../core/actor";
+import { AppError, notFound } from "../../core/errors";
+import type { EventOf } from "../../core/events";
+import type { UnitOfWork } from "../../db/unit";
+import type { JobContext, JobKind } from "../../jobs/runner";
+import { charCount } from "../../lib/text";
 import {
   type AgentSource,
   bridgeComplete,
@@ -39,8 +32,8 @@ import {
   readConversation,
   succeeded,
   waitForRun,
-} from "../providers/agent";
-import { type CallOptions, type Pacing, ProviderError } from "../providers/http";
+} from "../../providers/agent";
+import { type CallOptions, type Pacing, ProviderError } from "../../providers/http";
 import {
   type ChatMessage,
   type Completion,
@@ -50,9 +43,14 @@ import {
   type SaveLoop,
   type ToolCallRecord,
   type Work,
-} from "../providers/modelrouter";
-import type { JobQueue } from "./queue";
-import type { JobContext, JobKind } from "./runner";
+} from "../../providers/modelrouter";
+import type { ActivityService } from "../activity/activity.service";
+import { MAX_CONTENT } from "../chat/chat.policy";
+import type { Provider } from "../integrations/integrations.schemas";
+import { type IntegrationsService, UnreadableKey } from "../integrations/integrations.service";
+import type { SpacesService } from "../spaces/spaces.service";
+import type { ServiceAccountRow, StaffService } from "../staff/staff.service";
+import { type ReplyPayload, STAFF_REPLY, staffActor } from "./replies.queue";
 import {
   askerReadsFiles,
   readFile,
@@ -60,150 +58,12 @@ import {
   staffTools,
   type ToolScope,
   type ToolServices,
-} from "./staff-tools";
-
-export const STAFF_REPLY = "staff_reply";
-const THINKING = "💭";
-
-/** What a reply job knows from the moment it is queued. */
-export interface ReplyPayload {
-  trigger: "chat" | "task";
-  orgId: string;
-  spaceId: string;
-  staffUserId: string;
-  roomId: string | null;
-  taskId: string | null;
-  sourceMessageId: string | null;
-  askedBy: string;
-  /** The message, or the task's title and description. */
-  prompt: string;
-  /** A launched cloud-agent run, the message that links it, and when it was launched (epoch ms). */
-  run?: { id: string; url: string | null; linkMessageId: string; launchedAt?: number };
-  /** A model gateway's tool loop, as far as it got (a restart resumes it). */
-  loop?: LoopState;
-}
-
-const needOf = (trigger: ReplyPayload["trigger"]) => (trigger === "chat" ? "chat.write" : "tasks.write");
+} from "./replies.tools";
 
 /** The model an activity row names: the account's, or what answers for an `agent` staff member. */
 function modelOf(config: Config, account: ServiceAccountRow): string {
   if (account.provider !== "agent") return account.modelrouterModel || config.modelrouter.defaultModel;
   return config.agent.localBridge ? config.agent.completionModel : "cloud-agent";
-}
-
-/** The staff member acting in a space, with the permission its reply needs; null when it may not. */
-function staffActor(access: Access, account: ServiceAccountRow, spaceId: string, trigger: ReplyPayload["trigger"]) {
-  try {
-    return access.spaceActor(
-      { userId: account.userId, serviceAccountId: account.id },
-      account.orgId,
-      spaceId,
-      needOf(trigger),
-    );
-  } catch (error) {
-    if (error instanceof AppError) return null;
-    throw error;
-  }
-}
-
-/** Whether a change by `actor` with this text can ask staff: people ask, staff never wake each other, and a mention has an `@`. */
-const mayAsk = (actor: Principal, text: string) => actor.serviceAccountId === null && text.includes("@");
-
-/**
- * Queues replies inside the transaction of what asked for them: handlers of the messages posted (mentions) and
- * the tasks assigned. The job and the 💭 commit with the message or the assignment.
- */
-export class StaffReplyQueue {
-  constructor(
-    private readonly deps: {
-      staff: Pick<StaffService, "mentionables">;
-      access: Access;
-      chat: ChatService;
-      jobs: JobQueue;
-    },
-  ) {}
-
-  /** Listens to the writes that ask staff. */
-  listen(events: EventBus): void {
-    events.onWrite("chat.message.created", (event) => this.chatMessagePosted(event), { mayWrite: mayAsk });
-    events.onWrite("task.message.created", (event) => this.taskMessagePosted(event), { mayWrite: mayAsk });
-    events.onWrite("task.assigned", (event) => this.taskAssigned(event));
-  }
-
-  private chatMessagePosted(event: EventOf<"chat.message.created">): void {
-    const { message } = event.payload;
-    for (const { account, acting } of this.mentionedStaff(event, message.content, "chat")) {
-      // The staff member acknowledges at once, through chat like anyone reacting.
-      this.deps.chat.react(acting, message.chat_room_id, message.id, THINKING);
-      this.enqueue(event, {
-        trigger: "chat",
-        staffUserId: account.userId,
-        roomId: message.chat_room_id,
-        taskId: null,
-        sourceMessageId: message.id,
-        prompt: message.content,
-      });
-    }
-  }
-
-  private taskAssigned(event: EventOf<"task.assigned">): void {
-    const task = event.payload;
-    if (!event.actor || event.actor.serviceAccountId !== null || !task.assignee_user_id) return;
-    const member = this.deps.staff.mentionables(event.organization_id).find((m) => m.userId === task.assignee_user_id);
-    const account = member && this.staffWhoMay(event, member, "task")?.account;
-    if (!account) return;
-    const description = task.description.trim() ? `\n\n${task.description.trim()}` : "";
-    this.enqueue(event, {
-      trigger: "task",
-      staffUserId: account.userId,
-      roomId: null,
-      taskId: task.id,
-      sourceMessageId: null,
-      prompt: `Task: ${task.title}${description}`,
-    });
-  }
-
-  private taskMessagePosted(event: EventOf<"task.message.created">): void {
-    const message = event.payload;
-    for (const { account } of this.mentionedStaff(event, message.content, "task")) {
-      this.enqueue(event, {
-        trigger: "task",
-        staffUserId: account.userId,
-        roomId: null,
-        taskId: message.task_id,
-        sourceMessageId: message.id,
-        prompt: message.content,
-      });
-    }
-  }
-
-  /** The staff a person's message mentions who may answer where it was posted. */
-  private mentionedStaff(event: DomainEvent, content: string, trigger: ReplyPayload["trigger"]) {
-    // The common case costs one string scan.
-    if (!event.actor || !mayAsk(event.actor, content)) return [];
-    return mentioned(content, this.deps.staff.mentionables(event.organization_id)).flatMap(
-      (member) => this.staffWhoMay(event, member, trigger) ?? [],
-    );
-  }
-
-  /** The member's staff account, acting in the space, when it can see the space and write where it will answer. */
-  private staffWhoMay(event: DomainEvent, member: Mentionable, trigger: ReplyPayload["trigger"]) {
-    const account = member.staff;
-    if (!account || account.userId === event.actor?.userId) return undefined;
-    const acting = staffActor(this.deps.access, account, event.space_id, trigger);
-    return acting ? { account, acting } : undefined;
-  }
-
-  /** Only the job row: its activity entry is written when a worker takes it, off the poster's path. */
-  private enqueue(event: DomainEvent, reply: Omit<ReplyPayload, "orgId" | "spaceId" | "askedBy">): void {
-    const payload: ReplyPayload = {
-      ...reply,
-      orgId: event.organization_id,
-      spaceId: event.space_id,
-      askedBy: event.actor?.userId ?? "",
-    };
-    this.deps.jobs.enqueue(STAFF_REPLY, payload);
-  }
 }
 
 /** How a reply calls its provider: the job's deadline, its pacing, and where a retry's pause is recorded. */
@@ -251,7 +111,7 @@ class ReplyFailure extends Error {}
 const isSaid = (error: unknown) => error instanceof ProviderError || error instanceof ReplyFailure;
 
 /** The reply job: asks the staff member's provider and posts the answer. */
-export class StaffReplyJob implements JobKind {
+export class ReplyJob implements JobKind {
   readonly kind = STAFF_REPLY;
 
   constructor(

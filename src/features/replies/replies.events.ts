@@ -11,7 +11,7 @@ export interface ReplyEventPayload {
   task_id: string | null;
 }
 
-declare module "../core/events" {
+declare module "../../core/events" {
   interface EventPayloads {
     "ai.reply.started": ReplyEventPayload;
     "ai.reply.finished": ReplyEventPayload;

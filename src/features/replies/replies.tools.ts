@@ -5,15 +5,14 @@
  * token could and change nothing without a person's approval.
  */
 
-import type { SpaceActor } from "../core/actor";
-import type { AutomationsService } from "../features/automations/automations.service";
-import type { ChatService } from "../features/chat/chat.service";
-import type { FilesService } from "../features/files/files.service";
-import type { NodeRow } from "../features/files/files.store";
-import type { ProposalsService } from "../features/proposals/proposals.service";
-import type { TasksService } from "../features/tasks/tasks.service";
-import { iso } from "../lib/ids";
-import type { FunctionTool } from "../providers/modelrouter";
+import type { SpaceActor } from "../../core/actor";
+import { iso } from "../../lib/ids";
+import type { FunctionTool } from "../../providers/modelrouter";
+import type { AutomationsService } from "../automations/automations.service";
+import type { ChatService } from "../chat/chat.service";
+import type { FilesService, NodeRow } from "../files/files.service";
+import type { ProposalsService } from "../proposals/proposals.service";
+import type { TasksService } from "../tasks/tasks.service";
 
 /** Where the reply goes, how people are named, and what the person who asked may do. */
 export interface ToolScope {
