@@ -32,7 +32,9 @@ import { OrganizationService } from "./features/organization/organization.servic
 import { OrganizationStore } from "./features/organization/organization.store";
 import { ProposalsService } from "./features/proposals/proposals.service";
 import { ProposalsStore } from "./features/proposals/proposals.store";
+import { AgentReplies } from "./features/replies/replies.agent";
 import { DEFAULT_REPLY_TIMING, ReplyJob, type ReplyTiming } from "./features/replies/replies.job";
+import { ModelrouterReplies } from "./features/replies/replies.modelrouter";
 import { ReplyQueue } from "./features/replies/replies.queue";
 import { SignupsService } from "./features/signups/signups.service";
 import { SignupsStore } from "./features/signups/signups.store";
@@ -150,14 +152,15 @@ export function createServices(conn: Connection, config: Config, options: Servic
   runner?.register(
     new ReplyJob(
       uow,
-      config,
       {
         staff,
         permissionsOf: (orgId, userId) => members.permissions(orgId, userId),
-        spaces,
         access,
         activity,
-        integrations,
+        providers: {
+          modelrouter: new ModelrouterReplies(config.modelrouter, integrations),
+          agent: new AgentReplies(config.agent, integrations, spaces),
+        },
       },
       { chat, tasks, files, proposals, automations },
       { ...DEFAULT_REPLY_TIMING, ...tuning.reply },

@@ -5,10 +5,8 @@
  * local bridge (an extension) answers through an OpenAI-compatible completions path with `AGENT_HTTP_AUTH`.
  */
 import type { AgentSettings } from "../config";
-import { type CallOptions, callJson, ProviderError, sleep } from "./http";
+import { callJson, type ProviderCall, ProviderError, sleep } from "./http";
 import type { ChatMessage } from "./modelrouter";
-
-type Call = Omit<CallOptions, "attemptTimeoutMs" | "provider">;
 
 /** One request's own limit: the service answers these calls quickly, or something is wrong. */
 const ATTEMPT_MS = 60_000;
@@ -50,7 +48,7 @@ export async function launchRun(
   key: string,
   prompt: string,
   source: AgentSource | null,
-  call: Call,
+  call: ProviderCall,
 ): Promise<AgentRun> {
   const body: Record<string, unknown> = { prompt: { text: prompt } };
   if (source)
@@ -66,7 +64,12 @@ export async function launchRun(
 }
 
 /** Polls the run until its status is final; answers that status. */
-export async function waitForRun(settings: AgentSettings, key: string, id: string, call: Call): Promise<string> {
+export async function waitForRun(
+  settings: AgentSettings,
+  key: string,
+  id: string,
+  call: ProviderCall,
+): Promise<string> {
   for (let poll = 1; ; poll++) {
     await sleep(pollPauseMs(poll) * call.pacing.timeScale, call.signal);
     const answer = (await callJson(agentsUrl(settings, `/v0/agents/${encodeURIComponent(id)}`), request(key), {
@@ -83,7 +86,12 @@ export async function waitForRun(settings: AgentSettings, key: string, id: strin
 export const succeeded = (status: string) => SUCCEEDED.has(status);
 
 /** The assistant's text of a finished run, its messages joined. */
-export async function readConversation(settings: AgentSettings, key: string, id: string, call: Call): Promise<string> {
+export async function readConversation(
+  settings: AgentSettings,
+  key: string,
+  id: string,
+  call: ProviderCall,
+): Promise<string> {
   const answer = (await callJson(
     agentsUrl(settings, `/v0/agents/${encodeURIComponent(id)}/conversation`),
     request(key),
@@ -101,7 +109,7 @@ export async function bridgeComplete(
   settings: AgentSettings,
   key: string,
   messages: readonly ChatMessage[],
-  call: Call,
+  call: ProviderCall,
 ): Promise<{ text: string; promptTokens: number; completionTokens: number }> {
   const authorization = settings.httpAuth === "basic" ? basic(key) : `Bearer ${key}`;
   const answer = (await callJson(

@@ -42,6 +42,9 @@ export interface CallOptions {
   onPause?: (ms: number) => void;
 }
 
+/** What a caller gives a provider client: the signal, the pacing, and where pauses are told (the client sets the rest). */
+export type ProviderCall = Omit<CallOptions, "attemptTimeoutMs" | "provider">;
+
 /** The pause before attempt `attempt + 1`: `Retry-After` when the answer gave one, else the backoff step. */
 export function pauseBefore(attempt: number, retryAfter: string | null, random = Math.random): number {
   const asked = retryAfterMs(retryAfter);

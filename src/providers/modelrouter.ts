@@ -4,7 +4,7 @@
  * `MODELROUTER_CHAT_MAX_TOOL_ITERATIONS` rounds, then asking once more without tools for the answer.
  */
 import type { ModelrouterSettings } from "../config";
-import { type CallOptions, callJson, ProviderError } from "./http";
+import { callJson, type ProviderCall, ProviderError } from "./http";
 
 /** A message of the conversation as the gateway takes it. */
 export interface ChatMessage {
@@ -99,7 +99,7 @@ export async function complete(
   model: string,
   state: LoopState,
   functions: readonly FunctionTool[],
-  call: Omit<CallOptions, "attemptTimeoutMs" | "provider">,
+  call: ProviderCall,
   save: SaveLoop,
 ): Promise<Completion> {
   const url = settings.apiBaseUrl.replace(/\/+$/, "") + settings.chatCompletionsPath;

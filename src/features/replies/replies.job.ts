@@ -1,6 +1,7 @@
 /**
  * The reply job: a mention of staff in chat or in a task's messages (or a task assigned to staff) queues one
- * (`replies.queue.ts`), and the staff member answers through its provider, as itself, where it was asked.
+ * (`replies.queue.ts`), and the staff member answers through its provider (`ReplyProvider`), as itself, where it
+ * was asked. The job runs it, gives up on it, posts the answer and settles it; the providers ask and resume.
  *
  * Retry and idempotency rule:
  * - The job and the 💭 are stored in the transaction of the message or assignment that asks; the activity row
@@ -17,7 +18,6 @@
  *   writes (a proposal) commits with the saved result of its call, so a resumed job goes on from there: the
  *   gateway is not asked the same question again and nothing is proposed twice.
  */
-import type { Config } from "../../config";
 import type { Access } from "../../core/access";
 import type { SpaceActor } from "../../core/actor";
 import { AppError, notFound } from "../../core/errors";
@@ -25,56 +25,21 @@ import type { EventOf } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import type { JobContext, JobKind } from "../../jobs/runner";
 import { charCount } from "../../lib/text";
-import {
-  type AgentSource,
-  bridgeComplete,
-  launchRun,
-  readConversation,
-  succeeded,
-  waitForRun,
-} from "../../providers/agent";
-import { type CallOptions, type Pacing, ProviderError } from "../../providers/http";
-import {
-  type ChatMessage,
-  type Completion,
-  complete,
-  type FunctionTool,
-  type LoopState,
-  type SaveLoop,
-  type ToolCallRecord,
-  type Work,
-} from "../../providers/modelrouter";
+import type { Pacing, ProviderCall } from "../../providers/http";
+import type { Completion, Work } from "../../providers/modelrouter";
 import type { ActivityService } from "../activity/activity.service";
 import { MAX_CONTENT } from "../chat/chat.policy";
 import type { Provider } from "../integrations/integrations.schemas";
-import { type IntegrationsService, UnreadableKey } from "../integrations/integrations.service";
-import type { SpacesService } from "../spaces/spaces.service";
 import type { ServiceAccountRow, StaffService } from "../staff/staff.service";
+import { ReplyPrompt } from "./replies.prompt";
+import { type AnswerContext, isSaid, noWork, type ReplyProvider } from "./replies.provider";
 import { type ReplyPayload, STAFF_REPLY, staffActor } from "./replies.queue";
-import {
-  askerReadsFiles,
-  readFile,
-  recentConversation,
-  staffTools,
-  type ToolScope,
-  type ToolServices,
-} from "./replies.tools";
-
-/** The model an activity row names: the account's, or what answers for an `agent` staff member. */
-function modelOf(config: Config, account: ServiceAccountRow): string {
-  if (account.provider !== "agent") return account.modelrouterModel || config.modelrouter.defaultModel;
-  return config.agent.localBridge ? config.agent.completionModel : "cloud-agent";
-}
-
-/** How a reply calls its provider: the job's deadline, its pacing, and where a retry's pause is recorded. */
-type ProviderCall = Omit<CallOptions, "attemptTimeoutMs" | "provider">;
+import type { ReplyScope, ToolServices } from "./replies.tools";
 
 /** What a reply has done so far, for its activity entry whatever the outcome. */
 interface Progress {
   work: Work;
 }
-
-const noWork = (): Work => ({ promptTokens: 0, completionTokens: 0, toolCalls: [] });
 
 /** How a reply job paces itself; tests shrink both. */
 export interface ReplyTiming extends Pacing {
@@ -83,10 +48,6 @@ export interface ReplyTiming extends Pacing {
 }
 
 export const DEFAULT_REPLY_TIMING: ReplyTiming = { timeScale: 1, contextTimeoutMs: 25 * 60_000 };
-
-const RECENT_MESSAGES = 20;
-const LISTED_FILES = 200;
-const NAMED_FILES = 3;
 
 /** "25 minutes", "1 second": how long the context deadline is, in words. */
 function duration(ms: number): string {
@@ -104,27 +65,20 @@ function clip(text: string): string {
   return `${[...text].slice(0, MAX_CONTENT - charCount(note)).join("")}${note}`;
 }
 
-/** A failure said in the reply: provider errors, a missing key, the deadline. */
-class ReplyFailure extends Error {}
-
-/** Whether a failure is said in the reply (rather than retried by the runner). */
-const isSaid = (error: unknown) => error instanceof ProviderError || error instanceof ReplyFailure;
-
 /** The reply job: asks the staff member's provider and posts the answer. */
 export class ReplyJob implements JobKind {
   readonly kind = STAFF_REPLY;
 
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly config: Config,
     private readonly deps: {
       staff: Pick<StaffService, "mentionables">;
       /** The member's permissions in the organization; null when not a member. */
       permissionsOf: (orgId: string, userId: string) => ReadonlySet<string> | null;
-      spaces: SpacesService;
       access: Access;
       activity: ActivityService;
-      integrations: IntegrationsService;
+      /** How each kind of staff member answers, by its `provider`. */
+      providers: Record<Provider, ReplyProvider>;
     },
     private readonly services: ToolServices,
     private readonly timing: ReplyTiming = DEFAULT_REPLY_TIMING,
@@ -148,7 +102,8 @@ export class ReplyJob implements JobKind {
       this.settleIfGone(context, payload, error);
       return;
     }
-    const startedAt = this.start(context, payload, account);
+    const provider = this.providerOf(account);
+    const startedAt = this.start(context, payload, account, provider);
     const deadline = AbortSignal.timeout(Math.max(0, this.timing.contextTimeoutMs - (Date.now() - startedAt)));
     const signal = AbortSignal.any([context.signal, deadline]);
     // A pause a provider asked for outlives a restart: the job is not resumed before it ends.
@@ -160,10 +115,7 @@ export class ReplyJob implements JobKind {
     const progress: Progress = { work: payload.loop ?? noWork() };
     let answer: Completion;
     try {
-      answer =
-        account.provider === "agent"
-          ? await this.agentAnswer(context, payload, account, actor, call, progress)
-          : await this.modelAnswer(context, payload, account, actor, call, progress);
+      answer = await provider.answer(this.answerContext(context, payload, account, actor, call, progress));
     } catch (error) {
       // A lost lease or a stopping server: whoever holds the job next carries on.
       if (context.signal.aborted) throw error;
@@ -196,180 +148,40 @@ export class ReplyJob implements JobKind {
     return { account, actor: staffActor(this.deps.access, account, payload.spaceId, payload.trigger) };
   }
 
-  // Answering
-
-  /** The organization's key of `provider`, or a failure that says what to do about it. */
-  private providerKey(orgId: string, provider: Provider, name: string): string {
-    let key: string | null;
-    try {
-      key = this.deps.integrations.reveal(orgId, provider);
-    } catch (error) {
-      if (!(error instanceof UnreadableKey)) throw error;
-      throw new ReplyFailure(
-        `the stored ${name} key cannot be read: the server runs with another encryption key than the one it was stored with (an owner can store it again under Integrations)`,
-      );
-    }
-    if (!key) throw new ReplyFailure(`no ${name} key is set (an owner can add it under Integrations)`);
-    return key;
+  /** The provider the staff member answers through. */
+  private providerOf(account: ServiceAccountRow): ReplyProvider {
+    return this.deps.providers[account.provider === "agent" ? "agent" : "modelrouter"];
   }
 
-  private async modelAnswer(
+  /** What the provider gets: the prompt, and how it keeps its progress and posts as the staff member. */
+  private answerContext(
     context: JobContext,
     payload: ReplyPayload,
     account: ServiceAccountRow,
     actor: SpaceActor,
     call: ProviderCall,
     progress: Progress,
-  ): Promise<Completion> {
-    const key = this.providerKey(payload.orgId, "modelrouter", "model gateway");
-    const scope = this.scope(payload, actor);
-    const settings = this.config.modelrouter;
-    const tools = settings.toolsEnabled ? staffTools(this.services, scope) : [];
-    const state: LoopState = payload.loop ?? {
-      messages: [
-        {
-          role: "system",
-          content: this.instructions(account, actor, payload, scope, { preread: !settings.skipPreread, tools }),
-        },
-        { role: "user", content: `${scope.nameOf(payload.askedBy)}: ${payload.prompt}` },
-      ],
-      rounds: 0,
-      ...noWork(),
+  ): AnswerContext {
+    return {
+      account,
+      actor,
+      prompt: new ReplyPrompt(this.services, account, payload, this.scope(payload, actor)),
+      call,
+      saved: { run: payload.run, loop: payload.loop },
+      save: (write) =>
+        this.uow.write(() => {
+          const saved = write();
+          context.saveProgress({ ...payload, ...saved });
+          return saved;
+        }),
+      post: (text) => this.postReply(actor, payload, text),
+      report: (work) => {
+        progress.work = work;
+      },
     };
-    progress.work = state;
-    // Saved after every answer that calls tools and with every tool that writes (a proposal): a restart
-    // resumes the loop there, and never proposes the same thing twice.
-    const save: SaveLoop = (loop, write) =>
-      this.uow.write(() => {
-        write?.();
-        context.saveProgress({ ...payload, loop });
-      });
-    const model = account.modelrouterModel || settings.defaultModel;
-    return complete(settings, key, model, state, tools, call, save);
   }
 
-  private async agentAnswer(
-    context: JobContext,
-    payload: ReplyPayload,
-    account: ServiceAccountRow,
-    actor: SpaceActor,
-    call: ProviderCall,
-    progress: Progress,
-  ): Promise<Completion> {
-    const key = this.providerKey(payload.orgId, "agent", "agent");
-    const settings = this.config.agent;
-    const scope = this.scope(payload, actor);
-    const asked = `${scope.nameOf(payload.askedBy)}: ${payload.prompt}`;
-    if (settings.localBridge) {
-      const conversation: ChatMessage[] = [
-        { role: "system", content: this.instructions(account, actor, payload, scope, { preread: true, tools: [] }) },
-        { role: "user", content: asked },
-      ];
-      return { ...(await bridgeComplete(settings, key, conversation, call)), toolCalls: [] };
-    }
-    // A cloud agent cannot call back for the conversation or the files: what it may read comes with the prompt.
-    const prompt = `${this.instructions(account, actor, payload, scope, { preread: true, tools: [] })}\n\n${asked}`;
-    const run =
-      payload.run ?? (await this.launch(context, payload, actor, this.repositoryOf(account, actor), key, prompt, call));
-    // The run shows in the activity however it ends, timed from its launch (across a restart too).
-    const launchedAt = run.launchedAt ?? Date.now();
-    const record = (result: string, error: string | null): ToolCallRecord => ({
-      name: "cloud_agent_run",
-      arguments: run.id,
-      result,
-      duration_ms: Date.now() - launchedAt,
-      error,
-    });
-    let status = "";
-    try {
-      status = await waitForRun(settings, key, run.id, call);
-      if (!succeeded(status)) throw new ReplyFailure(`the agent run ended with status ${status}`);
-      const text = await readConversation(settings, key, run.id, call);
-      if (!text) throw new ReplyFailure("the agent run finished without an answer");
-      return { text, ...noWork(), toolCalls: [record(status, null)] };
-    } catch (error) {
-      progress.work = { ...noWork(), toolCalls: [record(status, isSaid(error) ? (error as Error).message : null)] };
-      throw error;
-    }
-  }
-
-  /** Launches the run, then links it in the conversation and saves it in the job, in one transaction. */
-  private async launch(
-    context: JobContext,
-    payload: ReplyPayload,
-    actor: SpaceActor,
-    source: AgentSource | null,
-    key: string,
-    prompt: string,
-    call: ProviderCall,
-  ): Promise<NonNullable<ReplyPayload["run"]>> {
-    const launched = await launchRun(this.config.agent, key, prompt, source, call);
-    const where = source ? ` on ${source.repository}${source.ref ? ` (${source.ref})` : ""}` : "";
-    const link = `Started a cloud agent run${where}: ${launched.url ?? launched.id}. I'll post the result here when it finishes.`;
-    return this.uow.write(() => {
-      const reply = this.postReply(actor, payload, link);
-      const run = { id: launched.id, url: launched.url, linkMessageId: reply, launchedAt: Date.now() };
-      context.saveProgress({ ...payload, run });
-      return run;
-    });
-  }
-
-  /** The account's repository, else the space's git link, else none. */
-  private repositoryOf(account: ServiceAccountRow, actor: SpaceActor) {
-    if (account.agentDefaultRepoUrl) {
-      return { repository: account.agentDefaultRepoUrl, ref: account.agentDefaultRef };
-    }
-    const link = this.deps.spaces.gitLink(actor);
-    return link ? { repository: link.repoUrl, ref: link.ref || null } : null;
-  }
-
-  /**
-   * Who the staff member is, where it is asked, and (pre-read) what it can see there, for the person who
-   * asked: the space's files only when they may read them. `tools`: the tools it is offered (none for agents,
-   * which only read what this text gives them).
-   */
-  private instructions(
-    account: ServiceAccountRow,
-    actor: SpaceActor,
-    payload: ReplyPayload,
-    scope: ToolScope,
-    { preread, tools }: { preread: boolean; tools: readonly FunctionTool[] },
-  ): string {
-    const where =
-      payload.trigger === "chat"
-        ? "a chat room"
-        : payload.sourceMessageId
-          ? "the messages of a task, where you were mentioned"
-          : "the messages of a task assigned to you";
-    const offered = new Set(tools.map((t) => t.name));
-    const ways = [
-      offered.has("propose_file_patch") &&
-        "to suggest a change to a file, call propose_file_patch with its whole new text",
-      offered.has("propose_automation") && "to suggest an automation, call propose_automation",
-    ].filter(Boolean);
-    const parts = [
-      `You are ${account.name}, an AI staff member working alongside the people of the space "${actor.space.name}" in Tandem, a team workspace. You are answering in ${where}. Reply in Markdown, briefly and concretely.`,
-      ways.length > 0
-        ? `You cannot change files or start automations yourself: ${ways.join("; ")}. A person reviews every proposal.`
-        : "You cannot change the space's files or start automations: say what you would change, and a person will.",
-      `Current time: ${new Date().toISOString()}.`,
-    ];
-    if (!preread) return parts.join("\n");
-    parts.push(`\nRecent conversation:\n${recentConversation(this.services, scope, RECENT_MESSAGES)}`);
-    if (!askerReadsFiles(scope)) return parts.join("\n");
-    const files = this.services.files.paths(actor);
-    const listed = files.slice(0, LISTED_FILES).map((f) => f.path);
-    if (files.length > LISTED_FILES) listed.push(`… and ${files.length - LISTED_FILES} more`);
-    parts.push(`\nFiles of the space:\n${listed.join("\n") || "(none)"}`);
-    const asked = payload.prompt.toLowerCase();
-    const named = files
-      .filter((f) => f.node.kind === "file" && f.node.name.length >= 3 && asked.includes(f.node.name.toLowerCase()))
-      .slice(0, NAMED_FILES);
-    for (const file of named) parts.push(`\nContents of ${file.path}:\n${readFile(this.services, actor, file.node)}`);
-    return parts.join("\n");
-  }
-
-  private scope(payload: ReplyPayload, actor: SpaceActor): ToolScope {
+  private scope(payload: ReplyPayload, actor: SpaceActor): ReplyScope {
     const names = new Map(this.deps.staff.mentionables(payload.orgId).map((m) => [m.userId, m.name]));
     return {
       actor,
@@ -383,7 +195,12 @@ export class ReplyJob implements JobKind {
   // Recording
 
   /** Records the first start (the context deadline counts from it); a resumed job keeps its entry. */
-  private start(context: JobContext, payload: ReplyPayload, account: ServiceAccountRow): number {
+  private start(
+    context: JobContext,
+    payload: ReplyPayload,
+    account: ServiceAccountRow,
+    provider: ReplyProvider,
+  ): number {
     const { activity } = this.deps;
     const firstStart = activity.startedAt(context.job.id);
     if (firstStart !== null) {
@@ -402,7 +219,7 @@ export class ReplyJob implements JobKind {
         taskId: payload.taskId,
         sourceMessageId: payload.sourceMessageId,
         provider: account.provider,
-        model: modelOf(this.config, account),
+        model: provider.model(account),
         createdAt: context.job.createdAt,
         startedAt,
       });

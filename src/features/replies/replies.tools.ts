@@ -15,7 +15,7 @@ import type { ProposalsService } from "../proposals/proposals.service";
 import type { TasksService } from "../tasks/tasks.service";
 
 /** Where the reply goes, how people are named, and what the person who asked may do. */
-export interface ToolScope {
+export interface ReplyScope {
   actor: SpaceActor;
   roomId: string | null;
   taskId: string | null;
@@ -29,7 +29,7 @@ export interface ToolScope {
 }
 
 /** Whether the person who asked may read the space's files (and so the staff member may, for them). */
-export const askerReadsFiles = (scope: ToolScope) => scope.asker.has("files.read");
+export const askerReadsFiles = (scope: ReplyScope) => scope.asker.has("files.read");
 
 export interface ToolServices {
   chat: ChatService;
@@ -44,7 +44,7 @@ const MAX_LISTED_FILES = 500;
 const AUTOMATION_KINDS = ["social_post", "reverse_tunnel", "scheduled", "webhook"];
 
 /** The conversation the reply belongs to, oldest first, one line per message. */
-export function recentConversation(services: ToolServices, scope: ToolScope, limit: number): string {
+export function recentConversation(services: ToolServices, scope: ReplyScope, limit: number): string {
   const lines = scope.taskId
     ? services.tasks
         .messages(scope.actor, scope.taskId, { limit })
@@ -89,7 +89,7 @@ const str = (value: unknown) => (typeof value === "string" ? value : undefined);
  * asked may read them (a file patch is proposed with `files.read`, as REST has it); an automation when they
  * may create one (`files.write`). The staff member's own permissions apply on top, in the services.
  */
-export function staffTools(services: ToolServices, scope: ToolScope): FunctionTool[] {
+export function staffTools(services: ToolServices, scope: ReplyScope): FunctionTool[] {
   const needs: Record<string, string> = {
     list_space_files: "files.read",
     read_space_file: "files.read",
@@ -102,7 +102,7 @@ export function staffTools(services: ToolServices, scope: ToolScope): FunctionTo
   });
 }
 
-function allTools(services: ToolServices, scope: ToolScope): FunctionTool[] {
+function allTools(services: ToolServices, scope: ReplyScope): FunctionTool[] {
   const { actor } = scope;
   return [
     {
