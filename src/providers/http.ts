@@ -42,7 +42,7 @@ export interface CallOptions {
   onPause?: (ms: number) => void;
 }
 
-/** What a caller gives a provider client: the signal, the pacing, and where pauses are told (the client sets the rest). */
+/** What a caller gives a provider client: the signal, the pacing, where pauses are told; the client sets the rest. */
 export type ProviderCall = Omit<CallOptions, "attemptTimeoutMs" | "provider">;
 
 /** The pause before attempt `attempt + 1`: `Retry-After` when the answer gave one, else the backoff step. */

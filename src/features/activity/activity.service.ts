@@ -43,6 +43,7 @@ export interface ActivityEnd {
   work?: ActivityWork | undefined;
 }
 
+/** Staff activity: written by the reply job through these methods, inside its own transactions. */
 export class ActivityService {
   constructor(
     private readonly uow: UnitOfWork,

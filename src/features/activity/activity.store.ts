@@ -1,4 +1,4 @@
-/** What staff did for each reply job (`staff_activity`): written as each reply job starts and ends, read by the activity route. */
+/** What staff did for each reply job (`staff_activity`): written as the job starts and ends, read by its route. */
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { insertRow, patchUpdater } from "../../db/prepared";

@@ -1,7 +1,4 @@
-/**
- * `agent` staff answer through the agent service: its local bridge when one is configured, else a cloud-agent
- * run, launched once (the run and the message linking it are kept in the job together) and polled to its end.
- */
+/** `agent` staff answer through the agent service: its local bridge when set, else a cloud-agent run launched once. */
 import type { AgentSettings } from "../../config";
 import type { SpaceActor } from "../../core/actor";
 import {
@@ -28,6 +25,7 @@ import {
 
 type Run = NonNullable<Resumable["run"]>;
 
+/** The `agent` provider: the bridge answers at once; a cloud-agent run is polled until it ends. */
 export class AgentReplies implements ReplyProvider {
   constructor(
     private readonly settings: AgentSettings,

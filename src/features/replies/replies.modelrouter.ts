@@ -1,10 +1,11 @@
-/** `modelrouter` staff answer through the model gateway, running the tools they call; the tool loop is saved as it goes. */
+/** `modelrouter` staff answer through the model gateway, running the tools they call; the loop is saved as it goes. */
 import type { ModelrouterSettings } from "../../config";
 import { type Completion, complete, type LoopState, type SaveLoop } from "../../providers/modelrouter";
 import type { IntegrationsService } from "../integrations/integrations.service";
 import type { ServiceAccountRow } from "../staff/staff.service";
 import { type AnswerContext, noWork, providerKey, type ReplyProvider } from "./replies.provider";
 
+/** The `modelrouter` provider. */
 export class ModelrouterReplies implements ReplyProvider {
   constructor(
     private readonly settings: ModelrouterSettings,

@@ -1,7 +1,4 @@
-/**
- * Queues replies inside the transaction of what asks for them: handlers of the messages posted (mentions) and the
- * tasks assigned. The job and the 💭 commit with the message or the assignment.
- */
+/** Queues a reply job inside the write that asks for it: a message that mentions staff, a task assigned to staff. */
 import type { Access } from "../../core/access";
 import type { Principal, SpaceActor } from "../../core/actor";
 import { AppError } from "../../core/errors";
@@ -59,7 +56,10 @@ export function staffActor(
 /** Whether a change by `actor` with this text can ask staff: people ask, staff never wake each other, and a mention has an `@`. */
 const mayAsk = (actor: Principal, text: string) => actor.serviceAccountId === null && text.includes("@");
 
-/** The handlers that queue a reply job in the write that asks for it. */
+/**
+ * Handlers of the messages posted (mentions) and the tasks assigned, inside their transaction: the job and the 💭
+ * commit with the message or the assignment.
+ */
 export class ReplyQueue {
   constructor(
     private readonly deps: {
