@@ -79,6 +79,12 @@ describe("the import rules", () => {
     ).toEqual([]);
   });
 
+  it("jobs/ is the generic durable runner: it imports no feature (each job kind lives with its feature)", () => {
+    expect(
+      breaking((i) => under(i.from, "jobs") && ["features", "http", "collab"].some((f) => under(i.to, f))),
+    ).toEqual([]);
+  });
+
   it("no feature imports another feature's store: it asks that feature's service", () => {
     expect(
       breaking((i) => {
