@@ -1,0 +1,215 @@
+/**
+ * The shapes of the requests and answers the web UI uses, derived from the features' zod schemas: the one
+ * server module the UI imports, and only with `import type`, so neither zod nor server code reaches the
+ * browser bundle. Answers are what the schemas output (`z.infer`), requests what they accept (`z.input`);
+ * envelopes the routes declare inline (`{tasks: [...]}`) are written here from those parts. When a schema
+ * file moves, only the paths below change.
+ */
+import type { z } from "zod";
+import type { activityOut, toolCallOut } from "./features/activity/activity.schemas";
+import type { changePasswordIn, loginIn } from "./features/auth/auth.schemas";
+import type {
+  AUTOMATION_KINDS,
+  AutomationOut,
+  AutomationStatus as AutomationStatusOut,
+  createAutomationIn,
+  patchAutomationIn,
+} from "./features/automations/automations.schemas";
+import type {
+  AttachmentOut,
+  createRoomIn,
+  editMessageIn,
+  MessageOut,
+  postMessageIn,
+  ReactionOut,
+  RoomOut,
+} from "./features/chat/chat.schemas";
+import type { createFolderIn, createTextIn, NodeOut, patchNodeIn } from "./features/files/files.schemas";
+import type { instanceOut, SetupOut, setupIn } from "./features/instance/instance.schemas";
+import type { IntegrationOut, Provider as ProviderName } from "./features/integrations/integrations.schemas";
+import type { acceptInviteIn, createInviteIn, InviteOut, inviteInfoOut } from "./features/invites/invites.schemas";
+import type { createRoleIn, MemberOut, patchRoleIn, RoleOut, UserOut } from "./features/members/members.schemas";
+import type { OrganizationOut, patchOrgIn } from "./features/organization/organization.schemas";
+import type { ProposalOut } from "./features/proposals/proposals.schemas";
+import type { registerIn, SignupRequestOut } from "./features/signups/signups.schemas";
+import type {
+  addSpaceMemberIn,
+  BoardOut,
+  ColumnOut,
+  createSpaceIn,
+  GitLinkOut,
+  putGitLinkIn,
+  SpaceMemberOut,
+  SpaceOut,
+} from "./features/spaces/spaces.schemas";
+import type { createServiceAccountIn, patchServiceAccountIn, ServiceAccountOut } from "./features/staff/staff.schemas";
+import type {
+  createTaskIn,
+  DeliverableOut,
+  MyTaskOut,
+  patchTaskIn,
+  TaskMessageOut,
+  TaskOut,
+} from "./features/tasks/tasks.schemas";
+import type { TokenPair as TokenPairOut } from "./http/schemas";
+
+// Sessions, the install, invites.
+
+/** What login, register, accept-invite and refresh answer. */
+export type TokenPair = TokenPairOut;
+/** `POST /public/setup`: a token pair, the organization and its owner. */
+export type SetupAnswer = SetupOut;
+/** `POST /public/setup`'s body. */
+export type SetupBody = z.input<typeof setupIn>;
+/** `GET /public/instance`. */
+export type Instance = z.infer<typeof instanceOut>;
+/** `POST /auth/login`'s body. */
+export type LoginBody = z.input<typeof loginIn>;
+/** `POST /auth/register`'s body (a sign-up request). */
+export type RegisterBody = z.input<typeof registerIn>;
+/** `POST /auth/invite-info`: whose invite a token is. */
+export type InviteInfo = z.infer<typeof inviteInfoOut>;
+/** `POST /auth/accept-invite`'s body. */
+export type AcceptInviteBody = z.input<typeof acceptInviteIn>;
+/** `POST /me/password`'s body. */
+export type ChangePasswordBody = z.input<typeof changePasswordIn>;
+
+// The organization and its people.
+
+/** An account, as `GET /me` answers it. */
+export type User = UserOut;
+/** The organization (one per install). */
+export type Organization = OrganizationOut;
+/** A member of the organization: a person or a staff member. */
+export type Member = MemberOut;
+/** A role and its permissions. */
+export type Role = RoleOut;
+/** An invite (its token is never shown again). */
+export type Invite = InviteOut;
+/** An account made through open sign-ups, waiting for (or past) a person's decision. */
+export type SignupRequest = SignupRequestOut;
+/** `PATCH /organizations/{orgId}`'s body. */
+export type OrganizationChanges = z.input<typeof patchOrgIn>;
+/** `POST .../roles`' body. */
+export type RoleBody = z.input<typeof createRoleIn>;
+/** `PATCH .../roles/{roleId}`'s body. */
+export type RoleChanges = z.input<typeof patchRoleIn>;
+/** `POST .../invites`' body. */
+export type InviteBody = z.input<typeof createInviteIn>;
+/** `POST .../invites`: the invite, and its token (shown once: the server keeps only a hash). */
+export interface CreatedInvite {
+  invite: Invite;
+  token: string;
+}
+
+// Spaces, their boards and tasks.
+
+/** A space. */
+export type Space = SpaceOut;
+/** `POST .../spaces`' body. */
+export type SpaceBody = z.input<typeof createSpaceIn>;
+/** A member of a space (who sees a private one), and their role there. */
+export type SpaceMember = SpaceMemberOut;
+/** `POST .../spaces/{spaceId}/members`' body. */
+export type SpaceMemberBody = z.input<typeof addSpaceMemberIn>;
+/** The git repository a space's agent staff work on. */
+export type GitLink = GitLinkOut;
+/** `PUT .../spaces/{spaceId}/git-link`'s body. */
+export type GitLinkBody = z.input<typeof putGitLinkIn>;
+/** A space's board. */
+export type Board = BoardOut;
+/** A column of a board. */
+export type Column = ColumnOut;
+/** `GET .../spaces/{spaceId}/board`. */
+export interface BoardAnswer {
+  board: Board;
+  columns: Column[];
+}
+/** A task. */
+export type Task = TaskOut;
+/** A task of `GET /me/tasks`: with its organization and the name of its space. */
+export type MyTask = MyTaskOut;
+/** A comment on a task. */
+export type TaskMessage = TaskMessageOut;
+/** A file linked to a task as its deliverable. */
+export type Deliverable = DeliverableOut;
+/** `POST .../tasks`' body. */
+export type TaskBody = z.input<typeof createTaskIn>;
+/** The fields of a task PATCH (the schema's input is `unknown`, read through a preprocess; this is its object). */
+export type TaskChanges = z.output<typeof patchTaskIn>;
+
+// Chat.
+
+/** A chat room of a space. */
+export type ChatRoom = RoomOut;
+/** A chat message; a deleted one keeps its place with `content: ""` and `deleted_at` set. */
+export type Message = MessageOut;
+/** One person's (or staff member's) emoji on a message. */
+export type Reaction = ReactionOut;
+/** A link attached to a message (the server never fetches it). */
+export type Attachment = AttachmentOut;
+/** One page of `GET .../messages`, oldest first. */
+export interface MessagePage {
+  messages: Message[];
+  reactions: Reaction[];
+  attachments: Attachment[];
+}
+/** `POST .../messages` (and the `chat.message.created` event): the message with its attachments. */
+export interface PostedMessage {
+  message: Message;
+  attachments: Attachment[];
+}
+/** `POST .../chat-rooms`' body. */
+export type RoomBody = z.input<typeof createRoomIn>;
+/** `POST .../messages`' body. */
+export type MessageBody = z.input<typeof postMessageIn>;
+/** `PATCH .../messages/{messageId}`'s body. */
+export type MessageEdit = z.input<typeof editMessageIn>;
+
+// Files and edit proposals.
+
+/** A file or folder of a space's tree. */
+export type FileNode = NodeOut;
+/** A staff member's proposed new text for a file. */
+export type Proposal = ProposalOut;
+/** `POST .../files/folders`' body. */
+export type FolderBody = z.input<typeof createFolderIn>;
+/** `POST .../files/text`'s body. */
+export type TextFileBody = z.input<typeof createTextIn>;
+/** `PATCH .../files/{nodeId}`'s body: a rename, a move, or both. */
+export type NodeChanges = z.input<typeof patchNodeIn>;
+
+// AI staff, their activity and provider keys.
+
+/** An AI staff member's account. */
+export type ServiceAccount = ServiceAccountOut;
+/** `POST .../service-accounts`: the account, and its `sa_` token (shown once). */
+export interface CreatedServiceAccount {
+  service_account: ServiceAccount;
+  token: string;
+}
+/** `POST .../service-accounts`' body. */
+export type ServiceAccountBody = z.input<typeof createServiceAccountIn>;
+/** `PATCH .../service-accounts/{id}`'s body. */
+export type ServiceAccountChanges = z.input<typeof patchServiceAccountIn>;
+/** What a staff member did for one reply. */
+export type ActivityEntry = z.infer<typeof activityOut>;
+/** One tool a staff member called while answering. */
+export type ToolCall = z.infer<typeof toolCallOut>;
+/** A provider key as shown: whether it is set, and its last characters. */
+export type Integration = IntegrationOut;
+/** A provider staff answer through. */
+export type Provider = ProviderName;
+
+// Automations.
+
+/** An automation. */
+export type Automation = AutomationOut;
+/** What an automation does. */
+export type AutomationKind = (typeof AUTOMATION_KINDS)[number];
+/** Where an automation stands in its review. */
+export type AutomationStatus = AutomationStatusOut;
+/** `POST .../automations`' body. */
+export type AutomationBody = z.input<typeof createAutomationIn>;
+/** `PATCH .../automations/{id}`'s body. */
+export type AutomationChanges = z.input<typeof patchAutomationIn>;
