@@ -8,11 +8,12 @@ import {
   RegisterPage,
   SetupPage,
 } from "./features/auth/AuthPages";
+import { getInstance } from "./features/auth/api";
 import { ApprovalsPage } from "./features/automations/ApprovalsPage";
 import { MyTasksPage } from "./features/board/MyTasksPage";
 import { SpaceRoute, SpacesPage } from "./features/spaces/SpacesPage";
 import { StaffPage } from "./features/staff/StaffPage";
-import { isSignedIn, isSignupPending, onSessionChange, publicApi } from "./lib/api";
+import { isSignedIn, isSignupPending, onSessionChange } from "./lib/api";
 import { match, navigate, useLocation } from "./lib/router";
 import { ErrorText, Spinner, Toasts, usePageTitle } from "./lib/ui";
 import { useWorkspace, WorkspaceProvider } from "./lib/workspace";
@@ -93,7 +94,7 @@ export function App() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    publicApi<{ needs_setup: boolean; open_signups_enabled?: boolean }>("GET", "/public/instance")
+    getInstance()
       .then((instance) => {
         setOpenSignups(instance.open_signups_enabled === true);
         setNeedsSetup(instance.needs_setup);

@@ -7,13 +7,7 @@
  * takes it instead of refreshing again.
  */
 
-/** What login, register, accept-invite, setup and refresh answer. */
-export interface LoginShape {
-  access_token: string;
-  refresh_token: string;
-  expires_in: number;
-  signup_pending?: boolean;
-}
+import type { TokenPair } from "../../../src/api-types";
 
 interface Session {
   access_token: string;
@@ -70,7 +64,7 @@ addEventListener("storage", (event: StorageEvent) => {
 });
 
 /** Stores the tokens of a login-shaped answer. */
-export function signIn(login: LoginShape): void {
+export function signIn(login: TokenPair): void {
   localStorage.removeItem(ENDED_KEY);
   write({
     access_token: login.access_token,
@@ -135,7 +129,7 @@ function refresh(): Promise<void> {
         return;
       }
       try {
-        signIn(await request<LoginShape>("POST", "/auth/refresh", { refresh_token: stored.refresh_token }, null));
+        signIn(await request<TokenPair>("POST", "/auth/refresh", { refresh_token: stored.refresh_token }, null));
       } catch (error) {
         if (error instanceof ApiError && error.status === 401) {
           // Stored before the session goes, so the sign-in page (in this tab and the others) can say why.

@@ -9,7 +9,8 @@
  * session, with which the socket reconnects. So does an upgrade refused before the socket opened.
  */
 import { useEffect, useRef, useSyncExternalStore } from "react";
-import { ApiError, accessToken, api } from "./api";
+import { ApiError, accessToken } from "./api";
+import { getMe } from "./workspace-api";
 
 /** One live event as the server sends it, or the client's own `resync`. */
 export interface LiveEvent {
@@ -93,7 +94,7 @@ async function connect(): Promise<void> {
     }
     // Closed because the session ended (4401), or refused before it opened (a browser does not say why): a
     // call to the API finds out, signing this tab out when the session is over (a 401 after a refresh).
-    void api("GET", "/me").then(retry, (error) => {
+    void getMe().then(retry, (error) => {
       if (!(error instanceof ApiError && error.status === 401)) retry();
     });
   };

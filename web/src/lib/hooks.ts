@@ -53,6 +53,50 @@ export function useApi<T>(path: string | null): Loaded<T> {
 }
 
 /**
+ * Runs `load(...args)`, a read of a feature's client, now and whenever `args` change (compared by value); a null
+ * `load` waits. Only the latest request's answer is used, and it is not older than the live events applied
+ * meanwhile (`loadFresh`). `load` itself is read when it runs, so an inline function does not load again.
+ */
+export function useLoad<A extends unknown[], T>(load: ((...args: A) => Promise<T>) | null, ...args: A): Loaded<T> {
+  const key = load ? JSON.stringify(args) : null;
+  const [data, setData] = useState<T | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(key !== null);
+  const current = useRef(key);
+  current.current = key;
+  const loader = useRef({ load, args });
+  loader.current = { load, args };
+  const latest = useRef(0);
+
+  const reload = useCallback(async () => {
+    const { load, args } = loader.current;
+    if (key === null || !load) return;
+    const request = ++latest.current;
+    const mine = () => current.current === key && latest.current === request;
+    setLoading(true);
+    try {
+      const value = await loadFresh(() => load(...args));
+      if (mine()) {
+        setData(value);
+        setError(null);
+      }
+    } catch (err) {
+      if (mine()) setError(messageOf(err));
+    } finally {
+      if (mine()) setLoading(false);
+    }
+  }, [key]);
+
+  useEffect(() => {
+    setData(undefined);
+    setError(null);
+    void reload();
+  }, [reload]);
+
+  return { data, error, loading, reload, setData };
+}
+
+/**
  * Wraps an action (a click, a submit) so it is not run twice at once and its error is kept in words for the
  * UI to show. `run` resolves to false when the action failed.
  */

@@ -5,8 +5,8 @@
  * mention, and a mention is `@Display Name`.
  */
 import { useMemo } from "react";
+import type { Member } from "../../../src/api-types";
 import type { Highlighter } from "./markdown";
-import type { Member } from "./types";
 
 /** Someone who can be mentioned. */
 export interface Candidate {

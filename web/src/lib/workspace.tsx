@@ -4,10 +4,11 @@
  * reload on demand, after the events socket reconnects and when the tab comes back into view.
  */
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
-import { api, messageOf } from "./api";
+import type { Member, Organization, Space, User } from "../../../src/api-types";
+import { messageOf } from "./api";
 import { connectEvents, useLiveEvents } from "./events";
-import type { Member, Organization, Space, User } from "./types";
 import { ErrorText, Spinner } from "./ui";
+import { getMe, listMembers, listOrganizations, listSpaces, myPermissions } from "./workspace-api";
 
 /**
  * The name of a deleted staff member. People's accounts are never deleted (only taken out of the organization),
@@ -61,35 +62,30 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
 
   const reloadMembers = useCallback(async () => {
     if (!base) return;
-    setMembers((await api<{ members: Member[] }>("GET", `${base}/members`)).members);
+    setMembers(await listMembers(base));
   }, [base]);
   const reloadSpaces = useCallback(async () => {
     if (!base) return;
-    setSpaces((await api<{ spaces: Space[] }>("GET", `${base}/spaces`)).spaces);
+    setSpaces(await listSpaces(base));
   }, [base]);
   const reloadMe = useCallback(async () => {
-    setMe((await api<{ user: User }>("GET", "/me")).user);
-    if (base) setPermissions((await api<{ permissions: string[] }>("GET", `${base}/me/permissions`)).permissions);
+    setMe(await getMe());
+    if (base) setPermissions(await myPermissions(base));
   }, [base]);
 
   useEffect(() => {
     (async () => {
-      const [user, orgs] = await Promise.all([
-        api<{ user: User }>("GET", "/me"),
-        api<{ organizations: Organization[] }>("GET", "/organizations"),
-      ]);
-      setMe(user.user);
-      setOrg(orgs.organizations[0] ?? null);
+      const [user, orgs] = await Promise.all([getMe(), listOrganizations()]);
+      setMe(user);
+      setOrg(orgs[0] ?? null);
     })().catch((err) => setError(messageOf(err)));
   }, []);
 
   useEffect(() => {
     if (!base) return;
-    Promise.all([
-      api<{ permissions: string[] }>("GET", `${base}/me/permissions`).then((p) => setPermissions(p.permissions)),
-      reloadMembers(),
-      reloadSpaces(),
-    ]).catch((err) => setError(messageOf(err)));
+    Promise.all([myPermissions(base).then(setPermissions), reloadMembers(), reloadSpaces()]).catch((err) =>
+      setError(messageOf(err)),
+    );
     connectEvents(org?.id ?? null);
     return () => connectEvents(null);
   }, [base, org?.id, reloadMembers, reloadSpaces]);

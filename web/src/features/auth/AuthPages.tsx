@@ -1,19 +1,12 @@
 /** Pages before the workspace: first-run setup, sign in, register, accept an invite, waiting for approval. */
 import { type FormEvent, type ReactNode, useCallback, useEffect, useRef, useState } from "react";
-import {
-  ApiError,
-  api,
-  clearSignupPending,
-  type LoginShape,
-  messageOf,
-  publicApi,
-  sessionEndedReason,
-  signIn,
-  signOut,
-} from "../../lib/api";
+import type { InviteInfo, TokenPair, User } from "../../../../src/api-types";
+import { ApiError, clearSignupPending, messageOf, sessionEndedReason, signIn, signOut } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Link, navigate, useLocation } from "../../lib/router";
 import { busyProps, ErrorText, usePageTitle } from "../../lib/ui";
+import { getMe, listOrganizations } from "../../lib/workspace-api";
+import { acceptInvite, inviteInfo, logIn, logOut, register, setUp } from "./api";
 
 function Card({
   title,
@@ -48,7 +41,8 @@ function AuthForm({
   retry,
   children,
 }: {
-  submit: (fields: Record<string, string>) => Promise<unknown>;
+  /** Runs with a reader of the form's fields by name. */
+  submit: (field: (name: string) => string) => Promise<unknown>;
   label: string;
   retry?: string;
   children: ReactNode;
@@ -58,7 +52,7 @@ function AuthForm({
     event.preventDefault();
     const form = event.currentTarget;
     const data = new FormData(form);
-    const ok = await run(Object.fromEntries([...data.entries()].map(([k, v]) => [k, String(v)])));
+    const ok = await run((name) => String(data.get(name) ?? ""));
     const field = retry ? form.elements.namedItem(retry) : null;
     if (!ok && field instanceof HTMLInputElement && form.isConnected) {
       field.focus();
@@ -140,12 +134,12 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
       <AuthForm
         label="Create organization"
         submit={async (f) => {
-          const login = await publicApi<LoginShape>("POST", "/public/setup", {
+          const login = await setUp({
             token,
-            org_name: f.org_name,
-            admin_email: f.admin_email,
-            admin_password: f.admin_password,
-            ...(f.admin_name?.trim() ? { admin_name: f.admin_name.trim() } : {}),
+            org_name: f("org_name"),
+            admin_email: f("admin_email"),
+            admin_password: f("admin_password"),
+            ...(f("admin_name").trim() ? { admin_name: f("admin_name").trim() } : {}),
           });
           signIn(login);
           // The one-time token must not linger in the history.
@@ -196,7 +190,7 @@ export function LoginPage({ openSignups }: { openSignups: boolean }) {
         label="Sign in"
         retry="password"
         submit={async (f) => {
-          signIn(await publicApi<LoginShape>("POST", "/auth/login", { email: f.email, password: f.password }));
+          signIn(await logIn({ email: f("email"), password: f("password") }));
           if (invite) navigate(inviteHref(invite), { replace: true });
           else if (location.pathname === "/login" || location.pathname === "/") navigate("/spaces", { replace: true });
         }}
@@ -243,10 +237,10 @@ export function RegisterPage({ openSignups }: { openSignups: boolean }) {
         submit={async (f) => {
           try {
             signIn(
-              await publicApi<LoginShape>("POST", "/auth/register", {
-                email: f.email,
-                password: f.password,
-                display_name: f.display_name,
+              await register({
+                email: f("email"),
+                password: f("password"),
+                display_name: f("display_name"),
               }),
             );
           } catch (error) {
@@ -274,12 +268,6 @@ export function RegisterPage({ openSignups }: { openSignups: boolean }) {
   );
 }
 
-/** Whose invite the page's token is: the organization to name, the email to fill in; or why it cannot be used. */
-interface InviteInfo {
-  organization_name: string;
-  email: string | null;
-}
-
 /** The invite page of `token` (the sign-in page sends back there). */
 function inviteHref(token: string): string {
   return `/invite?token=${encodeURIComponent(token)}`;
@@ -290,9 +278,7 @@ function useInviteInfo(token: string): { info: InviteInfo | null; problem: strin
   const [info, setInfo] = useState<InviteInfo | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
-    publicApi<InviteInfo>("POST", "/auth/invite-info", { token }).then(setInfo, (error) =>
-      setProblem(messageOf(error)),
-    );
+    inviteInfo(token).then(setInfo, (error) => setProblem(messageOf(error)));
   }, [token]);
   return { info, problem };
 }
@@ -325,11 +311,11 @@ export function AcceptInvitePage() {
         submit={async (f) => {
           try {
             signIn(
-              await publicApi<LoginShape>("POST", "/auth/accept-invite", {
+              await acceptInvite({
                 token,
-                email: f.email,
-                password: f.password,
-                display_name: f.display_name,
+                email: f("email"),
+                password: f("password"),
+                display_name: f("display_name"),
               }),
             );
           } catch (error) {
@@ -399,17 +385,14 @@ export function JoinWithAccountPage() {
   const { query } = useLocation();
   const token = query.get("token") ?? "";
   const { info, problem } = useInviteInfo(token);
-  const [me, setMe] = useState<{ email: string; display_name: string } | null>(null);
+  const [me, setMe] = useState<User | null>(null);
   const [orgs, setOrgs] = useState<{ name: string }[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    Promise.all([
-      api<{ user: { email: string; display_name: string } }>("GET", "/me"),
-      api<{ organizations: { name: string }[] }>("GET", "/organizations"),
-    ]).then(
+    Promise.all([getMe(), listOrganizations()]).then(
       ([user, list]) => {
-        setMe(user.user);
-        setOrgs(list.organizations);
+        setMe(user);
+        setOrgs(list);
       },
       (err) => setError(messageOf(err)),
     );
@@ -466,12 +449,12 @@ export function JoinWithAccountPage() {
         label="Join"
         retry="password"
         submit={async (f) => {
-          let joined: LoginShape;
+          let joined: TokenPair;
           try {
-            joined = await publicApi<LoginShape>("POST", "/auth/accept-invite", {
+            joined = await acceptInvite({
               token,
               email: me.email,
-              password: f.password,
+              password: f("password"),
               display_name: me.display_name,
             });
           } catch (err) {
@@ -481,7 +464,7 @@ export function JoinWithAccountPage() {
             throw err;
           }
           // This tab's session stays (it is the same account, a member now); the one accepting made is not needed.
-          await publicApi("POST", "/auth/logout", { refresh_token: joined.refresh_token }).catch(() => {});
+          await logOut(joined.refresh_token).catch(() => {});
           clearSignupPending();
           navigate("/spaces", { replace: true });
         }}
@@ -518,11 +501,11 @@ function useApprovalCheck(enabled: boolean): {
     if (running.current) return;
     running.current = true;
     setChecking(true);
-    api<{ organizations: unknown[] }>("GET", "/organizations")
-      .then((answer) => {
+    listOrganizations()
+      .then((organizations) => {
         setError(null);
         setCheckedAt(new Date());
-        if (answer.organizations.length > 0) clearSignupPending();
+        if (organizations.length > 0) clearSignupPending();
       })
       .catch((err) => setError(`Could not check whether your account was approved: ${messageOf(err)}`))
       .finally(() => {

@@ -3,10 +3,11 @@
  * account's other sessions; this tab's session, shared by its other tabs, stays signed in.
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api, messageOf } from "../../lib/api";
+import { messageOf } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { changePassword } from "./api";
 
 /** The dialog: current password, new password twice; the API's refusal is shown in its words. */
 export function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
@@ -21,7 +22,7 @@ export function ChangePasswordDialog({ onClose }: { onClose: () => void }) {
   const { run, busy, error } = useAction(async (body: { current_password: string; new_password: string }) => {
     wrongCurrent.current = false;
     try {
-      await api("POST", "/me/password", body);
+      await changePassword(body);
     } catch (err) {
       wrongCurrent.current = /current password/i.test(messageOf(err));
       throw err;

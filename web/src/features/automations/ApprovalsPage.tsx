@@ -4,9 +4,9 @@
  * once), and kept live: a proposal appears when a staff member makes it and leaves when anyone reviews it.
  */
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
+import type { Space } from "../../../../src/api-types";
 import { api, messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
-import type { Space } from "../../lib/types";
 import { Empty, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AutomationCard, useStaffNames } from "./automation";

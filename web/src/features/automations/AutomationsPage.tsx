@@ -4,10 +4,10 @@
  * `automation.deleted`, so a second browser sees a proposal arrive and its review land.
  */
 import { useState } from "react";
+import type { Space } from "../../../../src/api-types";
 import { useLiveEvents } from "../../lib/events";
 import { useApi } from "../../lib/hooks";
 import { navigate, useLocation } from "../../lib/router";
-import type { Space } from "../../lib/types";
 import { Empty, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AutomationForm } from "./AutomationForm";

@@ -3,12 +3,12 @@
  * its configuration, and the actions the status allows (approve / reject, pause / resume, edit, delete).
  */
 import { type FormEvent, useMemo, useState } from "react";
+import type { Space } from "../../../../src/api-types";
 import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { Link } from "../../lib/router";
-import type { Space } from "../../lib/types";
 import { dateTime, ErrorText, Modal, timeAgo, toast } from "../../lib/ui";
 import { FORMER_STAFF, useWorkspace } from "../../lib/workspace";
 import { AutomationForm } from "./AutomationForm";

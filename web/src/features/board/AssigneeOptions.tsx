@@ -4,9 +4,9 @@
  * as the `@` picker offers them; a public space offers every member of the organization.
  */
 import { useEffect, useMemo } from "react";
+import type { Member, Space } from "../../../../src/api-types";
 import { useLiveEvents } from "../../lib/events";
 import { useApi } from "../../lib/hooks";
-import type { Member, Space } from "../../lib/types";
 import { useWorkspace } from "../../lib/workspace";
 
 /** The people and staff who can see a space, or why they could not be loaded. */

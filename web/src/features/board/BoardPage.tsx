@@ -16,11 +16,11 @@ import {
   useRef,
   useState,
 } from "react";
+import type { Column, Space, Task } from "../../../../src/api-types";
 import { ApiError, api, messageOf } from "../../lib/api";
 import { type LiveEvent, useLiveEvents } from "../../lib/events";
 import { useAction } from "../../lib/hooks";
 import { Link, navigate, useLocation } from "../../lib/router";
-import type { Column, Space, Task } from "../../lib/types";
 import { Avatar, ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AssigneeOptions, useAudience } from "./AssigneeOptions";

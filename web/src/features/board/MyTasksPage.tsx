@@ -3,10 +3,10 @@
  * first, marked in colour and in words), each linking to its task on its board; live from the events socket.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { Column, Task } from "../../../../src/api-types";
 import { api, messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { Link, navigate, useLocation } from "../../lib/router";
-import type { Column, Task } from "../../lib/types";
 import { Empty, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { matchesText } from "./filter";

@@ -4,13 +4,13 @@
  * staff who can read the space, as in chat, and mentions in comments stand out as they do in chat messages.
  */
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { Member, Space, Task } from "../../../../src/api-types";
 import { api, messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { useMentionPicker } from "../../lib/mention-picker";
 import { type Candidate, useMentionHighlighter } from "../../lib/mentions";
-import type { Member, Space, Task } from "../../lib/types";
 import { Avatar, dateTime, ErrorText, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { type TaskMessage, taskPath } from "./model";

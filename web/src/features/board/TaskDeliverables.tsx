@@ -4,11 +4,11 @@
  * folder. The API only links files below that folder (contract §4), so uploads go there.
  */
 import { useEffect, useRef, useState } from "react";
+import type { FileNode, Space, Task } from "../../../../src/api-types";
 import { ApiError, api, saveDownload } from "../../lib/api";
 import { useLiveEvents } from "../../lib/events";
 import { useAction, useApi } from "../../lib/hooks";
 import { formatSize } from "../../lib/size";
-import type { FileNode, Space, Task } from "../../lib/types";
 import { ErrorText, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { PaperClip } from "./icons";

@@ -6,10 +6,10 @@
  * other fields only (a move, another field) is retried with the new version, since nothing is lost.
  */
 import { useEffect, useRef, useState } from "react";
+import type { Column, Member, Space, Task } from "../../../../src/api-types";
 import { ApiError, api, messageOf } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
-import type { Column, Member, Space, Task } from "../../lib/types";
 import { copy, dateTime, ErrorText, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AssigneeOptions } from "./AssigneeOptions";

@@ -7,7 +7,7 @@
  * shifts its neighbours without an event for each of them (the server sends one `task.updated`, for the task
  * that moved), and copying new positions into every neighbour would re-render them all.
  */
-import type { Column, Task } from "../../lib/types";
+import type { Column, Task } from "../../../../src/api-types";
 
 /** Tasks by column id, each array in board order. */
 export type Lanes = Readonly<Record<string, readonly Task[]>>;

@@ -4,7 +4,7 @@
  * board shows the lanes filtered; moves are worked out on the shown cards and sent as places in the whole
  * column, so a task moved between two shown cards lands between them.
  */
-import type { Column, Task } from "../../lib/types";
+import type { Column, Task } from "../../../../src/api-types";
 import type { Lanes } from "./board-state";
 import { daysUntil, isDoneColumn, isOverdue } from "./model";
 

@@ -1,5 +1,5 @@
 /** Shapes of the board's API answers (docs/api.md, Tasks) and the due-date rules the board screens share. */
-import type { Column, Task } from "../../lib/types";
+import type { Column, Task } from "../../../../src/api-types";
 
 /** `GET .../spaces/{id}/board`. */
 export interface BoardAnswer {

@@ -12,12 +12,12 @@
  */
 
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { Space } from "../../../../src/api-types";
 import { ApiError, api, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { useAction, useApi, useStored } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
-import type { Space } from "../../lib/types";
 import { Empty, ErrorText, FormButtons, Modal, Spinner, toast, usePageTitle } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import type { ChatRoom, Message, MessagePage, ReplyEvent, Thinking } from "./chat-types";

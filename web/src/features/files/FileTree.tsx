@@ -4,7 +4,7 @@
  * (or "All files", the root) moves it; files from the desktop upload into the folder they are dropped on.
  */
 import { type DragEvent, type KeyboardEvent, useEffect, useMemo, useRef, useState } from "react";
-import type { FileNode } from "../../lib/types";
+import type { FileNode } from "../../../../src/api-types";
 import { FileIcon, Icon } from "./icons";
 import { NameInput } from "./NameInput";
 import type { Tree, VisibleRow } from "./tree";

@@ -4,11 +4,11 @@
  * download and, for images, a preview.
  */
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import type { FileNode } from "../../../../src/api-types";
 import { download, messageOf } from "../../lib/api";
 import { useLiveEvents } from "../../lib/events";
 import { useApi, useStored } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
-import type { FileNode } from "../../lib/types";
 import { Avatar, copy, dateTime, ErrorText, Spinner, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import type { ViewMode } from "./FileEditor";

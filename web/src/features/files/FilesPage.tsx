@@ -6,12 +6,12 @@
  */
 
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { FileNode, Space } from "../../../../src/api-types";
 import { api, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useLiveEvents } from "../../lib/events";
 import { useAction, useApi, useStored } from "../../lib/hooks";
 import { navigate } from "../../lib/router";
-import type { FileNode, Space } from "../../lib/types";
 import { dateTime, Empty, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { FileMenu, type MenuItem } from "./FileMenu";

@@ -5,10 +5,10 @@
  */
 import { diffLines } from "diff";
 import { useEffect, useId, useMemo, useState } from "react";
+import type { FileNode } from "../../../../src/api-types";
 import { api, download, messageOf } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
-import type { FileNode } from "../../lib/types";
 import { Avatar, dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import type { Proposal } from "./proposals";

@@ -1,5 +1,5 @@
 /** The files screen's icons: small inline SVGs in the text color (no icon font, nothing to download). */
-import type { FileNode } from "../../lib/types";
+import type { FileNode } from "../../../../src/api-types";
 
 const PATHS = {
   folder:

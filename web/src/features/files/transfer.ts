@@ -3,8 +3,9 @@
  * downloads saved under the file's name through an object URL (the content route needs the bearer token, so
  * a plain link cannot fetch it).
  */
+
+import type { FileNode } from "../../../../src/api-types";
 import { ApiError, accessToken, saveDownload } from "../../lib/api";
-import type { FileNode } from "../../lib/types";
 
 /**
  * POSTs `file` as multipart to `/api/v1{filesPath}/upload` into `parentId` (the root when null), reporting

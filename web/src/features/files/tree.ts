@@ -2,7 +2,7 @@
  * The file tree on the client: the API's flat list of live nodes turned into nested, sorted folders (folders
  * first, then names ignoring case, numbers in numeric order), and the small queries the screen asks of it.
  */
-import type { FileNode } from "../../lib/types";
+import type { FileNode } from "../../../../src/api-types";
 
 /** One node with its children, sorted. */
 export interface TreeNode {

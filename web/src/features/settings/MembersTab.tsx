@@ -1,10 +1,10 @@
 /** Members: who is in the organization with which roles; changing roles and removing people. */
 import { useState } from "react";
+import type { Member } from "../../../../src/api-types";
 import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { Link } from "../../lib/router";
-import type { Member } from "../../lib/types";
 import { Avatar, dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { LoadError } from "./refusal";

@@ -1,9 +1,9 @@
 /** The organization: its name, and whether anyone may sign up (each account then waits for approval). */
 import { type FormEvent, useEffect, useState } from "react";
+import type { Organization } from "../../../../src/api-types";
 import { api } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Link } from "../../lib/router";
-import type { Organization } from "../../lib/types";
 import { copy, dateTime, ErrorText, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 

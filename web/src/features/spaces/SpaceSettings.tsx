@@ -1,10 +1,10 @@
 /** A space's members (for private spaces, who can see it) and the git repository its agent staff work on. */
 import { type FormEvent, useRef, useState } from "react";
+import type { Space } from "../../../../src/api-types";
 import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useApi } from "../../lib/hooks";
 import { navigate } from "../../lib/router";
-import type { Space } from "../../lib/types";
 import { Avatar, ErrorText, Spinner, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 

@@ -1,9 +1,9 @@
 /** The list of spaces, creating one, and the frame of one space (its tabs). */
 import { type FormEvent, useState } from "react";
+import type { Space } from "../../../../src/api-types";
 import { api } from "../../lib/api";
 import { useAction, useApi } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
-import type { Space } from "../../lib/types";
 import { Empty, ErrorText, FormButtons, Modal, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AutomationsPage } from "../automations/AutomationsPage";
