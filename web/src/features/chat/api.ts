@@ -1,0 +1,77 @@
+/** The chat feature's calls: a space's rooms, their messages (pages, posting, editing, deleting) and reactions. */
+import type { ChatRoom, Message, MessageBody, MessagePage, PostedMessage, Reaction } from "../../../../src/api-types";
+import { api } from "../../lib/api";
+
+const roomsPath = (base: string, spaceId: string) => `${base}/spaces/${spaceId}/chat-rooms`;
+const messagesPath = (base: string, spaceId: string, roomId: string) =>
+  `${roomsPath(base, spaceId)}/${roomId}/messages`;
+
+/** The space's rooms, by creation. */
+export async function listRooms(base: string, spaceId: string): Promise<ChatRoom[]> {
+  return (await api<{ chat_rooms: ChatRoom[] }>("GET", roomsPath(base, spaceId))).chat_rooms;
+}
+
+/** Creates a room. */
+export function createRoom(base: string, spaceId: string, name: string): Promise<ChatRoom> {
+  return api<ChatRoom>("POST", roomsPath(base, spaceId), { name });
+}
+
+/** Deletes a room with its messages, reactions and attachments, for good. */
+export async function deleteRoom(base: string, spaceId: string, roomId: string): Promise<void> {
+  await api("DELETE", `${roomsPath(base, spaceId)}/${roomId}`);
+}
+
+/** The newest `limit` messages of a room before `before` (a `created_at`), oldest first. */
+export function listMessages(
+  base: string,
+  spaceId: string,
+  roomId: string,
+  page: { limit: number; before?: string },
+): Promise<MessagePage> {
+  const query = `limit=${page.limit}${page.before ? `&before=${encodeURIComponent(page.before)}` : ""}`;
+  return api<MessagePage>("GET", `${messagesPath(base, spaceId, roomId)}?${query}`);
+}
+
+/** Posts a message, with the links it attaches. */
+export function postMessage(base: string, spaceId: string, roomId: string, body: MessageBody): Promise<PostedMessage> {
+  return api<PostedMessage>("POST", messagesPath(base, spaceId, roomId), body);
+}
+
+/** Replaces one's own message's text. */
+export function editMessage(
+  base: string,
+  spaceId: string,
+  roomId: string,
+  messageId: string,
+  content: string,
+): Promise<Message> {
+  return api<Message>("PATCH", `${messagesPath(base, spaceId, roomId)}/${messageId}`, { content });
+}
+
+/** Deletes a message: it keeps its place, empty, marked deleted. */
+export async function deleteMessage(base: string, spaceId: string, roomId: string, messageId: string): Promise<void> {
+  await api("DELETE", `${messagesPath(base, spaceId, roomId)}/${messageId}`);
+}
+
+/** Adds the caller's reaction (adding it again answers the same one). */
+export function addReaction(
+  base: string,
+  spaceId: string,
+  roomId: string,
+  messageId: string,
+  emoji: string,
+): Promise<Reaction> {
+  return api<Reaction>("POST", `${messagesPath(base, spaceId, roomId)}/${messageId}/reactions`, { emoji });
+}
+
+/** Takes the caller's reaction back. */
+export async function removeReaction(
+  base: string,
+  spaceId: string,
+  roomId: string,
+  messageId: string,
+  emoji: string,
+): Promise<void> {
+  const path = `${messagesPath(base, spaceId, roomId)}/${messageId}/reactions`;
+  await api("DELETE", `${path}?emoji=${encodeURIComponent(emoji)}`);
+}
