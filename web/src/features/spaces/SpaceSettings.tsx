@@ -1,29 +1,16 @@
 /** A space's members (for private spaces, who can see it) and the git repository its agent staff work on. */
 import { type FormEvent, useRef, useState } from "react";
-import type { Space } from "../../../../src/api-types";
-import { api } from "../../lib/api";
+import type { GitLinkBody, Space, SpaceMember } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
-import { useAction, useApi } from "../../lib/hooks";
+import { useAction, useLoad } from "../../lib/hooks";
 import { navigate } from "../../lib/router";
 import { Avatar, ErrorText, Spinner, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-
-interface SpaceMember {
-  user_id: string;
-  role: "owner" | "member";
-  added_at: string;
-}
-
-interface GitLink {
-  repo_url: string;
-  ref: string;
-  updated_at: string;
-}
+import { addSpaceMember, deleteGitLink, getGitLink, listSpaceMembers, putGitLink, removeSpaceMember } from "./api";
 
 function Members({ space }: { space: Space }) {
   const ws = useWorkspace();
-  const path = `${ws.base}/spaces/${space.id}/members`;
-  const members = useApi<{ members: SpaceMember[] }>(path);
+  const members = useLoad(listSpaceMembers, ws.base, space.id);
   const [adding, setAdding] = useState("");
   const [addingRole, setAddingRole] = useState<SpaceMember["role"]>("member");
   const [leaving, setLeaving] = useState(false);
@@ -31,19 +18,19 @@ function Members({ space }: { space: Space }) {
   // The Remove button goes away with the person, so the keyboard lands on "Add a member…" after a removal.
   const addSelect = useRef<HTMLSelectElement>(null);
   const removed = useRef(false);
-  const action = useAction(async (method: "POST" | "DELETE", userId: string, role?: string) => {
-    if (method === "POST") await api("POST", path, { user_id: userId, role: role ?? "member" });
-    else await api("DELETE", `${path}/${userId}`);
+  const action = useAction(async (method: "POST" | "DELETE", userId: string, role?: SpaceMember["role"]) => {
+    if (method === "POST") await addSpaceMember(ws.base, space.id, { user_id: userId, role: role ?? "member" });
+    else await removeSpaceMember(ws.base, space.id, userId);
     await members.reload();
   });
   /** Leaving: a private space is then out of sight, so the spaces list is where the member lands. */
   const leave = async () => {
-    await api("DELETE", `${path}/${ws.me.id}`);
+    await removeSpaceMember(ws.base, space.id, ws.me.id);
     await ws.reloadSpaces();
     if (space.private && !ws.can("org.manage")) navigate("/spaces", { replace: true });
     else await members.reload();
   };
-  const list = members.data?.members ?? [];
+  const list = members.data ?? [];
   const inSpace = new Set(list.map((m) => m.user_id));
   const mine = list.find((m) => m.user_id === ws.me.id);
   const manage = mine?.role === "owner" || ws.can("org.manage");
@@ -130,7 +117,7 @@ function Members({ space }: { space: Space }) {
           title={`Remove ${ws.nameOf(removing.user_id)} from ${space.name}?`}
           confirmLabel="Remove"
           onConfirm={async () => {
-            await api("DELETE", `${path}/${removing.user_id}`);
+            await removeSpaceMember(ws.base, space.id, removing.user_id);
             removed.current = true;
             await members.reload();
           }}
@@ -163,16 +150,15 @@ function Members({ space }: { space: Space }) {
 
 function GitLinkPanel({ space }: { space: Space }) {
   const ws = useWorkspace();
-  const path = `${ws.base}/spaces/${space.id}/git-link`;
-  const link = useApi<{ git_link: GitLink | null }>(path);
-  const save = useAction(async (body: { repo_url: string; ref: string } | null) => {
-    if (body) link.setData(await api<{ git_link: GitLink }>("PUT", path, body));
+  const link = useLoad(getGitLink, ws.base, space.id);
+  const save = useAction(async (body: GitLinkBody | null) => {
+    if (body) link.setData(await putGitLink(ws.base, space.id, body));
     else {
-      await api("DELETE", path);
-      link.setData({ git_link: null });
+      await deleteGitLink(ws.base, space.id);
+      link.setData(null);
     }
   });
-  const current = link.data?.git_link;
+  const current = link.data;
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
@@ -185,7 +171,7 @@ function GitLinkPanel({ space }: { space: Space }) {
         The repository a cloud-agent staff member works on here, when the staff member has none of its own.
       </p>
       {link.error && <ErrorText error={link.error} />}
-      {link.data && (
+      {link.data !== undefined && (
         <form className="stack" onSubmit={submit} key={current?.updated_at ?? "none"}>
           <label className="field">
             <span>Repository URL</span>

@@ -1,22 +1,23 @@
 /** The list of spaces, creating one, and the frame of one space (its tabs). */
 import { type FormEvent, useState } from "react";
-import type { Space } from "../../../../src/api-types";
-import { api } from "../../lib/api";
-import { useAction, useApi } from "../../lib/hooks";
+import type { SpaceBody } from "../../../../src/api-types";
+import { useAction, useLoad } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
 import { Empty, ErrorText, FormButtons, Modal, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { listSpaces } from "../../lib/workspace-api";
 import { AutomationsPage } from "../automations/AutomationsPage";
 import { BoardPage } from "../board/BoardPage";
 import { ChatPage } from "../chat/ChatPage";
 import { useUnreadCount } from "../chat/unread";
 import { FilesPage } from "../files/FilesPage";
+import { createSpace, getSpace } from "./api";
 import { SpaceSettings } from "./SpaceSettings";
 
 function CreateSpace({ onClose }: { onClose: () => void }) {
   const ws = useWorkspace();
-  const { run, busy, error } = useAction(async (body: { name: string; description: string; private: boolean }) => {
-    const space = await api<Space>("POST", `${ws.base}/spaces`, body);
+  const { run, busy, error } = useAction(async (body: SpaceBody) => {
+    const space = await createSpace(ws.base, body);
     await ws.reloadSpaces();
     navigate(`/spaces/${space.id}/board`);
     onClose();
@@ -57,8 +58,8 @@ export function SpacesPage() {
   const [creating, setCreating] = useState(false);
   // The workspace opens before its spaces arrive: while it has none, they are asked for here too, so "No spaces
   // yet." is said only once the server has answered so (not for the round trip after signing in).
-  const own = useApi<{ spaces: Space[] }>(ws.spaces.length === 0 ? `${ws.base}/spaces` : null);
-  const spaces = ws.spaces.length > 0 ? ws.spaces : own.data?.spaces;
+  const own = useLoad(ws.spaces.length === 0 ? listSpaces : null, ws.base);
+  const spaces = ws.spaces.length > 0 ? ws.spaces : own.data;
   return (
     <section className="page-body">
       <header className="page-head">
@@ -134,7 +135,7 @@ export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: strin
   const ws = useWorkspace();
   const known = ws.spaces.find((s) => s.id === spaceId);
   const unread = useUnreadCount(spaceId);
-  const loaded = useApi<Space>(known ? null : `${ws.base}/spaces/${spaceId}`);
+  const loaded = useLoad(known ? null : getSpace, ws.base, spaceId);
   const space = known ?? loaded.data;
   if (!space) return loaded.error ? <SpaceMissing error={loaded.error} /> : <Spinner />;
   let body: React.ReactNode;
