@@ -6,8 +6,9 @@
 import { useEffect, useMemo } from "react";
 import type { Member, Space } from "../../../../src/api-types";
 import { useLiveEvents } from "../../lib/events";
-import { useApi } from "../../lib/hooks";
+import { useLoad } from "../../lib/hooks";
 import { useWorkspace } from "../../lib/workspace";
+import { listSpaceMembers } from "../spaces/api";
 
 /** The people and staff who can see a space, or why they could not be loaded. */
 export interface Audience {
@@ -22,9 +23,7 @@ export interface Audience {
  */
 export function useAudience(space: Space): Audience {
   const ws = useWorkspace();
-  const loaded = useApi<{ members: { user_id: string }[] }>(
-    space.private ? `${ws.base}/spaces/${space.id}/members` : null,
-  );
+  const loaded = useLoad(space.private ? listSpaceMembers : null, ws.base, space.id);
   const { reload } = loaded;
   useLiveEvents((event) => {
     if (space.private && (event.type === "resync" || event.type === "access.changed")) void reload();
@@ -40,7 +39,7 @@ export function useAudience(space: Space): Audience {
   const members = useMemo(() => {
     if (!space.private) return ws.members;
     if (!loaded.data) return null;
-    const allowed = new Set(loaded.data.members.map((m) => m.user_id));
+    const allowed = new Set(loaded.data.map((m) => m.user_id));
     return ws.members.filter((m) => allowed.has(m.user_id));
   }, [space.private, ws.members, loaded.data]);
   return { members, error: space.private ? loaded.error : null };

@@ -17,17 +17,18 @@ import {
   useState,
 } from "react";
 import type { Column, Space, Task } from "../../../../src/api-types";
-import { ApiError, api, messageOf } from "../../lib/api";
+import { ApiError, messageOf } from "../../lib/api";
 import { type LiveEvent, useLiveEvents } from "../../lib/events";
 import { useAction } from "../../lib/hooks";
 import { Link, navigate, useLocation } from "../../lib/router";
 import { Avatar, ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AssigneeOptions, useAudience } from "./AssigneeOptions";
+import { createTask, getBoard, listTasks, moveTask } from "./api";
 import { dropPosition, find, type Lanes, lanesOf, place, remove, upsert } from "./board-state";
 import { type BoardFilter, type DueChoice, filterLanes, filterOf, fullSlot, isFiltering, withFilter } from "./filter";
 import { PaperClip } from "./icons";
-import { type BoardAnswer, dueText, isDoneColumn, isOverdue, taskPath } from "./model";
+import { dueText, isDoneColumn, isOverdue } from "./model";
 import { TaskDetail } from "./TaskDetail";
 
 /** The drag data type of a task, so drops of anything else (files, text) are refused. */
@@ -106,13 +107,10 @@ function useBoard(base: string, spaceId: string) {
     const request = ++latest.current;
     loading.current = true;
     try {
-      const [board, listing] = await Promise.all([
-        api<BoardAnswer>("GET", `${base}/spaces/${spaceId}/board`),
-        api<{ tasks: Task[] }>("GET", `${base}/spaces/${spaceId}/tasks`),
-      ]);
+      const [board, tasks] = await Promise.all([getBoard(base, spaceId), listTasks(base, spaceId)]);
       if (request !== latest.current) return;
       const sorted = [...board.columns].sort((a, b) => a.position - b.position);
-      current.current = lanesOf(sorted, listing.tasks);
+      current.current = lanesOf(sorted, tasks);
       for (const event of held.current) apply(event);
       setColumns(sorted);
       setLanes(current.current);
@@ -159,7 +157,7 @@ function useBoard(base: string, spaceId: string) {
       const previous = chains.current.get(id) ?? Promise.resolve();
       const next = previous.then(async () => {
         try {
-          hear(await api<Task>("PATCH", taskPath(base, spaceId, id), { column_id: columnId, position: index }));
+          hear(await moveTask(base, spaceId, id, columnId, index));
         } catch (err) {
           const refused = `Could not move “${before.task.title}”: ${messageOf(err)}`;
           toast(refused, "error");
@@ -193,7 +191,7 @@ function useBoard(base: string, spaceId: string) {
 
   const create = useCallback(
     async (columnId: string, title: string) => {
-      const task = await api<Task>("POST", `${base}/spaces/${spaceId}/tasks`, { title, column_id: columnId });
+      const task = await createTask(base, spaceId, { title, column_id: columnId });
       update((l) => upsert(l, task));
       return task;
     },

@@ -3,14 +3,15 @@
  * first, marked in colour and in words), each linking to its task on its board; live from the events socket.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Column, Task } from "../../../../src/api-types";
-import { api, messageOf } from "../../lib/api";
+import type { Column, MyTask, Task } from "../../../../src/api-types";
+import { messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { Link, navigate, useLocation } from "../../lib/router";
 import { Empty, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { getBoard, listMyTasks } from "./api";
 import { matchesText } from "./filter";
-import { type BoardAnswer, daysUntil, dueText, isDoneColumn, isOverdue, type MyTask, taskHref } from "./model";
+import { daysUntil, dueText, isDoneColumn, isOverdue, taskHref } from "./model";
 
 type Group = "overdue" | "today" | "week" | "later" | "none" | "done";
 
@@ -48,10 +49,7 @@ export function MyTasksPage() {
 
   const load = useCallback(async () => {
     try {
-      const answer = await loadFresh(() =>
-        api<{ tasks: MyTask[] }>("GET", `/me/tasks?org_id=${encodeURIComponent(ws.org.id)}`),
-      );
-      setTasks(answer.tasks);
+      setTasks(await loadFresh(() => listMyTasks(ws.org.id)));
       setError(null);
     } catch (err) {
       setError(messageOf(err));
@@ -66,7 +64,7 @@ export function MyTasksPage() {
     for (const spaceId of new Set(tasks?.map((t) => t.space_id))) {
       if (asked.current.has(spaceId)) continue;
       asked.current.add(spaceId);
-      api<BoardAnswer>("GET", `${ws.base}/spaces/${spaceId}/board`)
+      getBoard(ws.base, spaceId)
         .then((board) =>
           setColumns((map) => {
             const next = new Map(map);

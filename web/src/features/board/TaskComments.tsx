@@ -4,8 +4,8 @@
  * staff who can read the space, as in chat, and mentions in comments stand out as they do in chat messages.
  */
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Member, Space, Task } from "../../../../src/api-types";
-import { api, messageOf } from "../../lib/api";
+import type { Member, Space, Task, TaskMessage } from "../../../../src/api-types";
+import { messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
@@ -13,7 +13,7 @@ import { useMentionPicker } from "../../lib/mention-picker";
 import { type Candidate, useMentionHighlighter } from "../../lib/mentions";
 import { Avatar, dateTime, ErrorText, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { type TaskMessage, taskPath } from "./model";
+import { listTaskMessages, postTaskMessage } from "./api";
 
 const PAGE = 50;
 
@@ -39,7 +39,6 @@ export function TaskComments({
   onStepOut: () => void;
 }) {
   const ws = useWorkspace();
-  const path = `${taskPath(ws.base, space.id, task.id)}/messages`;
   const [messages, setMessages] = useState<TaskMessage[] | null>(null);
   const [more, setMore] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -60,14 +59,14 @@ export function TaskComments({
 
   const load = useCallback(async () => {
     try {
-      const page = await loadFresh(() => api<{ messages: TaskMessage[] }>("GET", `${path}?limit=${PAGE}`));
-      setMessages(page.messages);
-      setMore(page.messages.length === PAGE);
+      const page = await loadFresh(() => listTaskMessages(ws.base, space.id, task.id, { limit: PAGE }));
+      setMessages(page);
+      setMore(page.length === PAGE);
       setError(null);
     } catch (err) {
       setError(messageOf(err));
     }
-  }, [path]);
+  }, [ws.base, space.id, task.id]);
 
   useEffect(() => {
     void load();
@@ -96,16 +95,13 @@ export function TaskComments({
   const older = useAction(async () => {
     const oldest = messages?.[0];
     if (!oldest) return;
-    const page = await api<{ messages: TaskMessage[] }>(
-      "GET",
-      `${path}?limit=${PAGE}&before=${encodeURIComponent(oldest.created_at)}`,
-    );
-    setMessages((list) => [...page.messages, ...(list ?? [])]);
-    setMore(page.messages.length === PAGE);
+    const page = await listTaskMessages(ws.base, space.id, task.id, { limit: PAGE, before: oldest.created_at });
+    setMessages((list) => [...page, ...(list ?? [])]);
+    setMore(page.length === PAGE);
   });
 
   const post = useAction(async (content: string) => {
-    add(await api<TaskMessage>("POST", path, { content }));
+    add(await postTaskMessage(ws.base, space.id, task.id, content));
     setDraft("");
   });
 

@@ -4,38 +4,39 @@
  * folder. The API only links files below that folder (contract §4), so uploads go there.
  */
 import { useEffect, useRef, useState } from "react";
-import type { FileNode, Space, Task } from "../../../../src/api-types";
-import { ApiError, api, saveDownload } from "../../lib/api";
+import type { Deliverable, FileNode, Space, Task } from "../../../../src/api-types";
+import { ApiError } from "../../lib/api";
 import { useLiveEvents } from "../../lib/events";
-import { useAction, useApi } from "../../lib/hooks";
+import { useAction, useLoad } from "../../lib/hooks";
 import { formatSize } from "../../lib/size";
 import { ErrorText, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { createFolder, listRoot, listTree, saveFile, uploadFile } from "../files/api";
+import { linkDeliverable, listDeliverables, unlinkDeliverable } from "./api";
 import { PaperClip } from "./icons";
-import { type Deliverable, taskPath } from "./model";
 
 const FOLDER = "Deliverables";
 
 /** The root folder `Deliverables` (any case), null when there is none, "blocked" when a file has the name. */
-async function findFolder(files: string): Promise<FileNode | null | "blocked"> {
-  const { nodes } = await api<{ nodes: FileNode[] }>("GET", files);
+async function findFolder(base: string, spaceId: string): Promise<FileNode | null | "blocked"> {
+  const nodes = await listRoot(base, spaceId);
   const named = nodes.filter((n) => n.name.toLocaleLowerCase() === FOLDER.toLocaleLowerCase());
   return named.find((n) => n.kind === "folder") ?? (named.length > 0 ? "blocked" : null);
 }
 
-async function ensureFolder(files: string): Promise<FileNode> {
-  const found = await findFolder(files);
+async function ensureFolder(base: string, spaceId: string): Promise<FileNode> {
+  const found = await findFolder(base, spaceId);
   if (found === "blocked")
     throw new Error(
       `A file named “${FOLDER}” sits in the root of this space's files: rename it so the folder can be made.`,
     );
   if (found) return found;
   try {
-    return (await api<{ node: FileNode }>("POST", `${files}/folders`, { name: FOLDER })).node;
+    return await createFolder(base, spaceId, { name: FOLDER });
   } catch (err) {
     // Someone made it meanwhile.
     if (err instanceof ApiError && err.status === 409) {
-      const again = await findFolder(files);
+      const again = await findFolder(base, spaceId);
       if (again && again !== "blocked") return again;
     }
     throw err;
@@ -45,9 +46,7 @@ async function ensureFolder(files: string): Promise<FileNode> {
 /** The deliverables part of a task's detail. */
 export function TaskDeliverables({ space, task, canWrite }: { space: Space; task: Task; canWrite: boolean }) {
   const ws = useWorkspace();
-  const files = `${ws.base}/spaces/${space.id}/files`;
-  const path = `${taskPath(ws.base, space.id, task.id)}/deliverables`;
-  const listing = useApi<{ deliverables: Deliverable[] }>(path);
+  const listing = useLoad(listDeliverables, ws.base, space.id, task.id);
   const input = useRef<HTMLInputElement>(null);
   const [choices, setChoices] = useState<{ node: FileNode; path: string }[] | null>(null);
   const [chosen, setChosen] = useState("");
@@ -84,13 +83,10 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
   });
 
   const upload = useAction(async (file: File) => {
-    const folder = await ensureFolder(files);
-    const form = new FormData();
-    form.set("parent_id", folder.id);
-    form.set("file", file, file.name);
+    const folder = await ensureFolder(ws.base, space.id);
     let node: FileNode;
     try {
-      node = (await api<{ node: FileNode }>("POST", `${files}/upload`, form)).node;
+      node = await uploadFile(ws.base, space.id, file, folder.id, () => {});
     } catch (err) {
       if (err instanceof ApiError && err.status === 409)
         throw new Error(
@@ -98,21 +94,21 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
         );
       throw err;
     }
-    await api("POST", path, { file_node_id: node.id });
+    await linkDeliverable(ws.base, space.id, task.id, node.id);
     await listing.reload();
     toast(`Attached ${file.name}`);
   });
 
   const browse = useAction(async () => {
-    const folder = await findFolder(files);
+    const folder = await findFolder(ws.base, space.id);
     if (!folder || folder === "blocked") {
       focusNext.current = "picker";
       setChoices([]);
       return;
     }
-    const { nodes } = await api<{ nodes: FileNode[] }>("GET", `${files}/tree`);
+    const nodes = await listTree(ws.base, space.id);
     const byId = new Map(nodes.map((n) => [n.id, n]));
-    const linked = new Set(listing.data?.deliverables.map((d) => d.file_node_id));
+    const linked = new Set(listing.data?.map((d) => d.file_node_id));
     const found: { node: FileNode; path: string }[] = [];
     for (const node of nodes) {
       if (node.kind !== "file" || linked.has(node.id)) continue;
@@ -131,18 +127,18 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
   });
 
   const link = useAction(async (nodeId: string) => {
-    await api("POST", path, { file_node_id: nodeId });
+    await linkDeliverable(ws.base, space.id, task.id, nodeId);
     await listing.reload();
     focusNext.current = nodeId;
     setChoices(null);
   });
 
   const unlink = useAction(async (nodeId: string) => {
-    await api("DELETE", `${path}/${nodeId}`);
+    await unlinkDeliverable(ws.base, space.id, task.id, nodeId);
     await listing.reload();
   });
 
-  const get = useAction(async (d: Deliverable) => saveDownload(`${files}/${d.file_node_id}/content`, d.file_name));
+  const get = useAction(async (d: Deliverable) => saveFile(ws.base, space.id, d.file_node_id, d.file_name));
 
   // One error line for all of them: doing something new clears what an earlier action left there.
   const fresh =
@@ -152,7 +148,7 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
       return action.run(...args);
     };
 
-  const list = listing.data?.deliverables ?? [];
+  const list = listing.data ?? [];
   return (
     <div className="deliverables" ref={root}>
       {listing.data && list.length === 0 && (

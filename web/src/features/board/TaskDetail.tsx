@@ -6,15 +6,16 @@
  * other fields only (a move, another field) is retried with the new version, since nothing is lost.
  */
 import { useEffect, useRef, useState } from "react";
-import type { Column, Member, Space, Task } from "../../../../src/api-types";
-import { ApiError, api, messageOf } from "../../lib/api";
+import type { Column, Member, Space, Task, TaskChanges } from "../../../../src/api-types";
+import { ApiError, messageOf } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { copy, dateTime, ErrorText, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AssigneeOptions } from "./AssigneeOptions";
+import { deleteTask, patchTask } from "./api";
 import { Drawer } from "./Drawer";
-import { dayOf, dueText, endOfDay, isDoneColumn, isOverdue, type TaskChanges, taskHref, taskPath } from "./model";
+import { dayOf, dueText, endOfDay, isDoneColumn, isOverdue, taskHref } from "./model";
 import { TaskComments } from "./TaskComments";
 import { TaskDeliverables } from "./TaskDeliverables";
 
@@ -159,7 +160,6 @@ export function TaskDetail({
     backToEdit.current = false;
     editDescription.current?.focus();
   }, [description]);
-  const path = taskPath(ws.base, space.id, taskId);
 
   /** A comment being typed: kept here, so that leaving the task asks about it as it does about the description. */
   const [comment, setComment] = useState("");
@@ -208,7 +208,7 @@ export function TaskDetail({
     let version = base.version;
     for (let attempt = 0; attempt < 4; attempt++) {
       try {
-        onTask(await api<Task>("PATCH", path, { ...changes, version }));
+        onTask(await patchTask(ws.base, space.id, taskId, { ...changes, version }));
         return "saved";
       } catch (err) {
         const theirs =
@@ -286,7 +286,7 @@ export function TaskDetail({
   }, [due]);
 
   const remove = useAction(async () => {
-    await api("DELETE", path);
+    await deleteTask(ws.base, space.id, taskId);
     onDeleted(taskId);
     toast("Task deleted");
     onClose();

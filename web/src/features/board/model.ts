@@ -1,56 +1,9 @@
-/** Shapes of the board's API answers (docs/api.md, Tasks) and the due-date rules the board screens share. */
-import type { Column, Task } from "../../../../src/api-types";
-
-/** `GET .../spaces/{id}/board`. */
-export interface BoardAnswer {
-  board: { id: string; space_id: string; name: string; created_at: string };
-  columns: Column[];
-}
-
-/** A comment on a task (a task message). */
-export interface TaskMessage {
-  id: string;
-  task_id: string;
-  author_user_id: string | null;
-  content: string;
-  created_at: string;
-}
-
-/** A file linked to a task as its deliverable. */
-export interface Deliverable {
-  task_id: string;
-  file_node_id: string;
-  added_by: string | null;
-  created_at: string;
-  file_name: string;
-  mime_type: string | null;
-  size_bytes: number | null;
-}
-
-/** A task of `GET /me/tasks`: the task with its organization and the name of its space. */
-export type MyTask = Task & { organization_id: string; space_name: string };
-
-/** The fields a task PATCH may carry. */
-export interface TaskChanges {
-  title?: string;
-  description?: string;
-  column_id?: string;
-  position?: number;
-  assignee_user_id?: string | null;
-  due_at?: string | null;
-  clear_due_at?: boolean;
-  deliverable_required?: boolean;
-  deliverable_instructions?: string;
-}
+/** What the board screens share: the Done column, a task's link, and the due-date rules. */
+import type { Column } from "../../../../src/api-types";
 
 /** True for the column that means finished (overdue no longer applies there). */
 export function isDoneColumn(column: Pick<Column, "name"> | undefined): boolean {
   return column?.name.trim().toLowerCase() === "done";
-}
-
-/** The path of a task's own routes. */
-export function taskPath(base: string, spaceId: string, taskId: string): string {
-  return `${base}/spaces/${spaceId}/tasks/${taskId}`;
 }
 
 /** The board URL that opens the task, so it can be linked. */
