@@ -4,16 +4,17 @@
  * download and, for images, a preview.
  */
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
-import type { FileNode } from "../../../../src/api-types";
-import { download, messageOf } from "../../lib/api";
+import type { FileNode, Proposal } from "../../../../src/api-types";
+import { messageOf } from "../../lib/api";
 import { useLiveEvents } from "../../lib/events";
-import { useApi, useStored } from "../../lib/hooks";
+import { useLoad, useStored } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { Avatar, copy, dateTime, ErrorText, Spinner, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { collabUrl, fileContent, listFileProposals } from "./api";
 import type { ViewMode } from "./FileEditor";
 import { NameInput } from "./NameInput";
-import { type Proposal, upsertProposal } from "./proposals";
+import { upsertProposal } from "./proposals";
 import { ancestorsOf, formatSize, isMarkdown, type Tree } from "./tree";
 
 // CodeMirror, Yjs and the diff code load when a file is first opened, not with the first screen.
@@ -56,7 +57,8 @@ export function Breadcrumbs({
   );
 }
 
-function ImagePreview({ node, filesPath }: { node: FileNode; filesPath: string }) {
+function ImagePreview({ node }: { node: FileNode }) {
+  const ws = useWorkspace();
   const [url, setUrl] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   // biome-ignore lint/correctness/useExhaustiveDependencies: refetched when the content changes (its checksum).
@@ -64,7 +66,7 @@ function ImagePreview({ node, filesPath }: { node: FileNode; filesPath: string }
     let made: string | null = null;
     let stale = false;
     setError(null);
-    download(`${filesPath}/${node.id}/content`)
+    fileContent(ws.base, node.space_id, node.id)
       .then(async (blob) => {
         if (stale) return;
         // An SVG can hold scripts: shown from a blob: URL, "open image in new tab" would run them as a page of
@@ -81,7 +83,7 @@ function ImagePreview({ node, filesPath }: { node: FileNode; filesPath: string }
       stale = true;
       if (made) URL.revokeObjectURL(made);
     };
-  }, [filesPath, node.id, node.checksum_sha256]);
+  }, [ws.base, node.space_id, node.id, node.checksum_sha256]);
   if (error) return <ErrorText error={`The preview could not load: ${error}`} />;
   if (!url) return <Spinner label="Loading the preview…" />;
   return <img className="image-preview" src={url} alt={`Preview of ${node.name}`} />;
@@ -100,12 +102,12 @@ function dataUrlOf(blob: Blob): Promise<string> {
 /** Images the browser shows, small enough to fetch just for a look. */
 const PREVIEWABLE = /^image\/(png|jpe?g|gif|webp|avif|bmp|svg\+xml)$/;
 
-function BinaryDetails({ node, filesPath, onDownload }: { node: FileNode; filesPath: string; onDownload: () => void }) {
+function BinaryDetails({ node, onDownload }: { node: FileNode; onDownload: () => void }) {
   const ws = useWorkspace();
   const image = node.mime_type !== null && PREVIEWABLE.test(node.mime_type) && (node.size_bytes ?? 0) <= 25_000_000;
   return (
     <div className="binary-details">
-      {image && <ImagePreview node={node} filesPath={filesPath} />}
+      {image && <ImagePreview node={node} />}
       <dl className="details">
         <dt>Type</dt>
         <dd>{node.mime_type ?? "unknown"}</dd>
@@ -208,8 +210,6 @@ function ProposalsBar({ proposals, onReview }: { proposals: Proposal[]; onReview
 export function FileView({
   node,
   tree,
-  filesPath,
-  collabUrl,
   canWrite,
   renaming,
   onStopRenaming,
@@ -218,8 +218,6 @@ export function FileView({
 }: {
   node: FileNode;
   tree: Tree;
-  filesPath: string;
-  collabUrl: string;
   canWrite: boolean;
   /** The name is being edited in the header. */
   renaming: boolean;
@@ -231,7 +229,7 @@ export function FileView({
   const ws = useWorkspace();
   const [mode, setMode] = useStored<ViewMode>("tandem.files.mode", "split");
   const markdown = isMarkdown(node);
-  const proposals = useApi<{ proposals: Proposal[] }>(node.editable ? `${filesPath}/${node.id}/proposals` : null);
+  const proposals = useLoad(node.editable ? listFileProposals : null, ws.base, node.space_id, node.id);
   const [reviewing, setReviewing] = useState<string | null>(null);
   /**
    * Where the keyboard goes once a review is decided and its dialog is gone (its Review button went with the
@@ -249,10 +247,10 @@ export function FileView({
       (event.type === "file.proposal.created" || event.type === "file.proposal.updated") &&
       event.payload?.node_id === node.id
     )
-      proposals.setData((data) => ({ proposals: upsertProposal(data?.proposals ?? [], event.payload as Proposal) }));
+      proposals.setData((list) => upsertProposal(list ?? [], event.payload as Proposal));
   });
 
-  const list = proposals.data?.proposals ?? [];
+  const list = proposals.data ?? [];
   const reviewed = reviewing ? list.find((p) => p.id === reviewing) : undefined;
 
   const resolved = (proposal: Proposal) => {
@@ -260,7 +258,7 @@ export function FileView({
     // without the decided proposal.
     const rest = upsertProposal(list, proposal);
     const next = rest.find((p) => p.status === "pending");
-    proposals.setData({ proposals: rest });
+    proposals.setData(rest);
     setReviewing(null);
     setAfterReview({ next: next?.id ?? null });
   };
@@ -334,7 +332,7 @@ export function FileView({
           <ProposalsBar proposals={list} onReview={(p) => setReviewing(p.id)} />
           <Suspense fallback={<Spinner label="Opening the editor…" />}>
             <FileEditor
-              collabUrl={collabUrl}
+              collabUrl={collabUrl(ws.base, node.space_id)}
               fileId={node.id}
               fileName={node.name}
               me={{ id: ws.me.id, name: ws.me.display_name }}
@@ -350,7 +348,6 @@ export function FileView({
               <ProposalReview
                 proposal={reviewed}
                 node={node}
-                filesPath={filesPath}
                 onClose={() => setReviewing(null)}
                 onResolved={resolved}
               />
@@ -358,7 +355,7 @@ export function FileView({
           )}
         </>
       ) : (
-        <BinaryDetails node={node} filesPath={filesPath} onDownload={() => actions.download(node)} />
+        <BinaryDetails node={node} onDownload={() => actions.download(node)} />
       )}
     </article>
   );

@@ -6,21 +6,31 @@
  */
 
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { FileNode, Space } from "../../../../src/api-types";
-import { api, messageOf } from "../../lib/api";
+import type { FileNode, Proposal, Space } from "../../../../src/api-types";
+import { messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useLiveEvents } from "../../lib/events";
-import { useAction, useApi, useStored } from "../../lib/hooks";
+import { useAction, useLoad, useStored } from "../../lib/hooks";
 import { navigate } from "../../lib/router";
 import { dateTime, Empty, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import {
+  createFolder,
+  createTextFile,
+  deleteNode,
+  listProposals,
+  listTree,
+  patchNode,
+  saveFile,
+  searchFiles,
+  uploadFile,
+} from "./api";
 import { FileMenu, type MenuItem } from "./FileMenu";
 import { type Draft, FileTree, type TreeActions } from "./FileTree";
 import { Breadcrumbs, FileView } from "./FileView";
 import { FileIcon } from "./icons";
 import { NameInput } from "./NameInput";
-import { type Proposal, pendingByFile, upsertProposal } from "./proposals";
-import { saveFile, uploadFile } from "./transfer";
+import { pendingByFile, upsertProposal } from "./proposals";
 import {
   ancestorsOf,
   buildTree,
@@ -247,12 +257,12 @@ function FolderView({
 
 /** Search across the space by name (the API's `scope=space`), shown in place of the tree. */
 function SearchResults({
-  filesPath,
+  spaceId,
   query,
   tree,
   onOpen,
 }: {
-  filesPath: string;
+  spaceId: string;
   query: string;
   tree: Tree;
   onOpen: (id: string) => void;
@@ -262,9 +272,8 @@ function SearchResults({
     const timer = setTimeout(() => setDebounced(query.trim()), 200);
     return () => clearTimeout(timer);
   }, [query]);
-  const results = useApi<{ nodes: FileNode[] }>(
-    debounced ? `${filesPath}?q=${encodeURIComponent(debounced)}&scope=space` : null,
-  );
+  const ws = useWorkspace();
+  const results = useLoad(debounced ? searchFiles : null, ws.base, spaceId, debounced);
   // The tree changes live: search again so renames, moves and new files show in the results.
   const searched = useRef(tree);
   const reload = results.reload;
@@ -275,7 +284,7 @@ function SearchResults({
   }, [tree, reload]);
   if (!debounced || (results.loading && !results.data)) return <Spinner label="Searching…" />;
   if (results.error) return <ErrorText error={results.error} />;
-  const nodes = (results.data?.nodes ?? []).filter((n) => tree.byId.has(n.id));
+  const nodes = (results.data ?? []).filter((n) => tree.byId.has(n.id));
   if (nodes.length === 0) return <p className="muted small tree-empty">Nothing is named like “{debounced}”.</p>;
   return (
     <ul className="search-results" aria-label="Search results">
@@ -294,17 +303,15 @@ function SearchResults({
 
 function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null }) {
   const ws = useWorkspace();
-  const filesPath = `${ws.base}/spaces/${space.id}/files`;
-  const collabUrl = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}/api/v1${filesPath}/collab/ws`;
   const canWrite = ws.can("files.write");
 
-  const loaded = useApi<{ nodes: FileNode[] }>(`${filesPath}/tree`);
-  const pendingLoad = useApi<{ proposals: Proposal[] }>(`${filesPath}/proposals?status=pending`);
-  const nodes = loaded.data?.nodes;
+  const loaded = useLoad(listTree, ws.base, space.id);
+  const pendingLoad = useLoad(listProposals, ws.base, space.id, "pending");
+  const nodes = loaded.data;
   const tree = useMemo(() => buildTree(nodes ?? []), [nodes]);
   const setNodes = loaded.setData;
   const update = useCallback(
-    (change: (nodes: FileNode[]) => FileNode[]) => setNodes((data) => (data ? { nodes: change(data.nodes) } : data)),
+    (change: (nodes: FileNode[]) => FileNode[]) => setNodes((data) => (data ? change(data) : data)),
     [setNodes],
   );
 
@@ -363,11 +370,10 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
       case "file.proposal.updated": {
         const proposal = event.payload as Proposal;
         pendingLoad.setData((data) => {
-          const list = data?.proposals ?? [];
-          return {
-            proposals:
-              proposal.status === "pending" ? upsertProposal(list, proposal) : list.filter((p) => p.id !== proposal.id),
-          };
+          const list = data ?? [];
+          return proposal.status === "pending"
+            ? upsertProposal(list, proposal)
+            : list.filter((p) => p.id !== proposal.id);
         });
         break;
       }
@@ -376,7 +382,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
 
   const selected = nodeId ? tree.byId.get(nodeId) : undefined;
   const pending = useMemo(() => {
-    const byFile = pendingByFile(pendingLoad.data?.proposals ?? []);
+    const byFile = pendingByFile(pendingLoad.data ?? []);
     for (const id of byFile.keys()) if (!tree.byId.has(id)) byFile.delete(id);
     return byFile;
   }, [pendingLoad.data, tree]);
@@ -427,8 +433,8 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
 
   const rename = async (node: FileNode, name: string): Promise<string | null> => {
     try {
-      const res = await api<{ node: FileNode }>("PATCH", `${filesPath}/${node.id}`, { name });
-      update((list) => upsertNode(list, res.node));
+      const renamed = await patchNode(ws.base, space.id, node.id, { name });
+      update((list) => upsertNode(list, renamed));
       if (renaming?.where === "tree") setFocusTarget(node.id);
       setRenaming(null);
       return null;
@@ -438,8 +444,8 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
   };
 
   const move = async (node: FileNode, parentId: string | null) => {
-    const res = await api<{ node: FileNode }>("PATCH", `${filesPath}/${node.id}`, { parent_id: parentId });
-    update((list) => upsertNode(list, res.node));
+    const moved = await patchNode(ws.base, space.id, node.id, { parent_id: parentId });
+    update((list) => upsertNode(list, moved));
     if (parentId) toggle(parentId, true);
     setFocusTarget(node.id);
     const where = parentId ? (tree.byId.get(parentId)?.name ?? "the folder") : "All files";
@@ -452,7 +458,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     for (const file of files) {
       const key = ++uploadKeys;
       setUploads((list) => [...list, { key, name: file.name, progress: 0 }]);
-      uploadFile(filesPath, file, parentId, (progress) =>
+      uploadFile(ws.base, space.id, file, parentId, (progress) =>
         setUploads((list) => list.map((u) => (u.key === key ? { ...u, progress } : u))),
       )
         .then((node) => {
@@ -465,11 +471,13 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
   };
 
   const download = (node: FileNode) => {
-    saveFile(filesPath, node).catch((err) => toast(`Could not download ${node.name}: ${messageOf(err)}`, "error"));
+    saveFile(ws.base, space.id, node.id, node.name).catch((err) =>
+      toast(`Could not download ${node.name}: ${messageOf(err)}`, "error"),
+    );
   };
 
   const remove = async (node: FileNode) => {
-    await api("DELETE", `${filesPath}/${node.id}`);
+    await deleteNode(ws.base, space.id, node.id);
     update((list) => removeSubtree(list, node.id));
     setFocusTarget(node.parent_id ?? "");
     if (nodeId && isWithin(tree, nodeId, node.id)) open(node.parent_id);
@@ -502,16 +510,14 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     rename,
     create: async (d, name) => {
       try {
-        const res = await api<{ node: FileNode }>("POST", `${filesPath}/${d.kind === "folder" ? "folders" : "text"}`, {
-          name,
-          parent_id: d.parentId,
-        });
-        update((list) => upsertNode(list, res.node));
+        const body = { name, parent_id: d.parentId };
+        const node = await (d.kind === "folder" ? createFolder : createTextFile)(ws.base, space.id, body);
+        update((list) => upsertNode(list, node));
         setDraft(null);
         // A new file takes the cursor into its text; a new folder's row takes the keyboard, to fill it next.
-        if (res.node.kind === "file") setFocusEditor((request) => ({ id: res.node.id, n: (request?.n ?? 0) + 1 }));
-        else setFocusTarget(res.node.id);
-        open(res.node.id);
+        if (node.kind === "file") setFocusEditor((request) => ({ id: node.id, n: (request?.n ?? 0) + 1 }));
+        else setFocusTarget(node.id);
+        open(node.id);
         return null;
       } catch (err) {
         return messageOf(err);
@@ -680,7 +686,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
         )}
         <ErrorText error={loaded.error ?? pendingLoad.error} />
         {searching ? (
-          <SearchResults filesPath={filesPath} query={query} tree={tree} onOpen={(id) => open(id)} />
+          <SearchResults spaceId={space.id} query={query} tree={tree} onOpen={(id) => open(id)} />
         ) : (
           <FileTree
             tree={tree}
@@ -722,8 +728,6 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
             key={selected.id}
             node={selected}
             tree={tree}
-            filesPath={filesPath}
-            collabUrl={collabUrl}
             canWrite={canWrite}
             renaming={renaming?.where === "header" && renaming.id === selected.id}
             onStopRenaming={() => setRenaming(null)}

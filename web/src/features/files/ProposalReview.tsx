@@ -5,13 +5,13 @@
  */
 import { diffLines } from "diff";
 import { useEffect, useId, useMemo, useState } from "react";
-import type { FileNode } from "../../../../src/api-types";
-import { api, download, messageOf } from "../../lib/api";
+import type { FileNode, Proposal } from "../../../../src/api-types";
+import { messageOf } from "../../lib/api";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { Avatar, dateTime, ErrorText, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import type { Proposal } from "./proposals";
+import { fileContent, resolveProposal } from "./api";
 
 /** Unchanged lines kept around each change; longer unchanged runs fold into one line. */
 const CONTEXT = 3;
@@ -177,13 +177,11 @@ function DiffLine({ line }: { line: Line }) {
 export default function ProposalReview({
   proposal,
   node,
-  filesPath,
   onClose,
   onResolved,
 }: {
   proposal: Proposal;
   node: FileNode;
-  filesPath: string;
   onClose: () => void;
   /** Accepted or rejected: the proposal as the API answered (the caller closes the dialog and moves the focus). */
   onResolved: (proposal: Proposal) => void;
@@ -196,7 +194,7 @@ export default function ProposalReview({
   // biome-ignore lint/correctness/useExhaustiveDependencies: fetched again when the file's text changes (its checksum).
   useEffect(() => {
     let stale = false;
-    download(`${filesPath}/${node.id}/content`)
+    fileContent(ws.base, node.space_id, node.id)
       .then((blob) => blob.text())
       .then((text) => {
         if (!stale) setCurrent(text);
@@ -207,12 +205,12 @@ export default function ProposalReview({
     return () => {
       stale = true;
     };
-  }, [filesPath, node.id, node.checksum_sha256]);
+  }, [ws.base, node.space_id, node.id, node.checksum_sha256]);
 
   const resolve = useAction(async (action: "accept" | "reject") => {
-    const res = await api<{ proposal: Proposal }>("POST", `${filesPath}/proposals/${proposal.id}/${action}`);
+    const resolved = await resolveProposal(ws.base, node.space_id, proposal.id, action);
     toast(action === "accept" ? `Accepted: ${node.name} now has the proposed text` : "Proposal rejected");
-    onResolved(res.proposal);
+    onResolved(resolved);
   });
 
   const changedSince = node.checksum_sha256 !== null && node.checksum_sha256 !== proposal.base_content_sha256;

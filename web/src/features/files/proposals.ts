@@ -1,19 +1,5 @@
-/** Edit proposals as the API answers them (docs/api.md "Edit proposals"), and keeping lists of them current. */
-
-/** A proposed whole new text for a text file, waiting for (or past) a person's review. */
-export interface Proposal {
-  id: string;
-  space_id: string;
-  node_id: string;
-  author_user_id: string | null;
-  base_content_sha256: string;
-  proposed_content: string;
-  note: string;
-  status: "pending" | "accepted" | "rejected";
-  created_at: string;
-  resolved_at: string | null;
-  resolved_by: string | null;
-}
+/** Keeping lists of edit proposals current (docs/api.md "Edit proposals"). */
+import type { Proposal } from "../../../../src/api-types";
 
 /** Puts `proposal` into a newest-first list (replacing an older copy of it). */
 export function upsertProposal(list: readonly Proposal[], proposal: Proposal): Proposal[] {
