@@ -12,15 +12,18 @@
  */
 
 import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { Space } from "../../../../src/api-types";
-import { ApiError, api, messageOf } from "../../lib/api";
+import type { ChatRoom, Message, Space } from "../../../../src/api-types";
+import { ApiError, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { loadFresh, useLiveEvents } from "../../lib/events";
-import { useAction, useApi, useStored } from "../../lib/hooks";
+import { useAction, useLoad, useStored } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
 import { Empty, ErrorText, FormButtons, Modal, Spinner, toast, usePageTitle } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import type { ChatRoom, Message, MessagePage, ReplyEvent, Thinking } from "./chat-types";
+import { listSpaceMembers } from "../spaces/api";
+import { listActivity } from "../staff/api";
+import { createRoom, deleteRoom, listMessages, listRooms } from "./api";
+import type { ReplyEvent, Thinking } from "./chat-types";
 import { PlusIcon } from "./icons";
 import type { Candidate } from "./mentions";
 import { RoomView } from "./RoomView";
@@ -28,15 +31,6 @@ import { type RoomUnread, type Seen, seenKey, updateUnread, useUnread } from "./
 
 /** How many of a room's newest messages are looked at to count its unread ones. */
 const UNREAD_PROBE = 20;
-
-/** A reply job of the staff activity log (only the fields used here). */
-interface ActivityEntry {
-  job_id: string;
-  space_id: string | null;
-  staff_user_id: string;
-  chat_room_id: string | null;
-  status: string;
-}
 
 /** The chat screen of `space`, with `roomId` open. */
 export function ChatPage({ space, roomId }: { space: Space; roomId: string | null }) {
@@ -46,9 +40,8 @@ export function ChatPage({ space, roomId }: { space: Space; roomId: string | nul
 
 function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) {
   const ws = useWorkspace();
-  const base = `${ws.base}/spaces/${space.id}`;
-  const roomsApi = useApi<{ chat_rooms: ChatRoom[] }>(`${base}/chat-rooms`);
-  const rooms = roomsApi.data?.chat_rooms;
+  const roomsApi = useLoad(listRooms, ws.base, space.id);
+  const rooms = roomsApi.data;
   const setRooms = roomsApi.setData;
   const me = ws.me.id;
 
@@ -133,7 +126,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
         list.map(async (room) => {
           if (room.id === currentRef.current) return [room.id, [] as Message[]] as const;
           try {
-            const page = await api<MessagePage>("GET", `${base}/chat-rooms/${room.id}/messages?limit=${UNREAD_PROBE}`);
+            const page = await listMessages(ws.base, space.id, room.id, { limit: UNREAD_PROBE });
             return [room.id, page.messages] as const;
           } catch (err) {
             // Deleted meanwhile: its chat.room.deleted event takes it off the list.
@@ -159,7 +152,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       });
       setAtLeast(new Set(found.filter(([, unseen]) => unseen.length >= UNREAD_PROBE).map(([id]) => id)));
     },
-    [base, me, seenOf, setUnread],
+    [ws.base, space.id, me, seenOf, setUnread],
   );
   const roomIds = rooms?.map((r) => r.id).join(",");
   // biome-ignore lint/correctness/useExhaustiveDependencies: probed once per set of rooms, not per rename.
@@ -169,9 +162,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 
   // Staff replies already under way when the chat opens (or while the socket was away).
   const loadThinking = useCallback(async () => {
-    const { activity } = await loadFresh(() =>
-      api<{ activity: ActivityEntry[] }>("GET", `${ws.base}/staff-activity?limit=50`),
-    );
+    const activity = await loadFresh(() => listActivity(ws.base, { limit: 50 }));
     const next: Record<string, Thinking[]> = {};
     for (const a of activity) {
       if (a.space_id !== space.id || !a.chat_room_id || (a.status !== "running" && a.status !== "queued")) continue;
@@ -194,15 +185,13 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
     switch (event.type) {
       case "chat.room.created": {
         const room = event.payload as ChatRoom;
-        setRooms((d) =>
-          d && !d.chat_rooms.some((r) => r.id === room.id) ? { chat_rooms: [...d.chat_rooms, room] } : d,
-        );
+        setRooms((list) => (list && !list.some((r) => r.id === room.id) ? [...list, room] : list));
         break;
       }
       case "chat.room.deleted": {
         const { id } = event.payload as { id: string };
         // When it is the open room, the effect above moves to another one and says so.
-        setRooms((d) => (d ? { chat_rooms: d.chat_rooms.filter((r) => r.id !== id) } : d));
+        setRooms((list) => list?.filter((r) => r.id !== id));
         break;
       }
       case "chat.message.created": {
@@ -244,9 +233,9 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   });
 
   // People and staff who can read this space: everyone for a public one, its members for a private one.
-  const spaceMembers = useApi<{ members: { user_id: string }[] }>(space.private ? `${base}/members` : null);
+  const spaceMembers = useLoad(space.private ? listSpaceMembers : null, ws.base, space.id);
   const candidates = useMemo<Candidate[]>(() => {
-    const allowed = space.private ? new Set(spaceMembers.data?.members.map((m) => m.user_id) ?? []) : null;
+    const allowed = space.private ? new Set(spaceMembers.data?.map((m) => m.user_id) ?? []) : null;
     return ws.members
       .filter((m) => m.user_id !== me && (!allowed || allowed.has(m.user_id)))
       .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
@@ -254,7 +243,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   // In a private space, the others of the organization: a mention of them gets a hint, since they won't see it.
   const outsiders = useMemo<Candidate[]>(() => {
     if (!space.private || !spaceMembers.data) return [];
-    const inside = new Set(spaceMembers.data.members.map((m) => m.user_id));
+    const inside = new Set(spaceMembers.data.map((m) => m.user_id));
     return ws.members
       .filter((m) => m.user_id !== me && !inside.has(m.user_id))
       .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
@@ -379,23 +368,20 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       )}
       {creating && (
         <CreateRoom
-          base={base}
           spaceId={space.id}
           onClose={() => setCreating(false)}
           onCreated={(room) => {
-            setRooms((d) =>
-              d && !d.chat_rooms.some((r) => r.id === room.id) ? { chat_rooms: [...d.chat_rooms, room] } : d,
-            );
+            setRooms((list) => (list && !list.some((r) => r.id === room.id) ? [...list, room] : list));
           }}
         />
       )}
       {deleting && (
         <DeleteRoom
-          base={base}
+          spaceId={space.id}
           room={deleting}
           onClose={() => setDeleting(null)}
           onDeleted={() => {
-            setRooms((d) => (d ? { chat_rooms: d.chat_rooms.filter((r) => r.id !== deleting.id) } : d));
+            setRooms((list) => list?.filter((r) => r.id !== deleting.id));
             const next =
               rooms.find((r) => r.id !== deleting.id && r.name.toLowerCase() === "general") ??
               rooms.find((r) => r.id !== deleting.id);
@@ -416,21 +402,20 @@ export function roomName(typed: string): string {
 }
 
 function CreateRoom({
-  base,
   spaceId,
   onClose,
   onCreated,
 }: {
-  base: string;
   spaceId: string;
   onClose: () => void;
   onCreated: (room: ChatRoom) => void;
 }) {
+  const ws = useWorkspace();
   const { run, busy, error } = useAction(async (typed: string) => {
     // Rooms are shown as "#name": a "#" typed out of habit (as in Slack) would read "##name" everywhere.
     const name = roomName(typed);
     if (!name) throw new Error("A room needs a name after the #.");
-    const room = await api<ChatRoom>("POST", `${base}/chat-rooms`, { name });
+    const room = await createRoom(ws.base, spaceId, name);
     onCreated(room);
     navigate(`/spaces/${spaceId}/chat/${room.id}`);
     onClose();
@@ -454,23 +439,24 @@ function CreateRoom({
 }
 
 function DeleteRoom({
-  base,
+  spaceId,
   room,
   onClose,
   onDeleted,
 }: {
-  base: string;
+  spaceId: string;
   room: ChatRoom;
   onClose: () => void;
   onDeleted: () => void;
 }) {
+  const ws = useWorkspace();
   return (
     <ConfirmDialog
       title={`Delete #${room.name}`}
       confirmLabel="Delete room"
       onClose={onClose}
       onConfirm={async () => {
-        await api("DELETE", `${base}/chat-rooms/${room.id}`);
+        await deleteRoom(ws.base, spaceId, room.id);
         onDeleted();
       }}
     >

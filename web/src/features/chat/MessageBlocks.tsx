@@ -6,8 +6,8 @@
  * front becomes a new first block and leaves the others exactly as they were.
  */
 import { memo, useRef } from "react";
+import type { Message } from "../../../../src/api-types";
 import type { Highlighter } from "../../lib/markdown";
-import type { Message } from "./chat-types";
 import { MessageRow } from "./MessageRow";
 import { attachmentsOf, PAGE, type RoomData, reactionsOf } from "./room-state";
 

@@ -16,9 +16,9 @@ import {
   useState,
   useSyncExternalStore,
 } from "react";
+import type { Attachment, Message, Reaction } from "../../../../src/api-types";
 import { type Highlighter, Markdown } from "../../lib/markdown";
 import { Avatar, dateTime, ErrorText } from "../../lib/ui";
-import type { Attachment, Message, Reaction } from "./chat-types";
 import { EditIcon, LinkIcon, ReactIcon, TrashIcon } from "./icons";
 import { groupReactions } from "./room-state";
 

@@ -8,14 +8,23 @@
  */
 
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { ApiError, api, messageOf } from "../../lib/api";
+import type { ChatRoom, Message, MessageBody, PostedMessage, Reaction } from "../../../../src/api-types";
+import { ApiError, messageOf } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { Markdown } from "../../lib/markdown";
 import { busyProps, ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import {
+  deleteMessage,
+  removeReaction as deleteReaction,
+  editMessage,
+  listMessages,
+  postMessage,
+  addReaction as postReaction,
+} from "./api";
 import { Composer, type SendFailure } from "./Composer";
-import type { Attachment, AttachmentDraft, ChatRoom, Message, MessagePage, Reaction, Thinking } from "./chat-types";
+import type { AttachmentDraft, Thinking } from "./chat-types";
 import { EmojiPicker } from "./EmojiPicker";
 import { LinkIcon, TrashIcon } from "./icons";
 import { MessageBlocks, useRowInfos } from "./MessageBlocks";
@@ -77,7 +86,6 @@ export function RoomView({
   onDismissNotice: () => void;
 }) {
   const ws = useWorkspace();
-  const path = `${ws.base}/spaces/${spaceId}/chat-rooms/${room.id}/messages`;
   const [data, setData] = useState<RoomData>(EMPTY_ROOM);
   const [loaded, setLoaded] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -129,7 +137,7 @@ export function RoomView({
   const loadNewest = useCallback(
     async (merge: boolean) => {
       try {
-        const page = await loadFresh(() => api<MessagePage>("GET", `${path}?limit=${PAGE}`));
+        const page = await loadFresh(() => listMessages(ws.base, spaceId, room.id, { limit: PAGE }));
         setData((current) => (merge ? mergeNewest(current, page) : fromPage(page)));
         if (!merge) setDividerId(page.messages.find(isUnread)?.id ?? null);
         setError(null);
@@ -139,7 +147,7 @@ export function RoomView({
         setLoaded(true);
       }
     },
-    [path, isUnread],
+    [ws.base, spaceId, room.id, isUnread],
   );
   useEffect(() => {
     void loadNewest(false);
@@ -154,10 +162,7 @@ export function RoomView({
     setLogBusy(true);
     setOlderError(null);
     try {
-      const page = await api<MessagePage>(
-        "GET",
-        `${path}?limit=${PAGE}&before=${encodeURIComponent(oldest.created_at)}`,
-      );
+      const page = await listMessages(ws.base, spaceId, room.id, { limit: PAGE, before: oldest.created_at });
       // The divider on the oldest message held so far moves up into this page when it has unread messages.
       // While the reader looks at it, the divider stays where it is on screen (the messages it moved above
       // come in below it, the read ones above); otherwise the first row in view stays put.
@@ -178,7 +183,7 @@ export function RoomView({
       olderLoading.current = false;
       setOlderBusy(false);
     }
-  }, [path, isUnread]);
+  }, [ws.base, spaceId, room.id, isUnread]);
 
   // Scroll after each change of the list: hold the anchor row in place, or stay at the bottom.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs after every change of what the list shows.
@@ -285,7 +290,7 @@ export function RoomView({
     if (event.space_id !== spaceId) return;
     switch (event.type) {
       case "chat.message.created": {
-        const { message, attachments } = event.payload as { message: Message; attachments: Attachment[] };
+        const { message, attachments } = event.payload as PostedMessage;
         if (message.chat_room_id !== room.id) return;
         setData((d) => upsertMessage(d, message, attachments));
         if (message.author_user_id === me)
@@ -321,11 +326,11 @@ export function RoomView({
       stick.current = true;
       setPending((list) => [...list, { key, content, attachments }]);
       try {
-        const body: { content?: string; attachments?: { url: string; name?: string }[] } = {};
+        const body: MessageBody = {};
         if (content) body.content = content;
         if (attachments.length)
           body.attachments = attachments.map((a) => (a.name ? { url: a.url, name: a.name } : { url: a.url }));
-        const answer = await api<{ message: Message; attachments: Attachment[] }>("POST", path, body);
+        const answer = await postMessage(ws.base, spaceId, room.id, body);
         setData((d) => upsertMessage(d, answer.message, answer.attachments));
         return null;
       } catch (err) {
@@ -335,7 +340,7 @@ export function RoomView({
         setPending((list) => list.filter((p) => p.key !== key));
       }
     },
-    [path],
+    [ws.base, spaceId, room.id],
   );
 
   const editLast = useCallback(() => {
@@ -362,18 +367,17 @@ export function RoomView({
       canModerate,
       nameOf: (id) => wsRef.current.nameOf(id),
       toggleReaction: (messageId, emoji, mine) => {
-        const at = `${path}/${messageId}/reactions`;
         const done = mine
-          ? api("DELETE", `${at}?emoji=${encodeURIComponent(emoji)}`).then(() =>
+          ? deleteReaction(ws.base, spaceId, room.id, messageId, emoji).then(() =>
               setData((d) => removeReaction(d, { message_id: messageId, user_id: me, emoji })),
             )
-          : api<Reaction>("POST", at, { emoji }).then((r) => setData((d) => addReaction(d, r)));
+          : postReaction(ws.base, spaceId, room.id, messageId, emoji).then((r) => setData((d) => addReaction(d, r)));
         done.catch((err) => toast(`Reaction not saved: ${messageOf(err)}`, "error"));
       },
       openPicker: (messageId, anchorEl) => setPicker({ messageId, anchor: anchorEl }),
       edit: async (message, content) => {
         try {
-          const saved = await api<Message>("PATCH", `${path}/${message.id}`, { content });
+          const saved = await editMessage(ws.base, spaceId, room.id, message.id, content);
           setData((d) => upsertMessage(d, saved));
           return null;
         } catch (err) {
@@ -386,15 +390,15 @@ export function RoomView({
       editing,
       current,
     }),
-    [me, canWrite, canModerate, path, selection, editing, current],
+    [me, canWrite, canModerate, ws.base, spaceId, room.id, selection, editing, current],
   );
 
   // Mentions of members stand out in the messages, those of the viewer most.
   const highlight = useMentionHighlighter(ws.members, me);
 
   /** Deletes the message being confirmed; a refusal stays in the dialog. */
-  const deleteMessage = async (message: Message) => {
-    await api("DELETE", `${path}/${message.id}`);
+  const deleteConfirmed = async (message: Message) => {
+    await deleteMessage(ws.base, spaceId, room.id, message.id);
     const now = new Date().toISOString();
     setData((d) => upsertMessage(d, { ...message, content: "", deleted_at: now, updated_at: now }));
   };
@@ -547,7 +551,7 @@ export function RoomView({
             // (which keeps the focus from the page while open) is gone.
             setTimeout(actions.focusComposer);
           }}
-          onConfirm={() => deleteMessage(deleting)}
+          onConfirm={() => deleteConfirmed(deleting)}
         >
           <p>Delete this message for everyone? This cannot be undone.</p>
           {deleting.content && (

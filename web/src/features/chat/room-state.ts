@@ -4,7 +4,7 @@
  * Every update keeps the objects it does not touch, so a memoized message row re-renders only when its own
  * message, reactions or attachments change: an event costs one row, not the whole list.
  */
-import type { Attachment, Message, MessagePage, Reaction } from "./chat-types";
+import type { Attachment, Message, MessagePage, Reaction } from "../../../../src/api-types";
 
 /** Page size of the history, as the API's default. */
 export const PAGE = 50;

@@ -10,10 +10,10 @@
  */
 
 import { useSyncExternalStore } from "react";
+import type { Message } from "../../../../src/api-types";
 import { useLiveEvents } from "../../lib/events";
 import { useLocation } from "../../lib/router";
 import { useWorkspace } from "../../lib/workspace";
-import type { Message } from "./chat-types";
 
 /** What this browser remembers of reading a space's rooms. */
 export interface Seen {
