@@ -3,12 +3,11 @@
  * once saved only whether one is set and its last four characters are ever shown, here as anywhere.
  */
 import { type FormEvent, useState } from "react";
-import { api } from "../../lib/api";
 import { ConfirmDialog } from "../../lib/dialogs";
-import { useAction, useApi } from "../../lib/hooks";
+import { useAction, useLoad } from "../../lib/hooks";
 import { dateTime, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import type { Integration } from "../staff/model";
+import { deleteIntegration, getIntegration, putIntegration } from "../staff/api";
 import { LoadError } from "./refusal";
 
 const PROVIDERS = [
@@ -26,17 +25,16 @@ const PROVIDERS = [
 
 function KeyPanel({ provider, title, about }: (typeof PROVIDERS)[number]) {
   const ws = useWorkspace();
-  const path = `${ws.base}/integrations/${provider}`;
-  const current = useApi<{ integration: Integration }>(path);
+  const current = useLoad(getIntegration, ws.base, provider);
   const [key, setKey] = useState("");
   const [removing, setRemoving] = useState(false);
   const save = useAction(async () => {
-    current.setData(await api<{ integration: Integration }>("PUT", path, { api_key: key.trim() }));
+    current.setData(await putIntegration(ws.base, provider, key.trim()));
     // The field is emptied at once: a saved key is never on screen again.
     setKey("");
     toast(`${title} key saved`);
   });
-  const integration = current.data?.integration;
+  const integration = current.data;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void save.run();
@@ -106,7 +104,7 @@ function KeyPanel({ provider, title, about }: (typeof PROVIDERS)[number]) {
           confirmLabel="Remove key"
           onClose={() => setRemoving(false)}
           onConfirm={async () => {
-            await api("DELETE", path);
+            await deleteIntegration(ws.base, provider);
             await current.reload();
             toast(`${title} key removed`);
           }}

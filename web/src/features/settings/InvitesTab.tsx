@@ -3,23 +3,14 @@
  * the chosen roles, optionally only with one email address; the list with each invite's state; revoking.
  */
 import { type FormEvent, useEffect, useRef, useState } from "react";
-import { api } from "../../lib/api";
+import type { Invite } from "../../../../src/api-types";
 import { ConfirmDialog, ShownOnce } from "../../lib/dialogs";
-import { useAction, useApi } from "../../lib/hooks";
+import { useAction, useLoad } from "../../lib/hooks";
 import { dateTime, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { createInvite, listInvites, listRoles, revokeInvite } from "./api";
 import { LoadError } from "./refusal";
-import { defaultRoleIds, type Role, RolePicker, roleNames, useMissing } from "./roles";
-
-interface Invite {
-  id: string;
-  email: string | null;
-  role_ids: string[];
-  expires_at: string;
-  created_at: string;
-  created_by: string;
-  accepted_at: string | null;
-}
+import { defaultRoleIds, RolePicker, roleNames, useMissing } from "./roles";
 
 /** The link the accept-invite page reads (`/invite?token=…&email=…`). */
 export function inviteLink(token: string, email: string | null): string {
@@ -37,9 +28,9 @@ function stateOf(invite: Invite): { label: string; kind: "accepted" | "expired" 
 /** The Invites tab. */
 export function InvitesTab() {
   const ws = useWorkspace();
-  const invites = useApi<{ invites: Invite[] }>(`${ws.base}/invites`);
-  const roles = useApi<{ roles: Role[] }>(`${ws.base}/roles`);
-  const roleList = roles.data?.roles ?? [];
+  const invites = useLoad(listInvites, ws.base);
+  const roles = useLoad(listRoles, ws.base);
+  const roleList = roles.data ?? [];
   const [roleIds, setRoleIds] = useState<string[]>([]);
   const [link, setLink] = useState<string | null>(null);
   const [revoking, setRevoking] = useState<Invite | null>(null);
@@ -54,15 +45,12 @@ export function InvitesTab() {
   const missing = useMissing();
   // biome-ignore lint/correctness/useExhaustiveDependencies: chosen once the roles arrive, not on every render.
   useEffect(() => {
-    if (roles.data) setRoleIds((ids) => (ids.length ? ids : defaultRoleIds(roles.data?.roles ?? [], missing)));
+    if (roles.data) setRoleIds((ids) => (ids.length ? ids : defaultRoleIds(roles.data ?? [], missing)));
   }, [roles.data]);
 
   const create = useAction(async (form: HTMLFormElement) => {
     const email = String(new FormData(form).get("email") ?? "").trim();
-    const answer = await api<{ invite: Invite; token: string }>("POST", `${ws.base}/invites`, {
-      ...(email ? { email } : {}),
-      role_ids: roleIds,
-    });
+    const answer = await createInvite(ws.base, { ...(email ? { email } : {}), role_ids: roleIds });
     setLink(inviteLink(answer.token, answer.invite.email));
     form.reset();
     await invites.reload();
@@ -108,9 +96,9 @@ export function InvitesTab() {
         <h2>Invites</h2>
         <LoadError error={invites.error} />
         {!invites.data && !invites.error && <Spinner />}
-        {invites.data?.invites.length === 0 && <p className="muted">No invites yet.</p>}
+        {invites.data?.length === 0 && <p className="muted">No invites yet.</p>}
         <ul className="list invite-list">
-          {invites.data?.invites.map((invite) => {
+          {invites.data?.map((invite) => {
             const state = stateOf(invite);
             return (
               <li key={invite.id} className="invite-row">
@@ -144,7 +132,7 @@ export function InvitesTab() {
           confirmLabel="Revoke invite"
           onClose={() => setRevoking(null)}
           onConfirm={async () => {
-            await api("DELETE", `${ws.base}/invites/${revoking.id}`);
+            await revokeInvite(ws.base, revoking.id);
             await invites.reload();
             toast("Invite revoked");
           }}

@@ -1,14 +1,15 @@
 /** Members: who is in the organization with which roles; changing roles and removing people. */
 import { useState } from "react";
-import type { Member } from "../../../../src/api-types";
-import { api } from "../../lib/api";
+import type { Member, Role } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
-import { useAction, useApi } from "../../lib/hooks";
+import { useAction, useLoad } from "../../lib/hooks";
 import { Link } from "../../lib/router";
 import { Avatar, dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { listMembers } from "../../lib/workspace-api";
+import { listRoles, removeMember, setMemberRoles } from "./api";
 import { LoadError } from "./refusal";
-import { type Role, RolePicker, roleNames } from "./roles";
+import { RolePicker, roleNames } from "./roles";
 
 function RolesDialog({
   member,
@@ -24,7 +25,7 @@ function RolesDialog({
   const ws = useWorkspace();
   const [value, setValue] = useState(member.role_ids);
   const save = useAction(async () => {
-    await api("PUT", `${ws.base}/members/${member.user_id}/roles`, { role_ids: value });
+    await setMemberRoles(ws.base, member.user_id, value);
     await onSaved();
     toast(`Roles of ${member.display_name} saved`);
     onClose();
@@ -54,17 +55,17 @@ function RolesDialog({
 /** The Members tab. */
 export function MembersTab() {
   const ws = useWorkspace();
-  const members = useApi<{ members: Member[] }>(`${ws.base}/members`);
-  const roles = useApi<{ roles: Role[] }>(`${ws.base}/roles`);
+  const members = useLoad(listMembers, ws.base);
+  const roles = useLoad(listRoles, ws.base);
   const [search, setSearch] = useState("");
   const [editing, setEditing] = useState<Member | null>(null);
   const [removing, setRemoving] = useState<Member | null>(null);
   const reload = async () => {
     await Promise.all([members.reload(), ws.reloadMembers(), ws.reloadMe()]);
   };
-  const roleList = roles.data?.roles ?? [];
+  const roleList = roles.data ?? [];
   const needle = search.trim().toLowerCase();
-  const list = (members.data?.members ?? []).filter(
+  const list = (members.data ?? []).filter(
     (m) => !needle || m.display_name.toLowerCase().includes(needle) || m.email.toLowerCase().includes(needle),
   );
   const people = list.filter((m) => !m.is_service_account);
@@ -162,7 +163,7 @@ export function MembersTab() {
           confirmLabel="Remove from the organization"
           onClose={() => setRemoving(null)}
           onConfirm={async () => {
-            await api("DELETE", `${ws.base}/members/${removing.user_id}`);
+            await removeMember(ws.base, removing.user_id);
             await reload();
             toast(`${removing.display_name} was removed`);
           }}

@@ -1,11 +1,11 @@
 /** The organization: its name, and whether anyone may sign up (each account then waits for approval). */
 import { type FormEvent, useEffect, useState } from "react";
-import type { Organization } from "../../../../src/api-types";
-import { api } from "../../lib/api";
+import type { OrganizationChanges } from "../../../../src/api-types";
 import { useAction } from "../../lib/hooks";
 import { Link } from "../../lib/router";
 import { copy, dateTime, ErrorText, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { patchOrganization } from "./api";
 
 /** The Organization tab. */
 export function OrganizationTab() {
@@ -14,14 +14,14 @@ export function OrganizationTab() {
   // The switch moves at once and moves back if the server refuses.
   const [openSignups, setOpenSignups] = useState(ws.org.open_signups_enabled);
   useEffect(() => setOpenSignups(ws.org.open_signups_enabled), [ws.org.open_signups_enabled]);
-  const patch = useAction(async (body: { name?: string; open_signups_enabled?: boolean }) => {
-    const answer = await api<{ organization: Organization }>("PATCH", ws.base, body);
-    ws.setOrg(answer.organization);
-    setName(answer.organization.name);
+  const patch = useAction(async (body: OrganizationChanges) => {
+    const organization = await patchOrganization(ws.base, body);
+    ws.setOrg(organization);
+    setName(organization.name);
     toast(
       body.open_signups_enabled === undefined
         ? "Organization renamed"
-        : `Open signups are ${answer.organization.open_signups_enabled ? "on" : "off"}`,
+        : `Open signups are ${organization.open_signups_enabled ? "on" : "off"}`,
     );
   });
   const rename = (event: FormEvent) => {

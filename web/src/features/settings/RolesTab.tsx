@@ -1,12 +1,13 @@
 /** Roles: the system roles and custom ones, each a set of the seven permissions. */
 import { type FormEvent, useState } from "react";
-import { api } from "../../lib/api";
+import type { Role, RoleChanges } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
-import { useAction, useApi } from "../../lib/hooks";
+import { useAction, useLoad } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { createRole, deleteRole, listRoles, patchRole } from "./api";
 import { LoadError } from "./refusal";
-import { PERMISSIONS, type Role } from "./roles";
+import { PERMISSIONS } from "./roles";
 
 /** Creates a role (`role` absent) or edits one; the Owner's permissions and system names are fixed. */
 function RoleDialog({ role, onClose, onSaved }: { role?: Role; onClose: () => void; onSaved: () => Promise<void> }) {
@@ -14,10 +15,10 @@ function RoleDialog({ role, onClose, onSaved }: { role?: Role; onClose: () => vo
   const [permissions, setPermissions] = useState<string[]>(role?.permissions ?? []);
   const owner = role?.is_system === true && role.name === "Owner";
   const save = useAction(async (name: string) => {
-    const body: Record<string, unknown> = { permissions };
+    const body: RoleChanges = { permissions };
     if (!role?.is_system) body.name = name;
-    if (role) await api("PATCH", `${ws.base}/roles/${role.id}`, body);
-    else await api("POST", `${ws.base}/roles`, body);
+    if (role) await patchRole(ws.base, role.id, body);
+    else await createRole(ws.base, { ...body, name });
     await onSaved();
     toast(role ? `Role ${name} saved` : `Role ${name} created`);
     onClose();
@@ -75,7 +76,7 @@ function RoleDialog({ role, onClose, onSaved }: { role?: Role; onClose: () => vo
 /** The Roles tab. */
 export function RolesTab() {
   const ws = useWorkspace();
-  const roles = useApi<{ roles: Role[] }>(`${ws.base}/roles`);
+  const roles = useLoad(listRoles, ws.base);
   const [editing, setEditing] = useState<Role | "new" | null>(null);
   const [deleting, setDeleting] = useState<Role | null>(null);
   const holders = (role: Role) => ws.members.filter((m) => m.role_ids.includes(role.id)).length;
@@ -96,7 +97,7 @@ export function RolesTab() {
       <LoadError error={roles.error} />
       {!roles.data && !roles.error && <Spinner />}
       <ul className="role-list">
-        {roles.data?.roles.map((role) => (
+        {roles.data?.map((role) => (
           <li key={role.id} className="card role-card">
             <header className="row">
               <h3 className="grow">
@@ -141,7 +142,7 @@ export function RolesTab() {
           confirmLabel="Delete role"
           onClose={() => setDeleting(null)}
           onConfirm={async () => {
-            await api("DELETE", `${ws.base}/roles/${deleting.id}`);
+            await deleteRole(ws.base, deleting.id);
             await Promise.all([reload(), ws.reloadMembers()]);
             toast(`Role ${deleting.name} deleted`);
           }}

@@ -1,23 +1,14 @@
 /** Sign-up requests: accounts made through open signups, approved (with roles) or denied by a person. */
 import { useEffect, useRef, useState } from "react";
-import { api } from "../../lib/api";
+import type { Role, SignupRequest } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
-import { useAction, useApi } from "../../lib/hooks";
+import { useAction, useLoad } from "../../lib/hooks";
 import { Link, navigate, useLocation } from "../../lib/router";
 import { dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { approveSignup, denySignup, listRoles, listSignupRequests } from "./api";
 import { LoadError } from "./refusal";
-import { defaultRoleIds, type Role, RolePicker, useMissing } from "./roles";
-
-interface SignupRequest {
-  id: string;
-  user_id: string;
-  email: string;
-  display_name: string;
-  status: "pending" | "approved" | "denied";
-  created_at: string;
-  resolved_at: string | null;
-}
+import { defaultRoleIds, RolePicker, useMissing } from "./roles";
 
 /** How often the open list asks again while visible: a new request has no live event. */
 export const SIGNUPS_POLL_MS = 15_000;
@@ -66,7 +57,7 @@ function ApproveDialog({
   const missing = useMissing();
   const [value, setValue] = useState<string[]>(() => defaultRoleIds(roles, missing));
   const approve = useAction(async () => {
-    await api("POST", `${ws.base}/signup-requests/${request.id}/approve`, { role_ids: value });
+    await approveSignup(ws.base, request.id, value);
     await onDone();
     toast(`${request.display_name} can work now`);
     onClose();
@@ -102,10 +93,8 @@ export function SignupsTab() {
     asked === "all" ? "" : (FILTERS.find(([value]) => value && value === asked)?.[0] ?? "pending");
   const setStatus = (value: (typeof FILTERS)[number][0]) =>
     navigate(value === "pending" ? path : `${path}?status=${value || "all"}`, { replace: true });
-  const requests = useApi<{ signup_requests: SignupRequest[] }>(
-    `${ws.base}/signup-requests${status ? `?status=${status}` : ""}`,
-  );
-  const roles = useApi<{ roles: Role[] }>(`${ws.base}/roles`);
+  const requests = useLoad(listSignupRequests, ws.base, status || undefined);
+  const roles = useLoad(listRoles, ws.base);
   usePolling(requests.reload);
   const [approving, setApproving] = useState<SignupRequest | null>(null);
   const [denying, setDenying] = useState<SignupRequest | null>(null);
@@ -137,11 +126,11 @@ export function SignupsTab() {
       <LoadError error={requests.error} />
       <LoadError error={roles.error} />
       {!requests.data && !requests.error && <Spinner />}
-      {requests.data?.signup_requests.length === 0 && (
+      {requests.data?.length === 0 && (
         <p className="muted">{status === "pending" ? "Nobody is waiting for approval." : "No requests here."}</p>
       )}
       <ul className="list">
-        {requests.data?.signup_requests.map((r) => (
+        {requests.data?.map((r) => (
           <li key={r.id} className="card signup-row">
             <div className="grow">
               <strong>{r.display_name}</strong> <span className="muted">{r.email}</span>
@@ -178,7 +167,7 @@ export function SignupsTab() {
         ))}
       </ul>
       {approving && roles.data && (
-        <ApproveDialog request={approving} roles={roles.data.roles} onClose={() => setApproving(null)} onDone={done} />
+        <ApproveDialog request={approving} roles={roles.data} onClose={() => setApproving(null)} onDone={done} />
       )}
       {denying && (
         <ConfirmDialog
@@ -186,7 +175,7 @@ export function SignupsTab() {
           confirmLabel="Deny"
           onClose={() => setDenying(null)}
           onConfirm={async () => {
-            await api("POST", `${ws.base}/signup-requests/${denying.id}/deny`);
+            await denySignup(ws.base, denying.id);
             await done();
             toast(`${denying.display_name} was denied`);
           }}

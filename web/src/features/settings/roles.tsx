@@ -1,16 +1,6 @@
 /** Roles and permissions as the settings screens show and pick them. */
+import type { Role } from "../../../../src/api-types";
 import { useWorkspace } from "../../lib/workspace";
-
-/** A role (docs/api.md, Roles). */
-export interface Role {
-  id: string;
-  organization_id: string;
-  name: string;
-  is_system: boolean;
-  permissions: string[];
-  created_at: string;
-  updated_at: string;
-}
 
 /** The permission catalogue, in the server's order, with what each lets a member do. */
 export const PERMISSIONS: { key: string; label: string; hint: string }[] = [

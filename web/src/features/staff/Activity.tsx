@@ -4,12 +4,16 @@
  * `ai.reply.*` events (a reply starting, finishing or failing).
  */
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, messageOf } from "../../lib/api";
+import type { ActivityEntry, ToolCall } from "../../../../src/api-types";
+import { messageOf } from "../../lib/api";
 import { useLiveEvents } from "../../lib/events";
 import { Link } from "../../lib/router";
 import { Avatar, dateTime, Empty, ErrorText, Spinner, timeAgo } from "../../lib/ui";
 import { FORMER_STAFF, useWorkspace } from "../../lib/workspace";
-import { type ActivityEntry, duration, type ToolCall } from "./model";
+import { listTasks } from "../board/api";
+import { listRooms } from "../chat/api";
+import { listActivity } from "./api";
+import { duration } from "./model";
 
 const PAGE = 25;
 
@@ -33,14 +37,11 @@ async function contextNames(base: string, spaceId: string, need: string[]): Prom
     // A room or task made after the fetch: fetch again, but not more than every few seconds.
     if (found && (need.every((id) => found.has(id)) || Date.now() - cached.at < 5000)) return found;
   }
-  const found = Promise.all([
-    api<{ chat_rooms: { id: string; name: string }[] }>("GET", `${base}/spaces/${spaceId}/chat-rooms`),
-    api<{ tasks: { id: string; title: string }[] }>("GET", `${base}/spaces/${spaceId}/tasks`),
-  ]).then(
+  const found = Promise.all([listRooms(base, spaceId), listTasks(base, spaceId)]).then(
     ([rooms, tasks]) =>
       new Map([
-        ...rooms.chat_rooms.map((r) => [r.id, `#${r.name}`] as const),
-        ...tasks.tasks.map((t) => [t.id, `“${t.title}”`] as const),
+        ...rooms.map((r) => [r.id, `#${r.name}`] as const),
+        ...tasks.map((t) => [t.id, `“${t.title}”`] as const),
       ]),
   );
   names.set(key, { at: Date.now(), found });
@@ -201,7 +202,8 @@ export function ActivityFeed({ staffUserId }: { staffUserId: string | null }) {
   const [more, setMore] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const query = `${ws.base}/staff-activity?limit=${PAGE}${staffUserId ? `&staff_user_id=${staffUserId}` : ""}`;
+  /** Which feed is on screen: an answer for another one (the staff member changed meanwhile) is dropped. */
+  const query = `${ws.base}:${staffUserId ?? ""}`;
   const current = useRef(query);
   current.current = query;
 
@@ -209,7 +211,7 @@ export function ActivityFeed({ staffUserId }: { staffUserId: string | null }) {
   const refresh = useCallback(
     async (reset: boolean) => {
       try {
-        const page = (await api<{ activity: ActivityEntry[] }>("GET", query)).activity;
+        const page = await listActivity(ws.base, { limit: PAGE, staff_user_id: staffUserId });
         if (current.current !== query) return;
         setEntries((old) => (reset || !old ? page : merge(page, old)));
         if (reset) setMore(page.length === PAGE);
@@ -218,7 +220,7 @@ export function ActivityFeed({ staffUserId }: { staffUserId: string | null }) {
         if (current.current === query) setError(messageOf(err));
       }
     },
-    [query],
+    [query, ws.base, staffUserId],
   );
 
   useEffect(() => {
@@ -243,9 +245,7 @@ export function ActivityFeed({ staffUserId }: { staffUserId: string | null }) {
     if (!last) return;
     setBusy(true);
     try {
-      const page = (
-        await api<{ activity: ActivityEntry[] }>("GET", `${query}&before=${encodeURIComponent(last.created_at)}`)
-      ).activity;
+      const page = await listActivity(ws.base, { limit: PAGE, staff_user_id: staffUserId, before: last.created_at });
       setEntries((old) => merge(page, old ?? []));
       setMore(page.length === PAGE);
     } catch (err) {

@@ -4,14 +4,13 @@
  * token once.
  */
 import { type FormEvent, useState } from "react";
-import { api } from "../../lib/api";
+import type { Provider, ServiceAccount, ServiceAccountBody } from "../../../../src/api-types";
 import { ShownOnce } from "../../lib/dialogs";
 import { useAction } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { DEFAULT_MODEL, PROVIDERS, type ServiceAccount } from "./model";
-
-type Provider = ServiceAccount["provider"];
+import { createServiceAccount, patchServiceAccount } from "./api";
+import { DEFAULT_MODEL, PROVIDERS } from "./model";
 
 /** The fields of both forms; `account` fills them for an edit. */
 function Fields({
@@ -114,9 +113,9 @@ function Fields({
 }
 
 /** The body of a create or PATCH from the form: `""` clears a field, as the API defines. */
-function bodyOf(form: FormData, provider: Provider, editing: boolean): Record<string, unknown> {
+function bodyOf(form: FormData, provider: Provider, editing: boolean): ServiceAccountBody {
   const text = (name: string) => String(form.get(name) ?? "").trim();
-  const body: Record<string, unknown> = { name: text("name"), provider };
+  const body: ServiceAccountBody = { name: text("name"), provider };
   if (provider === "modelrouter") {
     const model = text("modelrouter_model");
     // Omitted on a create, the server's default model applies; an edit requires the field.
@@ -134,11 +133,7 @@ export function CreateStaff({ onClose, onCreated }: { onClose: () => void; onCre
   const [provider, setProvider] = useState<Provider>("modelrouter");
   const [created, setCreated] = useState<{ account: ServiceAccount; token: string } | null>(null);
   const create = useAction(async (form: FormData) => {
-    const answer = await api<{ service_account: ServiceAccount; token: string }>(
-      "POST",
-      `${ws.base}/service-accounts`,
-      bodyOf(form, provider, false),
-    );
+    const answer = await createServiceAccount(ws.base, bodyOf(form, provider, false));
     setCreated({ account: answer.service_account, token: answer.token });
     onCreated(answer.service_account);
     void ws.reloadMembers().catch(() => {});
@@ -188,14 +183,10 @@ export function EditStaff({ account, onSaved }: { account: ServiceAccount; onSav
   const ws = useWorkspace();
   const [provider, setProvider] = useState<Provider>(account.provider);
   const save = useAction(async (form: FormData) => {
-    const answer = await api<{ service_account: ServiceAccount }>(
-      "PATCH",
-      `${ws.base}/service-accounts/${account.id}`,
-      bodyOf(form, provider, true),
-    );
-    onSaved(answer.service_account);
-    toast(`Saved ${answer.service_account.name}`);
-    if (answer.service_account.name !== account.name) void ws.reloadMembers().catch(() => {});
+    const saved = await patchServiceAccount(ws.base, account.id, bodyOf(form, provider, true));
+    onSaved(saved);
+    toast(`Saved ${saved.name}`);
+    if (saved.name !== account.name) void ws.reloadMembers().catch(() => {});
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();

@@ -4,15 +4,16 @@
  * from the member list and their activity, read-only.
  */
 import { type MutableRefObject, useEffect, useRef, useState } from "react";
-import { api } from "../../lib/api";
+import type { Integration, ServiceAccount } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useLiveEvents } from "../../lib/events";
-import { useApi } from "../../lib/hooks";
+import { useLoad } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
 import { Avatar, dateTime, Empty, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { ActivityFeed } from "./Activity";
-import { type Integration, PROVIDERS, type ServiceAccount } from "./model";
+import { deleteServiceAccount, getIntegration, listServiceAccounts } from "./api";
+import { PROVIDERS } from "./model";
 import { CreateStaff, EditStaff } from "./StaffForm";
 
 /** A staff member as listed: the account when the viewer may manage staff, else only the member. */
@@ -27,12 +28,12 @@ interface StaffMember {
 function useStaff() {
   const ws = useWorkspace();
   const manage = ws.can("org.members.manage");
-  const accounts = useApi<{ service_accounts: ServiceAccount[] }>(manage ? `${ws.base}/service-accounts` : null);
+  const accounts = useLoad(manage ? listServiceAccounts : null, ws.base);
   useLiveEvents((event) => {
     if (event.type === "resync" && manage) void accounts.reload();
   });
   const staff: StaffMember[] = manage
-    ? (accounts.data?.service_accounts ?? []).map((account) => ({
+    ? (accounts.data ?? []).map((account) => ({
         user_id: account.user_id,
         name: account.name,
         account,
@@ -54,13 +55,9 @@ function useStaff() {
 function MissingKeys({ staff }: { staff: StaffMember[] }) {
   const ws = useWorkspace();
   const used = new Set(staff.map((s) => s.account?.provider).filter(Boolean));
-  const router = useApi<{ integration: Integration }>(
-    used.has("modelrouter") ? `${ws.base}/integrations/modelrouter` : null,
-  );
-  const agent = useApi<{ integration: Integration }>(used.has("agent") ? `${ws.base}/integrations/agent` : null);
-  const missing = [router.data?.integration, agent.data?.integration].filter(
-    (i) => i && !i.configured,
-  ) as Integration[];
+  const router = useLoad(used.has("modelrouter") ? getIntegration : null, ws.base, "modelrouter");
+  const agent = useLoad(used.has("agent") ? getIntegration : null, ws.base, "agent");
+  const missing = [router.data, agent.data].filter((i): i is Integration => i !== undefined && !i.configured);
   if (missing.length === 0) return null;
   return (
     <p className="notice warn" role="note">
@@ -152,9 +149,7 @@ function StaffList({ list, focusAfter }: { list: ReturnType<typeof useStaff>; fo
       {creating && (
         <CreateStaff
           onClose={() => setCreating(false)}
-          onCreated={(account) =>
-            list.setAccounts((data) => data && { service_accounts: [...data.service_accounts, account] })
-          }
+          onCreated={(account) => list.setAccounts((data) => data && [...data, account])}
         />
       )}
     </section>
@@ -214,12 +209,7 @@ function StaffDetail({
             <EditStaff
               key={account.id}
               account={account}
-              onSaved={(saved) =>
-                list.setAccounts(
-                  (data) =>
-                    data && { service_accounts: data.service_accounts.map((a) => (a.id === saved.id ? saved : a)) },
-                )
-              }
+              onSaved={(saved) => list.setAccounts((data) => data?.map((a) => (a.id === saved.id ? saved : a)))}
             />
             <hr />
             <h3 className="danger-title">Remove from the staff</h3>
@@ -242,15 +232,13 @@ function StaffDetail({
           confirmLabel="Delete staff member"
           onClose={() => setDeleting(false)}
           onConfirm={async () => {
-            await api("DELETE", `${ws.base}/service-accounts/${account.id}`);
+            await deleteServiceAccount(ws.base, account.id);
             // Its page goes away with it (and the Delete button with it): the list takes the keyboard.
             focusAfter.current = Math.max(
               0,
               list.staff.findIndex((s) => s.user_id === member.user_id),
             );
-            list.setAccounts(
-              (data) => data && { service_accounts: data.service_accounts.filter((a) => a.id !== account.id) },
-            );
+            list.setAccounts((data) => data?.filter((a) => a.id !== account.id));
             void ws.reloadMembers().catch(() => {});
             toast(`${account.name} was removed from the staff`);
             navigate("/staff");

@@ -1,64 +1,8 @@
-/** AI staff as the API answers them (docs/api.md, Service accounts and Activity). */
-
-/** A staff member's account. `user_id` is the member it appears as (mentions, assignments, messages). */
-export interface ServiceAccount {
-  id: string;
-  organization_id: string;
-  user_id: string;
-  name: string;
-  created_by: string | null;
-  created_at: string;
-  provider: "modelrouter" | "agent";
-  modelrouter_model: string;
-  agent_default_repo_url: string | null;
-  agent_default_ref: string | null;
-}
-
-/** One tool a staff member called while answering. */
-export interface ToolCall {
-  name: string;
-  /** JSON text, cut at 2,000 characters. */
-  arguments: string;
-  result: string;
-  duration_ms: number;
-  error: string | null;
-}
-
-/** What a staff member did for one reply. */
-export interface ActivityEntry {
-  job_id: string;
-  organization_id: string;
-  space_id: string;
-  /** Null once the staff member was deleted. */
-  staff_user_id: string | null;
-  trigger: "chat" | "task";
-  chat_room_id: string | null;
-  task_id: string | null;
-  source_message_id: string | null;
-  reply_message_id: string | null;
-  provider: string;
-  model: string;
-  status: "queued" | "running" | "done" | "failed";
-  tool_calls: ToolCall[];
-  prompt_tokens: number;
-  completion_tokens: number;
-  duration_ms: number | null;
-  error: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-/** A provider key as shown: whether it is set, and its last four characters. */
-export interface Integration {
-  provider: "modelrouter" | "agent";
-  configured: boolean;
-  key_hint: string | null;
-  updated_at: string | null;
-}
+/** What the staff screens share: the providers' names, the default model, durations in words. */
+import type { Provider } from "../../../../src/api-types";
 
 /** The providers, with their names for people. */
-export const PROVIDERS: Record<ServiceAccount["provider"], string> = {
+export const PROVIDERS: Record<Provider, string> = {
   modelrouter: "Model gateway",
   agent: "Cloud agent",
 };
