@@ -4,13 +4,14 @@
  * once), and kept live: a proposal appears when a staff member makes it and leaves when anyone reviews it.
  */
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
-import type { Space } from "../../../../src/api-types";
-import { api, messageOf } from "../../lib/api";
+import type { Automation, Space } from "../../../../src/api-types";
+import { messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { Empty, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { listAutomations } from "./api";
 import { AutomationCard, useStaffNames } from "./automation";
-import { type Automation, automationsPath, NOT_RUN_YET } from "./model";
+import { NOT_RUN_YET } from "./model";
 
 /** The /approvals screen. */
 export function ApprovalsPage() {
@@ -21,11 +22,7 @@ export function ApprovalsPage() {
 
   const load = useCallback(async () => {
     const results = await loadFresh(() =>
-      Promise.allSettled(
-        ws.spaces.map((space) =>
-          api<{ automations: Automation[] }>("GET", automationsPath(ws.base, space.id)).then((r) => r.automations),
-        ),
-      ),
+      Promise.allSettled(ws.spaces.map((space) => listAutomations(ws.base, space.id))),
     );
     const found: Automation[] = [];
     const failed: string[] = [];

@@ -3,11 +3,12 @@
  * (set, replace or remove; the stored one is never shown, only whether there is one).
  */
 import { type FormEvent, useId, useState } from "react";
-import { api } from "../../lib/api";
+import type { Automation, AutomationBody, AutomationChanges, AutomationKind } from "../../../../src/api-types";
 import { useAction } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { type Automation, type AutomationKind, automationsPath, KINDS, STATUSES } from "./model";
+import { createAutomation, patchAutomation } from "./api";
+import { KINDS, STATUSES } from "./model";
 
 /** What a configuration of each kind may look like (config is free-form JSON; these are hints only). */
 const EXAMPLES: Record<AutomationKind, string> = {
@@ -56,16 +57,18 @@ export function AutomationForm({
   const save = useAction(async (form: FormData) => {
     const config = parseConfig(String(form.get("config") ?? ""));
     const oauth = String(form.get("oauth_token") ?? "");
-    const status = String(form.get("status") ?? "draft");
+    // One of the select's options, each a status a person may set.
+    const status = String(form.get("status") ?? "draft") as (typeof SETTABLE)[number];
+    const name = String(form.get("name"));
     if (!automation) {
-      const body: Record<string, unknown> = { name: form.get("name"), kind, config, status };
+      const body: AutomationBody = { name, kind, config, status };
       if (oauth) body.oauth_token = oauth;
-      const answer = await api<{ automation: Automation }>("POST", automationsPath(ws.base, spaceId), body);
-      onSaved(answer.automation);
-      toast(`Created “${answer.automation.name}”`);
+      const created = await createAutomation(ws.base, spaceId, body);
+      onSaved(created);
+      toast(`Created “${created.name}”`);
     } else {
-      const body: Record<string, unknown> = {};
-      if (form.get("name") !== automation.name) body.name = form.get("name");
+      const body: AutomationChanges = {};
+      if (name !== automation.name) body.name = name;
       if (String(form.get("config") ?? "") !== initialConfig)
         body.config = note === undefined ? config : { ...config, proposal_note: note };
       if (status !== automation.status) body.status = status;
@@ -75,13 +78,9 @@ export function AutomationForm({
       }
       if (token === "clear") body.oauth_token = null;
       if (Object.keys(body).length > 0) {
-        const answer = await api<{ automation: Automation }>(
-          "PATCH",
-          `${automationsPath(ws.base, spaceId)}/${automation.id}`,
-          body,
-        );
-        onSaved(answer.automation);
-        toast(`Saved “${answer.automation.name}”`);
+        const saved = await patchAutomation(ws.base, spaceId, automation.id, body);
+        onSaved(saved);
+        toast(`Saved “${saved.name}”`);
       }
     }
     onClose();

@@ -4,15 +4,16 @@
  * `automation.deleted`, so a second browser sees a proposal arrive and its review land.
  */
 import { useState } from "react";
-import type { Space } from "../../../../src/api-types";
+import type { Automation, AutomationStatus, Space } from "../../../../src/api-types";
 import { useLiveEvents } from "../../lib/events";
-import { useApi } from "../../lib/hooks";
+import { useLoad } from "../../lib/hooks";
 import { navigate, useLocation } from "../../lib/router";
 import { Empty, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AutomationForm } from "./AutomationForm";
+import { listAutomations } from "./api";
 import { AutomationCard, useStaffNames } from "./automation";
-import { type Automation, type AutomationStatus, automationsPath, NOT_RUN_YET, STATUSES } from "./model";
+import { NOT_RUN_YET, STATUSES } from "./model";
 
 /** Puts `automation` in `list` in place of its older self, or at the end (the API lists oldest first). */
 export function upsert(list: Automation[], automation: Automation): Automation[] {
@@ -26,7 +27,7 @@ export function upsert(list: Automation[], automation: Automation): Automation[]
 /** The Automations tab of `space`. */
 export function AutomationsPage({ space }: { space: Space }) {
   const ws = useWorkspace();
-  const list = useApi<{ automations: Automation[] }>(automationsPath(ws.base, space.id));
+  const list = useLoad(listAutomations, ws.base, space.id);
   const staffNames = useStaffNames();
   // The filter lives in the address (`?status=draft`), so a reload, Back, or a shared link keeps it.
   const { path, query } = useLocation();
@@ -37,10 +38,8 @@ export function AutomationsPage({ space }: { space: Space }) {
     navigate(status === "all" ? path : `${path}?status=${status}`, { replace: true });
   const [creating, setCreating] = useState(false);
 
-  const saved = (automation: Automation) =>
-    list.setData((data) => data && { automations: upsert(data.automations, automation) });
-  const deleted = (id: string) =>
-    list.setData((data) => data && { automations: data.automations.filter((a) => a.id !== id) });
+  const saved = (automation: Automation) => list.setData((data) => data && upsert(data, automation));
+  const deleted = (id: string) => list.setData((data) => data?.filter((a) => a.id !== id));
 
   useLiveEvents((event) => {
     if (event.type === "resync") void list.reload();
@@ -49,7 +48,7 @@ export function AutomationsPage({ space }: { space: Space }) {
     else if (event.type === "automation.deleted") deleted((event.payload as { id: string }).id);
   });
 
-  const all = list.data?.automations ?? [];
+  const all = list.data ?? [];
   const counts = new Map<string, number>();
   for (const a of all) counts.set(a.status, (counts.get(a.status) ?? 0) + 1);
   const shown = filter === "all" ? all : all.filter((a) => a.status === filter);

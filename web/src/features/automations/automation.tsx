@@ -3,8 +3,7 @@
  * its configuration, and the actions the status allows (approve / reject, pause / resume, edit, delete).
  */
 import { type FormEvent, useMemo, useState } from "react";
-import type { Space } from "../../../../src/api-types";
-import { api } from "../../lib/api";
+import type { Automation, AutomationStatus, Space } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
@@ -12,15 +11,8 @@ import { Link } from "../../lib/router";
 import { dateTime, ErrorText, Modal, timeAgo, toast } from "../../lib/ui";
 import { FORMER_STAFF, useWorkspace } from "../../lib/workspace";
 import { AutomationForm } from "./AutomationForm";
-import {
-  type Automation,
-  type AutomationStatus,
-  automationsPath,
-  KINDS,
-  proposalNote,
-  STATUS_HINTS,
-  STATUSES,
-} from "./model";
+import { approveAutomation, deleteAutomation, patchAutomation, rejectAutomation } from "./api";
+import { KINDS, proposalNote, STATUS_HINTS, STATUSES } from "./model";
 
 /** A status as a colored pill. */
 export function StatusPill({ status }: { status: string }) {
@@ -48,9 +40,7 @@ export function useStaffNames(): Map<string, string> {
 function RejectDialog({ automation, onClose }: { automation: Automation; onClose: () => void }) {
   const ws = useWorkspace();
   const reject = useAction(async (reason: string) => {
-    await api("POST", `${automationsPath(ws.base, automation.space_id)}/${automation.id}/reject`, {
-      ...(reason ? { reason } : {}),
-    });
+    await rejectAutomation(ws.base, automation.space_id, automation.id, reason);
     toast(`Rejected “${automation.name}”`);
     onClose();
   });
@@ -107,15 +97,16 @@ export function AutomationCard({
 }) {
   const ws = useWorkspace();
   const [dialog, setDialog] = useState<"reject" | "edit" | "delete" | null>(null);
-  const one = `${automationsPath(ws.base, a.space_id)}/${a.id}`;
   const act = useAction(async (kind: "approve" | "pause" | "resume" | "activate" | "submit") => {
-    let answer: { automation: Automation };
-    if (kind === "approve") answer = await api("POST", `${one}/approve`);
+    let saved: Automation;
+    if (kind === "approve") saved = await approveAutomation(ws.base, a.space_id, a.id);
     else {
-      const status = { pause: "paused", resume: "active", activate: "active", submit: "pending_approval" }[kind];
-      answer = await api("PATCH", one, { status });
+      const status = ({ pause: "paused", resume: "active", activate: "active", submit: "pending_approval" } as const)[
+        kind
+      ];
+      saved = await patchAutomation(ws.base, a.space_id, a.id, { status });
     }
-    onSaved(answer.automation);
+    onSaved(saved);
     if (kind === "approve") toast(`Approved “${a.name}”: marked Active (this version of Tandem does not run it)`);
   });
   const note = proposalNote(a);
@@ -235,7 +226,7 @@ export function AutomationCard({
           confirmLabel="Delete automation"
           onClose={() => setDialog(null)}
           onConfirm={async () => {
-            await api("DELETE", one);
+            await deleteAutomation(ws.base, a.space_id, a.id);
             onDeleted(a.id);
           }}
         >

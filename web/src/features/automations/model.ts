@@ -1,28 +1,5 @@
-/** Automations as the API answers them (docs/api.md, Automations), and their names for people. */
-
-/** An automation as the API answers it (docs/api.md, Automations). */
-export interface Automation {
-  id: string;
-  organization_id: string;
-  space_id: string;
-  name: string;
-  kind: AutomationKind;
-  config: Record<string, unknown>;
-  status: AutomationStatus;
-  created_by_user_id: string | null;
-  created_by_service_account_id: string | null;
-  reviewed_by_user_id: string | null;
-  reviewed_at: string | null;
-  rejection_reason: string | null;
-  last_run_at: string | null;
-  last_error: string | null;
-  has_oauth_token: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-export type AutomationKind = "social_post" | "reverse_tunnel" | "scheduled" | "webhook";
-export type AutomationStatus = "draft" | "pending_approval" | "active" | "paused" | "rejected";
+/** Automations' names for people, what their statuses mean here, and the proposer's note. */
+import type { Automation, AutomationKind, AutomationStatus } from "../../../../src/api-types";
 
 /** The kinds, with their names for people. */
 export const KINDS: Record<AutomationKind, string> = {
@@ -56,9 +33,6 @@ export const STATUS_HINTS: Record<AutomationStatus, string> = {
   paused: "Paused; this version of Tandem does not run automations yet",
   rejected: "Rejected by a person",
 };
-
-/** The automations path of a space. */
-export const automationsPath = (base: string, spaceId: string) => `${base}/spaces/${spaceId}/automations`;
 
 /** What a staff member wrote when proposing it (`config.proposal_note`), or null. */
 export function proposalNote(automation: Automation): string | null {
