@@ -1,6 +1,6 @@
-/** Data hooks over the API client. */
+/** Data hooks over the features' clients. */
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useRef, useState } from "react";
-import { api, messageOf } from "./api";
+import { messageOf } from "./api";
 import { loadFresh } from "./events";
 
 /** The state of one GET: its data (kept while reloading), its error in words, and a reload. */
@@ -11,45 +11,6 @@ export interface Loaded<T> {
   reload: () => Promise<void>;
   /** Local edits (an optimistic change, a live event) without refetching. */
   setData: Dispatch<SetStateAction<T | undefined>>;
-}
-
-/**
- * GETs `path` (relative to /api/v1) now and whenever it changes; null `path` waits. Only the latest request's
- * answer is used, and it is not older than the live events applied meanwhile (`loadFresh`).
- */
-export function useApi<T>(path: string | null): Loaded<T> {
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(path !== null);
-  const current = useRef(path);
-  current.current = path;
-  const latest = useRef(0);
-
-  const reload = useCallback(async () => {
-    if (path === null) return;
-    const request = ++latest.current;
-    const mine = () => current.current === path && latest.current === request;
-    setLoading(true);
-    try {
-      const value = await loadFresh(() => api<T>("GET", path));
-      if (mine()) {
-        setData(value);
-        setError(null);
-      }
-    } catch (err) {
-      if (mine()) setError(messageOf(err));
-    } finally {
-      if (mine()) setLoading(false);
-    }
-  }, [path]);
-
-  useEffect(() => {
-    setData(undefined);
-    setError(null);
-    void reload();
-  }, [reload]);
-
-  return { data, error, loading, reload, setData };
 }
 
 /**
