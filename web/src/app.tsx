@@ -1,14 +1,9 @@
 /** The app: first-run setup, sign-in, then the workspace shell and its screens by URL. */
 import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from "react";
-import {
-  AcceptInvitePage,
-  JoinWithAccountPage,
-  LoginPage,
-  NoOrganization,
-  RegisterPage,
-  SetupPage,
-} from "./features/auth/AuthPages";
 import { getInstance } from "./features/auth/api";
+import { AcceptInvitePage, JoinWithAccountPage } from "./features/auth/InvitePages";
+import { NoOrganization } from "./features/auth/NoOrganization";
+import { LoginPage, RegisterPage, SetupPage } from "./features/auth/SignInPages";
 import { ApprovalsPage } from "./features/automations/ApprovalsPage";
 import { MyTasksPage } from "./features/board/MyTasksPage";
 import { SpaceRoute, SpacesPage } from "./features/spaces/SpacesPage";
