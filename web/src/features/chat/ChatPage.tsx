@@ -11,23 +11,23 @@
  * room's creator, and `general` only to `org.manage` holders; the API lets any `chat.write` holder do it.
  */
 
-import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { ChatRoom, Message, Space } from "../../../../src/api-types";
 import { ApiError, messageOf } from "../../lib/api";
-import { ConfirmDialog } from "../../lib/dialogs";
-import { loadFresh, useLiveEvents } from "../../lib/events";
-import { useAction, useLoad, useStored } from "../../lib/hooks";
-import { Link, navigate } from "../../lib/router";
-import { Empty, ErrorText, FormButtons, Modal, Spinner, toast, usePageTitle } from "../../lib/ui";
+import { useLiveEvents } from "../../lib/events";
+import { useLoad, useStored } from "../../lib/hooks";
+import { navigate } from "../../lib/router";
+import { Empty, ErrorText, Spinner, toast, usePageTitle } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { listSpaceMembers } from "../spaces/api";
-import { listActivity } from "../staff/api";
-import { createRoom, deleteRoom, listMessages, listRooms } from "./api";
-import type { ReplyEvent, Thinking } from "./chat-types";
-import { PlusIcon } from "./icons";
+import { listMessages, listRooms } from "./api";
+import type { Thinking } from "./chat-types";
 import type { Candidate } from "./mentions";
+import { CreateRoom, DeleteRoom } from "./RoomDialogs";
+import { RoomList } from "./RoomList";
 import { RoomView } from "./RoomView";
 import { type RoomUnread, type Seen, seenKey, updateUnread, useUnread } from "./unread";
+import { useThinking } from "./use-thinking";
 
 /** How many of a room's newest messages are looked at to count its unread ones. */
 const UNREAD_PROBE = 20;
@@ -67,7 +67,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   );
   /** Rooms whose count is a lower bound: every probed message was unread, and there may be more. */
   const [atLeast, setAtLeast] = useState<ReadonlySet<string>>(new Set());
-  const [thinking, setThinking] = useState<Record<string, Thinking[]>>({});
+  const thinking = useThinking(ws.base, space.id);
   const [roomsOpen, setRoomsOpen] = useState(false);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<ChatRoom | null>(null);
@@ -160,25 +160,9 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
     if (rooms) probe(rooms).catch((err) => toast(`Unread counts not loaded: ${messageOf(err)}`, "error"));
   }, [roomIds, probe]);
 
-  // Staff replies already under way when the chat opens (or while the socket was away).
-  const loadThinking = useCallback(async () => {
-    const activity = await loadFresh(() => listActivity(ws.base, { limit: 50 }));
-    const next: Record<string, Thinking[]> = {};
-    for (const a of activity) {
-      if (a.space_id !== space.id || !a.chat_room_id || (a.status !== "running" && a.status !== "queued")) continue;
-      next[a.chat_room_id] = [...(next[a.chat_room_id] ?? []), { jobId: a.job_id, staffUserId: a.staff_user_id }];
-    }
-    setThinking(next);
-  }, [ws.base, space.id]);
-  useEffect(() => {
-    // Only a hint for replies started before the page opened; live events carry the rest.
-    loadThinking().catch(() => {});
-  }, [loadThinking]);
-
   useLiveEvents((event) => {
     if (event.type === "resync") {
       void roomsApi.reload();
-      loadThinking().catch(() => {});
       return;
     }
     if (event.space_id !== space.id) return;
@@ -192,41 +176,6 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
         const { id } = event.payload as { id: string };
         // When it is the open room, the effect above moves to another one and says so.
         setRooms((list) => list?.filter((r) => r.id !== id));
-        break;
-      }
-      case "chat.message.created": {
-        const { message } = event.payload as { message: Message };
-        const room = message.chat_room_id;
-        // The staff member answered: its reply is the end of its thinking.
-        setThinking((t) => {
-          const list = t[room];
-          if (!list?.some((x) => x.staffUserId === message.author_user_id)) return t;
-          return { ...t, [room]: list.filter((x) => x.staffUserId !== message.author_user_id) };
-        });
-        // Its unread count is kept by the shared tracker (unread.ts), which hears it on every screen.
-        break;
-      }
-      case "ai.reply.started": {
-        const reply = event.payload as ReplyEvent;
-        const room = reply.chat_room_id;
-        if (!room) break;
-        setThinking((t) => {
-          const list = t[room] ?? [];
-          if (list.some((x) => x.jobId === reply.job_id)) return t;
-          return { ...t, [room]: [...list, { jobId: reply.job_id, staffUserId: reply.staff_user_id }] };
-        });
-        break;
-      }
-      case "ai.reply.finished":
-      case "ai.reply.failed": {
-        const reply = event.payload as ReplyEvent;
-        const room = reply.chat_room_id;
-        if (!room) break;
-        setThinking((t) => {
-          const list = t[room];
-          if (!list?.some((x) => x.jobId === reply.job_id)) return t;
-          return { ...t, [room]: list.filter((x) => x.jobId !== reply.job_id) };
-        });
         break;
       }
     }
@@ -278,60 +227,18 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 
   return (
     <div className={`chat${roomsOpen ? " rooms-open" : ""}`}>
-      <nav
-        className="chat-rooms"
-        id="chat-rooms"
-        aria-label="Rooms"
-        onKeyDown={(event) => {
-          if (event.key === "Escape" && roomsOpen) setRoomsOpen(false);
-        }}
-      >
-        <div className="chat-rooms-head">
-          <h2>Rooms</h2>
-          {canWrite && (
-            <button
-              type="button"
-              className="icon"
-              aria-label="New room"
-              title="New room"
-              onClick={() => setCreating(true)}
-            >
-              <PlusIcon />
-            </button>
-          )}
-        </div>
-        <ul className="list chat-room-list">
-          {rooms.map((room) => {
-            const count = room.id === currentId ? 0 : (unread[room.id]?.size ?? 0);
-            const busy = (thinking[room.id]?.length ?? 0) > 0;
-            return (
-              <li key={room.id}>
-                <Link
-                  href={`/spaces/${space.id}/chat/${room.id}`}
-                  className={`chat-room-link${room.id === currentId ? " active" : ""}${count ? " unread" : ""}`}
-                  aria-current={room.id === currentId ? "page" : undefined}
-                >
-                  <span className="muted" aria-hidden="true">
-                    #
-                  </span>
-                  <span className="grow">{room.name}</span>
-                  {busy && (
-                    <span title="A staff member is answering" role="img" aria-label="staff answering">
-                      💭
-                    </span>
-                  )}
-                  {count > 0 && (
-                    <span className="unread-badge">
-                      {atLeast.has(room.id) ? `${count}+` : count}
-                      <span className="sr-only"> unread</span>
-                    </span>
-                  )}
-                </Link>
-              </li>
-            );
-          })}
-        </ul>
-      </nav>
+      <RoomList
+        spaceId={space.id}
+        rooms={rooms}
+        currentId={currentId}
+        unread={unread}
+        atLeast={atLeast}
+        thinking={thinking}
+        canWrite={canWrite}
+        open={roomsOpen}
+        onClose={() => setRoomsOpen(false)}
+        onCreate={() => setCreating(true)}
+      />
       {current ? (
         <RoomView
           key={current.id}
@@ -395,74 +302,3 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 
 const NO_THINKING: readonly Thinking[] = Object.freeze([]);
 const NONE: ReadonlySet<string> = new Set();
-
-/** A room's name as typed, without the "#" in front that the UI adds itself (the API keeps names as given). */
-export function roomName(typed: string): string {
-  return typed.trim().replace(/^#+\s*/, "");
-}
-
-function CreateRoom({
-  spaceId,
-  onClose,
-  onCreated,
-}: {
-  spaceId: string;
-  onClose: () => void;
-  onCreated: (room: ChatRoom) => void;
-}) {
-  const ws = useWorkspace();
-  const { run, busy, error } = useAction(async (typed: string) => {
-    // Rooms are shown as "#name": a "#" typed out of habit (as in Slack) would read "##name" everywhere.
-    const name = roomName(typed);
-    if (!name) throw new Error("A room needs a name after the #.");
-    const room = await createRoom(ws.base, spaceId, name);
-    onCreated(room);
-    navigate(`/spaces/${spaceId}/chat/${room.id}`);
-    onClose();
-  });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    void run(String(new FormData(event.currentTarget).get("name") ?? ""));
-  };
-  return (
-    <Modal title="New room" onClose={onClose}>
-      <form onSubmit={submit} className="stack">
-        <label className="field">
-          <span>Room name</span>
-          <input name="name" required maxLength={80} autoComplete="off" placeholder="e.g. design" />
-        </label>
-        <ErrorText error={error} />
-        <FormButtons onCancel={onClose} disabled={busy} label="Create room" />
-      </form>
-    </Modal>
-  );
-}
-
-function DeleteRoom({
-  spaceId,
-  room,
-  onClose,
-  onDeleted,
-}: {
-  spaceId: string;
-  room: ChatRoom;
-  onClose: () => void;
-  onDeleted: () => void;
-}) {
-  const ws = useWorkspace();
-  return (
-    <ConfirmDialog
-      title={`Delete #${room.name}`}
-      confirmLabel="Delete room"
-      onClose={onClose}
-      onConfirm={async () => {
-        await deleteRoom(ws.base, spaceId, room.id);
-        onDeleted();
-      }}
-    >
-      <p>
-        Delete <strong>#{room.name}</strong> for everyone? Its messages, reactions and attachments are deleted for good.
-      </p>
-    </ConfirmDialog>
-  );
-}

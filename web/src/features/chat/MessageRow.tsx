@@ -4,13 +4,11 @@
  * that change with the message itself, so a live event re-renders the one row it concerns.
  */
 import {
-  createContext,
   type FocusEvent,
   type KeyboardEvent,
   type MouseEvent,
   memo,
   useContext,
-  useEffect,
   useLayoutEffect,
   useRef,
   useState,
@@ -18,108 +16,11 @@ import {
 } from "react";
 import type { Attachment, Message, Reaction } from "../../../../src/api-types";
 import { type Highlighter, Markdown } from "../../lib/markdown";
-import { Avatar, dateTime, ErrorText } from "../../lib/ui";
+import { Avatar, dateTime } from "../../lib/ui";
 import { EditIcon, LinkIcon, ReactIcon, TrashIcon } from "./icons";
+import { MessageEditor } from "./MessageEditor";
 import { groupReactions } from "./room-state";
-
-/**
- * What every row needs that is the same for all of them. The functions are stable (they read the latest state
- * through refs), so the context never changes and never re-renders the rows by itself.
- */
-export interface RowActions {
-  me: string;
-  canWrite: boolean;
-  /** Whether the viewer may delete messages of others (moderation). */
-  canModerate: boolean;
-  nameOf: (userId: string) => string;
-  toggleReaction: (messageId: string, emoji: string, mine: boolean) => void;
-  openPicker: (messageId: string, anchor: HTMLElement) => void;
-  /** Saves an edit; resolves to the API's error in words, or null. */
-  edit: (message: Message, content: string) => Promise<string | null>;
-  askDelete: (message: Message) => void;
-  /** Puts the keyboard back in the composer (after an edit is saved or cancelled). */
-  focusComposer: () => void;
-  /** The message tapped last, whose actions show on touch and narrow screens. */
-  selection: Selection;
-  /** The message being edited: held here, not in its row, so that a row drawn anew keeps its open editor. */
-  editing: Editing;
-  /**
-   * The one message that is the list's Tab stop (the newest, until the keyboard moves): the list is a single
-   * stop, arrows move between messages, and Tab goes on into the focused message's links and actions.
-   */
-  current: Selection;
-}
-
-/** Which one message is selected; each row subscribes to whether it is the one, not to the whole value. */
-export interface Selection {
-  get: () => string | null;
-  set: (id: string | null) => void;
-  subscribe: (listener: () => void) => () => void;
-}
-
-/** A selection with nothing selected. */
-export function createSelection(): Selection {
-  let current: string | null = null;
-  const listeners = new Set<() => void>();
-  return {
-    get: () => current,
-    set: (id) => {
-      if (id === current) return;
-      current = id;
-      for (const listener of listeners) listener();
-    },
-    subscribe: (listener) => {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
-}
-
-/**
- * The one message whose editor is open (opening another closes it), with the text typed so far. A row can be
- * drawn anew while its editor is open (a fresh page of the room replaces the loaded one): it opens the editor
- * again with that text.
- */
-export interface Editing extends Selection {
-  /** The text typed in the open editor; null until something is typed. */
-  draft: string | null;
-}
-
-export function createEditing(): Editing {
-  const which = createSelection();
-  const editing: Editing = {
-    ...which,
-    draft: null,
-    set: (id) => {
-      if (id !== which.get()) editing.draft = null;
-      which.set(id);
-    },
-  };
-  return editing;
-}
-
-/** Screens without hover (touch) or narrower than 760 px: a row's actions show only once it is selected. */
-const NO_HOVER = "(hover: none), (max-width: 760px)";
-let narrowQuery: MediaQueryList | null = null;
-
-function subscribeNarrow(listener: () => void): () => void {
-  narrowQuery ??= matchMedia(NO_HOVER);
-  narrowQuery.addEventListener("change", listener);
-  return () => narrowQuery?.removeEventListener("change", listener);
-}
-
-function isNarrow(): boolean {
-  narrowQuery ??= matchMedia(NO_HOVER);
-  return narrowQuery.matches;
-}
-
-/** Whether rows show their actions only when selected (touch screens, and below 760 px, zoom included). */
-function useNarrow(): boolean {
-  return useSyncExternalStore(subscribeNarrow, isNarrow);
-}
-
-/** The row actions of the room being shown. */
-export const RowContext = createContext<RowActions | null>(null);
+import { type RowActions, RowContext, useNarrow } from "./row-context";
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
 
@@ -183,86 +84,6 @@ function ReactionChips({ message, reactions }: { message: Message; reactions: re
         );
       })}
     </ul>
-  );
-}
-
-function Editor({ message, onDone }: { message: Message; onDone: () => void }) {
-  const ctx = useContext(RowContext) as RowActions;
-  const [text, setText] = useState(() => ctx.editing.draft ?? message.content);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  /** Saving an empty text was asked: the API refuses it, so deleting is offered instead. */
-  const [empty, setEmpty] = useState(false);
-  const ref = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => {
-    const area = ref.current;
-    if (!area) return;
-    area.focus();
-    area.setSelectionRange(area.value.length, area.value.length);
-  }, []);
-  const save = async () => {
-    if (text === message.content) return onDone();
-    if (!text.trim()) {
-      setError(null);
-      setEmpty(true);
-      return;
-    }
-    setBusy(true);
-    const failure = await ctx.edit(message, text);
-    setBusy(false);
-    if (failure) setError(failure);
-    else onDone();
-  };
-  const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      onDone();
-    } else if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
-      event.preventDefault();
-      void save();
-    }
-  };
-  return (
-    <div className="message-edit">
-      <textarea
-        ref={ref}
-        aria-label="Edit message"
-        value={text}
-        rows={Math.min(10, text.split("\n").length + 1)}
-        onChange={(event) => {
-          setText(event.target.value);
-          ctx.editing.draft = event.target.value;
-          setEmpty(false);
-          setError(null);
-        }}
-        onKeyDown={onKey}
-      />
-      <div className="row small">
-        <button type="button" className="primary" disabled={busy} onClick={() => void save()}>
-          Save
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-        <span className="muted">Enter to save, Escape to cancel</span>
-      </div>
-      <ErrorText error={error} />
-      {empty && (
-        <div className="row small" role="alert">
-          <span>A message cannot be empty. Delete it instead?</span>
-          <button
-            type="button"
-            className="danger"
-            onClick={() => {
-              onDone();
-              ctx.askDelete(message);
-            }}
-          >
-            Delete message
-          </button>
-        </div>
-      )}
-    </div>
   );
 }
 
@@ -383,7 +204,7 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
           {deleted ? (
             <p className="message-deleted muted">This message was deleted</p>
           ) : editing ? (
-            <Editor
+            <MessageEditor
               message={message}
               onDone={() => {
                 ctx.editing.set(null);
