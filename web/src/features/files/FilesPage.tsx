@@ -4,316 +4,30 @@
  * files waiting for a review); a reconnect refetches it. Creating, renaming, moving, deleting, uploading and
  * downloading happen in place; a text file opens in the collaborative editor.
  */
-
-import { type FormEvent, useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { FileNode, Proposal, Space } from "../../../../src/api-types";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { FileNode, Space } from "../../../../src/api-types";
 import { messageOf } from "../../lib/api";
-import { ConfirmDialog } from "../../lib/dialogs";
-import { useLiveEvents } from "../../lib/events";
-import { useAction, useLoad, useStored } from "../../lib/hooks";
+import { useStored } from "../../lib/hooks";
 import { navigate } from "../../lib/router";
-import { dateTime, Empty, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
+import { Empty, ErrorText, Spinner, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import {
-  createFolder,
-  createTextFile,
-  deleteNode,
-  listProposals,
-  listTree,
-  patchNode,
-  saveFile,
-  searchFiles,
-  uploadFile,
-} from "./api";
+import { createFolder, createTextFile, deleteNode, patchNode, saveFile } from "./api";
+import { DeleteDialog, MoveDialog } from "./FileDialogs";
 import { FileMenu, type MenuItem } from "./FileMenu";
+import { FilesToolbar, PendingProposals, UploadList } from "./FilesSide";
 import { type Draft, FileTree, type TreeActions } from "./FileTree";
-import { Breadcrumbs, FileView } from "./FileView";
-import { FileIcon } from "./icons";
-import { NameInput } from "./NameInput";
-import { pendingByFile, upsertProposal } from "./proposals";
-import {
-  ancestorsOf,
-  buildTree,
-  countBelow,
-  folderPath,
-  formatSize,
-  isWithin,
-  removeSubtree,
-  type Tree,
-  upsertNode,
-} from "./tree";
-
-/** An upload on its way, for the progress list. */
-interface Upload {
-  key: number;
-  name: string;
-  progress: number;
-}
-
-let uploadKeys = 0;
-
-function MoveDialog({
-  node,
-  tree,
-  onMove,
-  onDone,
-  onClose,
-}: {
-  node: FileNode;
-  tree: Tree;
-  onMove: (parentId: string | null) => Promise<void>;
-  /** Moved: the moved row takes the keyboard (`onMove` asks for it). */
-  onDone: () => void;
-  /** Closed without moving (Cancel, Escape, ✕). */
-  onClose: () => void;
-}) {
-  const { run, busy, error } = useAction(async (parentId: string | null) => {
-    await onMove(parentId);
-    onDone();
-  });
-  // Folders it can go to: not itself nor below itself (the API would answer `cannot move a folder into itself`).
-  const folders = [...tree.byId.values()]
-    .filter((n) => n.kind === "folder" && !isWithin(tree, n.id, node.id))
-    .map((n) => ({ id: n.id, path: [folderPath(tree, n.id), n.name].filter(Boolean).join(" / ") }))
-    .sort((a, b) => a.path.localeCompare(b.path, undefined, { sensitivity: "base", numeric: true }));
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const value = String(new FormData(event.currentTarget).get("parent") ?? "");
-    void run(value === "" ? null : value);
-  };
-  return (
-    <Modal title={`Move ${node.name}`} onClose={onClose}>
-      <form className="stack" onSubmit={submit}>
-        <label className="field">
-          <span>Destination folder</span>
-          <select name="parent" defaultValue={node.parent_id ?? ""}>
-            <option value="">All files (top level)</option>
-            {folders.map((f) => (
-              <option key={f.id} value={f.id}>
-                {f.path}
-              </option>
-            ))}
-          </select>
-        </label>
-        <ErrorText error={error} />
-        <FormButtons onCancel={onClose} disabled={busy} label="Move" />
-      </form>
-    </Modal>
-  );
-}
-
-function DeleteDialog({
-  node,
-  tree,
-  onDelete,
-  onClose,
-}: {
-  node: FileNode;
-  tree: Tree;
-  onDelete: () => Promise<void>;
-  onClose: () => void;
-}) {
-  const inside = node.kind === "folder" ? countBelow(tree, node.id) : 0;
-  return (
-    <ConfirmDialog title={`Delete ${node.name}?`} confirmLabel="Delete" onConfirm={onDelete} onClose={onClose}>
-      <p>
-        {node.kind === "folder" ? (
-          <>
-            The folder <strong>{node.name}</strong>
-            {inside > 0 ? ` and the ${inside} ${inside === 1 ? "item" : "items"} inside it` : ""} will be deleted for
-            everyone in this space.
-          </>
-        ) : (
-          <>
-            <strong>{node.name}</strong> will be deleted for everyone in this space; anyone editing it is disconnected.
-          </>
-        )}
-      </p>
-    </ConfirmDialog>
-  );
-}
-
-/** The open folder (or the root): what is in it, with sizes and when each changed. */
-function FolderView({
-  tree,
-  folder,
-  onOpen,
-  onUpload,
-  canWrite,
-  renaming,
-  onRename,
-  onStopRenaming,
-  onMenu,
-}: {
-  tree: Tree;
-  folder: FileNode | null;
-  onOpen: (id: string | null) => void;
-  onUpload: (files: File[], parentId: string | null) => void;
-  canWrite: boolean;
-  renaming: boolean;
-  onRename: (node: FileNode, name: string) => Promise<string | null>;
-  onStopRenaming: () => void;
-  onMenu: (node: FileNode, at: { x: number; y: number }) => void;
-}) {
-  const ws = useWorkspace();
-  const [dropping, setDropping] = useState(false);
-  const children = tree.childrenOf.get(folder?.id ?? "") ?? [];
-  return (
-    <section
-      className={`folder-view${dropping ? " drop" : ""}`}
-      aria-label={folder ? folder.name : "All files"}
-      onDragOver={(event) => {
-        if (!canWrite || !event.dataTransfer.types.includes("Files")) return;
-        event.preventDefault();
-        setDropping(true);
-      }}
-      onDragLeave={() => setDropping(false)}
-      onDrop={(event) => {
-        if (!canWrite || event.dataTransfer.files.length === 0) return;
-        event.preventDefault();
-        setDropping(false);
-        onUpload([...event.dataTransfer.files], folder?.id ?? null);
-      }}
-    >
-      <header className="file-head">
-        {folder && <Breadcrumbs tree={tree} node={folder} onOpen={onOpen} />}
-        <div className="file-title row">
-          {folder && renaming ? (
-            <NameInput
-              label={`New name for ${folder.name}`}
-              initial={folder.name}
-              depth={0}
-              className="title-edit grow"
-              onSave={(name) => onRename(folder, name)}
-              onCancel={onStopRenaming}
-            />
-          ) : (
-            <h2 className="grow">{folder ? folder.name : "All files"}</h2>
-          )}
-          {folder && (
-            <button
-              type="button"
-              aria-label={`More actions for ${folder.name}`}
-              title={`More actions for ${folder.name}`}
-              onClick={(event) => {
-                const box = event.currentTarget.getBoundingClientRect();
-                onMenu(folder, { x: box.right, y: box.bottom });
-              }}
-            >
-              ⋯
-            </button>
-          )}
-        </div>
-        <p className="muted small">
-          {children.length === 0 ? "Empty" : `${children.length} ${children.length === 1 ? "item" : "items"}`}
-          {folder && (
-            <>
-              {" "}
-              · created by {ws.nameOf(folder.created_by)}{" "}
-              <span title={dateTime(folder.created_at)}>{timeAgo(folder.created_at)}</span>
-            </>
-          )}
-        </p>
-      </header>
-      {children.length === 0 ? (
-        <Empty>
-          {folder ? "This folder is empty." : "This space has no files yet."}
-          {canWrite ? " Create a file or folder, upload, or drop files here." : ""}
-        </Empty>
-      ) : (
-        <table className="folder-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col" className="folder-meta">
-                Size
-              </th>
-              <th scope="col" className="folder-meta">
-                Changed
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {children.map(({ node }) => (
-              <tr key={node.id}>
-                <td className="folder-name">
-                  <button type="button" className="link folder-entry" title={node.name} onClick={() => onOpen(node.id)}>
-                    <FileIcon node={node} />
-                    <span className="folder-entry-name">{node.name}</span>
-                  </button>
-                </td>
-                <td className="muted folder-meta">{node.kind === "folder" ? "—" : formatSize(node.size_bytes)}</td>
-                <td className="muted folder-meta" title={dateTime(node.updated_at)}>
-                  {timeAgo(node.updated_at)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
-  );
-}
-
-/** Search across the space by name (the API's `scope=space`), shown in place of the tree. */
-function SearchResults({
-  spaceId,
-  query,
-  tree,
-  onOpen,
-}: {
-  spaceId: string;
-  query: string;
-  tree: Tree;
-  onOpen: (id: string) => void;
-}) {
-  const [debounced, setDebounced] = useState(query);
-  useEffect(() => {
-    const timer = setTimeout(() => setDebounced(query.trim()), 200);
-    return () => clearTimeout(timer);
-  }, [query]);
-  const ws = useWorkspace();
-  const results = useLoad(debounced ? searchFiles : null, ws.base, spaceId, debounced);
-  // The tree changes live: search again so renames, moves and new files show in the results.
-  const searched = useRef(tree);
-  const reload = results.reload;
-  useEffect(() => {
-    if (searched.current === tree) return;
-    searched.current = tree;
-    void reload();
-  }, [tree, reload]);
-  if (!debounced || (results.loading && !results.data)) return <Spinner label="Searching…" />;
-  if (results.error) return <ErrorText error={results.error} />;
-  const nodes = (results.data ?? []).filter((n) => tree.byId.has(n.id));
-  if (nodes.length === 0) return <p className="muted small tree-empty">Nothing is named like “{debounced}”.</p>;
-  return (
-    <ul className="search-results" aria-label="Search results">
-      {nodes.map((node) => (
-        <li key={node.id}>
-          <button type="button" onClick={() => onOpen(node.id)}>
-            <FileIcon node={node} />
-            <span className="tree-name">{node.name}</span>
-            <span className="muted small result-path">{folderPath(tree, node.id) || "All files"}</span>
-          </button>
-        </li>
-      ))}
-    </ul>
-  );
-}
+import { FileView } from "./FileView";
+import { FolderView } from "./FolderView";
+import { SearchResults } from "./SearchResults";
+import { ancestorsOf, isWithin, removeSubtree, upsertNode } from "./tree";
+import { useSpaceFiles } from "./use-space-files";
+import { useUploads } from "./use-uploads";
 
 function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null }) {
   const ws = useWorkspace();
   const canWrite = ws.can("files.write");
 
-  const loaded = useLoad(listTree, ws.base, space.id);
-  const pendingLoad = useLoad(listProposals, ws.base, space.id, "pending");
-  const nodes = loaded.data;
-  const tree = useMemo(() => buildTree(nodes ?? []), [nodes]);
-  const setNodes = loaded.setData;
-  const update = useCallback(
-    (change: (nodes: FileNode[]) => FileNode[]) => setNodes((data) => (data ? change(data) : data)),
-    [setNodes],
-  );
+  const { nodes, tree, update, pending, pendingCount, error, pendingError } = useSpaceFiles(ws.base, space.id);
 
   const [storedOpen, setStoredOpen] = useStored<string[]>(`tandem.files.expanded.${space.id}`, []);
   const expanded = useMemo(() => new Set(storedOpen), [storedOpen]);
@@ -335,7 +49,6 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
   /** A tree row to give the keyboard to once it shows (after a rename, a move or a delete). */
   const [focusTarget, setFocusTarget] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<FileNode | null>(null);
-  const [uploads, setUploads] = useState<Upload[]>([]);
   const [query, setQuery] = useState("");
   /**
    * A file whose editor should take the keyboard once it has loaded: one just created, or one opened with Enter
@@ -344,49 +57,8 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
    */
   const [focusEditor, setFocusEditor] = useState<{ id: string; n: number } | null>(null);
   const [showPending, setShowPending] = useState(false);
-  const uploadInput = useRef<HTMLInputElement>(null);
-  /**
-   * The folder "Upload here" chose (null: the root). Undefined for the toolbar's Upload: its files go to the folder
-   * open when they are chosen, like New file and New folder, whichever way the file field was filled.
-   */
-  const uploadTarget = useRef<string | null | undefined>(undefined);
-
-  useLiveEvents((event) => {
-    if (event.type === "resync") {
-      void loaded.reload();
-      void pendingLoad.reload();
-      return;
-    }
-    if (event.space_id !== space.id) return;
-    switch (event.type) {
-      case "file.created":
-      case "file.updated":
-        update((list) => upsertNode(list, event.payload as FileNode));
-        break;
-      case "file.deleted":
-        update((list) => removeSubtree(list, (event.payload as FileNode).id));
-        break;
-      case "file.proposal.created":
-      case "file.proposal.updated": {
-        const proposal = event.payload as Proposal;
-        pendingLoad.setData((data) => {
-          const list = data ?? [];
-          return proposal.status === "pending"
-            ? upsertProposal(list, proposal)
-            : list.filter((p) => p.id !== proposal.id);
-        });
-        break;
-      }
-    }
-  });
 
   const selected = nodeId ? tree.byId.get(nodeId) : undefined;
-  const pending = useMemo(() => {
-    const byFile = pendingByFile(pendingLoad.data ?? []);
-    for (const id of byFile.keys()) if (!tree.byId.has(id)) byFile.delete(id);
-    return byFile;
-  }, [pendingLoad.data, tree]);
-  const pendingCount = useMemo(() => new Map([...pending].map(([id, list]) => [id, list.length])), [pending]);
 
   // Opening a node (by URL, search, a link) unfolds its folders, and a folder itself, once: folding them again
   // afterwards is the reader's choice.
@@ -452,23 +124,22 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     toast(`Moved ${node.name} to ${where}`);
   };
 
-  const upload = (files: File[], parentId: string | null) => {
-    if (!canWrite) return;
-    if (parentId) toggle(parentId, true);
-    for (const file of files) {
-      const key = ++uploadKeys;
-      setUploads((list) => [...list, { key, name: file.name, progress: 0 }]);
-      uploadFile(ws.base, space.id, file, parentId, (progress) =>
-        setUploads((list) => list.map((u) => (u.key === key ? { ...u, progress } : u))),
-      )
-        .then((node) => {
-          update((list) => upsertNode(list, node));
-          if (files.length === 1) open(node.id);
-        })
-        .catch((err) => toast(`Could not upload ${file.name}: ${messageOf(err)}`, "error"))
-        .finally(() => setUploads((list) => list.filter((u) => u.key !== key)));
-    }
-  };
+  const {
+    uploads,
+    upload,
+    pick: pickUpload,
+    chosen,
+    input: uploadInput,
+  } = useUploads({
+    base: ws.base,
+    spaceId: space.id,
+    canWrite,
+    reveal: (id) => toggle(id, true),
+    onUploaded: (node, alone) => {
+      update((list) => upsertNode(list, node));
+      if (alone) open(node.id);
+    },
+  });
 
   const download = (node: FileNode) => {
     saveFile(ws.base, space.id, node.id, node.name).catch((err) =>
@@ -482,21 +153,6 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     setFocusTarget(node.parent_id ?? "");
     if (nodeId && isWithin(tree, nodeId, node.id)) open(node.parent_id);
     toast(`Deleted ${node.name}`);
-  };
-
-  const pickUpload = (parentId?: string | null) => {
-    const input = uploadInput.current;
-    if (!input) return;
-    uploadTarget.current = parentId;
-    // A picker closed without files forgets its folder, so the next files go to the open one.
-    input.addEventListener(
-      "cancel",
-      () => {
-        uploadTarget.current = undefined;
-      },
-      { once: true },
-    );
-    input.click();
   };
 
   const treeActions: TreeActions = {
@@ -599,14 +255,10 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     return items;
   };
 
-  if (loaded.error && !nodes) return <ErrorText error={loaded.error} />;
+  if (error && !nodes) return <ErrorText error={error} />;
   if (!nodes) return <Spinner />;
 
   const searching = query.trim() !== "";
-  const waiting = [...pending.entries()]
-    .map(([id, list]) => ({ node: tree.byId.get(id) as FileNode, count: list.length }))
-    .sort((a, b) => a.node.name.localeCompare(b.node.name, undefined, { sensitivity: "base", numeric: true }));
-  const totalWaiting = waiting.reduce((sum, w) => sum + w.count, 0);
   // On a phone the open file takes the whole screen; folders are browsed in the tree.
   const fileOpen = selected?.kind === "file" || (nodeId !== null && !selected);
 
@@ -614,38 +266,13 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
     <div className={`files${fileOpen ? " has-file" : ""}`}>
       <aside className="files-side" aria-label="Files of the space">
         {canWrite && (
-          <div className="files-toolbar">
-            <button type="button" onClick={(event) => startDraft("text", currentFolder, event.currentTarget)}>
-              New file
-            </button>
-            <button type="button" onClick={(event) => startDraft("folder", currentFolder, event.currentTarget)}>
-              New folder
-            </button>
-            <button
-              type="button"
-              title={`Upload into ${currentFolder ? (tree.byId.get(currentFolder)?.name ?? "the open folder") : "All files"}`}
-              onClick={() => pickUpload()}
-            >
-              Upload
-            </button>
-            <input
-              ref={uploadInput}
-              type="file"
-              multiple
-              className="sr-only"
-              tabIndex={-1}
-              // The Upload button is the control; this field only opens the browser's file picker for it.
-              aria-hidden="true"
-              aria-label="Files to upload"
-              onChange={(event) => {
-                const files = [...(event.currentTarget.files ?? [])];
-                event.currentTarget.value = "";
-                const target = uploadTarget.current === undefined ? currentFolder : uploadTarget.current;
-                uploadTarget.current = undefined;
-                if (files.length > 0) upload(files, target);
-              }}
-            />
-          </div>
+          <FilesToolbar
+            folderName={currentFolder ? (tree.byId.get(currentFolder)?.name ?? "the open folder") : "All files"}
+            onNew={(kind, from) => startDraft(kind, currentFolder, from)}
+            onUpload={() => pickUpload()}
+            input={uploadInput}
+            onChosen={(files) => chosen(files, currentFolder)}
+          />
         )}
         <input
           type="search"
@@ -658,33 +285,14 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
             if (event.key === "Escape") setQuery("");
           }}
         />
-        {waiting.length > 0 && (
-          <button
-            type="button"
-            className={`pending-toggle${showPending ? " active" : ""}`}
-            aria-expanded={showPending}
-            aria-label={`Review proposals (${totalWaiting})`}
-            onClick={() => setShowPending(!showPending)}
-          >
-            Review proposals <span className="count-badge">{totalWaiting}</span>
-          </button>
-        )}
-        {showPending && waiting.length > 0 && (
-          <ul className="search-results pending-list" aria-label="Files with proposed changes">
-            {waiting.map(({ node, count }) => (
-              <li key={node.id}>
-                <button type="button" onClick={() => open(node.id)}>
-                  <FileIcon node={node} />
-                  <span className="tree-name">{node.name}</span>
-                  <span className="muted small result-path">
-                    {count} {count === 1 ? "proposal" : "proposals"} · {folderPath(tree, node.id) || "All files"}
-                  </span>
-                </button>
-              </li>
-            ))}
-          </ul>
-        )}
-        <ErrorText error={loaded.error ?? pendingLoad.error} />
+        <PendingProposals
+          tree={tree}
+          pending={pending}
+          open={showPending}
+          onToggle={() => setShowPending(!showPending)}
+          onOpen={(id) => open(id)}
+        />
+        <ErrorText error={error ?? pendingError} />
         {searching ? (
           <SearchResults spaceId={space.id} query={query} tree={tree} onOpen={(id) => open(id)} />
         ) : (
@@ -702,16 +310,7 @@ function FilesScreen({ space, nodeId }: { space: Space; nodeId: string | null })
             onFocused={() => setFocusTarget(null)}
           />
         )}
-        {uploads.length > 0 && (
-          <ul className="uploads" aria-label="Uploads">
-            {uploads.map((u) => (
-              <li key={u.key}>
-                <span className="tree-name small">{u.name}</span>
-                <progress max={1} value={u.progress} aria-label={`Uploading ${u.name}`} />
-              </li>
-            ))}
-          </ul>
-        )}
+        <UploadList uploads={uploads} />
       </aside>
       <div className="files-main">
         {nodeId && !selected ? (
