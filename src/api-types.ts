@@ -133,6 +133,11 @@ export type MyTask = MyTaskOut;
 export type TaskMessage = TaskMessageOut;
 /** A file linked to a task as its deliverable. */
 export type Deliverable = DeliverableOut;
+/** `POST .../tasks/{taskId}/deliverables/upload`: the file, stored in the Deliverables folder, and its link. */
+export interface DeliverableUpload {
+  node: FileNode;
+  deliverable: Deliverable;
+}
 /** `POST .../tasks`' body. */
 export type TaskBody = z.input<typeof createTaskIn>;
 /** The fields of a task PATCH (the schema's input is `unknown`, read through a preprocess; this is its object). */

@@ -1,7 +1,7 @@
 /**
- * A task's deliverables: the linked files (download, unlink), uploading a new one into the space's
- * `Deliverables` root folder (created when missing) and linking it, or linking a file already under that
- * folder. The API only links files below that folder (contract §4), so uploads go there.
+ * A task's deliverables: the linked files (download, unlink), uploading a new one (one request: the server puts
+ * it in the space's `Deliverables` root folder, made when missing, and links it), or linking a file already
+ * under that folder. The API only links files below that folder (contract §4).
  */
 import { useEffect, useRef, useState } from "react";
 import type { Deliverable, FileNode, Space, Task } from "../../../../src/api-types";
@@ -11,8 +11,8 @@ import { useAction, useLoad } from "../../lib/hooks";
 import { formatSize } from "../../lib/size";
 import { ErrorText, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { createFolder, listRoot, listTree, saveFile, uploadFile } from "../files/api";
-import { linkDeliverable, listDeliverables, unlinkDeliverable } from "./api";
+import { listRoot, listTree, saveFile } from "../files/api";
+import { linkDeliverable, listDeliverables, unlinkDeliverable, uploadDeliverable } from "./api";
 import { PaperClip } from "./icons";
 
 const FOLDER = "Deliverables";
@@ -22,25 +22,6 @@ async function findFolder(base: string, spaceId: string): Promise<FileNode | nul
   const nodes = await listRoot(base, spaceId);
   const named = nodes.filter((n) => n.name.toLocaleLowerCase() === FOLDER.toLocaleLowerCase());
   return named.find((n) => n.kind === "folder") ?? (named.length > 0 ? "blocked" : null);
-}
-
-async function ensureFolder(base: string, spaceId: string): Promise<FileNode> {
-  const found = await findFolder(base, spaceId);
-  if (found === "blocked")
-    throw new Error(
-      `A file named “${FOLDER}” sits in the root of this space's files: rename it so the folder can be made.`,
-    );
-  if (found) return found;
-  try {
-    return await createFolder(base, spaceId, { name: FOLDER });
-  } catch (err) {
-    // Someone made it meanwhile.
-    if (err instanceof ApiError && err.status === 409) {
-      const again = await findFolder(base, spaceId);
-      if (again && again !== "blocked") return again;
-    }
-    throw err;
-  }
 }
 
 /** The deliverables part of a task's detail. */
@@ -83,18 +64,20 @@ export function TaskDeliverables({ space, task, canWrite }: { space: Space; task
   });
 
   const upload = useAction(async (file: File) => {
-    const folder = await ensureFolder(ws.base, space.id);
-    let node: FileNode;
     try {
-      node = await uploadFile(ws.base, space.id, file, folder.id, () => {});
+      await uploadDeliverable(ws.base, space.id, task.id, file);
     } catch (err) {
-      if (err instanceof ApiError && err.status === 409)
+      const clash = err instanceof ApiError && err.status === 409 ? err.message : null;
+      if (clash === "name already exists")
         throw new Error(
-          `A file named “${file.name}” is already in ${folder.name}: rename yours, or link that one with “Link an existing file”.`,
+          `A file named “${file.name}” is already in ${FOLDER}: rename yours, or link that one with “Link an existing file”.`,
+        );
+      if (clash === `a file named ${FOLDER} is in the way`)
+        throw new Error(
+          `A file named “${FOLDER}” sits in the root of this space's files: rename it so the folder can be made.`,
         );
       throw err;
     }
-    await linkDeliverable(ws.base, space.id, task.id, node.id);
     await listing.reload();
     toast(`Attached ${file.name}`);
   });

@@ -2,6 +2,7 @@
 import type {
   BoardAnswer,
   Deliverable,
+  DeliverableUpload,
   MyTask,
   Task,
   TaskBody,
@@ -83,6 +84,22 @@ export async function linkDeliverable(
   fileNodeId: string,
 ): Promise<void> {
   await api("POST", `${taskPath(base, spaceId, taskId)}/deliverables`, { file_node_id: fileNodeId });
+}
+
+/**
+ * Uploads `file` into the space's `Deliverables` root folder (created when missing) and links it to the task, in
+ * one step. 409 `name already exists` when a file of that name is in the folder; 409 `a file named Deliverables
+ * is in the way` when a root file (not a folder) has that name.
+ */
+export function uploadDeliverable(
+  base: string,
+  spaceId: string,
+  taskId: string,
+  file: File,
+): Promise<DeliverableUpload> {
+  const form = new FormData();
+  form.set("file", file, file.name);
+  return api<DeliverableUpload>("POST", `${taskPath(base, spaceId, taskId)}/deliverables/upload`, form);
 }
 
 /** Removes a deliverable's link; the file stays. */
