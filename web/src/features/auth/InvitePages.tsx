@@ -6,7 +6,7 @@ import { Link, navigate, useLocation } from "../../lib/router";
 import { busyProps, ErrorText } from "../../lib/ui";
 import { getMe, listOrganizations } from "../../lib/workspace-api";
 import { acceptInvite, inviteInfo, logOut } from "./api";
-import { AuthForm, Card, Field } from "./auth-form";
+import { AuthForm, Card, Field, NewPasswordField } from "./auth-form";
 
 /** The invite page of `token` (the sign-in page sends back there). */
 export function inviteHref(token: string): string {
@@ -82,13 +82,7 @@ export function AcceptInvitePage() {
           readOnly={Boolean(info?.email)}
           hint={info?.email ? "This invite is for this address." : undefined}
         />
-        <Field
-          name="password"
-          label="Password (at least 8 characters)"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-        />
+        <NewPasswordField />
       </AuthForm>
       <p className="muted small">
         Already have an account? <Link href={signInHref}>Sign in</Link> to join with it.

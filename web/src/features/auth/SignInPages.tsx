@@ -3,7 +3,7 @@ import { useState } from "react";
 import { ApiError, sessionEndedReason, signIn } from "../../lib/api";
 import { Link, navigate, useLocation } from "../../lib/router";
 import { logIn, register, setUp } from "./api";
-import { AuthForm, Card, Field } from "./auth-form";
+import { AuthForm, Card, Field, NewPasswordField } from "./auth-form";
 import { inviteHref } from "./InvitePages";
 
 /** The register route's refusal while open sign-ups are off, in words. */
@@ -48,13 +48,7 @@ export function SetupPage({ onDone }: { onDone: () => void }) {
         <Field name="org_name" label="Organization name" autoComplete="organization" />
         <Field name="admin_name" label="Your name" autoComplete="name" required={false} />
         <Field name="admin_email" label="Email" type="email" autoComplete="email" />
-        <Field
-          name="admin_password"
-          label="Password (at least 8 characters)"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-        />
+        <NewPasswordField name="admin_password" />
       </AuthForm>
     </Card>
   );
@@ -151,13 +145,7 @@ export function RegisterPage({ openSignups }: { openSignups: boolean }) {
       >
         <Field name="display_name" label="Your name" autoComplete="name" />
         <Field name="email" label="Email" type="email" autoComplete="email" />
-        <Field
-          name="password"
-          label="Password (at least 8 characters)"
-          type="password"
-          autoComplete="new-password"
-          minLength={8}
-        />
+        <NewPasswordField />
       </AuthForm>
       <p className="muted small">
         <Link href="/login">Back to sign in</Link>

@@ -105,3 +105,16 @@ export function Field({
     </label>
   );
 }
+
+/** The field of a new password: at least 8 characters, as the server asks. */
+export function NewPasswordField({ name = "password" }: { name?: string }) {
+  return (
+    <Field
+      name={name}
+      label="Password (at least 8 characters)"
+      type="password"
+      autoComplete="new-password"
+      minLength={8}
+    />
+  );
+}
