@@ -31,6 +31,7 @@ import type { acceptInviteIn, createInviteIn, InviteOut, inviteInfoOut } from ".
 import type { createRoleIn, MemberOut, patchRoleIn, RoleOut, UserOut } from "./features/members/members.schemas";
 import type { OrganizationOut, patchOrgIn } from "./features/organization/organization.schemas";
 import type { ProposalOut } from "./features/proposals/proposals.schemas";
+import type { ReplyEventPayload } from "./features/replies/replies.events";
 import type { registerIn, SignupRequestOut } from "./features/signups/signups.schemas";
 import type {
   addSpaceMemberIn,
@@ -197,6 +198,8 @@ export interface CreatedServiceAccount {
 export type ServiceAccountBody = z.input<typeof createServiceAccountIn>;
 /** `PATCH .../service-accounts/{id}`'s body. */
 export type ServiceAccountChanges = z.input<typeof patchServiceAccountIn>;
+/** The payload of the `ai.reply.started`, `.finished` and `.failed` live events. */
+export type ReplyEvent = ReplyEventPayload;
 /** What a staff member did for one reply. */
 export type ActivityEntry = z.infer<typeof activityOut>;
 /** One tool a staff member called while answering. */

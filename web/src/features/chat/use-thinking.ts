@@ -4,10 +4,10 @@
  * message in the room ends its thinking.
  */
 import { useCallback, useEffect, useState } from "react";
-import type { Message } from "../../../../src/api-types";
+import type { Message, ReplyEvent } from "../../../../src/api-types";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { listActivity } from "../staff/api";
-import type { ReplyEvent, Thinking } from "./chat-types";
+import type { Thinking } from "./chat-types";
 
 /** The replies under way, by room id. */
 export function useThinking(base: string, spaceId: string): Record<string, Thinking[]> {
