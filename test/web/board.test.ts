@@ -12,7 +12,7 @@ import { filterLanes, filterOf, fullSlot, withFilter } from "../../web/src/featu
 import { dueText } from "../../web/src/features/board/model";
 import { renderMarkdown } from "../../web/src/lib/markdown";
 import { formatSize } from "../../web/src/lib/size";
-import type { Column, Task } from "../../web/src/lib/types";
+import type { Column, Task } from "../../src/api-types";
 import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org, type Person } from "../helpers/factories";
 import type { TestServer } from "../helpers/server";
