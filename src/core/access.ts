@@ -10,7 +10,10 @@ import type { Need } from "./permissions";
 
 /** Turns a credential (an `Authorization` header or a bare token) into a principal; throws 401 when it cannot. */
 export interface Authenticator {
-  authenticate(authorization: string | null | undefined): Principal;
+  /** At once for a token verified before; a promise when the JWT library must verify it (WebCrypto waits). */
+  authenticate(authorization: string | null | undefined): Principal | Promise<Principal>;
+  /** The same check again without waiting, for the credential `authenticate` resolved to `principal`. */
+  reauthenticate(authorization: string | null | undefined, principal: Principal): Principal;
   /**
    * Goes up whenever anyone's access may have changed in this process (a membership, a role, a space membership
    * or an account changed, a session ended). While it stands still, a check made a moment ago still holds.

@@ -76,18 +76,18 @@ export function authMacro(auth: Authenticator, access: Access) {
     /** Any valid token; the route is outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
-      transform: ({ params, request }) => {
+      transform: async ({ params, request }) => {
         lowerIds(params as Raw);
-        resolved.set(request, auth.authenticate(credential(request)));
+        resolved.set(request, await auth.authenticate(credential(request)));
       },
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
     /** A member of the route's organization (`:orgId`, or `?org_id=`) holding `need`. */
     permission: (need: Need) => ({
       detail: mark({ "x-permission": need }),
-      transform: ({ params, query, request, path: requestPath }) => {
+      transform: async ({ params, query, request, path: requestPath }) => {
         const given = credential(request);
-        const principal = auth.authenticate(given);
+        const principal = await auth.authenticate(given);
         lowerIds(params as Raw);
         // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`).
         // `org_id` is any string (api-spec): one that names no organization of the caller's is a 404, like a path id.
@@ -97,7 +97,7 @@ export function authMacro(auth: Authenticator, access: Access) {
         if (orgId === undefined) throw invalid("org_id: required");
         const actor = access.orgActor(principal, orgId, need);
         assertPathIds(pathIds, requestPath);
-        const recheck = recheckOf(auth, () => void access.orgActor(auth.authenticate(given), orgId, need));
+        const recheck = recheckOf(auth, () => void access.orgActor(auth.reauthenticate(given, principal), orgId, need));
         resolved.set(request, { ...actor, recheck });
       },
       resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
@@ -108,11 +108,12 @@ export function authMacro(auth: Authenticator, access: Access) {
      */
     space: (need: Need) => ({
       detail: mark({ "x-permission": need, "x-space": true }),
-      transform: ({ params, request, path }) => {
+      transform: async ({ params, request, path }) => {
         lowerIds(params as Raw);
         const { orgId, spaceId } = params as Record<string, string>;
         const given = credential(request);
-        const check = () => access.spaceActor(auth.authenticate(given), orgId, spaceId ?? "", need);
+        const principal = await auth.authenticate(given);
+        const check = () => access.spaceActor(auth.reauthenticate(given, principal), orgId, spaceId ?? "", need);
         const actor = check();
         assertPathIds(params as Raw, path);
         const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, () => void check()) };

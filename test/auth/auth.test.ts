@@ -70,6 +70,8 @@ describe("POST /api/v1/auth/login", () => {
 
 describe("bearer tokens", () => {
   const now = () => Math.floor(Date.now() / 1000);
+  /** The session of the owner's sign-in: a forged token needs a live one to get past the signature checks. */
+  const sid = () => JSON.parse(Buffer.from(org.owner.token.split(".")[1] ?? "", "base64url").toString()).sid;
   const cases: [string, () => string][] = [
     ["no token", () => ""],
     ["garbage", () => "not-a-token"],
@@ -99,6 +101,10 @@ describe("bearer tokens", () => {
     [
       "a token of another type",
       () => forge({ alg: "HS256", typ: "JWT" }, { sub: org.owner.id, typ: "refresh", iat: now(), exp: now() + 60 }),
+    ],
+    [
+      "a token without a session",
+      () => forge({ alg: "HS256", typ: "JWT" }, { sub: org.owner.id, typ: "access", iat: now(), exp: now() + 60 }),
     ],
     ["a bad signature", () => `${org.owner.token.slice(0, org.owner.token.lastIndexOf("."))}.${"A".repeat(43)}`],
     ["a refresh token", () => org.owner.refreshToken],
@@ -130,7 +136,7 @@ describe("bearer tokens", () => {
   it("answers 401 unauthorized to a valid token whose user does not exist", async () => {
     const token = forge(
       { alg: "HS256", typ: "JWT" },
-      { sub: "01a1ff00-0000-7000-8000-000000000000", typ: "access", iat: now(), exp: now() + 60 },
+      { sub: "01a1ff00-0000-7000-8000-000000000000", typ: "access", iat: now(), exp: now() + 60, sid: sid() },
     );
     const res = await client(server.url, token).get("/api/v1/me");
     expect(res.status).toBe(401);
@@ -140,7 +146,7 @@ describe("bearer tokens", () => {
   it("accepts a forged-shape token only when it is exactly a valid HS256 access token", async () => {
     const token = forge(
       { alg: "HS256", typ: "JWT" },
-      { sub: org.owner.id, typ: "access", iat: now(), exp: now() + 60 },
+      { sub: org.owner.id, typ: "access", iat: now(), exp: now() + 60, sid: sid() },
     );
     expect((await client(server.url, token).get("/api/v1/me")).status).toBe(200);
   });

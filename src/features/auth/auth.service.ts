@@ -9,7 +9,7 @@ import type { EventBus } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import type { TokenPair } from "../../http/schemas";
 import { newId } from "../../lib/ids";
-import { signAccessToken, verifyAccessToken } from "../../lib/jwt";
+import { AccessTokens } from "../../lib/jwt";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../lib/password";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { MembersService, UserRow } from "../members/members.service";
@@ -34,21 +34,33 @@ export interface AuthDeps {
 /** How many verified access tokens are remembered (a few per active user). */
 const VERIFIED_MEMO = 10_000;
 
+/** A verified access token: the principal handed out for it, its expiry (epoch seconds) and session. */
+interface Verified {
+  principal: Principal;
+  exp: number;
+  sid: string;
+}
+
 /** Sessions and token checks. */
 export class AuthService implements Authenticator {
   /**
-   * Verified access tokens by their exact text: verifying costs an HMAC and two decodes on every request, a
-   * lookup costs nothing. Expiry is still checked on every use; a tampered token is a different string.
+   * Verified access tokens by their exact text: the library's verification costs ~25 µs and waits for WebCrypto,
+   * a lookup costs nothing. Expiry is still checked on every use; a tampered token is a different string.
    */
-  private readonly verified = new Map<string, { sub: string; exp: number; sid: string | undefined }>();
+  private readonly verified = new Map<string, Verified>();
+  /** The same entries by the principal handed out, for `reauthenticate` (an entry may leave `verified` meanwhile). */
+  private readonly byPrincipal = new WeakMap<Principal, Verified>();
+  private readonly tokens: AccessTokens;
 
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: AuthStore,
     private readonly members: MembersService,
     private readonly deps: AuthDeps,
-    private readonly jwtSecret: Uint8Array,
-  ) {}
+    jwtSecret: Uint8Array,
+  ) {
+    this.tokens = new AccessTokens(jwtSecret);
+  }
 
   /** A password set anywhere (a change, a reset, an account readmitted) ends the account's other sessions. */
   listen(events: EventBus): void {
@@ -57,38 +69,62 @@ export class AuthService implements Authenticator {
     });
   }
 
-  /** Resolves an `Authorization` header to a principal, or throws 401 `unauthorized`. */
-  authenticate(authorization: string | null | undefined): Principal {
-    // The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are `Bearer` too.
-    if (!authorization || !(authorization.startsWith("Bearer ") || /^bearer /i.test(authorization))) {
-      throw unauthenticated();
-    }
-    return this.authenticateToken(authorization.slice(7).trim());
+  /**
+   * Resolves an `Authorization` header to a principal, or throws 401 `unauthorized`. A token verified before is a
+   * lookup, answered at once; a new one waits for the library's verification.
+   */
+  authenticate(authorization: string | null | undefined): Principal | Promise<Principal> {
+    return this.authenticateToken(bearerToken(authorization));
   }
 
-  /** Resolves a bare token (JWT access token or `sa_` token), or throws 401 `unauthorized`. */
-  authenticateToken(token: string): Principal {
-    if (token.startsWith("sa_")) {
-      const staff = this.deps.staffByTokenHash(hashToken(token));
-      if (!staff || (staff.expiresAt !== null && staff.expiresAt <= Date.now())) throw unauthenticated();
-      return { userId: staff.userId, serviceAccountId: staff.id };
-    }
+  /** Resolves a bare token (JWT access token or `sa_` token) as `authenticate` does, or throws 401 `unauthorized`. */
+  authenticateToken(token: string): Principal | Promise<Principal> {
+    if (token.startsWith("sa_")) return this.staffPrincipal(token);
     const now = Date.now();
-    let known = this.verified.get(token);
-    if (known && known.exp * 1000 <= now) {
+    const known = this.verified.get(token);
+    if (!known) return this.verify(token, now);
+    if (known.exp * 1000 <= now) {
       this.verified.delete(token);
       throw unauthenticated();
     }
-    if (!known) {
-      const claims = verifyAccessToken(this.jwtSecret, token, now);
-      if (!claims) throw unauthenticated();
-      if (this.verified.size >= VERIFIED_MEMO) this.verified.delete(this.verified.keys().next().value as string);
-      known = { sub: claims.sub, exp: claims.exp, sid: claims.sid };
-      this.verified.set(token, known);
-    }
-    // A token of an ended session (signed out, password reset) is refused before it expires.
-    if (known.sid !== undefined && !this.store.sessionLive(known.sid, now)) throw unauthenticated();
-    return { userId: known.sub, serviceAccountId: null, sessionId: known.sid };
+    return this.live(known, now);
+  }
+
+  /**
+   * `authenticate` again, without waiting, for the header it resolved to `principal` earlier in the same request
+   * (a write stored after the request waited). The token's signature was proven then; what can have changed is
+   * checked again: the token's expiry and session, or the staff token.
+   */
+  reauthenticate(authorization: string | null | undefined, principal: Principal): Principal {
+    if (principal.serviceAccountId !== null) return this.staffPrincipal(bearerToken(authorization));
+    const known = this.byPrincipal.get(principal);
+    const now = Date.now();
+    if (!known || known.exp * 1000 <= now) throw unauthenticated();
+    return this.live(known, now);
+  }
+
+  /** A token not seen before: verified by the library, then remembered. */
+  private async verify(token: string, now: number): Promise<Principal> {
+    const claims = await this.tokens.verify(token, now);
+    if (!claims) throw unauthenticated();
+    if (this.verified.size >= VERIFIED_MEMO) this.verified.delete(this.verified.keys().next().value as string);
+    const principal = { userId: claims.sub, serviceAccountId: null, sessionId: claims.sid };
+    const known = { principal, exp: claims.exp, sid: claims.sid };
+    this.verified.set(token, known);
+    this.byPrincipal.set(principal, known);
+    return this.live(known, now);
+  }
+
+  /** The principal of a verified token, unless its session ended (signed out, password reset) before it expired. */
+  private live(known: Verified, now: number): Principal {
+    if (!this.store.sessionLive(known.sid, now)) throw unauthenticated();
+    return known.principal;
+  }
+
+  private staffPrincipal(token: string): Principal {
+    const staff = this.deps.staffByTokenHash(hashToken(token));
+    if (!staff || (staff.expiresAt !== null && staff.expiresAt <= Date.now())) throw unauthenticated();
+    return { userId: staff.userId, serviceAccountId: staff.id };
   }
 
   /**
@@ -134,7 +170,7 @@ export class AuthService implements Authenticator {
     return this.members.user(user.id)?.passwordHash === user.passwordHash;
   }
 
-  refresh(token: string): TokenPair {
+  refresh(token: string): Promise<TokenPair> {
     const now = Date.now();
     const outcome = this.uow.write(() => {
       const row = this.store.refreshByHash(hashToken(token));
@@ -165,7 +201,7 @@ export class AuthService implements Authenticator {
    * A fresh token pair for a user who just proved who they are (setup, an accepted invite, a signup), in the
    * caller's unit when there is one.
    */
-  startSession(userId: string, signupPending = false): TokenPair {
+  startSession(userId: string, signupPending = false): Promise<TokenPair> {
     return this.uow.write(() => this.issue(userId, newId(), signupPending));
   }
 
@@ -216,8 +252,11 @@ export class AuthService implements Authenticator {
     this.store.checkSessions();
   }
 
-  /** Issues an access token and a refresh token of `familyId`; call inside a write transaction. */
-  private issue(userId: string, familyId: string, signupPending: boolean): TokenPair {
+  /**
+   * Issues an access token and a refresh token of `familyId`; call inside a write transaction. The refresh token
+   * is stored at once, in the caller's transaction; the access token is signed after it (signing waits).
+   */
+  private async issue(userId: string, familyId: string, signupPending: boolean): Promise<TokenPair> {
     const now = Date.now();
     const refreshToken = newToken("rt_");
     this.store.insertRefresh({
@@ -231,7 +270,7 @@ export class AuthService implements Authenticator {
       revokedAt: null,
     });
     const pair: TokenPair = {
-      access_token: signAccessToken(this.jwtSecret, userId, ACCESS_TOKEN_TTL_S, now, familyId),
+      access_token: await this.tokens.sign(userId, familyId, ACCESS_TOKEN_TTL_S),
       refresh_token: refreshToken,
       token_type: "Bearer",
       expires_in: ACCESS_TOKEN_TTL_S,
@@ -243,4 +282,13 @@ export class AuthService implements Authenticator {
   private signupState(user: UserRow): SignupState {
     return this.deps.signupState(user);
   }
+}
+
+/** The token of a bearer `Authorization` header, or 401 `unauthorized`. */
+function bearerToken(authorization: string | null | undefined): string {
+  // The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are `Bearer` too.
+  if (!authorization || !(authorization.startsWith("Bearer ") || /^bearer /i.test(authorization))) {
+    throw unauthenticated();
+  }
+  return authorization.slice(7).trim();
 }

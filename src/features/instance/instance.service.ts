@@ -58,7 +58,7 @@ export class InstanceService {
       adminPassword: input.admin_password,
       adminName: input.admin_name,
     });
-    return { organization_id: org.id, user_id: user.id, ...this.sessions.startSession(user.id) };
+    return { organization_id: org.id, user_id: user.id, ...(await this.sessions.startSession(user.id)) };
   }
 
   // Provisioning
