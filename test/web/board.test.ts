@@ -7,12 +7,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, Page } from "playwright-core";
+import type { Column, Task } from "../../src/api-types";
 import { dropPosition, find, lanesOf, place, remove, upsert } from "../../web/src/features/board/board-state";
 import { filterLanes, filterOf, fullSlot, withFilter } from "../../web/src/features/board/filter";
 import { dueText } from "../../web/src/features/board/model";
 import { renderMarkdown } from "../../web/src/lib/markdown";
 import { formatSize } from "../../web/src/lib/size";
-import type { Column, Task } from "../../src/api-types";
 import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org, type Person } from "../helpers/factories";
 import type { TestServer } from "../helpers/server";
