@@ -79,7 +79,7 @@ export class GroupCommit {
         if (!job.oneWrite) this.savepoint.run();
         const unit = this.uow.unit();
         try {
-          const value = this.uow.within(unit, () => job.fn(unit));
+          const value = this.uow.within(unit, job.fn);
           if (!job.oneWrite) this.release.run();
           outcomes.push({ ok: true, value, unit });
         } catch (error) {

@@ -26,7 +26,9 @@ export class PendingUnit implements Unit {
 
   /** The transaction committed: publishes the events and runs the steps, once, in order. */
   committed(): void {
-    for (const step of this.steps.splice(0)) {
+    const steps = this.steps;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i] as DomainEvent | (() => void);
       if (typeof step !== "function") {
         this.bus.publish(step);
         continue;
@@ -37,6 +39,7 @@ export class PendingUnit implements Unit {
         this.bus.failed(error);
       }
     }
+    steps.length = 0;
   }
 }
 
@@ -59,7 +62,7 @@ export class UnitOfWork {
     if (this.current) return fn(this.current);
     if (this.db.$client.inTransaction) throw new Error("a write inside a transaction that is not a unit of work");
     const unit = new PendingUnit(this.events);
-    const value = this.within(unit, () => this.db.transaction(() => fn(unit), { behavior: "immediate" }));
+    const value = this.within(unit, (u) => this.db.transaction(() => fn(u), { behavior: "immediate" }));
     unit.committed();
     return value;
   }
@@ -70,11 +73,11 @@ export class UnitOfWork {
   }
 
   /** Runs `fn` as `unit`: writes started inside it join it. */
-  within<T>(unit: PendingUnit, fn: () => T): T {
+  within<T>(unit: PendingUnit, fn: (unit: Unit) => T): T {
     const outer = this.current;
     this.current = unit;
     try {
-      return fn();
+      return fn(unit);
     } finally {
       this.current = outer;
     }

@@ -113,10 +113,10 @@ export function authMacro(auth: Authenticator, access: Access) {
         const { orgId, spaceId } = params as Record<string, string>;
         const given = credential(request);
         const principal = await auth.authenticate(given);
-        const check = () => access.spaceActor(auth.reauthenticate(given, principal), orgId, spaceId ?? "", need);
-        const actor = check();
+        const actor = access.spaceActor(principal, orgId, spaceId ?? "", need);
         assertPathIds(params as Raw, path);
-        const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, () => void check()) };
+        const recheck = () => void access.spaceActor(auth.reauthenticate(given, principal), orgId, spaceId ?? "", need);
+        const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, recheck) };
         resolved.set(request, spaceActor);
       },
       resolve: ({ request }) => ({ actor: take<SpaceActor>(request) }),
