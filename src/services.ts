@@ -85,7 +85,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const secrets = options.secrets ?? null;
   const members = new MembersService(uow, new MembersStore(db, memo));
   const organization = new OrganizationService(uow, new OrganizationStore(db), members);
-  // Without loaded secrets (CLI commands that sign nothing) tokens cannot verify; nothing there needs them.
+  // Without loaded secrets (CLI commands that sign nothing) tokens are signed with a key of this process alone.
   const auth = new AuthService(
     uow,
     new AuthStore(db),
