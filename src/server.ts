@@ -100,6 +100,7 @@ async function serveLocked(
   );
   // Staff replies queued before a restart resume here, once the server answers.
   services.runner?.start();
+  services.scheduler?.start(services.events);
   // Rooms deleted before a stop may still hold rows: their purge goes on.
   void services.chat.purge.run();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
@@ -155,6 +156,7 @@ async function serveLocked(
       clearInterval(maintenance);
       clearInterval(sessionCheck);
       services.runner?.stop();
+      services.scheduler?.stop();
       // Documents in memory fold their logs into snapshots; editors reconnect to the next server.
       await services.docs.closeAll(CLOSE.goingAway, "server stopping");
       // An open events socket would hold a graceful stop forever: closed first, and anything still open after

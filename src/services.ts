@@ -13,6 +13,8 @@ import { ActivityService } from "./features/activity/activity.service";
 import { ActivityStore } from "./features/activity/activity.store";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
+import { AutomationRunJob } from "./features/automations/automations.job";
+import { Scheduler } from "./features/automations/automations.scheduler";
 import { AutomationsService } from "./features/automations/automations.service";
 import { AutomationsStore } from "./features/automations/automations.store";
 import { ChatService, RoomPurge } from "./features/chat/chat.service";
@@ -74,6 +76,8 @@ export interface JobTuning {
   leaseMs?: number;
   heartbeatMs?: number;
   retryBaseMs?: number;
+  /** Multiplies the pauses between an automation run's attempts. */
+  automationPauseScale?: number;
 }
 
 export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
@@ -147,8 +151,28 @@ export function createServices(conn: Connection, config: Config, options: Servic
   new ReplyQueue({ staff, access, chat, jobs }).listen(events);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey);
-  const automations = new AutomationsService(uow, new AutomationsStore(db), encryptionKey);
+  const automationsStore = new AutomationsStore(db);
+  const automations = new AutomationsService(
+    uow,
+    automationsStore,
+    encryptionKey,
+    {
+      roomExists: (spaceId, name) => chat.roomNamed(spaceId, name) !== undefined,
+      columnExists: (spaceId, name) =>
+        spaces.columns({ id: spaceId }).some((c) => c.name.toLowerCase() === name.trim().toLowerCase()),
+      isStaff: (orgId, userId) => staff.mentionables(orgId).some((m) => m.userId === userId && m.staff !== null),
+      isMember: (orgId, userId) => members.isMember(orgId, userId),
+    },
+    jobs,
+  );
+  automations.listen(events);
+  const scheduler = options.log ? new Scheduler(uow, automationsStore, automations, options.log) : null;
   const proposals = new ProposalsService(uow, new ProposalsStore(db), files);
+  runner?.register(
+    new AutomationRunJob(uow, automationsStore, access, { chat, tasks, spaces }, encryptionKey, {
+      pauseScale: tuning.automationPauseScale ?? 1,
+    }),
+  );
   runner?.register(
     new ReplyJob(
       uow,
@@ -188,5 +212,6 @@ export function createServices(conn: Connection, config: Config, options: Servic
     proposals,
     activity,
     runner,
+    scheduler,
   };
 }

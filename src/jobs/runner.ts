@@ -24,6 +24,19 @@ export class LeaseLost extends Error {
   }
 }
 
+/**
+ * Thrown by a job kind that wants to be tried again at `at` (epoch ms), by its own rule (an outside service's
+ * pause, its own count of attempts): the runner schedules it then, whatever its own attempt count says.
+ */
+export class RetryLater extends Error {
+  constructor(
+    readonly at: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** What a running job can do. */
 export interface JobContext {
   readonly job: JobRow;
@@ -192,6 +205,12 @@ export class JobRunner {
     } catch (error) {
       if (error instanceof LeaseLost || context.signal.aborted) return;
       const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof RetryLater) {
+        this.safely("scheduling a retry", () =>
+          this.uow.write(() => this.store.retryLater(job.seq, lease, message, error.at)),
+        );
+        return;
+      }
       if (kind && job.attempts >= this.maxAttempts) {
         this.log.warn({ job_id: job.id, kind: job.kind, err: error }, "job failed for good");
         try {

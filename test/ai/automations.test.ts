@@ -12,6 +12,7 @@ import { type Listener, type LiveEvent, listen } from "../helpers/sockets";
 /** Every field api-spec §2 lists for an Automation, plus the `has_oauth_token` extension. */
 const AUTOMATION_KEYS = [
   "config",
+  "config_problem",
   "created_at",
   "created_by_service_account_id",
   "created_by_user_id",
@@ -21,6 +22,7 @@ const AUTOMATION_KEYS = [
   "last_error",
   "last_run_at",
   "name",
+  "next_run_at",
   "organization_id",
   "rejection_reason",
   "reviewed_at",
@@ -121,6 +123,9 @@ describe("POST .../automations by a person", () => {
       rejection_reason: null,
       last_run_at: null,
       last_error: null,
+      // Contract §8: an empty config cannot run, and says why; nothing is scheduled.
+      next_run_at: null,
+      config_problem: "config.cron: required",
       has_oauth_token: false,
       created_at: a.created_at,
       updated_at: a.updated_at,
@@ -340,6 +345,9 @@ describe("oauth_token is write-only", () => {
 
 describe("PATCH .../automations/{id}", () => {
   it("changes only the fields given; config replaces; name stripped; updated_at moves", async () => {
+    // Config names rooms that exist (contract §8: a room that does not is a 400).
+    for (const name of ["a", "b"])
+      await member.api.post(`/api/v1/organizations/${org.id}/spaces/${spaceId}/chat-rooms`, { name });
     const a = await create({ config: { cron: "0 9 * * *", channel: "#a" } });
     await Bun.sleep(5);
     const res = seen(await member.api.patch(one(a.id), { name: "  Nightly  ", config: { channel: "#b" } }));
@@ -347,7 +355,16 @@ describe("PATCH .../automations/{id}", () => {
     expect(Object.keys(res.body)).toEqual(["automation"]);
     const b = res.body.automation;
     expect(Object.keys(b).sort()).toEqual(AUTOMATION_KEYS);
-    expect(b).toEqual({ ...a, name: "Nightly", config: { channel: "#b" }, updated_at: b.updated_at });
+    // What it lacks to run changed with its config (contract §8).
+    expect(a.config_problem).toBe("config.message: required (or staff_prompt, or task)");
+    expect(b.config_problem).toBe("config.cron: required");
+    expect(b).toEqual({
+      ...a,
+      name: "Nightly",
+      config: { channel: "#b" },
+      config_problem: b.config_problem,
+      updated_at: b.updated_at,
+    });
     expect(b.updated_at).toMatch(TIMESTAMP);
     expect(Date.parse(b.updated_at)).toBeGreaterThan(Date.parse(a.updated_at));
     expect(b.created_at).toBe(a.created_at);

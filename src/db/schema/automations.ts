@@ -1,5 +1,6 @@
-/** Automations of a space: configured jobs a human approves before they run (running them comes later). */
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+/** Automations of a space: configured jobs a human approves before they run; their runs; webhook deliveries seen. */
+import { isNotNull } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { organizations, users } from "./people";
 import { spaces } from "./spaces";
 import { serviceAccounts } from "./staff";
@@ -32,6 +33,12 @@ export const automations = sqliteTable(
     rejectionReason: text("rejection_reason"),
     lastRunAt: integer("last_run_at"),
     lastError: text("last_error"),
+    /** The next scheduled run of an active automation whose config is complete; the scheduler's only input. */
+    nextRunAt: integer("next_run_at"),
+    /** Why the config cannot run (`config.cron: required`), or null. */
+    configProblem: text("config_problem"),
+    /** `v1:` ciphertext of a webhook's `whsec_` secret: it must be read back to check a signature. */
+    webhookSecretCiphertext: text("webhook_secret_ciphertext"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
@@ -41,5 +48,49 @@ export const automations = sqliteTable(
     index("automations_created_by_user_idx").on(t.createdByUserId),
     index("automations_created_by_sa_idx").on(t.createdByServiceAccountId),
     index("automations_reviewed_by_idx").on(t.reviewedByUserId),
+    index("automations_next_run_idx").on(t.nextRunAt).where(isNotNull(t.nextRunAt)),
+  ],
+);
+
+/** One run of an automation: what started it, how it went, what it did. */
+export const automationRuns = sqliteTable(
+  "automation_runs",
+  {
+    id: text("id").primaryKey(),
+    automationId: text("automation_id")
+      .notNull()
+      .references(() => automations.id, { onDelete: "cascade" }),
+    spaceId: text("space_id").notNull(),
+    /** `schedule`, `webhook`, `manual` or `connection`. */
+    trigger: text("trigger").notNull(),
+    /** `queued`, `running`, `succeeded` or `failed`. */
+    status: text("status").notNull(),
+    attempt: integer("attempt").notNull(),
+    /** What the run was given, as JSON: a webhook's payload and headers, a run-now body; null for a tick. */
+    input: text("input"),
+    /** What the run did, as JSON (the message posted, the task created, the post's id), or null. */
+    output: text("output"),
+    error: text("error"),
+    startedAt: integer("started_at"),
+    finishedAt: integer("finished_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("automation_runs_automation_idx").on(t.automationId, t.createdAt, t.id)],
+);
+
+/** Webhook deliveries already taken (their `webhook-id` or `X-GitHub-Delivery`), for 24 hours: sent again, they run nothing. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    automationId: text("automation_id")
+      .notNull()
+      .references(() => automations.id, { onDelete: "cascade" }),
+    deliveryId: text("delivery_id").notNull(),
+    runId: text("run_id").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.automationId, t.deliveryId] }),
+    index("webhook_deliveries_created_idx").on(t.createdAt),
   ],
 );

@@ -1,6 +1,7 @@
 /** Chat rooms, messages, reactions and attachments. */
 import { isNotNull, isNull } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { automations } from "./automations";
 import { users } from "./people";
 import { spaces } from "./spaces";
 
@@ -39,6 +40,8 @@ export const chatMessages = sqliteTable(
       .references(() => chatRooms.id, { onDelete: "cascade" }),
     spaceId: text("space_id").notNull(),
     authorUserId: text("author_user_id").references(() => users.id, { onDelete: "set null" }),
+    /** A message an automation posted (its author is null): which one. */
+    automationId: text("automation_id").references(() => automations.id, { onDelete: "set null" }),
     content: text("content").notNull(),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
@@ -48,6 +51,7 @@ export const chatMessages = sqliteTable(
   (t) => [
     index("chat_messages_room_idx").on(t.roomId, t.createdAt, t.id),
     index("chat_messages_author_idx").on(t.authorUserId),
+    index("chat_messages_automation_idx").on(t.automationId).where(isNotNull(t.automationId)),
   ],
 );
 

@@ -34,6 +34,11 @@ export function assertMayDelete(actor: OrgActor, automation: AutomationRow): voi
   }
 }
 
+/** A rule for people only (service accounts propose; people decide), refused with `message`. */
+export const assertPerson = (message: string) => (actor: OrgActor) => {
+  if (isServiceAccount(actor)) throw forbidden(message);
+};
+
 /** Approving and rejecting: a person (with `files.write`, checked by the route). */
 export function assertMayReview(actor: OrgActor): void {
   if (isServiceAccount(actor)) throw forbidden("only a person can approve or reject an automation");

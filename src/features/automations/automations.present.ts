@@ -1,7 +1,7 @@
 /** Automation rows to JSON: the OAuth token never leaves, only whether one is stored. */
 import { iso, isoOrNull } from "../../lib/ids";
-import type { AutomationOut } from "./automations.schemas";
-import type { AutomationRow } from "./automations.store";
+import type { AutomationOut, RunOut } from "./automations.schemas";
+import type { AutomationRow, RunRow } from "./automations.store";
 
 export function presentAutomation(row: AutomationRow): AutomationOut {
   return {
@@ -19,8 +19,25 @@ export function presentAutomation(row: AutomationRow): AutomationOut {
     rejection_reason: row.rejectionReason,
     last_run_at: isoOrNull(row.lastRunAt),
     last_error: row.lastError,
+    next_run_at: isoOrNull(row.nextRunAt),
+    config_problem: row.configProblem,
     has_oauth_token: row.oauthTokenCiphertext !== null,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
+  };
+}
+
+export function presentRun(row: RunRow): RunOut {
+  return {
+    id: row.id,
+    automation_id: row.automationId,
+    trigger: row.trigger as RunOut["trigger"],
+    status: row.status as RunOut["status"],
+    attempt: row.attempt,
+    started_at: isoOrNull(row.startedAt),
+    finished_at: isoOrNull(row.finishedAt),
+    error: row.error,
+    output: row.output === null ? null : (JSON.parse(row.output) as Record<string, unknown>),
+    created_at: iso(row.createdAt),
   };
 }

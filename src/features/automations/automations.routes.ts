@@ -3,15 +3,18 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
-import { noBodyIn } from "../../http/schemas";
-import { assertMayReview } from "./automations.policy";
-import { presentAutomation } from "./automations.present";
+import { noBodyIn, pageQuery } from "../../http/schemas";
+import { assertMayReview, assertPerson } from "./automations.policy";
+import { presentAutomation, presentRun } from "./automations.present";
 import {
   automationOut,
   createAutomationIn,
   patchAutomationIn,
   type RejectAutomationIn,
+  type RunNowIn,
   rejectAutomationIn,
+  runNowIn,
+  runOut,
 } from "./automations.schemas";
 import type { AutomationsService } from "./automations.service";
 
@@ -31,13 +34,21 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
     )
     .post(
       "",
-      ({ actor, body, status }) => status(201, { automation: presentAutomation(automations.create(actor, body)) }),
+      ({ actor, body, status }) => {
+        const { row, webhookSecret } = automations.create(actor, body);
+        const automation = presentAutomation(row);
+        return status(201, webhookSecret === null ? { automation } : { automation, webhook_secret: webhookSecret });
+      },
       {
         space: "files.write",
         body: createAutomationIn,
         detail: doc(
-          "Creates an automation: `draft` unless `status` says otherwise; a service account's is always `pending_approval`, its `description` kept as `config.proposal_note`",
-          { 201: one, 403: "`service accounts cannot set oauth_token`" },
+          "Creates an automation: `draft` unless `status` says otherwise; a service account's is always `pending_approval`, its `description` kept as `config.proposal_note`. A webhook's secret (`whsec_…`) is answered here once, as `webhook_secret`. The config is checked: a key of a wrong type or value is 400 naming it; a missing one is the automation's `config_problem`",
+          {
+            201: one.extend({ webhook_secret: z.string().optional() }),
+            400: "`config.cron: invalid cron expression`, `config.channel: no such chat room`, …",
+            403: "`service accounts cannot set oauth_token`",
+          },
         ),
       },
     )
@@ -111,6 +122,54 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
             200: one,
             403: "`only a person can approve or reject an automation`",
             409: "`automation is not pending approval`",
+          },
+          { access: "A person (not a service account) holding `files.write`" },
+        ),
+      },
+    )
+    .get(
+      "/:automationId/runs",
+      ({ actor, params, query }) => ({ runs: automations.runs(actor, params.automationId, query).map(presentRun) }),
+      {
+        space: "files.read",
+        query: pageQuery,
+        detail: doc("The automation's runs, newest first (default 50, at most 200; `before` a timestamp)", {
+          200: z.object({ runs: z.array(runOut) }),
+        }),
+      },
+    )
+    .post(
+      "/:automationId/run",
+      ({ actor, params, body, status }) =>
+        status(202, { run: presentRun(automations.runNow(actor, params.automationId, body as RunNowIn)) }),
+      {
+        space: "files.write",
+        check: assertPerson("only a person can run an automation"),
+        body: runNowIn,
+        detail: doc(
+          "Runs the automation now; a social post takes the `text` to post",
+          {
+            202: z.object({ run: runOut }),
+            403: "`only a person can run an automation`",
+            409: "`automation is not active`; the automation's `config_problem`",
+          },
+          { access: "A person (not a service account) holding `files.write`" },
+        ),
+      },
+    )
+    .post(
+      "/:automationId/webhook-secret",
+      ({ actor, params }) => ({ webhook_secret: automations.rotateWebhookSecret(actor, params.automationId) }),
+      {
+        space: "files.write",
+        check: assertPerson("only a person can change a webhook's secret"),
+        body: noBodyIn,
+        detail: doc(
+          "Makes the webhook a new secret, answered here once; the old one stops working at once",
+          {
+            200: z.object({ webhook_secret: z.string() }),
+            400: "`not a webhook automation`",
+            403: "`only a person can change a webhook's secret`",
           },
           { access: "A person (not a service account) holding `files.write`" },
         ),

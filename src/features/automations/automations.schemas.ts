@@ -68,6 +68,10 @@ export const automationOut = z
     rejection_reason: z.string().nullable(),
     last_run_at: timestampOut.nullable(),
     last_error: z.string().nullable(),
+    /** (extension) The next scheduled run of an active automation whose config is complete; else null. */
+    next_run_at: timestampOut.nullable(),
+    /** (extension) Why the config cannot run (`config.cron: required`), or null: it can. */
+    config_problem: z.string().nullable(),
     /** (extension) Whether a write-only OAuth token is stored; the token itself is never shown. */
     has_oauth_token: z.boolean(),
     created_at: timestampOut,
@@ -75,3 +79,31 @@ export const automationOut = z
   })
   .meta({ id: "Automation" });
 export type AutomationOut = z.infer<typeof automationOut>;
+
+/** Where a run came from. */
+export const RUN_TRIGGERS = ["schedule", "webhook", "manual", "connection"] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+export const RUN_STATUSES = ["queued", "running", "succeeded", "failed"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const runOut = z
+  .object({
+    id: uuidOut,
+    automation_id: uuidOut,
+    trigger: z.enum(RUN_TRIGGERS),
+    status: z.enum(RUN_STATUSES),
+    /** 1 for the first attempt; a run retried after an outside service's failure counts on. */
+    attempt: z.number().int(),
+    started_at: timestampOut.nullable(),
+    finished_at: timestampOut.nullable(),
+    error: z.string().nullable(),
+    /** What it did: the message posted, the task created, the post's id; null before it ends, or when it failed. */
+    output: z.record(z.string(), z.unknown()).nullable(),
+    created_at: timestampOut,
+  })
+  .meta({ id: "AutomationRun" });
+export type RunOut = z.infer<typeof runOut>;
+
+/** Run now: no body, `{}`, or (a social post) the text to post. */
+export const runNowIn = z.object({ text: z.string().max(10_000).optional() }).nullish();
+export type RunNowIn = z.infer<typeof runNowIn>;

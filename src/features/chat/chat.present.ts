@@ -14,7 +14,7 @@ export function presentRoom(row: RoomRow): RoomOut {
 }
 
 export function presentMessage(row: MessageRow): MessageOut {
-  return {
+  const out: MessageOut = {
     id: row.id,
     chat_room_id: row.roomId,
     space_id: row.spaceId,
@@ -25,6 +25,9 @@ export function presentMessage(row: MessageRow): MessageOut {
     edited_at: isoOrNull(row.editedAt),
     deleted_at: isoOrNull(row.deletedAt),
   };
+  // Only on what an automation posted (an extension; every other message keeps the spec's fields).
+  if (row.automationId !== null) out.automation_id = row.automationId;
+  return out;
 }
 
 export function presentReaction(row: ReactionRow): ReactionOut {

@@ -26,6 +26,8 @@ export const messageOut = z
     updated_at: timestampOut,
     edited_at: timestampOut.nullable(),
     deleted_at: timestampOut.nullable(),
+    /** (extension) On a message an automation posted (its author is null): the automation. */
+    automation_id: uuidOut.optional(),
   })
   .meta({ id: "ChatMessage" });
 export type MessageOut = z.infer<typeof messageOut>;

@@ -198,6 +198,21 @@ export class ChatService {
     return this.uow.write((unit) => this.insertPost(unit, actor, roomId, content, []));
   }
 
+  /**
+   * A message an automation posts, in the unit of its run: no author, `automation_id` naming it. `actor` is who
+   * the automation speaks for (the person who approved it): a mention of staff in it wakes them as if that
+   * person had asked.
+   */
+  postAsAutomation(actor: SpaceActor, roomId: string, content: string, automationId: string): PostedMessage {
+    return this.uow.write((unit) => this.insertPost(unit, actor, roomId, content, [], automationId));
+  }
+
+  /** A live room of the space by its name, ignoring case and a leading `#`. */
+  roomNamed(spaceId: string, name: string): RoomRow | undefined {
+    const bare = name.trim().replace(/^#/, "").trim();
+    return bare ? this.store.roomByName(spaceId, bare) : undefined;
+  }
+
   /** Throws 404 once the message a staff reply answers is gone: deleted, or its room deleted. */
   assertAnswerable(actor: SpaceActor, roomId: string, messageId: string): void {
     if (this.message(actor, roomId, messageId).deletedAt !== null) throw notFound("the message was deleted");
@@ -210,6 +225,7 @@ export class ChatService {
     roomId: string,
     content: string,
     given: readonly AttachmentIn[],
+    automationId: string | null = null,
   ): PostedMessage {
     const room = this.room(actor, roomId);
     const now = nextStamp(this.store.latestCreatedAt(room.id));
@@ -217,7 +233,9 @@ export class ChatService {
       id: newId(),
       roomId: room.id,
       spaceId: room.spaceId,
-      authorUserId: actor.userId,
+      // An automation's message is its own: no one wrote it (the people who approved it are the event's actor).
+      authorUserId: automationId === null ? actor.userId : null,
+      automationId,
       content,
       createdAt: now,
       updatedAt: now,

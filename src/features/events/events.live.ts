@@ -43,6 +43,8 @@ const LIVE: ReadonlySet<EventType> = new Set<EventType>([
   "file.proposal.updated",
   "automation.updated",
   "automation.deleted",
+  "automation.run.started",
+  "automation.run.finished",
   "ai.reply.started",
   "ai.reply.finished",
   "ai.reply.failed",

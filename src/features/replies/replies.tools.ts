@@ -184,7 +184,7 @@ function allTools(services: ToolServices, scope: ReplyScope): FunctionTool[] {
           args.config && typeof args.config === "object" && !Array.isArray(args.config)
             ? (args.config as Record<string, unknown>)
             : undefined;
-        const automation = services.automations.create(actor, {
+        const { row: automation } = services.automations.create(actor, {
           name: name.slice(0, 200),
           kind: kind as "webhook",
           config,

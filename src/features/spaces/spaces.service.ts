@@ -95,8 +95,8 @@ export class SpacesService {
   }
 
   /** The columns of the space's board, in order (none before its board exists). */
-  columns(actor: SpaceActor): ColumnRow[] {
-    const board = this.store.board(actor.space.id);
+  columns(space: { id: string }): ColumnRow[] {
+    const board = this.store.board(space.id);
     return board ? this.store.columns(board.id) : [];
   }
 

@@ -50,7 +50,7 @@ export class TasksService {
   /** Every task of the space, by column then position. */
   list(actor: SpaceActor): TaskView[] {
     return this.spaces
-      .columns(actor)
+      .columns(actor.space)
       .flatMap((column) => this.store.column(column.id).map((task, position) => ({ ...task, position })));
   }
 
