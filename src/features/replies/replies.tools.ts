@@ -162,14 +162,52 @@ function allTools(services: ToolServices, scope: ReplyScope): FunctionTool[] {
       name: "propose_automation",
       writes: true,
       description:
-        "Proposes an automation for this space. It waits for a person's approval before it can run. " +
-        `kind is one of ${AUTOMATION_KINDS.join(", ")}; config is kind-specific (a scheduled one: {"cron": "0 9 * * 1", "channel": "general"}).`,
+        "Proposes an automation for this space. It waits for a person's approval before it can run. Kinds and " +
+        "their config: scheduled {cron, timezone?, channel?, message?, staff_user_id?, staff_prompt?, task?}: at " +
+        "each tick of the cron it posts `message` in the room `channel`, asks the staff member `staff_user_id` " +
+        "there with `staff_prompt`, and/or creates `task`; at least one of message, staff_prompt, task, and " +
+        "channel whenever it posts. webhook {channel?, template?, staff_user_id?, staff_prompt?, task?}: an " +
+        "inbound URL (a person copies its secret); each delivery posts `template` (or a summary of it) in " +
+        "`channel` and takes the other actions like a scheduled one. social_post {text, cron?, timezone?, " +
+        "endpoint?}: posts `text` through the OAuth token a person stores, on the cron or when run. " +
+        `reverse_tunnel {}: a person's local web service, reached through Tandem. Your own staff_user_id is ${actor.userId}.`,
       parameters: {
         type: "object",
         properties: {
           name: { type: "string" },
           kind: { type: "string", enum: AUTOMATION_KINDS },
-          config: { type: "object" },
+          config: {
+            type: "object",
+            description: "The kind's keys, as described; unknown keys are kept",
+            properties: {
+              cron: {
+                type: "string",
+                description: "5 fields, minute first (`0 9 * * 1-5` is 9:00 on weekdays), or 6 with seconds first",
+              },
+              timezone: {
+                type: "string",
+                description: "An IANA time zone of the cron, like Europe/Berlin (default UTC)",
+              },
+              channel: { type: "string", description: "The name of a chat room of this space, like general" },
+              message: { type: "string", description: "Markdown posted at each tick" },
+              staff_user_id: { type: "string", description: "The user id of the staff member to ask" },
+              staff_prompt: { type: "string", description: "What the staff member is asked at each tick" },
+              task: {
+                type: "object",
+                description: "A task created at each tick",
+                properties: {
+                  title: { type: "string" },
+                  column: { type: "string", description: "A column name of the board (default the first)" },
+                  assignee_user_id: { type: "string" },
+                  description: { type: "string" },
+                },
+                required: ["title"],
+              },
+              template: { type: "string", description: "A webhook's message, with {{path.to.field}} of its JSON" },
+              text: { type: "string", description: "A social post's text" },
+              endpoint: { type: "string", description: "A social post's endpoint (default X's POST /2/tweets)" },
+            },
+          },
           description: { type: "string", description: "Why, for the person who approves it" },
         },
         required: ["name", "kind"],
@@ -190,7 +228,8 @@ function allTools(services: ToolServices, scope: ReplyScope): FunctionTool[] {
           config,
           description: str(args.description),
         });
-        return `Automation ${automation.id} "${automation.name}" is pending a person's approval.`;
+        const lacking = automation.configProblem ? ` It cannot run as it is: ${automation.configProblem}.` : "";
+        return `Automation ${automation.id} "${automation.name}" is pending a person's approval.${lacking}`;
       },
     },
   ];
