@@ -368,3 +368,26 @@ describe("GET .../automations/{id}/runs", () => {
     expect({ status: none.status, body: none.body }).toEqual({ status: 404, body: { error: "automation not found" } });
   });
 });
+
+describe("a staff member's proposal", () => {
+  it("does not run while it waits for a person; once approved, it runs like any other, for the person who approved it", async () => {
+    const proposed = await staff.api.post(automations(), {
+      name: "Stand-up reminder",
+      kind: "scheduled",
+      description: "A daily nudge",
+      config: { cron: "* * * * * *", channel: "general", message: "Proposed and approved" },
+    });
+    expect(proposed.status).toBe(201);
+    const a = proposed.body.automation;
+    expect(a).toMatchObject({ status: "pending_approval", config_problem: null, next_run_at: null });
+    await Bun.sleep(1500);
+    expect(await runs(a.id)).toEqual([]);
+    const approved = await org.owner.api.post(`${automations()}/${a.id}/approve`);
+    expect(approved.body.automation.next_run_at).not.toBeNull();
+    const [run] = await finished(a.id, 1);
+    await member.api.patch(`${automations()}/${a.id}`, { status: "paused" });
+    expect(run).toMatchObject({ trigger: "schedule", status: "succeeded" });
+    const posted = (await roomMessages()).find((m) => m.id === run.output.message_id);
+    expect(posted).toMatchObject({ author_user_id: null, automation_id: a.id, content: "Proposed and approved" });
+  });
+});
