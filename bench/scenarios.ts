@@ -4,6 +4,7 @@
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { automations } from "./automations";
 import {
   errorCount,
   freePort,
@@ -25,7 +26,6 @@ import {
   waitQuiet,
   wrk,
 } from "./harness";
-
 import { realtime } from "./realtime";
 import { api, space, times } from "./seed";
 import { staff } from "./staff";
@@ -327,6 +327,7 @@ export const scenarios: Scenario[] = [
   tree,
   ...realtime,
   ...staff,
+  ...automations,
   ...ui,
   startup,
   rss,

@@ -151,7 +151,7 @@ export function automationsRoutes(auth: AuthMacro, automations: AutomationsServi
           {
             202: z.object({ run: runOut }),
             403: "`only a person can run an automation`",
-            409: "`automation is not active`; the automation's `config_problem`",
+            409: "`automation is not active`; the automation's `config_problem`; `a tunnel runs while its connector is connected`",
           },
           { access: "A person (not a service account) holding `files.write`" },
         ),
