@@ -65,6 +65,9 @@ const REFUSALS = {
   approve: { status: 403, error: "only a person can approve or reject an automation" },
   /** A person made it: staff withdraw only their own pending proposals. */
   withdraw: { status: 403, error: "service accounts can only delete their own pending proposals" },
+  /** Running an automation now, and a webhook's secret, are for people (contract §8). */
+  run: { status: 403, error: "only a person can run an automation" },
+  secret: { status: 403, error: "only a person can change a webhook's secret" },
 } as const;
 
 type Cell = "2xx" | "403" | keyof typeof REFUSALS;
@@ -139,6 +142,9 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["DELETE /automations/:automationId",                        "files.write", "2xx",    "2xx",      "2xx",    "403",    "withdraw", "403"],
   ["POST /automations/:automationId/approve",                  "files.write", "2xx",    "2xx",      "2xx",    "403",    "approve",  "403"],
   ["POST /automations/:automationId/reject",                   "files.write", "2xx",    "2xx",      "2xx",    "403",    "approve",  "403"],
+  ["GET /automations/:automationId/runs",                      "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["POST /automations/:automationId/run",                      "files.write", "2xx",    "2xx",      "2xx",    "403",    "run",      "403"],
+  ["POST /automations/:automationId/webhook-secret",           "files.write", "2xx",    "2xx",      "2xx",    "403",    "secret",   "403"],
 
 
 ];
@@ -378,6 +384,18 @@ async function freshAutomation(rows: SpaceRows): Promise<string> {
     201,
   ).body.automation.id;
 }
+/** An active automation that can run: a yearly message in the space's first room. */
+async function activeAutomation(rows: SpaceRows): Promise<string> {
+  return must(
+    await rowsOwner().api.post(`${spaceBase(rows.id)}/automations`, {
+      name: unique("automation"),
+      kind: "scheduled",
+      status: "active",
+      config: { cron: "0 0 1 1 *", channel: "general", message: "yearly" },
+    }),
+    201,
+  ).body.automation.id;
+}
 async function freshMessage(rows: SpaceRows, author: Client): Promise<string> {
   return must(
     await author.post(`${spaceBase(rows.id)}/chat-rooms/${rows.room}/messages`, { content: unique("message") }),
@@ -558,6 +576,12 @@ const PLANS: Record<string, Plan> = {
   },
   "POST /automations/:automationId/approve": automationReview,
   "POST /automations/:automationId/reject": automationReview,
+  "POST /automations/:automationId/run": {
+    build: async ({ rows, live }) => ({
+      params: await freshParam(live, "automationId", () => activeAutomation(rows)),
+    }),
+  },
+  "POST /automations/:automationId/webhook-secret": automationReview,
 };
 
 /** Path parameters every route can draw on. */
