@@ -62,10 +62,21 @@ export function cronOf(pattern: string, timezone?: string): Cron {
   return new Cron(pattern, { paused: true, ...(timezone ? { timezone } : {}) });
 }
 
+/** Crons read, by pattern and time zone: a thousand schedules ticking each minute read a handful of patterns. */
+const crons = new Map<string, Cron>();
+const MAX_CRONS = 1000;
+
 /** The next tick of a cron after `from`, or null when it has none. */
 export function nextTick(config: AutomationConfig, from: Date): number | null {
   if (!config.cron) return null;
-  return cronOf(config.cron, config.timezone).nextRun(from)?.getTime() ?? null;
+  const key = `${config.cron}|${config.timezone ?? ""}`;
+  let cron = crons.get(key);
+  if (!cron) {
+    cron = cronOf(config.cron, config.timezone);
+    if (crons.size >= MAX_CRONS) crons.delete(crons.keys().next().value as string);
+    crons.set(key, cron);
+  }
+  return cron.nextRun(from)?.getTime() ?? null;
 }
 
 function isTimeZone(name: string): boolean {
