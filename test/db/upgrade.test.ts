@@ -77,6 +77,7 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0009_authors_outlive_staff",
       "0010_activity_outlives_staff",
       "0011_room_purge",
+      "0012_automations_run",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
