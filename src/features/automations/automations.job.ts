@@ -94,7 +94,10 @@ export class AutomationRunJob implements JobKind {
   /** Every attempt failed on our side: the run fails, saying so. */
   giveUp(context: JobContext): void {
     const { runId } = JSON.parse(context.job.payload) as { runId: string };
-    if (!this.load(runId)) return context.complete(() => undefined);
+    if (!this.load(runId)) {
+      context.complete(() => undefined);
+      return;
+    }
     this.end(context, runId, { status: "failed", error: "something went wrong on our side" });
   }
 
