@@ -48,6 +48,17 @@ export interface AgentSettings {
   readonly localBridge: boolean;
 }
 
+/** Reverse tunnels (contract §8): how long a visitor waits for the connector's answer, and where tunnels are served. */
+export interface TunnelSettings {
+  /** No response head within this long: 504. */
+  readonly answerTimeoutMs: number;
+  /**
+   * A second origin (`https://tunnels.acme.test`) that serves tunnels and nothing else, so their pages run apart
+   * from the web UI's storage; null: tunnels are served on the main origin, sandboxed.
+   */
+  readonly origin: string | null;
+}
+
 /** Everything the server and the CLI need to know about their environment. */
 export interface Config {
   readonly dataDir: string;
@@ -63,6 +74,7 @@ export interface Config {
   readonly agent: AgentSettings;
   /** How many staff replies run at once. */
   readonly staffWorkers: number;
+  readonly tunnels: TunnelSettings;
 }
 
 /** The three provisioning settings, as named in the settings table and in env. */
@@ -237,7 +249,28 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
       localBridge: read.bool("AGENT_LOCAL_BRIDGE", false),
     }),
     staffWorkers: read.int("TANDEM_STAFF_WORKERS", 8, 1, 256),
+    tunnels: Object.freeze({
+      answerTimeoutMs: read.int("TANDEM_TUNNEL_ANSWER_TIMEOUT_SEC", 30, 1, 3600) * 1000,
+      origin: tunnelOriginOf(read.string("TANDEM_TUNNEL_ORIGIN")),
+    }),
   });
+}
+
+/** `TANDEM_TUNNEL_ORIGIN`: an http(s) origin alone (a path would not separate anything), or null when unset. */
+function tunnelOriginOf(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = new URL("invalid:");
+  }
+  const bare =
+    url.pathname === "/" && url.search === "" && url.hash === "" && url.username === "" && url.password === "";
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || !bare) {
+    throw new ConfigError("TANDEM_TUNNEL_ORIGIN must be an http(s) origin: scheme, host and port, no path");
+  }
+  return url.origin;
 }
 
 /** Secrets the server signs and encrypts with. */

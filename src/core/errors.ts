@@ -8,7 +8,11 @@ export type ErrorKind =
   | "not_found"
   | "conflict"
   | "too_large"
-  | "too_many";
+  | "too_many"
+  /** An upstream the server relays to (a tunnel's connector) is not there or failed. */
+  | "bad_gateway"
+  | "unavailable"
+  | "gateway_timeout";
 
 /** Status per kind. */
 export const STATUS_OF: Record<ErrorKind, number> = {
@@ -19,6 +23,9 @@ export const STATUS_OF: Record<ErrorKind, number> = {
   conflict: 409,
   too_large: 413,
   too_many: 429,
+  bad_gateway: 502,
+  unavailable: 503,
+  gateway_timeout: 504,
 };
 
 /** An error whose message is safe to show: it becomes `{"error": message}` with the kind's status. */
