@@ -140,6 +140,17 @@ export class AutomationsStore {
     );
   }
 
+  /** Runs of tunnels still marked `running`: at a server's start, those its previous process left. */
+  runningConnections(): RunRow[] {
+    return this.db
+      .select({ run: automationRuns })
+      .from(automationRuns)
+      .innerJoin(automations, eq(automations.id, automationRuns.automationId))
+      .where(and(eq(automations.kind, "reverse_tunnel"), eq(automationRuns.status, "running")))
+      .all()
+      .map((row) => row.run);
+  }
+
   // Webhook deliveries
 
   /** The run of a delivery taken before (its id seen within the last 24 hours). */
