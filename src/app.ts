@@ -19,6 +19,7 @@ import { signupsRoutes } from "./features/signups/signups.routes";
 import { spacesRoutes } from "./features/spaces/spaces.routes";
 import { staffRoutes } from "./features/staff/staff.routes";
 import { tasksRoutes } from "./features/tasks/tasks.routes";
+import { tunnelsRoutes } from "./features/tunnels/tunnels.routes";
 import { authMacro } from "./http/auth";
 import { httpBase } from "./http/base";
 import { docsRoutes, type RouteInfo } from "./http/openapi";
@@ -65,6 +66,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(tasksRoutes(auth, services.tasks))
     .use(chatRoutes(auth, services.chat, events))
     .use(automationsRoutes(auth, services.automations))
+    .use(tunnelsRoutes(auth, services.tunnels))
     .use(eventsRoutes(auth, services.live))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));

@@ -101,6 +101,8 @@ async function serveLocked(
   // Staff replies queued before a restart resume here, once the server answers.
   services.runner?.start();
   services.scheduler?.start(services.events);
+  // Tunnel runs left running by a previous process end; connectors reconnect by themselves.
+  services.tunnels.start();
   // Rooms deleted before a stop may still hold rows: their purge goes on.
   void services.chat.purge.run();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
@@ -162,6 +164,7 @@ async function serveLocked(
       // An open events socket would hold a graceful stop forever: closed first, and anything still open after
       // a few seconds (a client that never answers the close) is cut.
       services.live.closeAll(CLOSE.goingAway, "server stopping");
+      services.tunnels.closeAll();
       const graceful = app.stop().then(() => true);
       if (!(await Promise.race([graceful, Bun.sleep(STOP_GRACE_MS).then(() => false)]))) await app.stop(true);
       await checkpointer.stop();

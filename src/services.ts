@@ -13,6 +13,7 @@ import { ActivityService } from "./features/activity/activity.service";
 import { ActivityStore } from "./features/activity/activity.store";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
+import { ConnectionRuns } from "./features/automations/automations.connections";
 import { AutomationRunJob } from "./features/automations/automations.job";
 import { Scheduler } from "./features/automations/automations.scheduler";
 import { AutomationsService } from "./features/automations/automations.service";
@@ -46,6 +47,7 @@ import { StaffService } from "./features/staff/staff.service";
 import { StaffStore } from "./features/staff/staff.store";
 import { TasksService } from "./features/tasks/tasks.service";
 import { TasksStore } from "./features/tasks/tasks.store";
+import { TunnelsService } from "./features/tunnels/tunnels.service";
 import { JobsStore } from "./jobs/jobs.store";
 import { JobQueue } from "./jobs/queue";
 import { JobRunner } from "./jobs/runner";
@@ -168,6 +170,17 @@ export function createServices(conn: Connection, config: Config, options: Servic
   automations.listen(events);
   const scheduler = options.log ? new Scheduler(uow, automationsStore, automations, options.log) : null;
   const proposals = new ProposalsService(uow, new ProposalsStore(db), files);
+  const tunnels = new TunnelsService(
+    {
+      runs: new ConnectionRuns(uow, automationsStore),
+      access,
+      auth,
+      changes: memo,
+      events,
+      secret: secrets?.jwtSecret ?? new Uint8Array(0),
+    },
+    { ...config.tunnels, maxBodyBytes: config.maxUploadBytes },
+  );
   runner?.register(
     new AutomationRunJob(uow, automationsStore, access, { chat, tasks, spaces }, encryptionKey, {
       pauseScale: tuning.automationPauseScale ?? 1,
@@ -209,6 +222,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     memo,
     integrations,
     automations,
+    tunnels,
     proposals,
     activity,
     runner,

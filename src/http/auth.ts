@@ -41,7 +41,7 @@ function lowerIds(params: Raw): void {
  * The `Authorization` header, or on a WebSocket upgrade (browsers cannot set headers there) the `?token=` of
  * the URL as a bearer token. Elsewhere a token in the URL is ignored: URLs end up in logs and histories.
  */
-function credential(request: Request): string | null {
+export function credential(request: Request): string | null {
   const header = request.headers.get("authorization");
   if (header !== null || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return header;
   const token = new URL(request.url).searchParams.get("token");

@@ -47,6 +47,9 @@ export function errorResponse(status: number, body: Record<string, unknown>, req
  */
 const RAW_BODY_PATH = /\/(files\/(upload|[^/]+\/content)|deliverables\/upload)\/?$/;
 
+/** Paths relayed elsewhere as they are, bodies streamed (a reverse tunnel's): never parsed here. */
+const RELAYED_PREFIX = "/tunnels/";
+
 interface RequestMark {
   id: string;
   start: number;
@@ -88,7 +91,7 @@ export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJ
       })
       // A DELETE's body is not read, as a GET's is not: no DELETE route takes one.
       .onParse({ as: "global" }, async ({ request, path }) =>
-        request.method === "DELETE" || RAW_BODY_PATH.test(path)
+        request.method === "DELETE" || RAW_BODY_PATH.test(path) || path.startsWith(RELAYED_PREFIX)
           ? null
           : ((await parseJsonBody(request, maxJsonBytes)) ?? null),
       )
