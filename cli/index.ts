@@ -9,6 +9,7 @@ import { keygenCommand } from "./keygen";
 import { provisioningCommand } from "./provisioning";
 import { serveCommand } from "./serve";
 import { setupCommand } from "./setup";
+import { tunnelCommand } from "./tunnel";
 import { usersCommand } from "./users";
 
 function buildProgram(): Command {
@@ -25,6 +26,7 @@ function buildProgram(): Command {
   usersCommand(program);
   provisioningCommand(program);
   backupCommands(program);
+  tunnelCommand(program);
   program
     .command("version")
     .description("print the version and git sha")
