@@ -145,6 +145,7 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["GET /automations/:automationId/runs",                      "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
   ["POST /automations/:automationId/run",                      "files.write", "2xx",    "2xx",      "2xx",    "403",    "run",      "403"],
   ["POST /automations/:automationId/webhook-secret",           "files.write", "2xx",    "2xx",      "2xx",    "403",    "secret",   "403"],
+  ["POST /automations/:automationId/tunnel-link",              "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
 
 
 ];
@@ -384,6 +385,17 @@ async function freshAutomation(rows: SpaceRows): Promise<string> {
     201,
   ).body.automation.id;
 }
+/** A reverse tunnel, which a one-time link opens. */
+async function tunnelAutomation(rows: SpaceRows): Promise<string> {
+  return must(
+    await rowsOwner().api.post(`${spaceBase(rows.id)}/automations`, {
+      name: unique("tunnel"),
+      kind: "reverse_tunnel",
+      status: "active",
+    }),
+    201,
+  ).body.automation.id;
+}
 /** An active automation that can run: a yearly message in the space's first room. */
 async function activeAutomation(rows: SpaceRows): Promise<string> {
   return must(
@@ -582,6 +594,9 @@ const PLANS: Record<string, Plan> = {
     }),
   },
   "POST /automations/:automationId/webhook-secret": automationReview,
+  "POST /automations/:automationId/tunnel-link": {
+    build: async ({ rows, live }) => ({ params: await freshParam(live, "automationId", () => tunnelAutomation(rows)) }),
+  },
 };
 
 /** Path parameters every route can draw on. */
