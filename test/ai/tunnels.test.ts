@@ -558,6 +558,10 @@ describe("the connection's end", () => {
     for (let i = 0; i < 3; i++) expect((await fetch(tunnelUrl("echo", id), as(dev))).status).toBe(200);
     const paused = await dev.api.patch(`${automations()}/${id}`, { status: "paused" });
     expect(paused.status).toBe(200);
+    // At once: not relayed while the connector's socket is still closing.
+    const right = await fetch(tunnelUrl("echo", id), as(dev));
+    expect(right.status).toBe(502);
+    expect(await right.json()).toEqual({ error: "tunnel not connected" });
     const { code, stderr } = await tunnel.exited;
     expect(code).toBe(1);
     expect(stderr).toBe("tandem: the server closed the tunnel: automation is not active\n");

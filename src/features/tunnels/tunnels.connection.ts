@@ -90,6 +90,11 @@ export class Connection implements UserSocket {
     return this.principal.sessionId;
   }
 
+  /** Whether the server closed it (its socket may not have finished closing): it carries no new exchange. */
+  get closing(): boolean {
+    return this.closedWith !== null;
+  }
+
   /**
    * Closes the socket; its run ends with `error` (by default the reason: access gone, a session ended, a broken
    * frame), or normally for `null` (paused, deleted, replaced, the server stopping).

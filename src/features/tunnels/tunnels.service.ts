@@ -64,6 +64,8 @@ export interface Visit {
   tunnel: TunnelPlace;
   /** `link`: a one-time link, answered with the cookie and a redirect rather than relayed. */
   via: "link" | "cookie" | "bearer";
+  /** Whether the automation is `active`: only then is the tunnel relayed (contract §8). */
+  active: boolean;
 }
 
 /** Connectors one person may have open (one per automation): room for a few services each, and a bound. */
@@ -285,7 +287,7 @@ export class TunnelsService {
     const { principal, via } = await this.visitorOf(request, id);
     const automation = this.reach(principal, id, need);
     if (automation.kind !== "reverse_tunnel") throw automationNotFound();
-    return { principal, tunnel: placeOf(automation), via };
+    return { principal, tunnel: placeOf(automation), via, active: automation.status === "active" };
   }
 
   private async visitorOf(request: Request, id: string): Promise<Pick<Visit, "principal" | "via">> {
@@ -345,8 +347,9 @@ export class TunnelsService {
     // `/tunnels/{id}`: pages' relative links resolve below the tunnel only from `/tunnels/{id}/`.
     if (rest === "")
       return new Response(null, { status: 308, headers: { location: `${tunnelRoot(id)}${url.search}` } });
-    const connection = this.connections.get(id);
-    if (!connection) throw notConnected();
+    // Paused or deleted a moment ago, its connector's socket closing: not relayed meanwhile.
+    const connection = visit.active ? this.connections.get(id) : undefined;
+    if (!connection || connection.closing) throw notConnected();
     const declared = Number(request.headers.get("content-length") ?? 0);
     if (declared > this.options.maxBodyBytes) throw new AppError("too_large", "request body too large");
     const headers = forwardedRequestHeaders(request.headers, {
