@@ -4,7 +4,7 @@
  * one-time link and its cookie; who is let in; 502 and 504; the run of each connection; pausing, replacing,
  * reconnecting; and, in Chromium, what a tunnel page may and may not do on Tandem's origin and on its own.
  */
-import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { afterAll, beforeAll, describe, expect, it, setSystemTime } from "bun:test";
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import type { Socket, TCPSocketListener } from "bun";
@@ -310,6 +310,34 @@ describe("/tunnels/{automationId}/… without a connector", () => {
     const res = await fetch(tunnelUrl("echo"), as(viewer));
     expect(res.status).toBe(502);
     expect(await res.json()).toEqual({ error: "tunnel not connected" });
+  });
+});
+
+describe("POST .../automations/{id}/tunnel-link", () => {
+  // The server runs in this process: its clock is moved for one request. No connector is up yet, whose
+  // heartbeat would count the jump as silence.
+  const openAfter = async (ms: number) => {
+    const asked = await viewer.api.post(`${automations()}/${tunnelId}/tunnel-link`);
+    expect(asked.status).toBe(200);
+    setSystemTime(new Date(Date.now() + ms));
+    try {
+      return await fetch(asked.body.url, { redirect: "manual" });
+    } finally {
+      setSystemTime();
+    }
+  };
+
+  it("answers a link that works for 5 minutes", async () => {
+    const opened = await openAfter(5 * 60 * 1000 - 2000);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get("set-cookie")).toStartWith("tandem_tunnel=");
+  });
+
+  it("answers 401 for a link opened after 5 minutes", async () => {
+    const late = await openAfter(5 * 60 * 1000 + 1000);
+    expect(late.status).toBe(401);
+    expect(await late.json()).toEqual({ error: "this tunnel link was used or has expired: ask for a new one" });
+    expect(late.headers.get("set-cookie")).toBeNull();
   });
 });
 
