@@ -55,20 +55,57 @@ export function tunnelCommand(program: Command): void {
     .addOption(
       new Option(
         "--token <token>",
-        "an access token or a staff member's sa_ token; `-` reads it from standard input, and TANDEM_TOKEN gives it from the environment, so it need not be on the command line",
+        "an access token, or a staff member's sa_ token, with files.write in the automation's space; `-` reads it from the first line of standard input. Better given as TANDEM_TOKEN or `-`: on the command line it shows in `ps` and the shell's history",
       ).env("TANDEM_TOKEN"),
     )
     .option("--json", "print events as JSON lines")
     .option("--data <dir>", "data directory (not used)")
+    .addHelpText("after", HELP_AFTER)
     .action((opts: TunnelOptions) => runTunnel(opts));
 }
 
+const HELP_AFTER = `
+The token, out of sight of \`ps\` (other users of the machine can read every process's arguments):
+  export TANDEM_TOKEN=...            # from the environment
+  tandem tunnel --token - ... < FILE # or the first line of standard input (typed, then Enter)
+  tandem tunnel --token TOKEN ...    # works too, but shows in \`ps\` and the shell's history
+
+Example:
+  TANDEM_TOKEN=sa_... tandem tunnel --server https://tandem.acme.test \\
+    --automation 0190f2a4-... --to http://127.0.0.1:3000
+
+A person's access token is needed for the first connection only: the server then hands the connector a
+token of its own for reconnecting, good for 24 hours. For a connector that runs for days, use a staff
+member's sa_ token.
+
+The automation must be an active reverse_tunnel. While this runs, the space's members open the service at
+{server}/tunnels/{automation}/ (with their token, or in a browser through a one-time link of the automation).
+A dropped connection is made again (pauses of 1 s doubling to 30 s); Ctrl-C stops it (exit 0). It exits 1
+with the server's reason when refused or closed for good: a bad token, no files.write, not a tunnel, not
+active (paused meanwhile), deleted, connected by another member, or replaced by a newer connector.`;
+
+/**
+ * The token: the one given, or with \`-\` the first line of standard input. Read up to its newline rather than to
+ * the end, so a token typed at a terminal needs Enter only.
+ */
 async function tokenOf(given: string | undefined): Promise<string> {
-  const token = given === "-" ? ((await Bun.stdin.text()).split("\n")[0] ?? "") : (given ?? "");
+  const token = given === "-" ? await firstLineOfStdin() : (given ?? "");
   if (token.trim() === "") {
     throw new CliError("a token is needed: --token TOKEN, --token - (read from standard input) or TANDEM_TOKEN");
   }
   return token.trim();
+}
+
+async function firstLineOfStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write("token (then Enter): ");
+  const decoder = new TextDecoder();
+  let text = "";
+  for await (const chunk of Bun.stdin.stream()) {
+    text += decoder.decode(chunk, { stream: true });
+    const newline = text.indexOf("\n");
+    if (newline !== -1) return text.slice(0, newline);
+  }
+  return text;
 }
 
 /** Connects, relays, and connects again, until refused or stopped (Ctrl-C). */

@@ -162,9 +162,10 @@ function connector(
     stderr: "pipe",
   });
   if (via === "stdin") {
+    // As a token typed at a terminal: its line, and standard input left open.
     const stdin = proc.stdin as import("bun").FileSink;
     stdin.write(`${token}\n`);
-    void stdin.end();
+    void stdin.flush();
   }
   const events: Record<string, any>[] = [];
   void (async () => {
@@ -716,6 +717,7 @@ describe("tandem tunnel refused", () => {
     const text = help.stdout.toString();
     expect(text).toContain("TANDEM_TOKEN");
     expect(text).toContain("standard input");
+    expect(text).toContain("shows in `ps`");
   });
 });
 
