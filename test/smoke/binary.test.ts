@@ -1,13 +1,14 @@
 /**
  * The compiled executable `dist/tandem` end to end, with nothing beside it but its data dir: setup, serve,
- * login, a backup while serving, a restore into a new dir served and logged into, the build stamp and the web UI.
+ * login, a reverse tunnel through `tandem tunnel`, a backup while serving, a restore into a new dir served and
+ * logged into, the build stamp and the web UI.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { copyFileSync, existsSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import pkg from "../../package.json";
 import { request, UUID } from "../helpers/http";
-import { BINARY, type RunResult, runCli, type SpawnedServer, spawnServer, tempDir } from "../helpers/server";
+import { BINARY, cleanEnv, type RunResult, runCli, type SpawnedServer, spawnServer, tempDir } from "../helpers/server";
 
 // Spawned processes and argon2id hashes on a 2-core machine: well beyond bun's default 5 s per test.
 
@@ -115,6 +116,60 @@ describe("dist/tandem", () => {
     expect(res.body.expires_in).toBe(900);
     const orgs = await request(server.url, "GET", "/api/v1/organizations", { token: res.body.access_token });
     expect(orgs.body.organizations.map((o: { id: string }) => o.id)).toEqual([ids.organization_id]);
+  });
+
+  it("relays a reverse tunnel to a local service through its own connector, `tandem tunnel`", async () => {
+    const token = (await login(server.url)).body.access_token as string;
+    const org = `/api/v1/organizations/${ids.organization_id}`;
+    const space = (await request(server.url, "POST", `${org}/spaces`, { token, body: { name: "Smoke tunnel" } })).body
+      .id;
+    const created = await request(server.url, "POST", `${org}/spaces/${space}/automations`, {
+      token,
+      body: { name: "Preview", kind: "reverse_tunnel", status: "active" },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.automation.id as string;
+    const local = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: async (req) => new Response(`${req.method} ${new URL(req.url).pathname} ${(await req.bytes()).length}`),
+    });
+    const connector = Bun.spawn(
+      [
+        BINARY,
+        "tunnel",
+        "--server",
+        server.url,
+        "--automation",
+        id,
+        "--to",
+        `http://127.0.0.1:${local.port}`,
+        "--json",
+      ],
+      { env: cleanEnv({ TANDEM_TOKEN: token }), stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+    );
+    try {
+      const reader = (connector.stdout as ReadableStream<Uint8Array>).getReader();
+      const { value } = await reader.read();
+      const connected = JSON.parse(new TextDecoder().decode(value).split("\n")[0] as string);
+      expect(connected).toMatchObject({ event: "connected", url: `${server.url}/tunnels/${id}/` });
+      const auth = { authorization: `Bearer ${token}` };
+      const got = await fetch(`${server.url}/tunnels/${id}/hello?x=1`, { headers: auth });
+      expect(got.status).toBe(200);
+      expect(await got.text()).toBe("GET /hello 0");
+      const posted = await fetch(`${server.url}/tunnels/${id}/up`, {
+        method: "POST",
+        headers: auth,
+        body: new Uint8Array(3 * 1024 * 1024),
+      });
+      expect(await posted.text()).toBe(`POST /up ${3 * 1024 * 1024}`);
+      reader.releaseLock();
+      connector.kill("SIGINT");
+      expect(await connector.exited).toBe(0);
+    } finally {
+      connector.kill("SIGKILL");
+      local.stop(true);
+    }
   });
 
   it("backs up while serving and writing, restores into a new dir, and serves and logs in from there", async () => {
