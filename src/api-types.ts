@@ -14,6 +14,7 @@ import type {
   AutomationStatus as AutomationStatusOut,
   createAutomationIn,
   patchAutomationIn,
+  RunOut,
 } from "./features/automations/automations.schemas";
 import type {
   AttachmentOut,
@@ -221,3 +222,10 @@ export type AutomationStatus = AutomationStatusOut;
 export type AutomationBody = z.input<typeof createAutomationIn>;
 /** `PATCH .../automations/{id}`'s body. */
 export type AutomationChanges = z.input<typeof patchAutomationIn>;
+/** `POST .../automations`: the automation, and a webhook's secret (`whsec_…`, answered this once). */
+export interface CreatedAutomation {
+  automation: Automation;
+  webhook_secret?: string;
+}
+/** One run of an automation: what started it, how it ended, its error and output. */
+export type AutomationRun = RunOut;

@@ -4,7 +4,6 @@ import { getInstance } from "./features/auth/api";
 import { AcceptInvitePage, JoinWithAccountPage } from "./features/auth/InvitePages";
 import { NoOrganization } from "./features/auth/NoOrganization";
 import { LoginPage, RegisterPage, SetupPage } from "./features/auth/SignInPages";
-import { ApprovalsPage } from "./features/automations/ApprovalsPage";
 import { MyTasksPage } from "./features/board/MyTasksPage";
 import { SpaceRoute, SpacesPage } from "./features/spaces/SpacesPage";
 import { StaffPage } from "./features/staff/StaffPage";
@@ -14,8 +13,10 @@ import { ErrorText, Spinner, Toasts, usePageTitle } from "./lib/ui";
 import { useWorkspace, WorkspaceProvider } from "./lib/workspace";
 import { Shell } from "./shell";
 
-// Settings are for owners and rarely opened: loaded when first visited.
+// Settings are for owners and rarely opened: loaded when first visited. So are approvals, which come with the
+// automations' cron reader.
 const SettingsPage = lazy(() => import("./features/settings/SettingsPage"));
+const ApprovalsPage = lazy(() => import("./features/automations/ApprovalsPage"));
 
 function useSignedIn(): { signedIn: boolean; pending: boolean } {
   const signedIn = useSyncExternalStore(onSessionChange, isSignedIn);
@@ -36,7 +37,12 @@ function Screen({ path }: { path: string }) {
   if (match("/my-tasks", path)) return <MyTasksPage />;
   const staff = match("/staff/:userId?", path);
   if (staff) return <StaffPage userId={staff.userId ?? null} />;
-  if (match("/approvals", path)) return <ApprovalsPage />;
+  if (match("/approvals", path))
+    return (
+      <Suspense fallback={<Spinner />}>
+        <ApprovalsPage />
+      </Suspense>
+    );
   const settings = match("/settings/:tab?", path);
   if (settings)
     return (

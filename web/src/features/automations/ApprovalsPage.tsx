@@ -11,10 +11,9 @@ import { Empty, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { listAutomations } from "./api";
 import { AutomationCard, useStaffNames } from "./automation";
-import { NOT_RUN_YET } from "./model";
 
 /** The /approvals screen. */
-export function ApprovalsPage() {
+export default function ApprovalsPage() {
   const ws = useWorkspace();
   const staffNames = useStaffNames();
   const [pending, setPending] = useState<Automation[] | null>(null);
@@ -104,11 +103,10 @@ export function ApprovalsPage() {
           </h1>
           <p className="muted small">
             Automations proposed by AI staff, or submitted for review, wait here until a person approves or rejects
-            them.
+            them. Once approved, they run.
           </p>
         </div>
       </header>
-      <p className="notice">{NOT_RUN_YET}</p>
       {!write && (
         <p className="notice">You can see what waits, but approving and rejecting needs the files.write permission.</p>
       )}

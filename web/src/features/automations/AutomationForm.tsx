@@ -1,38 +1,31 @@
 /**
- * Creating or editing an automation: name, kind, status, configuration as JSON, and the write-only OAuth token
- * (set, replace or remove; the stored one is never shown, only whether there is one).
+ * Creating or editing an automation: its name, kind and status, the configuration of its kind as fields (not
+ * JSON), and the write-only OAuth token of a social post. A webhook's secret, answered once when it is created,
+ * is shown in the same dialog with its URL and a signed example request.
  */
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useState } from "react";
 import type { Automation, AutomationBody, AutomationChanges, AutomationKind } from "../../../../src/api-types";
-import { useAction } from "../../lib/hooks";
+import { useAction, useLoad } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { getBoard } from "../board/api";
+import { listRooms } from "../chat/api";
 import { createAutomation, patchAutomation } from "./api";
-import { KINDS, STATUSES } from "./model";
-
-/** What a configuration of each kind may look like (config is free-form JSON; these are hints only). */
-const EXAMPLES: Record<AutomationKind, string> = {
-  scheduled: '{\n  "cron": "0 9 * * 1-5",\n  "channel": "#general"\n}',
-  webhook: '{\n  "url": "https://example.com/hooks/deploy"\n}',
-  social_post: '{\n  "network": "mastodon",\n  "text": "We just shipped!"\n}',
-  reverse_tunnel: '{\n  "local_port": 3000\n}',
-};
+import { ConfigFields } from "./ConfigFields";
+import { type ConfigDraft, configToSave, initialDraft, sameConfig } from "./config-draft";
+import { KIND_HINTS, KINDS, otherSettings, STATUSES } from "./model";
+import { OAuthTokenField, type TokenChoice } from "./OAuthTokenField";
+import { WebhookSecret } from "./WebhookPanel";
 
 const SETTABLE = ["draft", "pending_approval", "active", "paused"] as const;
 
-/** Parses the configuration field: empty is `{}`, anything but a JSON object is refused in words. */
-function parseConfig(text: string): Record<string, unknown> {
-  if (text.trim() === "") return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new Error(`Configuration is not valid JSON: ${(error as Error).message}`);
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value))
-    throw new Error('Configuration must be a JSON object, like {"cron": "0 9 * * *"}');
-  return value as Record<string, unknown>;
-}
+/** What the Status select offers, in words that say what each does. */
+const STATUS_CHOICES: Record<(typeof SETTABLE)[number], string> = {
+  draft: `${STATUSES.draft}: not running, not submitted`,
+  pending_approval: `${STATUSES.pending_approval}: a person approves it first`,
+  active: `${STATUSES.active}: runs from now on`,
+  paused: `${STATUSES.paused}: kept, not running`,
+};
 
 /** The create / edit dialog. `automation` absent: a new one in `spaceId`. */
 export function AutomationForm({
@@ -47,15 +40,25 @@ export function AutomationForm({
   onSaved: (automation: Automation) => void;
 }) {
   const ws = useWorkspace();
-  const ids = useId();
   const [kind, setKind] = useState<AutomationKind>(automation?.kind ?? "scheduled");
-  // The proposal note is the proposer's words, not configuration to edit: kept aside and put back on save.
-  const { proposal_note: note, ...editable } = automation?.config ?? {};
-  const initialConfig = Object.keys(editable).length ? JSON.stringify(editable, null, 2) : "";
-  const [token, setToken] = useState<"keep" | "replace" | "clear">("keep");
+  const [draft, setDraft] = useState<ConfigDraft>(() => initialDraft(automation?.config));
+  const [token, setToken] = useState<TokenChoice>("keep");
+  const [created, setCreated] = useState<{ automation: Automation; secret: string } | null>(null);
+  const rooms = useLoad(listRooms, ws.base, spaceId);
+  const board = useLoad(getBoard, ws.base, spaceId);
+
+  const set = (key: string, value: unknown) => {
+    save.clear();
+    setDraft((old) => {
+      const next = { ...old };
+      if (value === undefined) delete next[key];
+      else next[key] = value;
+      return next;
+    });
+  };
 
   const save = useAction(async (form: FormData) => {
-    const config = parseConfig(String(form.get("config") ?? ""));
+    const config = configToSave(kind, draft);
     const oauth = String(form.get("oauth_token") ?? "");
     // One of the select's options, each a status a person may set.
     const status = String(form.get("status") ?? "draft") as (typeof SETTABLE)[number];
@@ -63,14 +66,15 @@ export function AutomationForm({
     if (!automation) {
       const body: AutomationBody = { name, kind, config, status };
       if (oauth) body.oauth_token = oauth;
-      const created = await createAutomation(ws.base, spaceId, body);
-      onSaved(created);
-      toast(`Created “${created.name}”`);
+      const answer = await createAutomation(ws.base, spaceId, body);
+      onSaved(answer.automation);
+      toast(`Created “${answer.automation.name}”`);
+      // The secret is answered this once: the dialog stays to show it.
+      if (answer.webhook_secret) return setCreated({ automation: answer.automation, secret: answer.webhook_secret });
     } else {
       const body: AutomationChanges = {};
       if (name !== automation.name) body.name = name;
-      if (String(form.get("config") ?? "") !== initialConfig)
-        body.config = note === undefined ? config : { ...config, proposal_note: note };
+      if (!sameConfig(config, automation.config)) body.config = config;
       if (status !== automation.status) body.status = status;
       if (token === "replace" || (!automation.has_oauth_token && oauth)) {
         if (!oauth) throw new Error("Enter the new OAuth token, or keep the stored one");
@@ -91,13 +95,21 @@ export function AutomationForm({
     void save.run(new FormData(event.currentTarget));
   };
 
+  if (created)
+    return (
+      <Modal title={`Webhook “${created.automation.name}” created`} onClose={onClose} wide>
+        <WebhookSecret automationId={created.automation.id} secret={created.secret} onDone={onClose} />
+      </Modal>
+    );
+
   // A rejected automation can be sent back as a draft or for approval; `rejected` itself is not settable.
   const currentStatus = automation && automation.status !== "rejected" ? automation.status : "draft";
-  const showTokenInput = !automation?.has_oauth_token || token === "replace";
+  const others = Object.keys(otherSettings(draft));
+  const showToken = kind === "social_post" || automation?.has_oauth_token === true;
 
   return (
     <Modal title={automation ? `Edit “${automation.name}”` : "New automation"} onClose={onClose} wide>
-      <form className="stack" onSubmit={submit}>
+      <form className="stack automation-form" onSubmit={submit} onChange={() => save.clear()}>
         <label className="field">
           <span>Name</span>
           <input name="name" required maxLength={200} defaultValue={automation?.name ?? ""} />
@@ -124,68 +136,37 @@ export function AutomationForm({
             <select name="status" defaultValue={currentStatus}>
               {SETTABLE.map((value) => (
                 <option key={value} value={value}>
-                  {STATUSES[value]}
+                  {STATUS_CHOICES[value]}
                 </option>
               ))}
             </select>
           </label>
         </div>
-        <label className="field">
-          <span>Configuration (JSON)</span>
-          <textarea
-            name="config"
-            rows={7}
-            className="mono"
-            spellCheck={false}
-            defaultValue={initialConfig}
-            placeholder={EXAMPLES[kind]}
-          />
-        </label>
-        {typeof note === "string" && note && (
+        <p className="small muted kind-hint">{KIND_HINTS[kind]}</p>
+        <ConfigFields
+          kind={kind}
+          draft={draft}
+          set={set}
+          rooms={rooms.data ?? []}
+          columns={board.data?.columns ?? []}
+        />
+        <ErrorText error={rooms.error ?? board.error} />
+        {others.length > 0 && (
+          <p className="muted small">
+            Also kept as they are: {others.flatMap((key, i) => [i > 0 ? ", " : "", <code key={key}>{key}</code>])}.
+          </p>
+        )}
+        {typeof draft.proposal_note === "string" && draft.proposal_note && (
           <p className="muted small">The proposal note of the staff member who proposed it is kept as it is.</p>
         )}
-        <fieldset className="oauth">
-          <legend>OAuth token</legend>
-          <p className="muted small">
-            Write-only: stored encrypted and never shown again, not even to you.
-            {automation?.has_oauth_token && " A token is stored now."}
-          </p>
-          {automation?.has_oauth_token && (
-            <div className="row wrap" role="radiogroup" aria-label="Stored OAuth token">
-              {(
-                [
-                  ["keep", "Keep it"],
-                  ["replace", "Replace it"],
-                  ["clear", "Remove it"],
-                ] as const
-              ).map(([value, label]) => (
-                <label key={value} className="check">
-                  <input
-                    type="radio"
-                    name="token_choice"
-                    value={value}
-                    checked={token === value}
-                    onChange={() => setToken(value)}
-                  />
-                  {label}
-                </label>
-              ))}
-            </div>
-          )}
-          {showTokenInput && (
-            <label className="field" htmlFor={`${ids}-oauth`}>
-              <span>{automation?.has_oauth_token ? "New OAuth token" : "OAuth token (optional)"}</span>
-              <input
-                id={`${ids}-oauth`}
-                name="oauth_token"
-                type="password"
-                autoComplete="off"
-                maxLength={8192}
-                required={token === "replace"}
-              />
-            </label>
-          )}
-        </fieldset>
+        {showToken && (
+          <OAuthTokenField
+            stored={automation?.has_oauth_token === true}
+            choice={token}
+            onChoice={setToken}
+            required={kind === "social_post"}
+          />
+        )}
         <ErrorText error={save.error} />
         <FormButtons onCancel={onClose} disabled={save.busy} label={automation ? "Save" : "Create automation"} />
       </form>

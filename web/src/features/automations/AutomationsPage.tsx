@@ -1,7 +1,8 @@
 /**
- * A space's automations (its Automations tab): every one with its status, filtered by status, created and
- * edited here, paused and resumed, approved or rejected in place. Live through `automation.updated` and
- * `automation.deleted`, so a second browser sees a proposal arrive and its review land.
+ * A space's automations (its Automations tab): every one with its status, when it runs next, filtered by status,
+ * created and edited here, run, paused and resumed, approved or rejected in place; each opens on its own page
+ * with its runs. Live through `automation.updated` and `automation.deleted`, so a second browser sees a proposal
+ * arrive, its review land and its next run move on.
  */
 import { useState } from "react";
 import type { Automation, AutomationStatus, Space } from "../../../../src/api-types";
@@ -11,9 +12,10 @@ import { navigate, useLocation } from "../../lib/router";
 import { Empty, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { AutomationForm } from "./AutomationForm";
+import { AutomationPage } from "./AutomationPage";
 import { listAutomations } from "./api";
 import { AutomationCard, useStaffNames } from "./automation";
-import { NOT_RUN_YET, STATUSES } from "./model";
+import { STATUSES } from "./model";
 
 /** Puts `automation` in `list` in place of its older self, or at the end (the API lists oldest first). */
 export function upsert(list: Automation[], automation: Automation): Automation[] {
@@ -24,8 +26,13 @@ export function upsert(list: Automation[], automation: Automation): Automation[]
   return list.map((a, i) => (i === at ? automation : a));
 }
 
-/** The Automations tab of `space`. */
-export function AutomationsPage({ space }: { space: Space }) {
+/** The Automations tab of `space`, or the page of automation `item`. */
+export default function AutomationsTab({ space, item }: { space: Space; item: string | null }) {
+  return item ? <AutomationPage space={space} id={item} /> : <AutomationsPage space={space} />;
+}
+
+/** The list of the space's automations. */
+function AutomationsPage({ space }: { space: Space }) {
   const ws = useWorkspace();
   const list = useLoad(listAutomations, ws.base, space.id);
   const staffNames = useStaffNames();
@@ -59,8 +66,8 @@ export function AutomationsPage({ space }: { space: Space }) {
         <div>
           <h2 className="automations-title">Automations</h2>
           <p className="muted small">
-            Scheduled jobs, webhooks and posts planned for this space. Those proposed by AI staff wait for a person's
-            approval.
+            Schedules, webhooks, social posts and tunnels of this space. Nothing runs until a person has approved or
+            activated it; those proposed by AI staff wait for a person's approval.
           </p>
         </div>
         {ws.can("files.write") && (
@@ -69,7 +76,6 @@ export function AutomationsPage({ space }: { space: Space }) {
           </button>
         )}
       </header>
-      <p className="notice">{NOT_RUN_YET}</p>
       {all.length > 0 && (
         <fieldset className="filter-chips">
           <legend className="sr-only">Show automations</legend>

@@ -1,18 +1,23 @@
 /**
- * One automation as both the space's list and the approval inbox show it: its status, who proposed it and why,
- * its configuration, and the actions the status allows (approve / reject, pause / resume, edit, delete).
+ * One automation as the space's list, its own page and the approval inbox show it: its status, who proposed it
+ * and why, what it will do, when it runs next or why it cannot run, its last run, and the actions the status
+ * allows (approve / reject, run now, pause / resume, edit, delete).
  */
-import { type FormEvent, useMemo, useState } from "react";
-import type { Automation, AutomationStatus, Space } from "../../../../src/api-types";
+import { type ReactNode, useMemo, useState } from "react";
+import type { Automation, AutomationRun, AutomationStatus, Space } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
 import { Link } from "../../lib/router";
-import { dateTime, ErrorText, Modal, timeAgo, toast } from "../../lib/ui";
+import { dateTime, ErrorText, timeAgo, toast } from "../../lib/ui";
 import { FORMER_STAFF, useWorkspace } from "../../lib/workspace";
 import { AutomationForm } from "./AutomationForm";
-import { approveAutomation, deleteAutomation, patchAutomation, rejectAutomation } from "./api";
+import { approveAutomation, deleteAutomation, patchAutomation } from "./api";
+import { ConfigSummary } from "./ConfigSummary";
+import { browserTimeZone, runTime } from "./cron";
 import { KINDS, proposalNote, STATUS_HINTS, STATUSES } from "./model";
+import { RejectDialog } from "./RejectDialog";
+import { RunNowButton } from "./RunNow";
 
 /** A status as a colored pill. */
 export function StatusPill({ status }: { status: string }) {
@@ -36,64 +41,93 @@ export function useStaffNames(): Map<string, string> {
   }, [ws.members]);
 }
 
-/** Asks for an optional reason, then rejects. */
-function RejectDialog({ automation, onClose }: { automation: Automation; onClose: () => void }) {
-  const ws = useWorkspace();
-  const reject = useAction(async (reason: string) => {
-    await rejectAutomation(ws.base, automation.space_id, automation.id, reason);
-    toast(`Rejected “${automation.name}”`);
-    onClose();
-  });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    void reject.run(String(new FormData(event.currentTarget).get("reason") ?? "").trim());
-  };
+/** "in 5 s", "in 4 min", "in 3 h", "in 2 days": how far off a time is. */
+export function timeUntil(iso: string, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((Date.parse(iso) - now) / 1000));
+  if (seconds < 60) return seconds <= 1 ? "now" : `in ${seconds} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `in ${minutes} min`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `in ${hours} h`;
+  return `in ${Math.round(hours / 24)} days`;
+}
+
+/** When it runs next, or why it cannot run. */
+function RunsNext({ automation: a }: { automation: Automation }) {
+  if (a.config_problem)
+    return (
+      <p className="notice warn small config-problem">
+        {a.status === "active" ? "It does not run" : "It cannot run yet"}: {a.config_problem}
+      </p>
+    );
+  if (!a.next_run_at) return null;
   return (
-    <Modal title={`Reject “${automation.name}”`} onClose={onClose}>
-      <form className="stack" onSubmit={submit}>
-        <label className="field">
-          <span>Reason</span>
-          <textarea
-            name="reason"
-            rows={3}
-            maxLength={2000}
-            placeholder="What should change before it can be approved? (optional)"
-          />
-        </label>
-        <p className="muted small">The reason is kept with the automation, for whoever proposed it.</p>
-        <ErrorText error={reject.error} />
-        <div className="row end">
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary danger-fill" disabled={reject.busy}>
-            Reject
-          </button>
-        </div>
-      </form>
-    </Modal>
+    <p className="small next-run">
+      Next run{" "}
+      <time dateTime={a.next_run_at} title={dateTime(a.next_run_at)}>
+        {timeUntil(a.next_run_at)}
+      </time>{" "}
+      <span className="muted">({runTime(new Date(a.next_run_at), browserTimeZone(), true)})</span>
+    </p>
   );
 }
 
 /**
+ * Its last run, whether a social post's token is stored, and (in the list) the way to its page. The inbox
+ * leaves out what only says that nothing happened yet.
+ */
+function Facts({ automation: a, inbox, page }: { automation: Automation; inbox: boolean; page: boolean }) {
+  const facts: ReactNode[] = [];
+  if (a.last_run_at)
+    facts.push(
+      <span key="run">
+        Last run{" "}
+        <time dateTime={a.last_run_at} title={dateTime(a.last_run_at)}>
+          {timeAgo(a.last_run_at)}
+        </time>
+      </span>,
+    );
+  else if (!inbox) facts.push("Not run yet");
+  if (a.kind === "social_post" || a.has_oauth_token)
+    facts.push(
+      <span key="token">
+        OAuth token: {a.has_oauth_token ? <span className="ok-text">set (write-only)</span> : "none"}
+      </span>,
+    );
+  if (!inbox && !page)
+    facts.push(
+      <Link key="page" href={`/spaces/${a.space_id}/automations/${a.id}`}>
+        Runs and details
+      </Link>,
+    );
+  if (facts.length === 0) return null;
+  return <p className="small muted">{facts.flatMap((fact, i) => (i === 0 ? [fact] : [" · ", fact]))}</p>;
+}
+
+/**
  * One automation. `space` shows which space it belongs to (the approval inbox); `inbox` keeps only the review
- * actions. Changes come back through the `automation.updated` / `automation.deleted` live events, and `onSaved`
- * for callers that want the answer at once.
+ * actions; `page` is its own page (its name is not a link there). Changes come back through the
+ * `automation.updated` / `automation.deleted` live events, and `onSaved` for callers that want the answer at once;
+ * `onRun` hears of a run started here.
  */
 export function AutomationCard({
   automation: a,
   space,
   inbox = false,
+  page = false,
   staffNames,
   onSaved,
   onDeleted,
+  onRun,
 }: {
   automation: Automation;
   space?: Space;
   inbox?: boolean;
+  page?: boolean;
   staffNames: Map<string, string>;
   onSaved: (automation: Automation) => void;
   onDeleted: (id: string) => void;
+  onRun?: (run: AutomationRun) => void;
 }) {
   const ws = useWorkspace();
   const [dialog, setDialog] = useState<"reject" | "edit" | "delete" | null>(null);
@@ -107,10 +141,9 @@ export function AutomationCard({
       saved = await patchAutomation(ws.base, a.space_id, a.id, { status });
     }
     onSaved(saved);
-    if (kind === "approve") toast(`Approved “${a.name}”: marked Active (this version of Tandem does not run it)`);
+    if (kind === "approve") toast(`Approved “${a.name}”: it is active now`);
   });
   const note = proposalNote(a);
-  const { proposal_note: _, ...config } = a.config;
   // Deleting a staff member nulls both creator fields; a person's account is never deleted, so no creator at
   // all means a staff member deleted since, and it reads "proposed by Former AI staff".
   const byStaff = a.created_by_service_account_id !== null || a.created_by_user_id === null;
@@ -120,12 +153,16 @@ export function AutomationCard({
   const write = ws.can("files.write");
   // A staff token in the browser still gets the buttons, so the API's refusal is shown rather than guessed.
   const review = write || ws.me.service_account_id !== null;
+  // Run now is a person's: a staff token is refused it, so it is not offered.
+  const person = ws.me.service_account_id === null;
 
   return (
     // Focusable from code only: the approval inbox moves the keyboard here when the card before it goes.
     <article className="card automation" aria-label={a.name} tabIndex={-1}>
       <header className="automation-head">
-        <h3 className="grow">{a.name}</h3>
+        <h3 className="grow">
+          {page ? a.name : <Link href={`/spaces/${a.space_id}/automations/${a.id}`}>{a.name}</Link>}
+        </h3>
         <StatusPill status={a.status} />
       </header>
       <p className="muted small">
@@ -148,18 +185,9 @@ export function AutomationCard({
           <Markdown source={note} />
         </blockquote>
       )}
-      {Object.keys(config).length > 0 ? (
-        <details className="automation-config" open={inbox}>
-          <summary className="small">Configuration</summary>
-          <pre>{JSON.stringify(config, null, 2)}</pre>
-        </details>
-      ) : (
-        <p className="small muted">No configuration.</p>
-      )}
-      <p className="small muted">
-        OAuth token: {a.has_oauth_token ? <span className="ok-text">set (write-only)</span> : "none"}
-        {a.last_run_at && <> · last run {timeAgo(a.last_run_at)}</>}
-      </p>
+      <ConfigSummary automation={a} />
+      <RunsNext automation={a} />
+      <Facts automation={a} inbox={inbox} page={page} />
       {a.last_error && <p className="error small">Last run failed: {a.last_error}</p>}
       {a.status === "rejected" && (
         <p className="small rejection">
@@ -187,6 +215,9 @@ export function AutomationCard({
         )}
         {!inbox && write && (
           <>
+            {a.status === "active" && person && a.kind !== "reverse_tunnel" && (
+              <RunNowButton automation={a} onRun={(run) => onRun?.(run)} />
+            )}
             {a.status === "active" && (
               <button type="button" disabled={act.busy} onClick={() => void act.run("pause")}>
                 Pause
@@ -230,7 +261,7 @@ export function AutomationCard({
             onDeleted(a.id);
           }}
         >
-          <p>The automation is deleted for good, with its stored OAuth token.</p>
+          <p>The automation is deleted for good, with its stored OAuth token and webhook secret.</p>
         </ConfirmDialog>
       )}
     </article>

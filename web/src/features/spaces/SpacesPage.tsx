@@ -1,18 +1,20 @@
 /** The list of spaces, creating one, and the frame of one space (its tabs). */
-import { type FormEvent, useState } from "react";
+import { type FormEvent, lazy, Suspense, useState } from "react";
 import type { SpaceBody } from "../../../../src/api-types";
 import { useAction, useLoad } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
 import { Empty, ErrorText, FormButtons, Modal, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { listSpaces } from "../../lib/workspace-api";
-import { AutomationsPage } from "../automations/AutomationsPage";
 import { BoardPage } from "../board/BoardPage";
 import { ChatPage } from "../chat/ChatPage";
 import { useUnreadCount } from "../chat/unread";
 import { FilesPage } from "../files/FilesPage";
 import { createSpace, getSpace } from "./api";
 import { SpaceSettings } from "./SpaceSettings";
+
+// Automations bring a cron reader and describer: loaded when the tab is first opened, not with the first screen.
+const AutomationsTab = lazy(() => import("../automations/AutomationsPage"));
 
 function CreateSpace({ onClose }: { onClose: () => void }) {
   const ws = useWorkspace();
@@ -130,7 +132,7 @@ function SpaceMissing({ error }: { error: string }) {
   );
 }
 
-/** One space: its name, its tabs, and the tab's screen. `item` is the room or file in the URL. */
+/** One space: its name, its tabs, and the tab's screen. `item` is the room, file or automation in the URL. */
 export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: string; item: string | null }) {
   const ws = useWorkspace();
   const known = ws.spaces.find((s) => s.id === spaceId);
@@ -150,7 +152,11 @@ export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: strin
       body = <FilesPage space={space} nodeId={item} />;
       break;
     case "automations":
-      body = <AutomationsPage space={space} />;
+      body = (
+        <Suspense fallback={<Spinner />}>
+          <AutomationsTab space={space} item={item} />
+        </Suspense>
+      );
       break;
     case "settings":
       body = <SpaceSettings space={space} />;

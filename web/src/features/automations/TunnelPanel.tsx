@@ -1,0 +1,108 @@
+/**
+ * A reverse tunnel on its automation's page: whether someone's local service is connected now (each connection
+ * is a run, running while it lasts), the `tandem tunnel` command that connects one, and a button that opens the
+ * tunnel in this browser through a one-time sign-in link.
+ */
+import { useId, useState } from "react";
+import type { Automation, AutomationRun } from "../../../../src/api-types";
+import { useAction } from "../../lib/hooks";
+import { busyProps, dateTime, ErrorText, timeAgo } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
+import { tunnelLink } from "./api";
+import { liveConnection } from "./runs-state";
+import { CopyBlock } from "./WebhookPanel";
+
+/** The address a developer's service usually listens on; changed in the panel, the command follows. */
+const DEFAULT_TARGET = "http://127.0.0.1:3000";
+
+/** The command that connects a local service to `automationId`. */
+export function tunnelCommand(automationId: string, target: string): string {
+  return `tandem tunnel --server ${location.origin} --token YOUR_TOKEN --automation ${automationId} --to ${target}`;
+}
+
+/** "Connected since …" or when it was last connected, in a live region so a change is heard. */
+function TunnelState({ automation, runs }: { automation: Automation; runs: AutomationRun[] | null }) {
+  if (runs === null) return <p className="muted">Checking the connection…</p>;
+  const live = liveConnection(runs);
+  const last = runs.find((r) => r.trigger === "connection");
+  const requests = live?.output?.requests;
+  return (
+    <p className={live ? "tunnel-state connected" : "tunnel-state"} role="status">
+      {live ? (
+        <>
+          <strong>Connected</strong>
+          {live.started_at && (
+            <>
+              {" "}
+              since <time title={dateTime(live.started_at)}>{timeAgo(live.started_at)}</time>
+            </>
+          )}
+          {typeof requests === "number" && ` · ${requests} ${requests === 1 ? "request" : "requests"}`}
+        </>
+      ) : (
+        <>
+          <strong>Not connected</strong>
+          {last?.finished_at ? (
+            <>
+              {" "}
+              · last connection ended <time title={dateTime(last.finished_at)}>{timeAgo(last.finished_at)}</time>
+            </>
+          ) : (
+            " · never connected yet"
+          )}
+          {automation.status !== "active" && " · it connects only while the automation is active"}
+        </>
+      )}
+    </p>
+  );
+}
+
+/** The tunnel panel of an automation's page. */
+export function TunnelPanel({ automation, runs }: { automation: Automation; runs: AutomationRun[] | null }) {
+  const ws = useWorkspace();
+  const id = useId();
+  const [target, setTarget] = useState(DEFAULT_TARGET);
+  const open = useAction(async () => {
+    // Opened before the request, so the browser does not take the new tab for a pop-up.
+    const tab = window.open("", "_blank");
+    // The tunnel's pages are someone's service: they get no handle on this page.
+    if (tab) tab.opener = null;
+    try {
+      const url = await tunnelLink(ws.base, automation.space_id, automation.id);
+      if (tab) tab.location.href = url;
+      else location.assign(url);
+    } catch (error) {
+      tab?.close();
+      throw error;
+    }
+  });
+  const command = tunnelCommand(automation.id, target.trim() || DEFAULT_TARGET);
+  return (
+    <section className="panel kind-panel" aria-labelledby="tunnel-heading">
+      <h2 id="tunnel-heading">Tunnel</h2>
+      <TunnelState automation={automation} runs={runs} />
+      <label className="field" htmlFor={`${id}-target`}>
+        <span>Your local service</span>
+      </label>
+      <input
+        id={`${id}-target`}
+        className="mono"
+        value={target}
+        spellCheck={false}
+        onChange={(event) => setTarget(event.target.value)}
+      />
+      <CopyBlock label="Run this where the service runs" value={command} what="Command" />
+      <p className="small muted">
+        <code>YOUR_TOKEN</code>: a token of a person or staff member who may change this space's files (files.write),
+        such as a staff member's <code>sa_</code> token. Teammates who can see this space open it at{" "}
+        <code>/tunnels/{automation.id}/</code>; others cannot.
+      </p>
+      <div className="row">
+        <button type="button" {...busyProps(open.busy)} onClick={() => void open.run()}>
+          Open the tunnel in a new tab
+        </button>
+      </div>
+      <ErrorText error={open.error} />
+    </section>
+  );
+}
