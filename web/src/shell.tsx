@@ -1,9 +1,10 @@
 /**
- * The frame of every workspace screen: the sidebar (spaces, my tasks, staff, approvals, settings; who is signed
- * in, changing their password, signing out) and the page.
+ * The frame of every workspace screen: the sidebar (spaces, my tasks, staff, approvals with how many wait,
+ * settings; who is signed in, changing their password, signing out) and the page.
  */
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { ChangePasswordDialog } from "./features/auth/ChangePassword";
+import { usePendingApprovals } from "./features/automations/pending";
 import { useUnreadCount, useUnreadTracker } from "./features/chat/unread";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
@@ -28,6 +29,17 @@ function UnreadDot({ spaceId }: { spaceId: string }) {
   return (
     <span className="nav-unread" title={`${count} unread ${count === 1 ? "message" : "messages"}`}>
       <span className="sr-only">unread messages</span>
+    </span>
+  );
+}
+
+/** How many automations wait for approval, beside the Approvals link; nothing when none wait. */
+function PendingCount({ count }: { count: number | null }) {
+  if (!count) return null;
+  return (
+    <span className="nav-count" title={`${count} waiting for approval`}>
+      {count}
+      <span className="sr-only"> waiting</span>
     </span>
   );
 }
@@ -105,6 +117,7 @@ export function Shell({ children }: { children: ReactNode }) {
   const admin = ws.can("org.manage") || ws.can("org.members.manage");
   // Chat messages arriving anywhere count as unread, whatever screen is open.
   useUnreadTracker();
+  const pending = usePendingApprovals();
 
   return (
     <div className={`shell${open ? " nav-open" : ""}`}>
@@ -116,12 +129,12 @@ export function Shell({ children }: { children: ReactNode }) {
           ref={menuButton}
           type="button"
           className="icon menu-button"
-          aria-label="Menu"
+          aria-label={pending ? `Menu, ${pending} waiting for approval` : "Menu"}
           aria-expanded={open}
           aria-controls="workspace-nav"
           onClick={() => setOpen(!open)}
         >
-          ☰
+          ☰{pending ? <span className="menu-dot" aria-hidden="true" /> : null}
         </button>
         <OrgName />
       </header>
@@ -134,7 +147,10 @@ export function Shell({ children }: { children: ReactNode }) {
           <OrgName />
         </div>
         <NavLink href="/my-tasks">My tasks</NavLink>
-        <NavLink href="/approvals">Approvals</NavLink>
+        <NavLink href="/approvals">
+          Approvals
+          <PendingCount count={pending} />
+        </NavLink>
         <NavLink href="/staff">AI staff</NavLink>
         {admin && <NavLink href="/settings">Settings</NavLink>}
         <div className="nav-section">
