@@ -8,6 +8,7 @@
 import { memo, useRef } from "react";
 import type { Message } from "../../../../src/api-types";
 import type { Highlighter } from "../../lib/markdown";
+import { automationOf } from "../automations/names";
 import { MessageRow } from "./MessageRow";
 import { attachmentsOf, PAGE, type RoomData, reactionsOf } from "./room-state";
 
@@ -60,6 +61,7 @@ export function useRowInfos(messages: Message[], dividerId: string | null): RowI
     const compact =
       prev !== undefined &&
       prev.author_user_id === message.author_user_id &&
+      automationOf(prev) === automationOf(message) &&
       prev.deleted_at === null &&
       date.getTime() - Date.parse(prev.created_at) < GROUP_MS;
     prev = message;
@@ -81,6 +83,7 @@ interface BlockProps {
   data: RoomData;
   nameOf: (userId: string | null) => string;
   isStaff: (userId: string | null) => boolean;
+  automationName: (automationId: string) => string;
   highlight: Highlighter;
 }
 
@@ -96,26 +99,31 @@ function estimate(rows: RowInfo[]): number {
   return px;
 }
 
-function Block({ rows, data, nameOf, isStaff, highlight }: BlockProps) {
+function Block({ rows, data, nameOf, isStaff, automationName, highlight }: BlockProps) {
   // A real element per block: a change inside one lays out that block, not a thousand siblings; blocks off
   // screen are skipped (content-visibility, see chat.css) at the size estimated here until first drawn, then
   // at the size they had.
   return (
     <div className="message-block" style={{ containIntrinsicSize: `auto ${estimate(rows)}px` }}>
-      {rows.map((r) => (
-        <MessageRow
-          key={r.message.id}
-          message={r.message}
-          reactions={reactionsOf(data, r.message.id)}
-          attachments={attachmentsOf(data, r.message.id)}
-          authorName={nameOf(r.message.author_user_id)}
-          staff={isStaff(r.message.author_user_id)}
-          compact={r.compact}
-          day={r.day}
-          firstUnread={r.firstUnread}
-          highlight={highlight}
-        />
-      ))}
+      {rows.map((r) => {
+        // A message an automation posted has no author: it reads as posted by the automation.
+        const automation = automationOf(r.message);
+        return (
+          <MessageRow
+            key={r.message.id}
+            message={r.message}
+            reactions={reactionsOf(data, r.message.id)}
+            attachments={attachmentsOf(data, r.message.id)}
+            authorName={automation ? automationName(automation) : nameOf(r.message.author_user_id)}
+            staff={!automation && isStaff(r.message.author_user_id)}
+            automation={automation}
+            compact={r.compact}
+            day={r.day}
+            firstUnread={r.firstUnread}
+            highlight={highlight}
+          />
+        );
+      })}
     </div>
   );
 }
@@ -126,6 +134,7 @@ function sameBlock(a: BlockProps, b: BlockProps): boolean {
     a.rows.length !== b.rows.length ||
     a.nameOf !== b.nameOf ||
     a.isStaff !== b.isStaff ||
+    a.automationName !== b.automationName ||
     a.highlight !== b.highlight
   )
     return false;
@@ -147,12 +156,15 @@ export function MessageBlocks({
   data,
   nameOf,
   isStaff,
+  automationName,
   highlight,
 }: {
   rows: RowInfo[];
   data: RoomData;
   nameOf: (userId: string | null) => string;
   isStaff: (userId: string | null) => boolean;
+  /** The name of the automation that posted a message. */
+  automationName: (automationId: string) => string;
   /** Marks mentions in the messages' text. */
   highlight: Highlighter;
 }) {
@@ -167,6 +179,7 @@ export function MessageBlocks({
           data={data}
           nameOf={nameOf}
           isStaff={isStaff}
+          automationName={automationName}
           highlight={highlight}
         />
       ))}

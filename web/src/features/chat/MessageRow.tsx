@@ -48,6 +48,8 @@ interface RowProps {
   attachments: readonly Attachment[];
   authorName: string;
   staff: boolean;
+  /** The automation that posted it (the message has no author then), or null. */
+  automation: string | null;
   /** A follow-up of the same author within minutes: no avatar or name. */
   compact: boolean;
   /** Shown as a divider above the row ("Today", a date). */
@@ -102,7 +104,18 @@ function stepTo(from: HTMLElement, key: string): HTMLElement | null {
 /** Clicks on these do their own thing; a click anywhere else in a row selects it. */
 const OWN_CLICK = "a, button, input, textarea, select, label, .message-edit";
 
-function Row({ message, reactions, attachments, authorName, staff, compact, day, firstUnread, highlight }: RowProps) {
+function Row({
+  message,
+  reactions,
+  attachments,
+  authorName,
+  staff,
+  automation,
+  compact,
+  day,
+  firstUnread,
+  highlight,
+}: RowProps) {
   const ctx = useContext(RowContext) as RowActions;
   const selected = useSyncExternalStore(ctx.selection.subscribe, () => ctx.selection.get() === message.id);
   const narrow = useNarrow();
@@ -188,7 +201,7 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
               {clock(message.created_at)}
             </time>
           ) : (
-            <Avatar id={message.author_user_id ?? "none"} name={authorName} staff={staff} />
+            <Avatar id={automation ?? message.author_user_id ?? "none"} name={authorName} staff={staff} />
           )}
         </div>
         <div className="message-main">
@@ -196,6 +209,7 @@ function Row({ message, reactions, attachments, authorName, staff, compact, day,
             <header className="message-head">
               <span className="message-author">{authorName}</span>
               {staff && <span className="badge staff">Staff</span>}
+              {automation && <span className="badge automation">Automation</span>}
               <time className="muted small" dateTime={message.created_at} title={dateTime(message.created_at)}>
                 {clock(message.created_at)}
               </time>

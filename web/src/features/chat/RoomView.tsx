@@ -13,6 +13,7 @@ import { messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { busyProps, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { useAutomationNames } from "../automations/names";
 import { listMessages } from "./api";
 import { Composer } from "./Composer";
 import type { AttachmentDraft, Thinking } from "./chat-types";
@@ -272,6 +273,7 @@ export function RoomView({
   const highlight = useMentionHighlighter(ws.members, me);
 
   const rows = useRowInfos(data.messages, dividerId);
+  const automationName = useAutomationNames(spaceId, data.messages);
 
   const thinkingNames = [...new Set(thinking.map((t) => ws.nameOf(t.staffUserId)))];
 
@@ -325,7 +327,14 @@ export function RoomView({
                 </div>
               )}
               <RowContext.Provider value={actions}>
-                <MessageBlocks rows={rows} data={data} nameOf={ws.nameOf} isStaff={ws.isStaff} highlight={highlight} />
+                <MessageBlocks
+                  rows={rows}
+                  data={data}
+                  nameOf={ws.nameOf}
+                  isStaff={ws.isStaff}
+                  automationName={automationName}
+                  highlight={highlight}
+                />
               </RowContext.Provider>
               <PendingRows pending={pending} />
               {error && data.messages.length > 0 && <ErrorText error={error} />}
