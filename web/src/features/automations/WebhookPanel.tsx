@@ -75,7 +75,7 @@ export function WebhookSecret({
         what="Example"
       />
       <p className="small muted">
-        It runs only while the automation is active: until it is approved, a signed request is answered 409.
+        It runs only while the automation is active: before that (a draft, waiting for approval, paused) a signed request is answered 409 and runs nothing.
       </p>
       <GitHubHint />
       <div className="row end">
