@@ -266,22 +266,24 @@ describe("automations of a space", () => {
     const { page, close } = await ownerPage(`/spaces/${spaceId}/automations`);
     await page.getByRole("button", { name: "New automation" }).click();
     const form = page.getByRole("dialog", { name: "New automation" });
-    await form.getByLabel("Name", { exact: true }).fill("Nightly digest");
+    await form.getByLabel("Name", { exact: true }).fill("Launch post");
+    await form.getByLabel("Kind").selectOption("social_post");
     await form.getByLabel("Status").selectOption("active");
-    await form.getByLabel("Configuration (JSON)").fill('{"cron": "0 9 * * *", "channel": "#general"}');
-    await form.getByLabel("OAuth token (optional)").fill("oauth-secret-value-1");
+    await form.getByLabel("Text to post").fill("We just shipped!");
+    await form.getByLabel("OAuth token").fill("oauth-secret-value-1");
     await form.getByRole("button", { name: "Create automation" }).click();
-    const card = page.getByRole("article", { name: "Nightly digest" });
+    const card = page.getByRole("article", { name: "Launch post" });
     await card.getByText("Active").waitFor();
     await card.getByText("set (write-only)").waitFor();
     expect(await page.content()).not.toContain("oauth-secret-value-1");
     let listed = (await org.owner.api.get(automationsPath())).body.automations;
-    const created = listed.find((a: any) => a.name === "Nightly digest");
+    const created = listed.find((a: any) => a.name === "Launch post");
     expect(created).toMatchObject({
       status: "active",
-      kind: "scheduled",
-      config: { cron: "0 9 * * *", channel: "#general" },
+      kind: "social_post",
+      config: { text: "We just shipped!" },
       has_oauth_token: true,
+      config_problem: null,
     });
 
     await card.getByRole("button", { name: "Pause" }).click();
@@ -289,7 +291,7 @@ describe("automations of a space", () => {
     await card.getByRole("button", { name: "Resume" }).waitFor();
 
     await card.getByRole("button", { name: "Edit" }).click();
-    const edit = page.getByRole("dialog", { name: "Edit “Nightly digest”" });
+    const edit = page.getByRole("dialog", { name: "Edit “Launch post”" });
     await edit.getByLabel("Remove it").check();
     await edit.getByRole("button", { name: "Save" }).click();
     await card.getByText("OAuth token: none").waitFor();
@@ -321,7 +323,7 @@ describe("approval inbox", () => {
     const one = page.getByRole("article", { name: "Deploy hook" });
     await one.getByText("Deploy on every merge to main.").waitFor();
     await one.getByText("Proposer").first().waitFor();
-    await page.getByText("2 waiting").waitFor();
+    await page.getByRole("main").getByText("2 waiting").waitFor();
     await screenshot(page, "approvals");
 
     await one.getByRole("button", { name: "Approve" }).focus();

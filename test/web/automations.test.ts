@@ -2,12 +2,20 @@
  * Automations in a real browser against the compiled binary, as people without the right to list staff accounts
  * see them: a Member on the space's Automations tab and a Viewer on Approvals both read which staff member
  * proposed an automation and why, named through the member list that everyone can read. Once that staff member is
- * deleted, what it made (automations, chat messages, file proposals) reads "Former AI staff". Approving says
- * that this version does not run automations.
+ * deleted, what it made (automations, chat messages, file proposals) reads "Former AI staff". A person creates a
+ * scheduled automation in the form (not JSON), approves it as its own action and sees it post in the room, as
+ * the automation; its page lists the runs with what they did, and Run now adds one. The functions behind the
+ * screens (the schedule read, the form's config, the run list, the signed curl example) are checked first.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { createHmac, randomBytes } from "node:crypto";
 import type { Browser } from "playwright-core";
-import { launchBrowser, signedInPage, startWorkspace } from "../helpers/browser";
+import type { AutomationRun } from "../../src/api-types";
+import { configToSave, sameConfig } from "../../web/src/features/automations/config-draft";
+import { readCron } from "../../web/src/features/automations/cron";
+import { duration, liveConnection, mergeRuns, upsertRun } from "../../web/src/features/automations/runs-state";
+import { SAMPLE_BODY, signedCurl } from "../../web/src/features/automations/webhook-example";
+import { launchBrowser, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org } from "../helpers/factories";
 import type { TestServer } from "../helpers/server";
 
@@ -28,6 +36,121 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+});
+
+describe("the automations' own functions", () => {
+  it("reads a schedule in words with its next runs, as the server's croner does, or says why not", () => {
+    const from = new Date("2026-11-27T18:00:00Z");
+    const weekdays = readCron("0 9 * * 1-5", "Europe/Berlin", 3, from);
+    expect(weekdays).toEqual({
+      ok: true,
+      words: "At 09:00, Monday through Friday",
+      // 9:00 in Berlin is 8:00 UTC in winter; the 27th is a Friday.
+      next: [new Date("2026-11-30T08:00:00Z"), new Date("2026-12-01T08:00:00Z"), new Date("2026-12-02T08:00:00Z")],
+    });
+    const seconds = readCron("*/2 * * * * *", "UTC", 2, from);
+    expect(seconds.ok && seconds.words).toBe("Every 2 seconds");
+    expect(seconds.ok && seconds.next.map((d) => d.toISOString())).toEqual([
+      "2026-11-27T18:00:02.000Z",
+      "2026-11-27T18:00:04.000Z",
+    ]);
+    expect(readCron("0 9 * *")).toEqual({
+      ok: false,
+      problem: "A schedule has 5 fields (minute first) or 6 (seconds first), not 4.",
+    });
+    expect(readCron("* * * * * * *").ok).toBe(false);
+    expect(readCron("61 * * * *")).toEqual({ ok: false, problem: "Not a schedule: Invalid value for minute: 61" });
+    expect(readCron("0 9 * * *", "Mars/Olympus")).toEqual({ ok: false, problem: "“Mars/Olympus” is not a time zone." });
+  });
+
+  it("saves the kind's filled fields, keeps keys no kind knows, and drops another kind's", () => {
+    const draft = {
+      cron: " 0 9 * * 1 ",
+      timezone: "Europe/Berlin",
+      channel: "general",
+      message: "",
+      staff_user_id: "u1",
+      staff_prompt: "Summarise the week.",
+      task: { title: " Weekly review ", column: "", assignee_user_id: "u2", description: "" },
+      template: "left from the webhook kind",
+      proposal_note: "Why",
+      url: "https://example.com/kept",
+    };
+    expect(configToSave("scheduled", draft)).toEqual({
+      cron: "0 9 * * 1",
+      timezone: "Europe/Berlin",
+      channel: "general",
+      staff_user_id: "u1",
+      staff_prompt: "Summarise the week.",
+      task: { title: "Weekly review", assignee_user_id: "u2" },
+      proposal_note: "Why",
+      url: "https://example.com/kept",
+    });
+    // A social post without a schedule keeps no time zone; a tunnel has nothing of its own.
+    expect(configToSave("social_post", { text: "Shipped!", cron: "", timezone: "UTC" })).toEqual({ text: "Shipped!" });
+    expect(configToSave("reverse_tunnel", draft)).toEqual({ proposal_note: "Why", url: "https://example.com/kept" });
+    expect(sameConfig({ a: 1, b: { c: 2, d: 3 } }, { b: { d: 3, c: 2 }, a: 1 })).toBe(true);
+    expect(sameConfig({ a: 1 }, { a: 2 })).toBe(false);
+  });
+
+  it("keeps runs newest first, never letting an older answer undo a newer one", () => {
+    const run = (id: string, at: string, extra: Partial<AutomationRun> = {}): AutomationRun => ({
+      id,
+      automation_id: "a",
+      trigger: "schedule",
+      status: "running",
+      attempt: 1,
+      started_at: at,
+      finished_at: null,
+      error: null,
+      output: null,
+      created_at: at,
+      ...extra,
+    });
+    const first = run("1", "2026-11-27T10:00:00.000Z");
+    const second = run("2", "2026-11-27T10:00:05.000Z", { trigger: "connection" });
+    let runs = mergeRuns([], [first]);
+    runs = upsertRun(runs, second);
+    expect(runs.map((r) => r.id)).toEqual(["2", "1"]);
+    expect(liveConnection(runs)?.id).toBe("2");
+    const done = { ...second, status: "succeeded" as const, finished_at: "2026-11-27T10:02:10.000Z" };
+    runs = upsertRun(runs, done);
+    // The page's older answer, still running, arrives after the finished event.
+    expect(upsertRun(runs, second)).toBe(runs);
+    expect(liveConnection(runs)).toBeNull();
+    expect(duration(done)).toBe("2 min 5 s");
+    // A retry is the same run with its attempt counting on.
+    expect(upsertRun(runs, { ...first, attempt: 2 })[1]?.attempt).toBe(2);
+  });
+
+  it("gives a curl example whose Standard Webhooks signature checks out", async () => {
+    const secret = `whsec_${randomBytes(24).toString("base64")}`;
+    const received: { ok: boolean; body: string }[] = [];
+    const receiver = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        const body = await req.text();
+        const [id, ts, signature] = ["webhook-id", "webhook-timestamp", "webhook-signature"].map((h) =>
+          req.headers.get(h),
+        );
+        const key = Buffer.from(secret.slice("whsec_".length), "base64");
+        const expected = createHmac("sha256", key).update(`${id}.${ts}.${body}`).digest("base64");
+        const fresh = Math.abs(Date.now() / 1000 - Number(ts)) < 300;
+        received.push({ ok: signature === `v1,${expected}` && fresh, body });
+        return new Response(JSON.stringify({ run_id: "r" }), { status: 202 });
+      },
+    });
+    try {
+      const script = signedCurl(`http://127.0.0.1:${receiver.port}/api/v1/hooks/x`, secret);
+      // As pasted into a plain POSIX shell.
+      const shell = Bun.spawn(["sh", "-c", script], { stdout: "pipe", stderr: "pipe" });
+      expect(await shell.exited).toBe(0);
+      expect(received).toEqual([{ ok: true, body: SAMPLE_BODY }]);
+    } finally {
+      receiver.stop(true);
+    }
+  });
 });
 
 describe("who proposed an automation", () => {
@@ -106,31 +229,195 @@ describe("a deleted staff member's work", () => {
   });
 });
 
-describe("automations do not run in this version", () => {
-  it("says so on the Automations tab and in Approvals, and approving does not promise a run", async () => {
+describe("a scheduled automation made in the UI", () => {
+  it("is created in the form, counted in the sidebar, approved, and posts in the room as the automation", async () => {
+    const { context, page } = await signedInPage(browser, server, org.owner, `/spaces/${spaceId}/automations`);
+    await page.getByRole("button", { name: "New automation" }).click();
+    const form = page.getByRole("dialog", { name: "New automation" });
+    await form.getByLabel("Name").fill("Stand-up ping");
+    await form.getByLabel("Status").selectOption("pending_approval");
+    // Every two seconds, so it posts within the test; the schedule reads in words with its next runs.
+    await form.getByLabel("Cron expression").fill("*/2 * * * * *");
+    await form.getByLabel("Time zone").fill("UTC");
+    await form.getByText("Every 2 seconds").waitFor();
+    expect(await form.locator(".next-runs li").count()).toBe(3);
+    await form.getByLabel("Room").selectOption("general");
+    await form.getByLabel("Message", { exact: true }).fill("Stand-up in 10 minutes!");
+    expect(await form.locator("textarea[name=config]").count()).toBe(0);
+    await form.getByRole("button", { name: "Create automation" }).click();
+    await form.waitFor({ state: "detached" });
+
+    const card = page.getByRole("article", { name: "Stand-up ping" });
+    expect(await card.locator(".status-pill").textContent()).toBe("Waiting for approval");
+    await card.getByText("Every 2 seconds").waitFor();
+    // The API has it as the form said.
+    const listed = (await org.owner.api.get(automationsPath())).body.automations;
+    const made = listed.find((a: { name: string }) => a.name === "Stand-up ping");
+    expect(made.config).toEqual({
+      cron: "*/2 * * * * *",
+      timezone: "UTC",
+      channel: "general",
+      message: "Stand-up in 10 minutes!",
+    });
+    expect(made.config_problem).toBeNull();
+    const approvals = page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: /^Approvals/ });
+    await approvals.locator(".nav-count").waitFor();
+    const waiting = Number(
+      await approvals
+        .locator(".nav-count")
+        .innerText()
+        .then((t) => t.replace(/\D/g, "")),
+    );
+    expect(waiting).toBeGreaterThanOrEqual(1);
+
+    // Approving is a person's own action, in the inbox.
+    await approvals.click();
+    const pending = page.getByRole("article", { name: "Stand-up ping" });
+    await pending.getByRole("button", { name: "Approve" }).click();
+    await page.getByText("Approved “Stand-up ping”: it is active now").waitFor();
+    const count = approvals.locator(".nav-count");
+    if (waiting === 1) await count.waitFor({ state: "detached" });
+    else await count.filter({ hasText: new RegExp(`^${waiting - 1}`) }).waitFor();
+
+    // It posts in #general as the automation, not as a former member.
+    const general = (await org.owner.api.get(`/api/v1/organizations/${org.id}/spaces/${spaceId}/chat-rooms`)).body
+      .chat_rooms[0];
+    await page.goto(`/spaces/${spaceId}/chat/${general.id}`);
+    const posted = page.getByRole("article").filter({ hasText: "Stand-up in 10 minutes!" }).first();
+    await posted.waitFor({ timeout: 15_000 });
+    await posted.getByText("Stand-up ping", { exact: true }).waitFor();
+    await posted.getByText("Automation", { exact: true }).waitFor();
+    expect(await posted.textContent()).not.toContain("Former");
+    await screenshot(page, "automation-posted");
+    await context.close();
+    // It would go on posting every two seconds.
+    expect((await org.owner.api.patch(`${automationsPath()}/${made.id}`, { status: "paused" })).status).toBe(200);
+  });
+});
+
+describe("an automation's page", () => {
+  it("lists its runs with what they did, runs now, and pauses", async () => {
+    const made = await org.owner.api.post(automationsPath(), {
+      name: "Ticker",
+      kind: "scheduled",
+      status: "active",
+      config: { cron: "*/2 * * * * *", channel: "general", message: "Tick." },
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.automation.id;
+    const { context, page } = await signedInPage(browser, server, org.owner, `/spaces/${spaceId}/automations/${id}`);
+    const runs = page.getByRole("list", { name: "Runs, newest first" });
+    const scheduled = runs.getByRole("listitem").filter({ hasText: "On schedule" }).filter({ hasText: "Succeeded" });
+    await scheduled.first().waitFor({ timeout: 15_000 });
+    await scheduled.first().getByRole("link", { name: "Posted the message" }).waitFor();
+    await page.locator(".next-run").waitFor();
+
+    await page.getByRole("button", { name: "Pause" }).click();
+    await page.getByRole("article", { name: "Ticker" }).locator(".status-pill", { hasText: "Paused" }).waitFor();
+    expect(await page.locator(".next-run").count()).toBe(0);
+    await page.getByRole("button", { name: "Resume" }).click();
+    await page.getByRole("button", { name: "Run now" }).click();
+    const manual = runs.getByRole("listitem").filter({ hasText: "Run now" });
+    await manual.filter({ hasText: "Succeeded" }).first().waitFor({ timeout: 15_000 });
+    await page.getByRole("button", { name: "Pause" }).click();
+    await page.getByRole("article", { name: "Ticker" }).locator(".status-pill", { hasText: "Paused" }).waitFor();
+
+    // The history as the API has it, newest first, each run shown.
+    const api = (await org.owner.api.get(`${automationsPath()}/${id}/runs`)).body.runs;
+    expect(api.some((r: { trigger: string }) => r.trigger === "manual")).toBe(true);
+    await runs
+      .getByRole("listitem")
+      .nth(Math.min(api.length, 20) - 1)
+      .waitFor();
+    await screenshot(page, "automation-runs");
+    await context.close();
+  });
+
+  it("says why an incomplete automation cannot run, and Run now answers so", async () => {
+    const made = await org.owner.api.post(automationsPath(), {
+      name: "Half done",
+      kind: "scheduled",
+      status: "active",
+      config: { channel: "general", message: "Hello" },
+    });
+    expect(made.status).toBe(201);
+    expect(made.body.automation.config_problem).toBe("config.cron: required");
+    const path = `/spaces/${spaceId}/automations/${made.body.automation.id}`;
+    const { context, page } = await signedInPage(browser, server, org.owner, path);
+    const card = page.getByRole("article", { name: "Half done" });
+    await card.getByText("It does not run: config.cron: required").waitFor();
+    await card.getByRole("button", { name: "Run now" }).click();
+    await card.getByRole("alert").filter({ hasText: "config.cron: required" }).waitFor();
+    await context.close();
+  });
+});
+
+describe("a webhook made in the UI", () => {
+  it("shows its secret once, with the URL and a signed curl to copy, and makes a new one on request", async () => {
+    const { context, page } = await signedInPage(browser, server, org.owner, `/spaces/${spaceId}/automations`);
+    await page.getByRole("button", { name: "New automation" }).click();
+    const form = page.getByRole("dialog", { name: "New automation" });
+    await form.getByLabel("Name").fill("Deploys");
+    await form.getByLabel("Kind").selectOption("webhook");
+    await form.getByLabel("Room").selectOption("general");
+    await form.getByLabel("Message template").fill("Deploy of {{service}}: {{status}}");
+    await form.getByRole("button", { name: "Create automation" }).click();
+
+    const shown = page.getByRole("dialog", { name: "Webhook “Deploys” created" });
+    const secret = await shown.getByLabel("Webhook secret").inputValue();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    const made = (await org.owner.api.get(automationsPath())).body.automations.find(
+      (a: { name: string }) => a.name === "Deploys",
+    );
+    const url = `${server.url}/api/v1/hooks/${made.id}`;
+    expect(await shown.getByLabel("URL (POST)").inputValue()).toBe(url);
+    const example = await shown.getByLabel(/A signed request to try/).inputValue();
+    expect(example).toBe(signedCurl(url, secret));
+    await shown.getByRole("button", { name: "Done" }).click();
+    await shown.waitFor({ state: "detached" });
+
+    // Its page keeps the URL and the example without the secret; a new secret is shown once too.
+    await page.getByRole("link", { name: "Deploys" }).click();
+    const panel = page.getByRole("region", { name: "Webhook" });
+    expect(await panel.getByLabel("URL (POST, signed)").inputValue()).toBe(url);
+    expect(await panel.textContent()).not.toContain(secret);
+    await panel.getByRole("button", { name: "Make a new secret" }).click();
+    await page
+      .getByRole("dialog", { name: "Make a new secret?" })
+      .getByRole("button", { name: "Make a new secret" })
+      .click();
+    const renewed = page.getByRole("dialog", { name: "New secret for “Deploys”" });
+    const next = await renewed.getByLabel("Webhook secret").inputValue();
+    expect(next).toMatch(/^whsec_/);
+    expect(next).not.toBe(secret);
+    await screenshot(page, "automation-webhook-secret");
+    await context.close();
+  });
+});
+
+describe("approving", () => {
+  it("says the automation is active, and the pill says what Active means", async () => {
     const staff = await addStaff(org, { name: "Cleo" });
     const res = await staff.api.post(automationsPath(), {
       name: "Nightly backup post",
       kind: "scheduled",
-      config: { cron: "0 2 * * *" },
+      config: { cron: "0 2 * * *", channel: "general", message: "Backup done?" },
     });
     expect(res.status).toBe(201);
     const { context, page } = await signedInPage(browser, server, org.owner, "/approvals");
-    const notice = "This version of Tandem stores, reviews and approves automations but does not run them";
-    await page.getByText(notice).waitFor();
     const card = page.getByRole("article", { name: "Nightly backup post" });
+    await card.getByText("At 02:00").waitFor();
     await card.getByRole("button", { name: "Approve" }).click();
-    await page
-      .getByText("Approved “Nightly backup post”: marked Active (this version of Tandem does not run it)")
-      .waitFor();
-    expect(await page.getByText("it is active now").count()).toBe(0);
+    await page.getByText("Approved “Nightly backup post”: it is active now").waitFor();
+    expect(await page.getByText("does not run them").count()).toBe(0);
 
     await page.goto(`/spaces/${spaceId}/automations`);
-    await page.getByText(notice).waitFor();
-    // The API's status name stays, with what it means beside it.
-    const pill = page.getByRole("article", { name: "Nightly backup post" }).locator(".status-pill");
+    // The API's status name stays, with what it means beside it; its next run is shown.
+    const active = page.getByRole("article", { name: "Nightly backup post" });
+    const pill = active.locator(".status-pill");
     expect(await pill.textContent()).toBe("Active");
-    expect(await pill.getAttribute("title")).toContain("does not run automations");
+    expect(await pill.getAttribute("title")).toContain("runs on its schedule");
+    await active.locator(".next-run").waitFor();
     await context.close();
   });
 });
