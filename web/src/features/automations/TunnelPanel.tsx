@@ -15,9 +15,20 @@ import { CopyBlock } from "./WebhookPanel";
 /** The address a developer's service usually listens on; changed in the panel, the command follows. */
 const DEFAULT_TARGET = "http://127.0.0.1:3000";
 
-/** The command that connects a local service to `automationId`. */
+/** `value` as one shell word: as it is when plain, else single-quoted (so `&` or `?` in an address stay in it). */
+function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/** The command that connects a local service to `automationId`, one option a line, as a shell takes it pasted. */
 export function tunnelCommand(automationId: string, target: string): string {
-  return `tandem tunnel --server ${location.origin} --token YOUR_TOKEN --automation ${automationId} --to ${target}`;
+  return [
+    "tandem tunnel \\",
+    `  --server ${location.origin} \\`,
+    "  --token YOUR_TOKEN \\",
+    `  --automation ${automationId} \\`,
+    `  --to ${shellWord(target)}`,
+  ].join("\n");
 }
 
 /** "Connected since …" or when it was last connected, in a live region so a change is heard. */

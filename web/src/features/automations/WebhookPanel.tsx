@@ -3,7 +3,7 @@
  * made; a new one can be made at any time), and a signed example request to copy, for Standard Webhooks senders,
  * with GitHub's own signature accepted too.
  */
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import type { Automation } from "../../../../src/api-types";
 import { ConfirmDialog, ShownOnce } from "../../lib/dialogs";
 import { copy, Modal } from "../../lib/ui";
@@ -61,8 +61,13 @@ export function WebhookSecret({
   secret: string;
   onDone: () => void;
 }) {
+  // The button that asked for it is gone: the keyboard goes to the secret, selected, ready to copy.
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.querySelector("input")?.focus();
+  }, []);
   return (
-    <div className="stack">
+    <div className="stack" ref={ref}>
       <ShownOnce
         label="Webhook secret"
         value={secret}

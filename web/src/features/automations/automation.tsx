@@ -15,7 +15,7 @@ import { AutomationForm } from "./AutomationForm";
 import { approveAutomation, deleteAutomation, patchAutomation } from "./api";
 import { ConfigSummary } from "./ConfigSummary";
 import { browserTimeZone, runTime } from "./cron";
-import { KINDS, proposalNote, STATUS_HINTS, STATUSES } from "./model";
+import { KINDS, proposalNote, STATUS_HINTS, STATUSES, text } from "./model";
 import { RejectDialog } from "./RejectDialog";
 import { RunNowButton } from "./RunNow";
 
@@ -61,13 +61,14 @@ function RunsNext({ automation: a }: { automation: Automation }) {
       </p>
     );
   if (!a.next_run_at) return null;
+  const seconds = text(a.config, "cron").trim().split(/\s+/).length === 6;
   return (
     <p className="small next-run">
       Next run{" "}
       <time dateTime={a.next_run_at} title={dateTime(a.next_run_at)}>
         {timeUntil(a.next_run_at)}
       </time>{" "}
-      <span className="muted">({runTime(new Date(a.next_run_at), browserTimeZone(), true)})</span>
+      <span className="muted">({runTime(new Date(a.next_run_at), browserTimeZone(), seconds)})</span>
     </p>
   );
 }
