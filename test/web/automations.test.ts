@@ -262,12 +262,7 @@ describe("a scheduled automation made in the UI", () => {
     expect(made.config_problem).toBeNull();
     const approvals = page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: /^Approvals/ });
     await approvals.locator(".nav-count").waitFor();
-    const waiting = Number(
-      await approvals
-        .locator(".nav-count")
-        .innerText()
-        .then((t) => t.replace(/\D/g, "")),
-    );
+    const waiting = Number((await approvals.locator(".nav-count").textContent())?.replace(/\D/g, ""));
     expect(waiting).toBeGreaterThanOrEqual(1);
 
     // Approving is a person's own action, in the inbox.

@@ -80,7 +80,8 @@ export function WebhookSecret({
         what="Example"
       />
       <p className="small muted">
-        It runs only while the automation is active: before that (a draft, waiting for approval, paused) a signed request is answered 409 and runs nothing.
+        It runs only while the automation is active: before that (a draft, waiting for approval, paused) a signed
+        request is answered 409 and runs nothing.
       </p>
       <GitHubHint />
       <div className="row end">
