@@ -3,7 +3,7 @@
  * and why, what it will do, when it runs next or why it cannot run, its last run, and the actions the status
  * allows (approve / reject, run now, pause / resume, edit, delete).
  */
-import { type ReactNode, useMemo, useState } from "react";
+import { type ReactNode, useEffect, useMemo, useState } from "react";
 import type { Automation, AutomationRun, AutomationStatus, Space } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction } from "../../lib/hooks";
@@ -52,8 +52,24 @@ export function timeUntil(iso: string, now = Date.now()): string {
   return `in ${Math.round(hours / 24)} days`;
 }
 
+/**
+ * Re-renders while `until` is ahead, so "in 4 min" counts down: every second in its last minute, else every 30
+ * seconds. The server's `automation.updated` brings the next time once a run has passed.
+ */
+function useClock(until: string | null): void {
+  const [, setNow] = useState(0);
+  useEffect(() => {
+    if (!until) return;
+    const left = Date.parse(until) - Date.now();
+    if (left <= 0) return;
+    const timer = setTimeout(() => setNow(Date.now()), left < 60_000 ? 1000 : 30_000);
+    return () => clearTimeout(timer);
+  });
+}
+
 /** When it runs next, or why it cannot run. */
 function RunsNext({ automation: a }: { automation: Automation }) {
+  useClock(a.next_run_at);
   if (a.config_problem)
     return (
       <p className="notice warn small config-problem">
