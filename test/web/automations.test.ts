@@ -26,6 +26,15 @@ let spaceId: string;
 
 const automationsPath = () => `/api/v1/organizations/${org.id}/spaces/${spaceId}/automations`;
 
+/** The owner on the space's Automations tab, with the New automation form open and named `name`. */
+async function newAutomation(name: string) {
+  const { context, page } = await signedInPage(browser, server, org.owner, `/spaces/${spaceId}/automations`);
+  await page.getByRole("button", { name: "New automation" }).click();
+  const form = page.getByRole("dialog", { name: "New automation" });
+  await form.getByLabel("Name").fill(name);
+  return { context, page, form };
+}
+
 beforeAll(async () => {
   [browser, { server, org }] = await Promise.all([launchBrowser(), startWorkspace()]);
   const space = await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, { name: "Operations" });
@@ -231,10 +240,7 @@ describe("a deleted staff member's work", () => {
 
 describe("a scheduled automation made in the UI", () => {
   it("is created in the form, counted in the sidebar, approved, and posts in the room as the automation", async () => {
-    const { context, page } = await signedInPage(browser, server, org.owner, `/spaces/${spaceId}/automations`);
-    await page.getByRole("button", { name: "New automation" }).click();
-    const form = page.getByRole("dialog", { name: "New automation" });
-    await form.getByLabel("Name").fill("Stand-up ping");
+    const { context, page, form } = await newAutomation("Stand-up ping");
     await form.getByLabel("Status").selectOption("pending_approval");
     // Every two seconds, so it posts within the test; the schedule reads in words with its next runs.
     await form.getByLabel("Cron expression").fill("*/2 * * * * *");
@@ -349,10 +355,7 @@ describe("an automation's page", () => {
 
 describe("a webhook made in the UI", () => {
   it("shows its secret once, with the URL and a signed curl to copy, and makes a new one on request", async () => {
-    const { context, page } = await signedInPage(browser, server, org.owner, `/spaces/${spaceId}/automations`);
-    await page.getByRole("button", { name: "New automation" }).click();
-    const form = page.getByRole("dialog", { name: "New automation" });
-    await form.getByLabel("Name").fill("Deploys");
+    const { context, page, form } = await newAutomation("Deploys");
     await form.getByLabel("Kind").selectOption("webhook");
     await form.getByLabel("Room").selectOption("general");
     await form.getByLabel("Message template").fill("Deploy of {{service}}: {{status}}");
