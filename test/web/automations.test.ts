@@ -346,7 +346,7 @@ describe("an automation's page", () => {
     const path = `/spaces/${spaceId}/automations/${made.body.automation.id}`;
     const { context, page } = await signedInPage(browser, server, org.owner, path);
     const card = page.getByRole("article", { name: "Half done" });
-    await card.getByText("It does not run: config.cron: required").waitFor();
+    await card.getByText("Cannot run until this is fixed: config.cron: required").waitFor();
     await card.getByRole("button", { name: "Run now" }).click();
     await card.getByRole("alert").filter({ hasText: "config.cron: required" }).waitFor();
     await context.close();

@@ -71,11 +71,7 @@ function useClock(until: string | null): void {
 function RunsNext({ automation: a }: { automation: Automation }) {
   useClock(a.next_run_at);
   if (a.config_problem)
-    return (
-      <p className="notice warn small config-problem">
-        {a.status === "active" ? "It does not run" : "It cannot run yet"}: {a.config_problem}
-      </p>
-    );
+    return <p className="notice warn small config-problem">Cannot run until this is fixed: {a.config_problem}</p>;
   if (!a.next_run_at) return null;
   const seconds = text(a.config, "cron").trim().split(/\s+/).length === 6;
   return (
@@ -104,7 +100,7 @@ function Facts({ automation: a, inbox, page }: { automation: Automation; inbox: 
         </time>
       </span>,
     );
-  else if (!inbox) facts.push("Not run yet");
+  else if (!inbox) facts.push("No runs yet");
   if (a.kind === "social_post" || a.has_oauth_token)
     facts.push(
       <span key="token">
@@ -158,7 +154,12 @@ export function AutomationCard({
       saved = await patchAutomation(ws.base, a.space_id, a.id, { status });
     }
     onSaved(saved);
-    if (kind === "approve") toast(`Approved “${a.name}”: it is active now`);
+    if (kind === "approve")
+      toast(
+        saved.config_problem
+          ? `Approved “${a.name}”: it is active, but cannot run until this is fixed: ${saved.config_problem}`
+          : `Approved “${a.name}”: it is active now`,
+      );
   });
   const note = proposalNote(a);
   // Deleting a staff member nulls both creator fields; a person's account is never deleted, so no creator at
