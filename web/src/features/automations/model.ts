@@ -28,11 +28,11 @@ export const STATUSES: Record<AutomationStatus, string> = {
 
 /** What a status means, as a pill's tooltip. */
 export const STATUS_HINTS: Record<AutomationStatus, string> = {
-  draft: "Not submitted for approval yet; does not run",
-  pending_approval: "Waits for a person to approve or reject it; does not run until then",
+  draft: "Not submitted for approval yet; it runs once activated",
+  pending_approval: "Waits for a person to approve or reject it; it runs once approved",
   active: "Approved: runs on its schedule, its webhook, Run now or its tunnel",
-  paused: "Paused: does not run until resumed",
-  rejected: "Rejected by a person; does not run",
+  paused: "Paused: stopped until someone resumes it",
+  rejected: "Rejected by a person; stopped",
 };
 
 /** What started a run, for people. */
