@@ -25,6 +25,18 @@ let org: Org;
 let spaceId: string;
 
 const automationsPath = () => `/api/v1/organizations/${org.id}/spaces/${spaceId}/automations`;
+const roomsPath = () => `/api/v1/organizations/${org.id}/spaces/${spaceId}/chat-rooms`;
+
+/** How many automations wait for approval in every space the owner sees, as the API lists them. */
+async function pendingCount(): Promise<number> {
+  const spaces = (await org.owner.api.get(`/api/v1/organizations/${org.id}/spaces`)).body.spaces;
+  let total = 0;
+  for (const space of spaces) {
+    const listed = (await org.owner.api.get(`/api/v1/organizations/${org.id}/spaces/${space.id}/automations`)).body;
+    total += listed.automations.filter((a: { status: string }) => a.status === "pending_approval").length;
+  }
+  return total;
+}
 
 /** The owner on the space's Automations tab, with the New automation form open and named `name`. */
 async function newAutomation(name: string) {
@@ -266,29 +278,37 @@ describe("a scheduled automation made in the UI", () => {
       message: "Stand-up in 10 minutes!",
     });
     expect(made.config_problem).toBeNull();
-    const approvals = page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: /^Approvals/ });
-    await approvals.locator(".nav-count").waitFor();
-    const waiting = Number((await approvals.locator(".nav-count").textContent())?.replace(/\D/g, ""));
+    // The sidebar counts what waits in every space the owner sees: this one and those of the tests before.
+    const waiting = await pendingCount();
     expect(waiting).toBeGreaterThanOrEqual(1);
+    const approvals = page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: /^Approvals/ });
+    const count = approvals.locator(".nav-count");
+    await count.filter({ hasText: new RegExp(`^${waiting}\\b`) }).waitFor();
 
     // Approving is a person's own action, in the inbox.
     await approvals.click();
     const pending = page.getByRole("article", { name: "Stand-up ping" });
     await pending.getByRole("button", { name: "Approve" }).click();
     await page.getByText("Approved “Stand-up ping”: it is active now").waitFor();
-    const count = approvals.locator(".nav-count");
     if (waiting === 1) await count.waitFor({ state: "detached" });
-    else await count.filter({ hasText: new RegExp(`^${waiting - 1}`) }).waitFor();
+    else await count.filter({ hasText: new RegExp(`^${waiting - 1}\\b`) }).waitFor();
+    const approved = (await org.owner.api.get(`${automationsPath()}/${made.id}`)).body.automation;
+    expect(approved.status).toBe("active");
+    expect(approved.reviewed_by_user_id).toBe(org.owner.id);
 
     // It posts in #general as the automation, not as a former member.
-    const general = (await org.owner.api.get(`/api/v1/organizations/${org.id}/spaces/${spaceId}/chat-rooms`)).body
-      .chat_rooms[0];
+    const general = (await org.owner.api.get(roomsPath())).body.chat_rooms[0];
     await page.goto(`/spaces/${spaceId}/chat/${general.id}`);
     const posted = page.getByRole("article").filter({ hasText: "Stand-up in 10 minutes!" }).first();
     await posted.waitFor({ timeout: 15_000 });
     await posted.getByText("Stand-up ping", { exact: true }).waitFor();
     await posted.getByText("Automation", { exact: true }).waitFor();
     expect(await posted.textContent()).not.toContain("Former");
+    // The API has it as the automation's message, with no author.
+    const messages = (await org.owner.api.get(`${roomsPath()}/${general.id}/messages`)).body.messages;
+    const message = messages.find((m: { content: string }) => m.content === "Stand-up in 10 minutes!");
+    expect(message.author_user_id).toBeNull();
+    expect(message.automation_id).toBe(made.id);
     await screenshot(page, "automation-posted");
     await context.close();
     // It would go on posting every two seconds.
@@ -416,6 +436,27 @@ describe("approving", () => {
     expect(await pill.textContent()).toBe("Active");
     expect(await pill.getAttribute("title")).toContain("runs on its schedule");
     await active.locator(".next-run").waitFor();
+    await context.close();
+  });
+
+  it("says an approved automation with an incomplete configuration cannot run until it is fixed", async () => {
+    const staff = await addStaff(org, { name: "Dora" });
+    const res = await staff.api.post(automationsPath(), {
+      name: "Digest without a schedule",
+      kind: "scheduled",
+      config: { channel: "general", message: "Digest" },
+    });
+    expect(res.status).toBe(201);
+    const { context, page } = await signedInPage(browser, server, org.owner, "/approvals");
+    const card = page.getByRole("article", { name: "Digest without a schedule" });
+    await card.getByText("Cannot run until this is fixed: config.cron: required").waitFor();
+    await card.getByRole("button", { name: "Approve" }).click();
+    await page
+      .getByText(
+        "Approved “Digest without a schedule”: it is active, but cannot run until this is fixed: config.cron: required",
+      )
+      .waitFor();
+    expect(await page.getByText("it is active now").count()).toBe(0);
     await context.close();
   });
 });
