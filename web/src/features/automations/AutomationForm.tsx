@@ -3,7 +3,7 @@
  * JSON), and the write-only OAuth token of a social post. A webhook's secret, answered once when it is created,
  * is shown in the same dialog with its URL and a signed example request.
  */
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useId, useState } from "react";
 import type { Automation, AutomationBody, AutomationChanges, AutomationKind } from "../../../../src/api-types";
 import { useAction, useLoad } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
@@ -40,6 +40,7 @@ export function AutomationForm({
   onSaved: (automation: Automation) => void;
 }) {
   const ws = useWorkspace();
+  const id = useId();
   const [kind, setKind] = useState<AutomationKind>(automation?.kind ?? "scheduled");
   const [draft, setDraft] = useState<ConfigDraft>(() => initialDraft(automation?.config));
   const [token, setToken] = useState<TokenChoice>("keep");
@@ -115,22 +116,29 @@ export function AutomationForm({
           <input name="name" required maxLength={200} defaultValue={automation?.name ?? ""} />
         </label>
         <div className="form-grid">
-          <label className="field">
-            <span>Kind</span>
-            <select
-              name="kind"
-              value={kind}
-              onChange={(e) => setKind(e.target.value as AutomationKind)}
-              disabled={automation !== undefined}
-              title={automation ? "The kind of an automation is fixed when it is created" : undefined}
-            >
-              {Object.entries(KINDS).map(([value, label]) => (
-                <option key={value} value={value}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </label>
+          {/* The hint sits under the Kind it explains, also when a phone stacks the two selects. */}
+          <div className="field">
+            <label className="field">
+              <span>Kind</span>
+              <select
+                name="kind"
+                value={kind}
+                aria-describedby={`${id}-kind-hint`}
+                onChange={(e) => setKind(e.target.value as AutomationKind)}
+                disabled={automation !== undefined}
+                title={automation ? "The kind of an automation is fixed when it is created" : undefined}
+              >
+                {Object.entries(KINDS).map(([value, label]) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <p id={`${id}-kind-hint`} className="small muted">
+              {KIND_HINTS[kind]}
+            </p>
+          </div>
           <label className="field">
             <span>Status</span>
             <select name="status" defaultValue={currentStatus}>
@@ -142,7 +150,6 @@ export function AutomationForm({
             </select>
           </label>
         </div>
-        <p className="small muted kind-hint">{KIND_HINTS[kind]}</p>
         <ConfigFields
           kind={kind}
           draft={draft}

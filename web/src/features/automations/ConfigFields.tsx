@@ -145,17 +145,16 @@ function ActionFields({
         missing="no such room"
         onChange={(value) => set("channel", value || undefined)}
       />
-      <label className="field" htmlFor={`${id}-message`}>
+      <label className="field">
         <span>{kind === "webhook" ? "Message template" : "Message"}</span>
+        <textarea
+          rows={3}
+          value={text(draft, messageKey)}
+          aria-describedby={kind === "webhook" ? `${id}-template-help` : undefined}
+          placeholder={kind === "webhook" ? "Deploy of {{service}}: {{status}}" : "Stand-up in 10 minutes!"}
+          onChange={(event) => set(messageKey, event.target.value)}
+        />
       </label>
-      <textarea
-        id={`${id}-message`}
-        rows={3}
-        value={text(draft, messageKey)}
-        aria-describedby={kind === "webhook" ? `${id}-template-help` : undefined}
-        placeholder={kind === "webhook" ? "Deploy of {{service}}: {{status}}" : "Stand-up in 10 minutes!"}
-        onChange={(event) => set(messageKey, event.target.value)}
-      />
       {kind === "webhook" && (
         <p id={`${id}-template-help`} className="small muted">
           <code>{"{{path.to.field}}"}</code> puts in a field of the request's JSON (<code>{"{{repository.name}}"}</code>
@@ -199,7 +198,7 @@ function SocialFields({ draft, set }: { draft: ConfigDraft; set: SetKey }) {
           onChange={(event) => set("endpoint", event.target.value)}
         />
       </label>
-      <p className="small muted">
+      <p className="small muted field-hint">
         Tandem posts <code>{'{"text": …}'}</code> as JSON there with the OAuth token below. Blank:{" "}
         {DEFAULT_SOCIAL_ENDPOINT}.
       </p>
@@ -234,8 +233,8 @@ export function ConfigFields({
   if (kind === "reverse_tunnel")
     return (
       <p className="notice">
-        Nothing to set here. Once it is active, its page shows the command that connects a local service (
-        <code>tandem tunnel …</code>) and the link that opens it.
+        Nothing to set here. Once it is active, its page shows the <code>tandem tunnel</code> command that connects a
+        local service, and the link that opens it.
       </p>
     );
   if (kind === "social_post") return <SocialFields draft={draft} set={set} />;

@@ -3,7 +3,7 @@
  * is a run, running while it lasts), the `tandem tunnel` command that connects one, and a button that opens the
  * tunnel in this browser through a one-time sign-in link.
  */
-import { useId, useState } from "react";
+import { useState } from "react";
 import type { Automation, AutomationRun } from "../../../../src/api-types";
 import { useAction } from "../../lib/hooks";
 import { busyProps, dateTime, ErrorText, timeAgo } from "../../lib/ui";
@@ -71,7 +71,6 @@ function TunnelState({ automation, runs }: { automation: Automation; runs: Autom
 /** The tunnel panel of an automation's page. */
 export function TunnelPanel({ automation, runs }: { automation: Automation; runs: AutomationRun[] | null }) {
   const ws = useWorkspace();
-  const id = useId();
   const [target, setTarget] = useState(DEFAULT_TARGET);
   const open = useAction(async () => {
     // Opened before the request, so the browser does not take the new tab for a pop-up.
@@ -92,16 +91,10 @@ export function TunnelPanel({ automation, runs }: { automation: Automation; runs
     <section className="panel kind-panel" aria-labelledby="tunnel-heading">
       <h2 id="tunnel-heading">Tunnel</h2>
       <TunnelState automation={automation} runs={runs} />
-      <label className="field" htmlFor={`${id}-target`}>
+      <label className="field">
         <span>Your local service</span>
+        <input className="mono" value={target} spellCheck={false} onChange={(event) => setTarget(event.target.value)} />
       </label>
-      <input
-        id={`${id}-target`}
-        className="mono"
-        value={target}
-        spellCheck={false}
-        onChange={(event) => setTarget(event.target.value)}
-      />
       <CopyBlock label="Run this where the service runs" value={command} what="Command" />
       <p className="small muted">
         <code>YOUR_TOKEN</code>: a token of a person or staff member who may change this space's files (files.write),
