@@ -31,7 +31,12 @@ export function ConfigSummary({ automation: a }: { automation: Automation }) {
   else if (a.kind === "webhook") items.push(["When", "Its URL is called, signed"]);
   else if (a.kind === "social_post") items.push(["When", "On Run now only"]);
   if (a.kind === "social_post") {
-    items.push(["Posts to", <code key="endpoint">{text(config, "endpoint") || DEFAULT_SOCIAL_ENDPOINT}</code>]);
+    items.push([
+      "Posts to",
+      <code key="endpoint" className="url">
+        {text(config, "endpoint") || DEFAULT_SOCIAL_ENDPOINT}
+      </code>,
+    ]);
     if (text(config, "text")) items.push(["Text", text(config, "text")]);
   }
   const channel = text(config, "channel");
