@@ -3,33 +3,18 @@
  * is a run, running while it lasts), the `tandem tunnel` command that connects one, and a button that opens the
  * tunnel in this browser through a one-time sign-in link.
  */
-import { useState } from "react";
+import { useId, useState } from "react";
 import type { Automation, AutomationRun } from "../../../../src/api-types";
 import { useAction } from "../../lib/hooks";
 import { busyProps, dateTime, ErrorText, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { tunnelLink } from "./api";
 import { liveConnection } from "./runs-state";
+import { targetProblem, tunnelCommand } from "./tunnel-command";
 import { CopyBlock } from "./WebhookPanel";
 
 /** The address a developer's service usually listens on; changed in the panel, the command follows. */
 const DEFAULT_TARGET = "http://127.0.0.1:3000";
-
-/** `value` as one shell word: as it is when plain, else single-quoted (so `&` or `?` in an address stay in it). */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
-}
-
-/** The command that connects a local service to `automationId`, one option a line, as a shell takes it pasted. */
-export function tunnelCommand(automationId: string, target: string): string {
-  return [
-    "tandem tunnel \\",
-    `  --server ${location.origin} \\`,
-    "  --token YOUR_TOKEN \\",
-    `  --automation ${automationId} \\`,
-    `  --to ${shellWord(target)}`,
-  ].join("\n");
-}
 
 /** "Connected since …" or when it was last connected, in a live region so a change is heard. */
 function TunnelState({ automation, runs }: { automation: Automation; runs: AutomationRun[] | null }) {
@@ -71,6 +56,7 @@ function TunnelState({ automation, runs }: { automation: Automation; runs: Autom
 /** The tunnel panel of an automation's page. */
 export function TunnelPanel({ automation, runs }: { automation: Automation; runs: AutomationRun[] | null }) {
   const ws = useWorkspace();
+  const id = useId();
   const [target, setTarget] = useState(DEFAULT_TARGET);
   const open = useAction(async () => {
     // Opened before the request, so the browser does not take the new tab for a pop-up.
@@ -86,20 +72,35 @@ export function TunnelPanel({ automation, runs }: { automation: Automation; runs
       throw error;
     }
   });
-  const command = tunnelCommand(automation.id, target.trim() || DEFAULT_TARGET);
+  const service = target.trim() || DEFAULT_TARGET;
+  const problem = targetProblem(service);
+  const command = tunnelCommand(location.origin, automation.id, service);
   return (
     <section className="panel kind-panel" aria-labelledby="tunnel-heading">
       <h2 id="tunnel-heading">Tunnel</h2>
       <TunnelState automation={automation} runs={runs} />
       <label className="field">
         <span>Your local service</span>
-        <input className="mono" value={target} spellCheck={false} onChange={(event) => setTarget(event.target.value)} />
+        <input
+          className="mono"
+          value={target}
+          spellCheck={false}
+          aria-invalid={problem !== null}
+          aria-describedby={problem ? `${id}-problem` : undefined}
+          onChange={(event) => setTarget(event.target.value)}
+        />
       </label>
+      {problem && (
+        <p id={`${id}-problem`} className="small error">
+          {problem}
+        </p>
+      )}
       <CopyBlock label="Run this where the service runs" value={command} what="Command" />
       <p className="small muted">
-        <code>YOUR_TOKEN</code>: a token of a person or staff member who may change this space's files (files.write),
-        such as a staff member's <code>sa_</code> token. Teammates who can see this space open it at{" "}
-        <code>/tunnels/{automation.id}/</code>; others cannot.
+        It asks for a token, then Enter: a staff member's <code>sa_</code> token, or a person's access token (from
+        signing in over the API: it lasts 15 minutes, long enough to connect); either needs files.write in this space.
+        Asked for this way, it stays out of <code>ps</code> and the shell's history (<code>TANDEM_TOKEN</code> works
+        too). Teammates who can see this space open the tunnel with the button below; others cannot.
       </p>
       <div className="row">
         <button type="button" {...busyProps(open.busy)} onClick={() => void open.run()}>
