@@ -4,8 +4,10 @@
  * proposed an automation and why, named through the member list that everyone can read. Once that staff member is
  * deleted, what it made (automations, chat messages, file proposals) reads "Former AI staff". A person creates a
  * scheduled automation in the form (not JSON), approves it as its own action and sees it post in the room, as
- * the automation; its page lists the runs with what they did, and Run now adds one. The functions behind the
- * screens (the schedule read, the form's config, the run list, the signed curl example) are checked first.
+ * the automation; its page lists the runs with what they did, and Run now adds one. A reverse tunnel's command,
+ * pasted into a shell, connects the real connector, and the page shows it connected and opens the tunnel. The
+ * functions behind the screens (the schedule read, the form's config, the run list, the signed curl example) are
+ * checked first.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHmac, randomBytes } from "node:crypto";
@@ -14,10 +16,11 @@ import type { AutomationRun } from "../../src/api-types";
 import { configToSave, sameConfig } from "../../web/src/features/automations/config-draft";
 import { readCron } from "../../web/src/features/automations/cron";
 import { duration, liveConnection, mergeRuns, upsertRun } from "../../web/src/features/automations/runs-state";
+import { targetProblem } from "../../web/src/features/automations/tunnel-command";
 import { SAMPLE_BODY, signedCurl } from "../../web/src/features/automations/webhook-example";
 import { launchBrowser, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org } from "../helpers/factories";
-import type { TestServer } from "../helpers/server";
+import { BINARY, type TestServer } from "../helpers/server";
 
 let browser: Browser;
 let server: TestServer;
@@ -409,6 +412,72 @@ describe("a webhook made in the UI", () => {
     expect(next).toMatch(/^whsec_/);
     expect(next).not.toBe(secret);
     await screenshot(page, "automation-webhook-secret");
+    await context.close();
+  });
+});
+
+describe("a reverse tunnel's page", () => {
+  it("gives a command that connects as pasted, shows the connection live, and opens the tunnel", async () => {
+    expect(targetProblem("http://127.0.0.1:3000")).toBeNull();
+    expect(targetProblem("http://127.0.0.1:3000/app")).toContain("no path");
+    expect(targetProblem("ftp://127.0.0.1")).toContain("http");
+    const service = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => new Response("<h1>Branch preview</h1>", { headers: { "content-type": "text/html" } }),
+    });
+    const made = await org.owner.api.post(automationsPath(), {
+      name: "Preview",
+      kind: "reverse_tunnel",
+      status: "active",
+      config: {},
+    });
+    expect(made.status).toBe(201);
+    const id = made.body.automation.id;
+    const { context, page } = await signedInPage(browser, server, org.owner, `/spaces/${spaceId}/automations/${id}`);
+    const panel = page.getByRole("region", { name: "Tunnel" });
+    await panel.getByText("Not connected").waitFor();
+    const address = panel.getByLabel("Your local service");
+    await address.fill(`http://127.0.0.1:${service.port}/app`);
+    await panel.getByText("no path").waitFor();
+    await address.fill(`http://127.0.0.1:${service.port}`);
+    const command = await panel.getByLabel("Run this where the service runs").inputValue();
+    expect(command).toContain("--token -");
+    // As pasted into a shell where `tandem` is the binary (exec: the signal that stops it reaches it), the token
+    // typed when asked.
+    const shell = Bun.spawn(["sh", "-c", `tandem() { exec "${BINARY}" "$@"; }\n${command}`], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    try {
+      const stdin = shell.stdin as import("bun").FileSink;
+      stdin.write(`${org.owner.token}\n`);
+      void stdin.flush();
+      await panel.locator(".tunnel-state.connected").waitFor({ timeout: 20_000 });
+      await panel.getByText("Connected", { exact: true }).waitFor();
+      const runs = page.getByRole("list", { name: "Runs, newest first" });
+      await runs
+        .getByRole("listitem")
+        .filter({ hasText: "Tunnel connection" })
+        .filter({ hasText: "Running" })
+        .waitFor();
+
+      const [tab] = await Promise.all([
+        context.waitForEvent("page"),
+        panel.getByRole("button", { name: "Open the tunnel in a new tab" }).click(),
+      ]);
+      await tab.getByText("Branch preview").waitFor();
+      expect(new URL(tab.url()).pathname).toBe(`/tunnels/${id}/`);
+      await screenshot(page, "automation-tunnel");
+    } finally {
+      shell.kill("SIGINT");
+      await shell.exited;
+      service.stop(true);
+    }
+    // The connection ends with the connector, and its run with it.
+    await panel.getByText("last connection ended").waitFor({ timeout: 15_000 });
     await context.close();
   });
 });
