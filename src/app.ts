@@ -15,6 +15,7 @@ import { invitesRoutes } from "./features/invites/invites.routes";
 import { membersRoutes } from "./features/members/members.routes";
 import { organizationRoutes } from "./features/organization/organization.routes";
 import { proposalsRoutes } from "./features/proposals/proposals.routes";
+import { searchRoutes } from "./features/search/search.routes";
 import { signupsRoutes } from "./features/signups/signups.routes";
 import { spacesRoutes } from "./features/spaces/spaces.routes";
 import { staffRoutes } from "./features/staff/staff.routes";
@@ -67,6 +68,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(chatRoutes(auth, services.chat, events))
     .use(automationsRoutes(auth, services.automations))
     .use(tunnelsRoutes(auth, services.tunnels))
+    .use(searchRoutes(auth, services.search))
     .use(eventsRoutes(auth, services.live))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));

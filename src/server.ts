@@ -105,6 +105,8 @@ async function serveLocked(
   services.tunnels.start();
   // Rooms deleted before a stop may still hold rows: their purge goes on.
   void services.chat.purge.run();
+  // Texts whose editing a stop cut short are indexed for search; deleted rooms leave the index.
+  services.search.start();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
   const setupUrl = setupToken ? `${url}/setup?token=${setupToken}` : null;
@@ -161,6 +163,8 @@ async function serveLocked(
       services.scheduler?.stop();
       // Documents in memory fold their logs into snapshots; editors reconnect to the next server.
       await services.docs.closeAll(CLOSE.goingAway, "server stopping");
+      // Their last texts, still settling, go into the search index.
+      services.search.stop();
       // An open events socket would hold a graceful stop forever: closed first, and anything still open after
       // a few seconds (a client that never answers the close) is cut.
       services.live.closeAll(CLOSE.goingAway, "server stopping");

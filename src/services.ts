@@ -39,6 +39,8 @@ import { AgentReplies } from "./features/replies/replies.agent";
 import { DEFAULT_REPLY_TIMING, ReplyJob, type ReplyTiming } from "./features/replies/replies.job";
 import { ModelrouterReplies } from "./features/replies/replies.modelrouter";
 import { ReplyQueue } from "./features/replies/replies.queue";
+import { SearchService } from "./features/search/search.service";
+import { SearchStore } from "./features/search/search.store";
 import { SignupsService } from "./features/signups/signups.service";
 import { SignupsStore } from "./features/signups/signups.store";
 import { SpacesService } from "./features/spaces/spaces.service";
@@ -151,6 +153,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
   // What follows a write inside its transaction: each feature listens to what concerns it.
   for (const feature of [auth, signups, invites, spaces]) feature.listen(events);
   new ReplyQueue({ staff, access, chat, jobs }).listen(events);
+  const search = new SearchService(uow, new SearchStore(db), spaces, access, options.log);
+  search.listen(events);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey);
   const automationsStore = new AutomationsStore(db);
@@ -225,6 +229,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     tunnels,
     proposals,
     activity,
+    search,
     runner,
     scheduler,
   };

@@ -78,6 +78,7 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0010_activity_outlives_staff",
       "0011_room_purge",
       "0012_automations_run",
+      "0013_search",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
@@ -104,6 +105,67 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
     expect(sqlite.query("SELECT COUNT(*) AS n FROM file_nodes").get()).toEqual({ n: 0 });
     expect(sqlite.query("SELECT COUNT(*) AS n FROM file_docs").get()).toEqual({ n: 0 });
     expect(sqlite.query("SELECT COUNT(*) AS n FROM task_deliverables").get()).toEqual({ n: 0 });
+    sqlite.close();
+  });
+});
+
+describe("migration 0013 (search) on a database with rows", () => {
+  it("indexes what the install holds: live messages, tasks, task messages, file nodes with their text", () => {
+    const { sqlite } = openDatabase(join(tempDir(), "search.db"));
+    migrateUntil(sqlite, "0013_search");
+    insert(sqlite, "organizations", { id: "o1", slug: "acme" });
+    insert(sqlite, "users", { id: "u1", email: "a@acme.test" });
+    insert(sqlite, "spaces", { id: "s1", org_id: "o1" });
+    insert(sqlite, "boards", { id: "b1", space_id: "s1" });
+    insert(sqlite, "board_columns", { id: "c1", board_id: "b1" });
+    insert(sqlite, "chat_rooms", { id: "r1", space_id: "s1", name: "general", deleted_at: null });
+    insert(sqlite, "chat_rooms", { id: "r2", space_id: "s1", name: "gone", deleted_at: 5 });
+    const message = (id: string, room: string, content: string, deleted: number | null, at: number) =>
+      insert(sqlite, "chat_messages", {
+        id,
+        room_id: room,
+        space_id: "s1",
+        content,
+        deleted_at: deleted,
+        created_at: at,
+      });
+    message("m1", "r1", "the aardvark digs", null, 10);
+    message("m2", "r1", "", 20, 20);
+    message("m3", "r2", "aardvark in a deleted room", null, 30);
+    insert(sqlite, "tasks", {
+      id: "t1",
+      space_id: "s1",
+      board_id: "b1",
+      column_id: "c1",
+      title: "Aardvark care",
+      created_at: 5,
+    });
+    insert(sqlite, "task_messages", { id: "tm1", task_id: "t1", content: "fed the aardvark", created_at: 40 });
+    insert(sqlite, "file_nodes", {
+      id: "f1",
+      space_id: "s1",
+      kind: "file",
+      name: "zoo.md",
+      created_at: 1,
+      deleted_at: null,
+    });
+    insert(sqlite, "file_docs", { node_id: "f1", text: "an aardvark lives here" });
+    insert(sqlite, "file_nodes", { id: "f2", space_id: "s1", kind: "file", name: "aardvark.md", deleted_at: 7 });
+
+    expect(migrate(sqlite)).toEqual(["0013_search", "code_0001_unicode_name_keys"]);
+    const found = sqlite
+      .query(
+        "SELECT d.kind, d.item_id AS id FROM search_text JOIN search_docs d ON d.doc = search_text.rowid WHERE search_text MATCH 'aardvark' ORDER BY d.doc",
+      )
+      .all();
+    // Oldest first, as items are indexed from here on.
+    expect(found).toEqual([
+      { kind: "file", id: "f1" },
+      { kind: "task", id: "t1" },
+      { kind: "message", id: "m1" },
+      { kind: "task_message", id: "tm1" },
+    ]);
+    expect(sqlite.query("SELECT rowid FROM search_names WHERE search_names MATCH 'zoo'").all()).toHaveLength(1);
     sqlite.close();
   });
 });

@@ -1,0 +1,352 @@
+/**
+ * Search across what a member can see (contract §10): chat messages, tasks, their messages and file nodes.
+ *
+ * The index is kept by handlers of the domain events, inside the transaction of each write: a post, an edit
+ * or a deletion is in the index (or gone from it) when its write commits, and a crash loses nothing. Two
+ * things follow their write instead, each durable by its own means:
+ * - a deleted room's messages leave every search at once (the room is recorded in the deletion's transaction)
+ *   and the index in batches beside the other work, as chat removes the messages themselves;
+ * - a text file's text is indexed when its editing settles, not at every keystroke: the first change after a
+ *   quiet spell at once (a REST write shows in the next search), the changes that follow it once the file has
+ *   been quiet for `SETTLE_MS` (or every `MAX_WAIT_MS` while someone keeps typing). A stop in between leaves
+ *   the text's checksum different from the one indexed, and the next start indexes it (`start`).
+ */
+import type { Access } from "../../core/access";
+import type { OrgActor } from "../../core/actor";
+import type { EventBus, Unit } from "../../core/events";
+import type { UnitOfWork } from "../../db/unit";
+import type { Logger } from "../../lib/log";
+import type { MessageOut } from "../chat/chat.schemas";
+import type { NodeOut } from "../files/files.schemas";
+import type { SpacesService } from "../spaces/spaces.service";
+import type { TaskMessageOut, TaskOut } from "../tasks/tasks.schemas";
+import { parseQuery } from "./search.query";
+import { type Hit, KINDS, type Kind, type Scope, type SearchStore } from "./search.store";
+
+/** A file is quiet this long after its last change: then its text is indexed. */
+export const SETTLE_MS = 2000;
+/** While someone keeps typing, the text is indexed at least this often. */
+const MAX_WAIT_MS = 15_000;
+/** Matches looked at per search, the newest first: ranking more costs more than it tells. */
+const WINDOW = 1000;
+/**
+ * A word held by at least this many items counts for matching but not for the score: FTS5 reads every item
+ * holding a word to weigh it, and a word that common says little about which match is best.
+ */
+const COMMON = 10_000;
+/** How long a word's count is trusted. */
+const COUNT_TTL_MS = 5 * 60_000;
+/** Indexed messages of a deleted room removed per step. */
+const PURGE_BATCH = 500;
+/** Items two writers may index out of their creation order, in time: `before` looks this far past its bound. */
+const ORDER_MARGIN_MS = 60_000;
+
+/** What a search asks. */
+export interface SearchQuery {
+  q: string;
+  types?: Kind[] | undefined;
+  spaceId?: string | undefined;
+  limit: number;
+  /** Epoch ms, exclusive; none: everything. */
+  before?: number | undefined;
+}
+
+/** A result, before presentation. */
+export interface Found {
+  kind: Kind;
+  id: string;
+  spaceId: string;
+  title: string;
+  /** The excerpt, matches between the mark characters of `search.query.ts`. */
+  marked: string;
+  createdAt: number;
+  parentId: string | null;
+}
+
+/** Text files waiting for their editing to settle. */
+interface Settling {
+  /** When the text was last indexed. */
+  indexedAt: number;
+  /** The first change not yet indexed, while one waits. */
+  waitingSince: number | null;
+  timer: ReturnType<typeof setTimeout> | null;
+}
+
+/** Search and the index it reads. */
+export class SearchService {
+  private readonly settling = new Map<string, Settling>();
+  private readonly counts = new Map<string, { n: number; at: number }>();
+  private purging = false;
+  private stopped = false;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly store: SearchStore,
+    private readonly spaces: SpacesService,
+    private readonly access: Access,
+    private readonly log?: Logger,
+  ) {}
+
+  /** Keeps the index: each write's event is indexed in that write's transaction. */
+  listen(events: EventBus): void {
+    events.onWrite("chat.message.created", ({ payload }) => this.indexMessage(payload.message));
+    events.onWrite("chat.message.updated", ({ payload }) => this.indexMessage(payload));
+    events.onWrite("chat.message.deleted", ({ payload }) => this.store.remove(payload.id));
+    events.onWrite("chat.room.deleted", ({ payload }, unit) => {
+      this.store.purgeRoom(payload.id);
+      unit.afterCommit(() => void this.purgeRooms());
+    });
+    events.onWrite("task.created", ({ payload }) => this.store.insert(taskDoc(payload)));
+    events.onWrite("task.updated", ({ payload }) => this.store.upsert(taskDoc(payload)));
+    events.onWrite("task.deleted", ({ payload }) => {
+      this.store.remove(payload.id);
+      this.store.removeChildren(payload.id);
+    });
+    events.onWrite("task.message.created", ({ payload, space_id }) =>
+      this.store.insert(taskMessageDoc(payload, space_id)),
+    );
+    events.onWrite("file.created", ({ payload }, unit) => {
+      this.store.insert(fileDoc(payload));
+      // A text file's document is stored after its node (in this unit): its text is read once it is there.
+      if (payload.editable) unit.afterCommit(() => this.indexTextNow(payload.id));
+    });
+    events.onWrite("file.updated", ({ payload }, unit) => this.fileChanged(payload, unit));
+    events.onWrite("file.deleted", ({ payload }) => this.store.removeSubtree(payload.id));
+  }
+
+  /** At start: texts whose editing a stop cut short are indexed, and rooms deleted before it purged. */
+  start(): void {
+    this.stopped = false;
+    for (const id of this.store.staleTexts()) this.indexTextNow(id);
+    void this.purgeRooms();
+  }
+
+  /** At stop: the texts still settling are indexed now. */
+  stop(): void {
+    this.stopped = true;
+    for (const [id, state] of this.settling) {
+      if (state.timer === null) continue;
+      clearTimeout(state.timer);
+      this.indexTextNow(id);
+    }
+    this.settling.clear();
+  }
+
+  /**
+   * The best `limit` matches the actor may see: every word of `q` whole (case and accents ignored) in a message,
+   * a task's title or description, a task message, or a file's name or text; or every word a part of a file's
+   * name. Files need `files.read`, as their routes do.
+   */
+  search(actor: OrgActor, query: SearchQuery): Found[] {
+    const parsed = parseQuery(query.q);
+    let kinds: readonly Kind[] = query.types && query.types.length > 0 ? query.types : KINDS;
+    if (!actor.permissions.has("files.read")) kinds = kinds.filter((k) => k !== "file");
+    const spaceIds =
+      query.spaceId !== undefined
+        ? [this.access.space(actor, query.spaceId).id]
+        : this.spaces.list(actor).map((s) => s.id);
+    if (kinds.length === 0 || spaceIds.length === 0) return [];
+    const before = query.before ?? Number.MAX_SAFE_INTEGER;
+    const scope: Scope = {
+      spaces: JSON.stringify(spaceIds),
+      kinds: JSON.stringify(kinds),
+      before,
+      beforeDoc:
+        before >= Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : this.store.docBound(before + ORDER_MARGIN_MS),
+      window: WINDOW,
+    };
+
+    const hits = new Map<number, Hit>();
+    if (parsed.wordsMatch !== null) {
+      const words = this.store.words(scope, parsed.wordsMatch);
+      this.score(words, parsed.wholeWords);
+      for (const hit of words) hits.set(hit.doc, hit);
+    }
+    if (parsed.namePartsMatch !== null && kinds.includes("file")) {
+      for (const hit of this.store.nameParts(scope, parsed.namePartsMatch)) {
+        const found = hits.get(hit.doc);
+        if (!found) hits.set(hit.doc, hit);
+        else found.score = Math.min(found.score, hit.score);
+      }
+    }
+    const best = [...hits.values()]
+      .sort((a, b) => a.score - b.score || b.createdAt - a.createdAt || b.doc - a.doc)
+      .slice(0, query.limit);
+    return best.map((hit) => this.found(hit, parsed.wordsMatch));
+  }
+
+  /**
+   * Scores matches by BM25 of their distinctive words (those held by fewer than `COMMON` items); matches of
+   * common words only keep their order, newest first.
+   */
+  private score(hits: Hit[], words: string[]): void {
+    if (hits.length === 0) return;
+    const distinctive = words.filter((w) => this.countOf(w) < COMMON);
+    if (distinctive.length === 0) return;
+    const match = distinctive.map((w) => `"${w.replaceAll('"', '""')}"`).join(" ");
+    const docs = hits.map((h) => h.doc);
+    const scores = this.store.ranks(match, Math.min(...docs), Math.max(...docs));
+    for (const hit of hits) hit.score = scores.get(hit.doc) ?? 0;
+  }
+
+  /** How many items hold a word (up to `COMMON`), remembered a while. */
+  private countOf(word: string): number {
+    const key = word.toLowerCase();
+    const now = Date.now();
+    const known = this.counts.get(key);
+    if (known && now - known.at < COUNT_TTL_MS) return known.n;
+    const n = this.store.count(`"${word.replaceAll('"', '""')}"`, COMMON);
+    if (this.counts.size >= 10_000) this.counts.delete(this.counts.keys().next().value as string);
+    this.counts.set(key, { n, at: now });
+    return n;
+  }
+
+  /** A hit as a result: its title and excerpt. */
+  private found(hit: Hit, wordsMatch: string | null): Found {
+    let title = hit.title;
+    if (hit.kind === "message") title = (hit.parentId && this.store.room(hit.parentId)) || "";
+    else if (hit.kind === "task_message") title = (hit.parentId && this.store.title(hit.parentId)) || "";
+    else if (hit.kind === "file") title = this.store.path(hit.itemId);
+    const words = wordsMatch === null ? "" : this.store.snippet(hit.doc, wordsMatch);
+    return {
+      kind: hit.kind,
+      id: hit.itemId,
+      spaceId: hit.spaceId,
+      title,
+      marked: words || hit.marked || "",
+      createdAt: hit.createdAt,
+      parentId: hit.parentId,
+    };
+  }
+
+  // Keeping the index
+
+  private indexMessage(message: MessageOut): void {
+    if (message.deleted_at !== null || message.content === "") this.store.remove(message.id);
+    else
+      this.store.upsert({
+        kind: "message",
+        itemId: message.id,
+        spaceId: message.space_id,
+        parentId: message.chat_room_id,
+        createdAt: Date.parse(message.created_at),
+        title: "",
+        body: message.content,
+      });
+  }
+
+  /** A file renamed or moved (its name is indexed now), or its content changed (its text, once settled). */
+  private fileChanged(node: NodeOut, unit: Unit): void {
+    const indexed = this.store.indexed(node.id);
+    if (!indexed) return;
+    if (indexed.title !== node.name) this.store.retitle(node.id, node.name);
+    if (!node.editable || indexed.version === node.checksum_sha256) return;
+    this.textChanged(node.id, unit);
+  }
+
+  /**
+   * A text file's text changed (in `unit`): indexed now when the file was quiet, otherwise once it settles.
+   * Every path by which a text changes comes here through `file.updated`: typing, REST writes, accepted
+   * proposals, restored versions.
+   */
+  private textChanged(nodeId: string, unit: Unit): void {
+    const now = Date.now();
+    const state = this.settling.get(nodeId);
+    if (!state || (state.timer === null && now - state.indexedAt >= SETTLE_MS)) {
+      this.store.indexFileText(nodeId);
+      unit.afterCommit(() => this.indexed(nodeId, now));
+      return;
+    }
+    unit.afterCommit(() => this.settleLater(nodeId));
+  }
+
+  private indexed(nodeId: string, at: number): void {
+    const state = this.settling.get(nodeId);
+    if (state?.timer) clearTimeout(state.timer);
+    this.settling.set(nodeId, { indexedAt: at, waitingSince: null, timer: null });
+    if (this.settling.size > 10_000) this.forgetQuiet(at);
+  }
+
+  /** Files quiet long enough need no memory of their last indexing. */
+  private forgetQuiet(now: number): void {
+    for (const [id, state] of this.settling) {
+      if (state.timer === null && now - state.indexedAt >= SETTLE_MS) this.settling.delete(id);
+    }
+  }
+
+  private settleLater(nodeId: string): void {
+    if (this.stopped) return;
+    const now = Date.now();
+    const state = this.settling.get(nodeId) ?? { indexedAt: 0, waitingSince: null, timer: null };
+    if (state.timer) clearTimeout(state.timer);
+    state.waitingSince ??= now;
+    const wait = Math.max(0, Math.min(SETTLE_MS, state.waitingSince + MAX_WAIT_MS - now));
+    state.timer = setTimeout(() => this.indexTextNow(nodeId), wait);
+    state.timer.unref?.();
+    this.settling.set(nodeId, state);
+  }
+
+  /** Indexes a file's text in a write of its own. */
+  private indexTextNow(nodeId: string): void {
+    try {
+      this.uow.write(() => this.store.indexFileText(nodeId));
+      this.indexed(nodeId, Date.now());
+    } catch (error) {
+      // The checksum still differs: the next start indexes it.
+      this.log?.error({ err: error, nodeId }, "indexing a file's text for search failed");
+    }
+  }
+
+  /** Removes the indexed messages of deleted rooms, a batch per turn of the event loop. */
+  async purgeRooms(): Promise<void> {
+    if (this.purging) return;
+    this.purging = true;
+    try {
+      for (let room = this.store.roomToPurge(); room !== undefined; room = this.store.roomToPurge()) {
+        const id = room;
+        while (this.uow.write(() => this.store.purgeRoomBatch(id, PURGE_BATCH))) await Bun.sleep(0);
+      }
+    } catch (error) {
+      this.log?.error({ err: error }, "removing a deleted room's messages from search failed; trying again");
+      setTimeout(() => void this.purgeRooms(), 1000).unref?.();
+    } finally {
+      this.purging = false;
+    }
+  }
+}
+
+function taskDoc(task: TaskOut) {
+  return {
+    kind: "task" as const,
+    itemId: task.id,
+    spaceId: task.space_id,
+    parentId: null,
+    createdAt: Date.parse(task.created_at),
+    title: task.title,
+    body: task.description,
+  };
+}
+
+function taskMessageDoc(message: TaskMessageOut, spaceId: string) {
+  return {
+    kind: "task_message" as const,
+    itemId: message.id,
+    spaceId,
+    parentId: message.task_id,
+    createdAt: Date.parse(message.created_at),
+    title: "",
+    body: message.content,
+  };
+}
+
+function fileDoc(node: NodeOut) {
+  return {
+    kind: "file" as const,
+    itemId: node.id,
+    spaceId: node.space_id,
+    parentId: null,
+    createdAt: Date.parse(node.created_at),
+    title: node.name,
+    body: "",
+  };
+}

@@ -1,0 +1,353 @@
+/**
+ * The search index: `search_docs` (one row per searchable item) and the two FTS5 indexes the triggers of
+ * migration 0013 keep equal to it. drizzle cannot express FTS5, so every statement is SQL, prepared once;
+ * the SQL of the reads is exported for the query-plan tests.
+ */
+import type { Db } from "../../db/client";
+import { prepared } from "../../db/client";
+import { indexable } from "./search.query";
+
+/** What can be found. */
+export const KINDS = ["message", "task", "task_message", "file"] as const;
+export type Kind = (typeof KINDS)[number];
+
+/** One searchable item as it is indexed. */
+export interface DocIn {
+  kind: Kind;
+  itemId: string;
+  spaceId: string;
+  /** The room of a message, the task of a task message. */
+  parentId: string | null;
+  createdAt: number;
+  title: string;
+  body: string;
+}
+
+/** A match: an indexed item and how well it matches (lower is better; BM25 as FTS5 gives it is negative). */
+export interface Hit {
+  doc: number;
+  kind: Kind;
+  itemId: string;
+  spaceId: string;
+  parentId: string | null;
+  createdAt: number;
+  title: string;
+  score: number;
+  /** The excerpt with its matches marked, when the query that found it made one (a part of a file's name). */
+  marked: string | null;
+}
+
+/** Where a search looks: the spaces and kinds as JSON arrays (bound once, read by `json_each`), and a time. */
+export interface Scope {
+  spaces: string;
+  kinds: string;
+  /** Only items created before this (epoch ms, exclusive). */
+  before: number;
+  /** No match with a `doc` at or above this is looked at (`docBound`). */
+  beforeDoc: number;
+  window: number;
+}
+
+/** The filters every search applies to an indexed item `d`: visible space, kind asked for, time, live room. */
+const SCOPED = `
+  d.space_id IN (SELECT value FROM json_each($spaces))
+  AND d.kind IN (SELECT value FROM json_each($kinds))
+  AND d.created_at < $before
+  AND (d.parent_id IS NULL OR d.parent_id NOT IN (SELECT room_id FROM search_room_purges))`;
+
+const HIT_COLUMNS = `d.doc, d.kind, d.item_id AS itemId, d.space_id AS spaceId, d.parent_id AS parentId,
+  d.created_at AS createdAt, d.title`;
+
+/**
+ * The newest `$window` items in scope that hold every word, newest first. FTS5 walks the words' lists from the
+ * newest `doc` down and stops at the window, so this costs the same whether a word is in ten items or in a
+ * million; no score here (see `RANK_SQL`).
+ */
+export const WORDS_SQL = `
+  SELECT ${HIT_COLUMNS}, 0 AS score, NULL AS marked
+  FROM search_text JOIN search_docs d ON d.doc = search_text.rowid
+  WHERE search_text MATCH $match AND search_text.rowid < $beforeDoc AND ${SCOPED}
+  ORDER BY search_text.rowid DESC LIMIT $window`;
+
+/**
+ * BM25 (a word in a title or name weighs ten times one in a body) of the items between two `doc`s that hold the
+ * distinctive words. FTS5 counts, for each word, every item that holds it before it scores the first row: on a
+ * word held by hundreds of thousands of items that count alone took 20-40 ms, so common words are left out of
+ * the score (`SearchService`), never out of the match.
+ */
+export const RANK_SQL = `
+  SELECT rowid AS doc, bm25(search_text, 10.0, 1.0) AS score
+  FROM search_text WHERE search_text MATCH $match AND rowid BETWEEN $low AND $high`;
+
+/** The file nodes in scope whose name holds every word as a part, with that name marked. */
+export const NAME_PARTS_SQL = `
+  SELECT ${HIT_COLUMNS}, 10.0 * bm25(search_names) AS score,
+    highlight(search_names, 0, char(1), char(2)) AS marked
+  FROM search_names JOIN search_docs d ON d.doc = search_names.rowid
+  WHERE search_names MATCH $match AND search_names.rowid < $beforeDoc AND ${SCOPED}
+  ORDER BY search_names.rowid DESC LIMIT $window`;
+
+/** The excerpt of one item around its matches. */
+export const SNIPPET_SQL = `
+  SELECT snippet(search_text, -1, char(1), char(2), '…', 24) AS marked
+  FROM search_text WHERE search_text MATCH $match AND rowid = $doc`;
+
+/** How many items hold a word, counted up to `$cap`. */
+export const COUNT_SQL = `
+  SELECT count(*) AS n FROM (SELECT 1 FROM search_text WHERE search_text MATCH $match LIMIT $cap)`;
+
+/** A file node's path from its space's root (its names, root first). */
+export const PATH_SQL = `
+  WITH RECURSIVE up(id, parent_id, name, kind, depth) AS (
+    SELECT id, parent_id, name, kind, 0 FROM file_nodes WHERE id = $id
+    UNION ALL
+    SELECT n.id, n.parent_id, n.name, n.kind, up.depth + 1 FROM file_nodes n JOIN up ON n.id = up.parent_id
+    WHERE up.depth < 256
+  )
+  SELECT name, kind FROM up ORDER BY depth DESC`;
+
+/** The documents of a node and every node below it (a deleted folder takes its subtree along). */
+export const SUBTREE_DOCS_DELETE_SQL = `
+  DELETE FROM search_docs WHERE item_id IN (
+    WITH RECURSIVE sub(id) AS (
+      SELECT $id
+      UNION ALL
+      SELECT n.id FROM file_nodes n JOIN sub ON n.parent_id = sub.id
+    )
+    SELECT id FROM sub)`;
+
+/** Text files whose indexed text is not the text they hold (its checksum differs). */
+export const STALE_TEXTS_SQL = `
+  SELECT n.id FROM file_docs f
+  JOIN file_nodes n ON n.id = f.node_id
+  JOIN search_docs d ON d.item_id = n.id
+  WHERE n.deleted_at IS NULL AND d.version IS NOT n.checksum_sha256`;
+
+/** A batch of the indexed messages of a room being purged. */
+export const ROOM_BATCH_DELETE_SQL = `
+  DELETE FROM search_docs WHERE doc IN (SELECT doc FROM search_docs WHERE parent_id = $room LIMIT $batch)`;
+
+/** Data access for search. */
+export class SearchStore {
+  constructor(private readonly db: Db) {}
+
+  private q<Row = unknown>(sql: string) {
+    return prepared(() => this.db.$client.query<Row, Record<string, string | number | null>>(sql));
+  }
+
+  // Writing the index (in the unit of the write that changed the item)
+
+  private readonly insertDoc = this.q(`
+    INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
+    VALUES ($kind, $itemId, $spaceId, $parentId, $createdAt, $title, $body)`);
+
+  /** Indexes a new item. */
+  insert(doc: DocIn): void {
+    this.insertDoc().run({
+      $kind: doc.kind,
+      $itemId: doc.itemId,
+      $spaceId: doc.spaceId,
+      $parentId: doc.parentId,
+      $createdAt: doc.createdAt,
+      $title: indexable(doc.title),
+      $body: indexable(doc.body),
+    });
+  }
+
+  private readonly upsertDoc = this.q(`
+    INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
+    VALUES ($kind, $itemId, $spaceId, $parentId, $createdAt, $title, $body)
+    ON CONFLICT (item_id) DO UPDATE SET title = excluded.title, body = excluded.body
+    WHERE title IS NOT excluded.title OR body IS NOT excluded.body`);
+
+  /** Indexes an item anew; nothing is written when its text did not change (a task moved to another column). */
+  upsert(doc: DocIn): void {
+    this.upsertDoc().run({
+      $kind: doc.kind,
+      $itemId: doc.itemId,
+      $spaceId: doc.spaceId,
+      $parentId: doc.parentId,
+      $createdAt: doc.createdAt,
+      $title: indexable(doc.title),
+      $body: indexable(doc.body),
+    });
+  }
+
+  private readonly setTitle = this.q(
+    "UPDATE search_docs SET title = $title WHERE item_id = $itemId AND title IS NOT $title",
+  );
+
+  /** A new title (a file renamed). */
+  retitle(itemId: string, title: string): void {
+    this.setTitle().run({ $itemId: itemId, $title: indexable(title) });
+  }
+
+  private readonly deleteDoc = this.q("DELETE FROM search_docs WHERE item_id = $itemId");
+
+  remove(itemId: string): void {
+    this.deleteDoc().run({ $itemId: itemId });
+  }
+
+  private readonly deleteChildren = this.q("DELETE FROM search_docs WHERE parent_id = $parentId");
+
+  /** The items that live on `parentId` (the comments of a deleted task). */
+  removeChildren(parentId: string): void {
+    this.deleteChildren().run({ $parentId: parentId });
+  }
+
+  private readonly deleteSubtree = this.q(SUBTREE_DOCS_DELETE_SQL);
+
+  /** A file node and every node below it. */
+  removeSubtree(nodeId: string): void {
+    this.deleteSubtree().run({ $id: nodeId });
+  }
+
+  private readonly setText = this.q(`
+    UPDATE search_docs SET
+      body = replace(replace(coalesce((SELECT text FROM file_docs WHERE node_id = $id), ''), char(1), char(65533)), char(2), char(65533)),
+      version = (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)
+    WHERE item_id = $id AND kind = 'file'
+      AND version IS NOT (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)`);
+
+  /**
+   * Indexes a file's text as its document holds it now, with the checksum it has (what `staleTexts` compares).
+   * The one place that reads a document's text for search: when the text is derived some other way, this moves.
+   */
+  indexFileText(nodeId: string): void {
+    this.setText().run({ $id: nodeId });
+  }
+
+  private readonly staleTextsQuery = this.q<{ id: string }>(STALE_TEXTS_SQL);
+
+  /** Text files whose index is behind their text (a stop came before their editing settled). */
+  staleTexts(): string[] {
+    return this.staleTextsQuery()
+      .all({})
+      .map((r) => r.id);
+  }
+
+  private readonly versionOf = this.q<{ title: string; version: string | null }>(
+    "SELECT title, version FROM search_docs WHERE item_id = $itemId",
+  );
+
+  /** The indexed title and text version of an item. */
+  indexed(itemId: string): { title: string; version: string | null } | undefined {
+    return this.versionOf().all({ $itemId: itemId })[0];
+  }
+
+  // Rooms deleted: their messages leave searches at once and the index in batches
+
+  private readonly addRoomPurge = this.q("INSERT OR IGNORE INTO search_room_purges (room_id) VALUES ($room)");
+
+  purgeRoom(roomId: string): void {
+    this.addRoomPurge().run({ $room: roomId });
+  }
+
+  private readonly nextPurge = this.q<{ room: string }>("SELECT room_id AS room FROM search_room_purges LIMIT 1");
+
+  /** A room whose messages are still indexed, if any. */
+  roomToPurge(): string | undefined {
+    return this.nextPurge().all({})[0]?.room;
+  }
+
+  private readonly purgeBatch = this.q(ROOM_BATCH_DELETE_SQL);
+  private readonly purgeDone = this.q("DELETE FROM search_room_purges WHERE room_id = $room");
+
+  /** Removes up to `batch` of the room's indexed messages; false once none is left (and the room is done). */
+  purgeRoomBatch(roomId: string, batch: number): boolean {
+    if (this.purgeBatch().run({ $room: roomId, $batch: batch }).changes > 0) return true;
+    this.purgeDone().run({ $room: roomId });
+    return false;
+  }
+
+  // Searching
+
+  private readonly wordsQuery = this.q<Hit>(WORDS_SQL);
+  private readonly namePartsQuery = this.q<Hit>(NAME_PARTS_SQL);
+  private readonly rankQuery = this.q<{ doc: number; score: number }>(RANK_SQL);
+  private readonly snippetQuery = this.q<{ marked: string }>(SNIPPET_SQL);
+  private readonly countQuery = this.q<{ n: number }>(COUNT_SQL);
+
+  private scoped(scope: Scope, match: string) {
+    return {
+      $match: match,
+      $spaces: scope.spaces,
+      $kinds: scope.kinds,
+      $before: scope.before,
+      $beforeDoc: scope.beforeDoc,
+      $window: scope.window,
+    };
+  }
+
+  /** The newest items in scope holding every word (`WORDS_SQL`). */
+  words(scope: Scope, match: string): Hit[] {
+    return this.wordsQuery().all(this.scoped(scope, match));
+  }
+
+  /** The newest file nodes in scope whose name holds every word as a part (`NAME_PARTS_SQL`). */
+  nameParts(scope: Scope, match: string): Hit[] {
+    return this.namePartsQuery().all(this.scoped(scope, match));
+  }
+
+  /** BM25 of the items with a `doc` from `low` to `high` that match `match`. */
+  ranks(match: string, low: number, high: number): Map<number, number> {
+    const rows = this.rankQuery().all({ $match: match, $low: low, $high: high });
+    return new Map(rows.map((r) => [r.doc, r.score]));
+  }
+
+  /** The excerpt of an item around what `match` finds in it, matches between the mark characters. */
+  snippet(doc: number, match: string): string {
+    return this.snippetQuery().all({ $doc: doc, $match: match })[0]?.marked ?? "";
+  }
+
+  /** How many items hold `match`, up to `cap`. */
+  count(match: string, cap: number): number {
+    return this.countQuery().all({ $match: match, $cap: cap })[0]?.n ?? 0;
+  }
+
+  private readonly docAt = this.q<{ doc: number; createdAt: number }>(
+    "SELECT doc, created_at AS createdAt FROM search_docs WHERE doc >= $doc ORDER BY doc LIMIT 1",
+  );
+  private readonly lastDoc = this.q<{ doc: number }>("SELECT max(doc) AS doc FROM search_docs");
+
+  /**
+   * The first `doc` created at or after `time`, found by bisection: items are indexed as they are made, so `doc`
+   * follows `created_at` (to the millisecond: two writers may interleave, which the margin of the caller covers).
+   */
+  docBound(time: number): number {
+    let low = 1;
+    let high = (this.lastDoc().all({})[0]?.doc ?? 0) + 1;
+    while (low < high) {
+      const mid = Math.floor((low + high) / 2);
+      const at = this.docAt().all({ $doc: mid })[0];
+      if (!at || at.createdAt >= time) high = mid;
+      else low = at.doc + 1;
+    }
+    return low;
+  }
+
+  // What results show
+
+  private readonly roomName = this.q<{ name: string }>("SELECT name FROM chat_rooms WHERE id = $id");
+
+  /** The name of a chat room. */
+  room(roomId: string): string | undefined {
+    return this.roomName().all({ $id: roomId })[0]?.name;
+  }
+
+  private readonly titleOf = this.q<{ title: string }>("SELECT title FROM search_docs WHERE item_id = $id");
+
+  /** The indexed title of an item (a task's, for its messages). */
+  title(itemId: string): string | undefined {
+    return this.titleOf().all({ $id: itemId })[0]?.title;
+  }
+
+  private readonly pathQuery = this.q<{ name: string; kind: string }>(PATH_SQL);
+
+  /** A file node's path from its space's root; a folder's ends in `/`. */
+  path(nodeId: string): string {
+    const parts = this.pathQuery().all({ $id: nodeId });
+    const last = parts.at(-1);
+    return parts.map((p) => p.name).join("/") + (last?.kind === "folder" ? "/" : "");
+  }
+}
