@@ -27,6 +27,7 @@ import {
   wrk,
 } from "./harness";
 import { realtime } from "./realtime";
+import { search } from "./search";
 import { api, space, times } from "./seed";
 import { staff } from "./staff";
 import { ui } from "./ui";
@@ -328,6 +329,7 @@ export const scenarios: Scenario[] = [
   ...realtime,
   ...staff,
   ...automations,
+  ...search,
   ...ui,
   startup,
   rss,

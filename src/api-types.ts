@@ -33,6 +33,7 @@ import type { createRoleIn, MemberOut, patchRoleIn, RoleOut, UserOut } from "./f
 import type { OrganizationOut, patchOrgIn } from "./features/organization/organization.schemas";
 import type { ProposalOut } from "./features/proposals/proposals.schemas";
 import type { ReplyEventPayload } from "./features/replies/replies.events";
+import type { SearchOut, SearchResultOut, searchQuery } from "./features/search/search.schemas";
 import type { registerIn, SignupRequestOut } from "./features/signups/signups.schemas";
 import type {
   addSpaceMemberIn,
@@ -185,6 +186,15 @@ export type FolderBody = z.input<typeof createFolderIn>;
 export type TextFileBody = z.input<typeof createTextIn>;
 /** `PATCH .../files/{nodeId}`'s body: a rename, a move, or both. */
 export type NodeChanges = z.input<typeof patchNodeIn>;
+
+// Search.
+
+/** One thing found: a message, a task, a task message or a file node, with its excerpt marked in HTML. */
+export type SearchResult = SearchResultOut;
+/** `GET /organizations/{orgId}/search`: the results, best first. */
+export type SearchAnswer = SearchOut;
+/** `GET /organizations/{orgId}/search`'s query parameters, as sent (`types` comma-separated). */
+export type SearchParams = z.input<typeof searchQuery>;
 
 // AI staff, their activity and provider keys.
 

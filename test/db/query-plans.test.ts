@@ -11,6 +11,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { AccessMemo } from "../../src/core/access-memo";
@@ -27,6 +28,17 @@ import { InvitesStore } from "../../src/features/invites/invites.store";
 import { MembersStore } from "../../src/features/members/members.store";
 import { OrganizationStore } from "../../src/features/organization/organization.store";
 import { ProposalsStore } from "../../src/features/proposals/proposals.store";
+import {
+  COUNT_SQL,
+  NAME_PARTS_SQL,
+  PATH_SQL,
+  RANK_SQL,
+  ROOM_BATCH_DELETE_SQL,
+  SNIPPET_SQL,
+  STALE_TEXTS_SQL,
+  SUBTREE_DOCS_DELETE_SQL,
+  WORDS_SQL,
+} from "../../src/features/search/search.store";
 import { SignupsStore } from "../../src/features/signups/signups.store";
 import { SpacesStore } from "../../src/features/spaces/spaces.store";
 import { StaffStore } from "../../src/features/staff/staff.store";
@@ -502,6 +514,9 @@ beforeAll(() => {
   sqlite = conn.sqlite;
   migrate(sqlite);
   seed(sqlite);
+  // The search index of the seeded rows, as migration 0013 makes it for an install that already holds them.
+  const migration = readFileSync(join(import.meta.dir, "../../migrations/0013_search.sql"), "utf8");
+  sqlite.exec(migration.split("--> statement-breakpoint").find((s) => s.includes("INSERT INTO `search_docs`")) ?? "");
   sqlite.exec("ANALYZE");
   // The stores run on a drizzle connection that logs every statement they send.
   const db = drizzle({
@@ -819,8 +834,51 @@ const cases: Case[] = [
   },
   { name: "jobs: a lapsed claim", raw: { sql: LAPSED_SQL, params: { now } } },
   { name: "jobs: reclaim lapsed claims", raw: { sql: RECLAIM_SQL, params: { before: now, now } } },
+  // Search
+  ...(() => {
+    const scope = () => ({
+      spaces: JSON.stringify([ids.space, ids.privateSpace]),
+      kinds: JSON.stringify(["message", "task", "task_message", "file"]),
+      before: now + 10_000_000,
+      beforeDoc: Number.MAX_SAFE_INTEGER,
+      window: 1000,
+    });
+    return [
+      {
+        name: "search: the newest matches of every word in scope",
+        raw: { sql: WORDS_SQL, params: { ...scope(), match: '"hello"' } },
+      },
+      {
+        name: "search: file names holding every part",
+        raw: { sql: NAME_PARTS_SQL, params: { ...scope(), match: '"doc"' } },
+      },
+      {
+        name: "search: scores between two docs",
+        raw: { sql: RANK_SQL, params: { match: '"hello"', low: 1, high: 5000 } },
+      },
+      { name: "search: one excerpt", raw: { sql: SNIPPET_SQL, params: { match: '"hello"', doc: 7 } } },
+      { name: "search: how many hold a word", raw: { sql: COUNT_SQL, params: { match: '"hello"', cap: 10_000 } } },
+      {
+        name: "search: a file's path",
+        raw: { sql: PATH_SQL, params: { id: ids.file } },
+        tempBTree: "sorts the path from one node up to the root by depth: as many rows as the node is deep",
+      },
+      {
+        name: "search: drop a deleted folder's subtree",
+        raw: { sql: SUBTREE_DOCS_DELETE_SQL, params: { id: ids.folder } },
+      },
+      {
+        name: "search: a batch of a deleted room's messages",
+        raw: { sql: ROOM_BATCH_DELETE_SQL, params: { room: ids.room, batch: 500 } },
+      },
+      {
+        name: "search: texts indexed behind their file (at start)",
+        raw: { sql: STALE_TEXTS_SQL, params: {} },
+        scan: { f: "at start only: every text file's checksum against the one indexed" },
+      },
+    ] satisfies Case[];
+  })(),
 ];
-
 /**
  * Parent tables whose rows a request deletes (directly or by cascade). Deleting a parent row makes SQLite
  * look up the child rows of every foreign key that points at it (to cascade, set null, or check); without an
