@@ -86,7 +86,7 @@ interface World {
 }
 
 /** A set-up data dir with the spaces made through the API, then the rows written straight into its database. */
-async function seed(say: (s: string) => void): Promise<World> {
+export async function seed(say: (s: string) => void): Promise<World> {
   const server = await startTandem();
   const org = await orgOf(server);
   let publicSpace = "";

@@ -20,7 +20,7 @@ import type { MessageOut } from "../chat/chat.schemas";
 import type { NodeOut } from "../files/files.schemas";
 import type { SpacesService } from "../spaces/spaces.service";
 import type { TaskMessageOut, TaskOut } from "../tasks/tasks.schemas";
-import { parseQuery } from "./search.query";
+import { excerpt, ftsString, parseQuery, termsOf } from "./search.query";
 import { type Hit, KINDS, type Kind, type Scope, type SearchStore } from "./search.store";
 
 /** A file is quiet this long after its last change: then its text is indexed. */
@@ -28,12 +28,15 @@ export const SETTLE_MS = 2000;
 /** While someone keeps typing, the text is indexed at least this often. */
 const MAX_WAIT_MS = 15_000;
 /** Matches looked at per search, the newest first: ranking more costs more than it tells. */
-const WINDOW = 1000;
+const WINDOW = 500;
 /**
  * A word held by at least this many items counts for matching but not for the score: FTS5 reads every item
- * holding a word to weigh it, and a word that common says little about which match is best.
+ * holding a word to weigh it (20-40 ms for a word in half of a million items), and a word that common says
+ * little about which match is best.
  */
-const COMMON = 10_000;
+const COMMON = 2000;
+/** Words are counted up to this many items: enough to put the rarest first (`search`). */
+const COUNT_CAP = 100_000;
 /** How long a word's count is trusted. */
 const COUNT_TTL_MS = 5 * 60_000;
 /** Indexed messages of a deleted room removed per step. */
@@ -157,10 +160,16 @@ export class SearchService {
     };
 
     const hits = new Map<number, Hit>();
-    if (parsed.wordsMatch !== null) {
-      const words = this.store.words(scope, parsed.wordsMatch);
-      this.score(words, parsed.wholeWords);
-      for (const hit of words) hits.set(hit.doc, hit);
+    const words = parsed.wholeWords;
+    if (words.length > 0) {
+      // The rarest word first: FTS5 walks the first word's items and looks each up in the others' lists.
+      const counts = new Map(words.map((w) => [w, this.countOf(w)]));
+      const ordered = [...words].sort((a, b) => (counts.get(a) ?? 0) - (counts.get(b) ?? 0));
+      const distinctive = ordered.filter((w) => (counts.get(w) ?? 0) < COMMON);
+      const all = distinctive.length === words.length;
+      const found = this.store.words(scope, ordered.map(ftsString).join(" "), all);
+      if (!all && distinctive.length > 0 && found.length > 0) this.score(found, distinctive);
+      for (const hit of found) hits.set(hit.doc, hit);
     }
     if (parsed.namePartsMatch !== null && kinds.includes("file")) {
       for (const hit of this.store.nameParts(scope, parsed.namePartsMatch)) {
@@ -172,48 +181,51 @@ export class SearchService {
     const best = [...hits.values()]
       .sort((a, b) => a.score - b.score || b.createdAt - a.createdAt || b.doc - a.doc)
       .slice(0, query.limit);
-    return best.map((hit) => this.found(hit, parsed.wordsMatch));
+    const terms = termsOf(words);
+    return best.map((hit) => this.found(hit, terms, parsed.wordsMatch));
   }
 
-  /**
-   * Scores matches by BM25 of their distinctive words (those held by fewer than `COMMON` items); matches of
-   * common words only keep their order, newest first.
-   */
-  private score(hits: Hit[], words: string[]): void {
-    if (hits.length === 0) return;
-    const distinctive = words.filter((w) => this.countOf(w) < COMMON);
-    if (distinctive.length === 0) return;
-    const match = distinctive.map((w) => `"${w.replaceAll('"', '""')}"`).join(" ");
+  /** Scores matches by BM25 of their distinctive words; matches of common words only keep their order. */
+  private score(hits: Hit[], distinctive: string[]): void {
     const docs = hits.map((h) => h.doc);
-    const scores = this.store.ranks(match, Math.min(...docs), Math.max(...docs));
+    const scores = this.store.ranks(distinctive.map(ftsString).join(" "), Math.min(...docs), Math.max(...docs));
     for (const hit of hits) hit.score = scores.get(hit.doc) ?? 0;
   }
 
-  /** How many items hold a word (up to `COMMON`), remembered a while. */
+  /** How many items hold a word (up to `COUNT_CAP`), remembered a while. */
   private countOf(word: string): number {
     const key = word.toLowerCase();
     const now = Date.now();
     const known = this.counts.get(key);
     if (known && now - known.at < COUNT_TTL_MS) return known.n;
-    const n = this.store.count(`"${word.replaceAll('"', '""')}"`, COMMON);
+    const n = this.store.count(ftsString(word), COUNT_CAP);
     if (this.counts.size >= 10_000) this.counts.delete(this.counts.keys().next().value as string);
     this.counts.set(key, { n, at: now });
     return n;
   }
 
-  /** A hit as a result: its title and excerpt. */
-  private found(hit: Hit, wordsMatch: string | null): Found {
+  /**
+   * A hit as a result: its title, and its excerpt from the title (or name) when a word is there, else from its
+   * body; a found part of a file's name, the name as FTS5 marked it.
+   */
+  private found(hit: Hit, terms: ReadonlySet<string>, wordsMatch: string | null): Found {
     let title = hit.title;
     if (hit.kind === "message") title = (hit.parentId && this.store.room(hit.parentId)) || "";
     else if (hit.kind === "task_message") title = (hit.parentId && this.store.title(hit.parentId)) || "";
     else if (hit.kind === "file") title = this.store.path(hit.itemId);
-    const words = wordsMatch === null ? "" : this.store.snippet(hit.doc, wordsMatch);
+    let marked = hit.marked;
+    if (marked === null && wordsMatch !== null) {
+      const text = this.store.text(hit.doc);
+      marked =
+        (text && (excerpt(text.title, terms) ?? (text.body === null ? null : excerpt(text.body, terms)))) ??
+        this.store.snippet(hit.doc, wordsMatch);
+    }
     return {
       kind: hit.kind,
       id: hit.itemId,
       spaceId: hit.spaceId,
       title,
-      marked: words || hit.marked || "",
+      marked: marked ?? "",
       createdAt: hit.createdAt,
       parentId: hit.parentId,
     };

@@ -37,6 +37,9 @@ export interface Hit {
   marked: string | null;
 }
 
+/** A body up to this many characters is excerpted by the service; a longer one (a file's text) by FTS5. */
+export const SHORT_TEXT = 10_000;
+
 /** Where a search looks: the spaces and kinds as JSON arrays (bound once, read by `json_each`), and a time. */
 export interface Scope {
   spaces: string;
@@ -58,16 +61,24 @@ const SCOPED = `
 const HIT_COLUMNS = `d.doc, d.kind, d.item_id AS itemId, d.space_id AS spaceId, d.parent_id AS parentId,
   d.created_at AS createdAt, d.title`;
 
-/**
- * The newest `$window` items in scope that hold every word, newest first. FTS5 walks the words' lists from the
- * newest `doc` down and stops at the window, so this costs the same whether a word is in ten items or in a
- * million; no score here (see `RANK_SQL`).
- */
-export const WORDS_SQL = `
-  SELECT ${HIT_COLUMNS}, 0 AS score, NULL AS marked
+/** The newest `$window` items in scope that hold every word, newest first, with `score` as given. */
+const wordsSql = (score: string) => `
+  SELECT ${HIT_COLUMNS}, ${score} AS score, NULL AS marked
   FROM search_text JOIN search_docs d ON d.doc = search_text.rowid
   WHERE search_text MATCH $match AND search_text.rowid < $beforeDoc AND ${SCOPED}
   ORDER BY search_text.rowid DESC LIMIT $window`;
+
+/**
+ * The newest items in scope that hold every word, unscored. FTS5 walks the words' lists from the newest `doc`
+ * down and stops at the window, so a word in a million items costs no more than one in a thousand.
+ */
+export const WORDS_SQL = wordsSql("0");
+
+/**
+ * The same, scored by BM25 (a word in a title or name weighs ten times one in a body): for words that are all
+ * distinctive, as weighing a word reads every item that holds it (`RANK_SQL`).
+ */
+export const WORDS_SCORED_SQL = wordsSql("bm25(search_text, 10.0, 1.0)");
 
 /**
  * BM25 (a word in a title or name weighs ten times one in a body) of the items between two `doc`s that hold the
@@ -263,6 +274,7 @@ export class SearchStore {
   // Searching
 
   private readonly wordsQuery = this.q<Hit>(WORDS_SQL);
+  private readonly wordsScoredQuery = this.q<Hit>(WORDS_SCORED_SQL);
   private readonly namePartsQuery = this.q<Hit>(NAME_PARTS_SQL);
   private readonly rankQuery = this.q<{ doc: number; score: number }>(RANK_SQL);
   private readonly snippetQuery = this.q<{ marked: string }>(SNIPPET_SQL);
@@ -279,9 +291,9 @@ export class SearchStore {
     };
   }
 
-  /** The newest items in scope holding every word (`WORDS_SQL`). */
-  words(scope: Scope, match: string): Hit[] {
-    return this.wordsQuery().all(this.scoped(scope, match));
+  /** The newest items in scope holding every word (`WORDS_SQL`), scored when `scored` (`WORDS_SCORED_SQL`). */
+  words(scope: Scope, match: string, scored: boolean): Hit[] {
+    return (scored ? this.wordsScoredQuery() : this.wordsQuery()).all(this.scoped(scope, match));
   }
 
   /** The newest file nodes in scope whose name holds every word as a part (`NAME_PARTS_SQL`). */
@@ -327,6 +339,15 @@ export class SearchStore {
   }
 
   // What results show
+
+  private readonly textOf = this.q<{ title: string; body: string | null }>(
+    `SELECT title, CASE WHEN length(body) <= ${SHORT_TEXT} THEN body END AS body FROM search_docs WHERE doc = $doc`,
+  );
+
+  /** An item's indexed title, and its body when that is short (what an excerpt is cut from here). */
+  text(doc: number): { title: string; body: string | null } | undefined {
+    return this.textOf().all({ $doc: doc })[0];
+  }
 
   private readonly roomName = this.q<{ name: string }>("SELECT name FROM chat_rooms WHERE id = $id");
 
