@@ -21,7 +21,8 @@ CREATE TABLE `search_docs` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `search_docs_item_uq` ON `search_docs` (`item_id`);
 --> statement-breakpoint
-CREATE INDEX `search_docs_parent_idx` ON `search_docs` (`parent_id`) WHERE `parent_id` IS NOT NULL;
+-- The messages of a task (deleted with it); a chat message is not in this index: every post would write it.
+CREATE INDEX `search_docs_task_idx` ON `search_docs` (`parent_id`) WHERE `kind` = 'task_message';
 --> statement-breakpoint
 CREATE VIRTUAL TABLE `search_text` USING fts5(title, body, content='search_docs', content_rowid='doc', tokenize='unicode61 remove_diacritics 2');
 --> statement-breakpoint
@@ -48,8 +49,8 @@ CREATE TRIGGER `search_docs_au` AFTER UPDATE OF title, body ON `search_docs` BEG
 	INSERT INTO `search_names`(rowid, title) SELECT new.doc, new.title WHERE new.kind = 'file';
 END;
 --> statement-breakpoint
--- Rooms deleted whose messages are still in the index: searches leave them out, and they are removed in
--- batches beside the other work (as chat removes the messages themselves).
+-- Rooms deleted whose messages are still in the index: searches leave them out, and a pass over the index
+-- removes them in steps beside the other work (as chat removes the messages themselves).
 CREATE TABLE `search_room_purges` (
 	`room_id` text PRIMARY KEY NOT NULL
 ) WITHOUT ROWID;

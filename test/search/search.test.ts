@@ -4,8 +4,11 @@
  * word required, parts of file names, `<mark>` around matches in escaped excerpts, private spaces, edits and
  * deletions at once, a restart, and a file's text once its editing settles.
  */
+
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { client, TIMESTAMP, UUID } from "../helpers/http";
 import { startTestServer, type TestServer, tempDir } from "../helpers/server";
@@ -358,6 +361,16 @@ describe("GET /organizations/{orgId}/search: changes show in the next search", (
     expect(await found(member, "narwhal")).toEqual([res.body.message.id]);
     await org.owner.api.delete(`${pub.base}/chat-rooms/${room.body.id}`);
     expect(await found(member, "narwhal")).toEqual([]);
+    // And leave the index soon after.
+    const db = new Database(join(dataDir, "tandem.db"), { readonly: true });
+    try {
+      const left = () =>
+        (db.query("SELECT count(*) AS n FROM search_docs WHERE parent_id = ?").get(room.body.id) as { n: number }).n +
+        (db.query("SELECT count(*) AS n FROM search_room_purges").get() as { n: number }).n;
+      await eventually(() => left() === 0, "the room's messages to leave the index");
+    } finally {
+      db.close();
+    }
   });
 
   it("a file's text written over REST shows in the next search", async () => {

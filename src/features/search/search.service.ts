@@ -39,8 +39,8 @@ const COMMON = 2000;
 const COUNT_CAP = 100_000;
 /** How long a word's count is trusted. */
 const COUNT_TTL_MS = 5 * 60_000;
-/** Indexed messages of a deleted room removed per step. */
-const PURGE_BATCH = 500;
+/** Docs looked at per step of a pass removing deleted rooms' messages (a few milliseconds each). */
+const PURGE_SPAN = 20_000;
 /** Items two writers may index out of their creation order, in time: `before` looks this far past its bound. */
 const ORDER_MARGIN_MS = 60_000;
 
@@ -103,7 +103,7 @@ export class SearchService {
     events.onWrite("task.updated", ({ payload }) => this.store.upsert(taskDoc(payload)));
     events.onWrite("task.deleted", ({ payload }) => {
       this.store.remove(payload.id);
-      this.store.removeChildren(payload.id);
+      this.store.removeTaskMessages(payload.id);
     });
     events.onWrite("task.message.created", ({ payload, space_id }) =>
       this.store.insert(taskMessageDoc(payload, space_id)),
@@ -309,14 +309,24 @@ export class SearchService {
     }
   }
 
-  /** Removes the indexed messages of deleted rooms, a batch per turn of the event loop. */
+  /**
+   * Removes the indexed messages of deleted rooms: one pass over the index, a span of docs per turn of the event
+   * loop, for every room recorded when it starts (a room deleted meanwhile waits for the next pass). A room's
+   * messages were all indexed before it was deleted, so the pass ends at the last doc it finds at start.
+   */
   async purgeRooms(): Promise<void> {
     if (this.purging) return;
     this.purging = true;
     try {
-      for (let room = this.store.roomToPurge(); room !== undefined; room = this.store.roomToPurge()) {
-        const id = room;
-        while (this.uow.write(() => this.store.purgeRoomBatch(id, PURGE_BATCH))) await Bun.sleep(0);
+      for (let rooms = this.store.roomsToPurge(); rooms.length > 0; rooms = this.store.roomsToPurge()) {
+        const last = this.store.lastDoc();
+        for (let from = 0; from < last; from += PURGE_SPAN) {
+          this.uow.write(() => this.store.purgeRoomsIn(from, from + PURGE_SPAN));
+          await Bun.sleep(0);
+        }
+        this.uow.write(() => {
+          for (const room of rooms) this.store.roomPurged(room);
+        });
       }
     } catch (error) {
       this.log?.error({ err: error }, "removing a deleted room's messages from search failed; trying again");

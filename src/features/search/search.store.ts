@@ -134,9 +134,13 @@ export const STALE_TEXTS_SQL = `
   JOIN search_docs d ON d.item_id = n.id
   WHERE n.deleted_at IS NULL AND d.version IS NOT n.checksum_sha256`;
 
-/** A batch of the indexed messages of a room being purged. */
-export const ROOM_BATCH_DELETE_SQL = `
-  DELETE FROM search_docs WHERE doc IN (SELECT doc FROM search_docs WHERE parent_id = $room LIMIT $batch)`;
+/**
+ * The indexed messages of deleted rooms among the docs of one span: a pass over the index in spans finds them
+ * all (a chat message has no index by room: every post would write it).
+ */
+export const ROOM_SPAN_DELETE_SQL = `
+  DELETE FROM search_docs WHERE doc > $from AND doc <= $to AND kind = 'message'
+    AND parent_id IN (SELECT room_id FROM search_room_purges)`;
 
 /** Data access for search. */
 export class SearchStore {
@@ -199,11 +203,13 @@ export class SearchStore {
     this.deleteDoc().run({ $itemId: itemId });
   }
 
-  private readonly deleteChildren = this.q("DELETE FROM search_docs WHERE parent_id = $parentId");
+  private readonly deleteTaskMessages = this.q(
+    "DELETE FROM search_docs WHERE kind = 'task_message' AND parent_id = $taskId",
+  );
 
-  /** The items that live on `parentId` (the comments of a deleted task). */
-  removeChildren(parentId: string): void {
-    this.deleteChildren().run({ $parentId: parentId });
+  /** The messages of a deleted task. */
+  removeTaskMessages(taskId: string): void {
+    this.deleteTaskMessages().run({ $taskId: taskId });
   }
 
   private readonly deleteSubtree = this.q(SUBTREE_DOCS_DELETE_SQL);
@@ -254,21 +260,34 @@ export class SearchStore {
     this.addRoomPurge().run({ $room: roomId });
   }
 
-  private readonly nextPurge = this.q<{ room: string }>("SELECT room_id AS room FROM search_room_purges LIMIT 1");
+  private readonly purgesQuery = this.q<{ room: string }>("SELECT room_id AS room FROM search_room_purges");
 
-  /** A room whose messages are still indexed, if any. */
-  roomToPurge(): string | undefined {
-    return this.nextPurge().all({})[0]?.room;
+  /** The rooms whose messages are still indexed. */
+  roomsToPurge(): string[] {
+    return this.purgesQuery()
+      .all({})
+      .map((r) => r.room);
   }
 
-  private readonly purgeBatch = this.q(ROOM_BATCH_DELETE_SQL);
+  private readonly purgeSpan = this.q(ROOM_SPAN_DELETE_SQL);
+
+  /** Removes the indexed messages of every room being purged among the docs after `from`, up to `to`. */
+  purgeRoomsIn(from: number, to: number): void {
+    this.purgeSpan().run({ $from: from, $to: to });
+  }
+
   private readonly purgeDone = this.q("DELETE FROM search_room_purges WHERE room_id = $room");
 
-  /** Removes up to `batch` of the room's indexed messages; false once none is left (and the room is done). */
-  purgeRoomBatch(roomId: string, batch: number): boolean {
-    if (this.purgeBatch().run({ $room: roomId, $batch: batch }).changes > 0) return true;
+  /** A room whose indexed messages are all gone. */
+  roomPurged(roomId: string): void {
     this.purgeDone().run({ $room: roomId });
-    return false;
+  }
+
+  private readonly lastDocQuery = this.q<{ doc: number | null }>("SELECT max(doc) AS doc FROM search_docs");
+
+  /** The highest `doc` so far (0: none). */
+  lastDoc(): number {
+    return this.lastDocQuery().all({})[0]?.doc ?? 0;
   }
 
   // Searching
@@ -320,7 +339,6 @@ export class SearchStore {
   private readonly docAt = this.q<{ doc: number; createdAt: number }>(
     "SELECT doc, created_at AS createdAt FROM search_docs WHERE doc >= $doc ORDER BY doc LIMIT 1",
   );
-  private readonly lastDoc = this.q<{ doc: number }>("SELECT max(doc) AS doc FROM search_docs");
 
   /**
    * The first `doc` created at or after `time`, found by bisection: items are indexed as they are made, so `doc`
@@ -328,7 +346,7 @@ export class SearchStore {
    */
   docBound(time: number): number {
     let low = 1;
-    let high = (this.lastDoc().all({})[0]?.doc ?? 0) + 1;
+    let high = this.lastDoc() + 1;
     while (low < high) {
       const mid = Math.floor((low + high) / 2);
       const at = this.docAt().all({ $doc: mid })[0];
