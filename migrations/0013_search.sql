@@ -5,7 +5,8 @@
 -- message, the description, the file's text). Its rowid `doc` keys two FTS5 indexes that read their text from
 -- it (external content, so the text is stored once): search_text (whole words, case and accents folded) and
 -- search_names (trigrams of file names, for any part of a name). The triggers keep both indexes equal to the
--- rows; the search feature writes the rows from the domain events, inside the transaction of each write.
+-- rows. The search feature writes the rows from the domain events: inside the transaction of each write, but for
+-- a new chat message, indexed after its post commits in batches (`search_state` says how far).
 -- `secure-delete`: a deleted item's words leave the index at once, as its text leaves its table.
 CREATE TABLE `search_docs` (
 	`doc` integer PRIMARY KEY,
@@ -72,3 +73,12 @@ SELECT kind, item_id, space_id, parent_id, created_at, title, body, version FROM
 	FROM `file_nodes` n LEFT JOIN `file_docs` d ON d.node_id = n.id
 	WHERE n.deleted_at IS NULL
 ) ORDER BY created_at, item_id;
+--> statement-breakpoint
+-- How far new chat messages are indexed: `messages` is the newest `created_at` of a message indexed by a batch that
+-- committed. A start indexes the messages created since (less a margin) that a stop left unindexed.
+CREATE TABLE `search_state` (
+	`name` text PRIMARY KEY NOT NULL,
+	`value` integer NOT NULL
+) WITHOUT ROWID;
+--> statement-breakpoint
+INSERT INTO `search_state` (`name`, `value`) SELECT 'messages', coalesce(max(`created_at`), 0) FROM `chat_messages`;

@@ -30,6 +30,9 @@ import { OrganizationStore } from "../../src/features/organization/organization.
 import { ProposalsStore } from "../../src/features/proposals/proposals.store";
 import {
   COUNT_SQL,
+  LATEST_MESSAGES_SQL,
+  MESSAGES_INDEX_SQL,
+  MESSAGES_WATERMARK_SQL,
   NAME_PARTS_SQL,
   PATH_SQL,
   RANK_SQL,
@@ -870,6 +873,18 @@ const cases: Case[] = [
       {
         name: "search: deleted rooms' messages in a span of docs",
         raw: { sql: ROOM_SPAN_DELETE_SQL, params: { from: 0, to: 20_000 } },
+      },
+      {
+        name: "search: index a batch of new messages",
+        raw: { sql: MESSAGES_INDEX_SQL, params: { ids: JSON.stringify([ids.message]) } },
+      },
+      {
+        name: "search: how far messages are indexed",
+        raw: { sql: MESSAGES_WATERMARK_SQL, params: { ids: JSON.stringify([ids.message]) } },
+      },
+      {
+        name: "search: the last messages stored (at start)",
+        raw: { sql: LATEST_MESSAGES_SQL, params: { below: Number.MAX_SAFE_INTEGER, limit: 1000 } },
       },
       {
         name: "search: texts indexed behind their file (at start)",

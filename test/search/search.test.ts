@@ -11,7 +11,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { client, TIMESTAMP, UUID } from "../helpers/http";
-import { startTestServer, type TestServer, tempDir } from "../helpers/server";
+import { runCli, type SpawnedServer, spawnServer, startTestServer, type TestServer, tempDir } from "../helpers/server";
 import { collabBase, eventually, openEditor } from "../helpers/sockets";
 
 interface Result {
@@ -416,5 +416,50 @@ describe("GET /organizations/{orgId}/search: a restart", () => {
     member.api = client(server.url, member.token);
     expect(await found(member, "quokka")).toEqual([m.id]);
     expect(await found(member, "walrus")).not.toEqual([]);
+  });
+});
+
+describe("GET /organizations/{orgId}/search: a crash", () => {
+  it("finds the messages posted just before a kill -9, and not one deleted then", async () => {
+    const dir = tempDir("tandem-search-");
+    const spawned: SpawnedServer[] = [];
+    try {
+      const admin = ["--admin-email", "o@acme.test", "--admin-password", "owner-pass"];
+      const setup = await runCli(["setup", "--org-name", "Acme", ...admin, "--data", dir]);
+      expect(setup.code).toBe(0);
+      const orgId = JSON.parse(setup.stdout).organization_id as string;
+      const start = async () => {
+        const s = await spawnServer({ dataDir: dir });
+        spawned.push(s);
+        const login = await client(s.url).post("/api/v1/auth/login", { email: "o@acme.test", password: "owner-pass" });
+        return { server: s, api: client(s.url, login.body.access_token) };
+      };
+      const first = await start();
+      const base = `/api/v1/organizations/${orgId}`;
+      const space = (await first.api.post(`${base}/spaces`, { name: "S" })).body;
+      const room = (await first.api.get(`${base}/spaces/${space.id}/chat-rooms`)).body.chat_rooms[0].id;
+      const messages = `${base}/spaces/${space.id}/chat-rooms/${room}/messages`;
+      const gone = (await first.api.post(messages, { content: "dugong gone" })).body.message.id as string;
+      expect((await first.api.delete(`${messages}/${gone}`)).status).toBe(204);
+      const kept = (await first.api.post(messages, { content: "dugong kept" })).body.message.id as string;
+      first.server.proc.kill("SIGKILL");
+      await first.server.proc.exited;
+      // The post was answered and stored; its index waited for a batch the crash never ran.
+      const db = new Database(join(dir, "tandem.db"), { readonly: true });
+      try {
+        expect(db.query("SELECT id FROM chat_messages WHERE id = ?").all(kept)).toHaveLength(1);
+        expect(db.query("SELECT doc FROM search_docs WHERE item_id = ?").all(kept)).toHaveLength(0);
+      } finally {
+        db.close();
+      }
+
+      const second = await start();
+      const res = await second.api.get(`${base}/search?q=dugong`);
+      expect(res.status).toBe(200);
+      expect(res.body.results.map((r: Result) => r.id)).toEqual([kept]);
+    } finally {
+      for (const s of spawned) if (s.proc.exitCode === null) await s.stop("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

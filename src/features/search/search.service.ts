@@ -1,9 +1,14 @@
 /**
  * Search across what a member can see (contract §10): chat messages, tasks, their messages and file nodes.
  *
- * The index is kept by handlers of the domain events, inside the transaction of each write: a post, an edit
- * or a deletion is in the index (or gone from it) when its write commits, and a crash loses nothing. Two
- * things follow their write instead, each durable by its own means:
+ * The index is kept by handlers of the domain events, inside the transaction of each write: an edit or a
+ * deletion is in the index (or gone from it) when its write commits, and a crash loses nothing. Three things
+ * follow their write instead, each durable by its own means:
+ * - a new chat message is indexed after its post commits, with the others posted meanwhile, in one transaction
+ *   (`flush`): FTS5 writes a segment per transaction, and a post that indexed itself cost 1.75 times the CPU of
+ *   one that did not (docs/benchmarks.md). A search indexes whatever is pending before it looks, so the next
+ *   search finds every message posted; a stop indexes them too; after a crash, the start indexes the messages
+ *   posted since the last batch that committed (`search_state`, less `CATCH_UP_MARGIN_MS`);
  * - a deleted room's messages leave every search at once (the room is recorded in the deletion's transaction)
  *   and the index in batches beside the other work, as chat removes the messages themselves;
  * - a text file's text is indexed when its editing settles, not at every keystroke: the first change after a
@@ -43,6 +48,15 @@ const COUNT_TTL_MS = 5 * 60_000;
 const PURGE_SPAN = 20_000;
 /** Items two writers may index out of their creation order, in time: `before` looks this far past its bound. */
 const ORDER_MARGIN_MS = 60_000;
+/** New chat messages wait at most this long to be indexed, when no search or batch comes first. */
+const FLUSH_MS = 1000;
+/** ... or until this many are waiting: large enough that a batch costs little per message, small enough to wait. */
+const FLUSH_BATCH = 2000;
+/**
+ * A post's `created_at` can be ahead of the clock (a burst in one room is stamped a millisecond apart) or behind
+ * another's committed first: after a crash, the messages created this long before the watermark are looked at too.
+ */
+const CATCH_UP_MARGIN_MS = 60_000;
 
 /** What a search asks. */
 export interface SearchQuery {
@@ -81,6 +95,9 @@ export class SearchService {
   private readonly counts = new Map<string, { n: number; at: number }>();
   private purging = false;
   private stopped = false;
+  /** New chat messages committed and not indexed yet, in commit order. */
+  private pending: string[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -90,9 +107,11 @@ export class SearchService {
     private readonly log?: Logger,
   ) {}
 
-  /** Keeps the index: each write's event is indexed in that write's transaction. */
+  /** Keeps the index: each write's event is indexed in that write's transaction; a new message, in a batch after. */
   listen(events: EventBus): void {
-    events.onWrite("chat.message.created", ({ payload }) => this.indexMessage(payload.message));
+    events.subscribe((event) => {
+      if (event.type === "chat.message.created") this.posted(event.payload.message.id);
+    });
     events.onWrite("chat.message.updated", ({ payload }) => this.indexMessage(payload));
     events.onWrite("chat.message.deleted", ({ payload }) => this.store.remove(payload.id));
     events.onWrite("chat.room.deleted", ({ payload }, unit) => {
@@ -117,16 +136,25 @@ export class SearchService {
     events.onWrite("file.deleted", ({ payload }) => this.store.removeSubtree(payload.id));
   }
 
-  /** At start: texts whose editing a stop cut short are indexed, and rooms deleted before it purged. */
+  /**
+   * At start: messages posted since the last batch that committed (a crash lost the batch waiting), texts whose
+   * editing a stop cut short are indexed, and rooms deleted before it purged.
+   */
   start(): void {
     this.stopped = false;
+    const missed = this.store.messagesSince(this.store.messagesIndexedUntil() - CATCH_UP_MARGIN_MS);
+    for (let i = 0; i < missed.length; i += FLUSH_BATCH) {
+      const batch = missed.slice(i, i + FLUSH_BATCH);
+      this.uow.write(() => this.store.indexMessages(batch));
+    }
     for (const id of this.store.staleTexts()) this.indexTextNow(id);
     void this.purgeRooms();
   }
 
-  /** At stop: the texts still settling are indexed now. */
+  /** At stop: the messages waiting and the texts still settling are indexed now. */
   stop(): void {
     this.stopped = true;
+    this.flush();
     for (const [id, state] of this.settling) {
       if (state.timer === null) continue;
       clearTimeout(state.timer);
@@ -141,6 +169,8 @@ export class SearchService {
    * name. Files need `files.read`, as their routes do.
    */
   search(actor: OrgActor, query: SearchQuery): Found[] {
+    // Every message posted so far is in the index before it is read.
+    this.flush();
     const parsed = parseQuery(query.q);
     let kinds: readonly Kind[] = query.types && query.types.length > 0 ? query.types : KINDS;
     if (!actor.permissions.has("files.read")) kinds = kinds.filter((k) => k !== "file");
@@ -232,6 +262,38 @@ export class SearchService {
   }
 
   // Keeping the index
+
+  /** A message was posted (its write committed): indexed with the next batch. */
+  private posted(id: string): void {
+    this.pending.push(id);
+    if (this.pending.length >= FLUSH_BATCH) {
+      // After the rest of this commit's events: the post's answer does not wait for the batch.
+      if (this.flushTimer) clearTimeout(this.flushTimer);
+      this.flushTimer = setTimeout(() => this.flush(), 0);
+    } else if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
+    }
+    this.flushTimer.unref?.();
+  }
+
+  /**
+   * Indexes the messages waiting, in one transaction. A failure keeps them waiting (the next search or batch
+   * tries again; a crash meanwhile leaves them to the catch-up of the next start).
+   */
+  flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    if (this.pending.length === 0) return;
+    const ids = this.pending;
+    this.pending = [];
+    try {
+      this.uow.write(() => this.store.indexMessages(ids));
+    } catch (error) {
+      this.pending = ids.concat(this.pending);
+      this.log?.error({ err: error, waiting: this.pending.length }, "indexing new messages for search failed");
+      if (!this.stopped) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
+    }
+  }
 
   private indexMessage(message: MessageOut): void {
     if (message.deleted_at !== null || message.content === "") this.store.remove(message.id);

@@ -51,12 +51,26 @@ export interface Scope {
   window: number;
 }
 
-/** The filters every search applies to an indexed item `d`: visible space, kind asked for, time, live room. */
+/**
+ * The filters every search applies to an indexed item `d`: visible space, kind asked for, time, live room, and
+ * the item itself still there, undeleted, in that space. The index is kept equal to the items, and this makes
+ * sure of it where it matters: whatever the index holds, a deleted or moved item is never shown (one primary-key
+ * lookup per match looked at).
+ */
 const SCOPED = `
   d.space_id IN (SELECT value FROM json_each($spaces))
   AND d.kind IN (SELECT value FROM json_each($kinds))
   AND d.created_at < $before
-  AND (d.parent_id IS NULL OR d.parent_id NOT IN (SELECT room_id FROM search_room_purges))`;
+  AND (d.parent_id IS NULL OR d.parent_id NOT IN (SELECT room_id FROM search_room_purges))
+  AND CASE d.kind
+    WHEN 'message' THEN EXISTS (SELECT 1 FROM chat_messages m
+      WHERE m.id = d.item_id AND m.deleted_at IS NULL AND m.space_id = d.space_id)
+    WHEN 'task' THEN EXISTS (SELECT 1 FROM tasks t WHERE t.id = d.item_id AND t.space_id = d.space_id)
+    WHEN 'task_message' THEN EXISTS (SELECT 1 FROM task_messages c JOIN tasks t ON t.id = c.task_id
+      WHERE c.id = d.item_id AND t.space_id = d.space_id)
+    WHEN 'file' THEN EXISTS (SELECT 1 FROM file_nodes n
+      WHERE n.id = d.item_id AND n.deleted_at IS NULL AND n.space_id = d.space_id)
+    ELSE 0 END`;
 
 const HIT_COLUMNS = `d.doc, d.kind, d.item_id AS itemId, d.space_id AS spaceId, d.parent_id AS parentId,
   d.created_at AS createdAt, d.title`;
@@ -142,6 +156,34 @@ export const ROOM_SPAN_DELETE_SQL = `
   DELETE FROM search_docs WHERE doc > $from AND doc <= $to AND kind = 'message'
     AND parent_id IN (SELECT room_id FROM search_room_purges)`;
 
+/**
+ * Indexes the chat messages of `$ids` (a JSON array, in the order they committed: `json_each` is the outer loop,
+ * so `doc` keeps that order without a sort) as they are now: a message
+ * deleted since, or whose room was deleted, is left out, and one indexed already (an edit indexes the message it
+ * changes) is left as it is. FTS5 writes one segment per transaction, so a batch of posts costs a fraction of what
+ * the same posts cost one transaction each (docs/benchmarks.md).
+ */
+export const MESSAGES_INDEX_SQL = `
+  INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
+  SELECT 'message', m.id, m.space_id, m.room_id, m.created_at, '',
+    replace(replace(m.content, char(1), char(65533)), char(2), char(65533))
+  FROM json_each($ids) j
+  JOIN chat_messages m ON m.id = j.value
+  JOIN chat_rooms r ON r.id = m.room_id
+  WHERE m.deleted_at IS NULL AND m.content <> '' AND r.deleted_at IS NULL
+  ON CONFLICT (item_id) DO NOTHING`;
+
+/** Moves the messages' watermark up to the newest `created_at` of the messages of `$ids`. */
+export const MESSAGES_WATERMARK_SQL = `
+  INSERT INTO search_state (name, value)
+  SELECT 'messages', coalesce(max(m.created_at), 0) FROM json_each($ids) j JOIN chat_messages m ON m.id = j.value
+  WHERE true
+  ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`;
+
+/** A page of chat messages, the last stored first (by rowid: the order they were stored in). */
+export const LATEST_MESSAGES_SQL = `
+  SELECT rowid AS at, id, created_at AS createdAt FROM chat_messages WHERE rowid < $below ORDER BY rowid DESC LIMIT $limit`;
+
 /** Data access for search. */
 export class SearchStore {
   constructor(private readonly db: Db) {}
@@ -195,6 +237,48 @@ export class SearchStore {
   /** A new title (a file renamed). */
   retitle(itemId: string, title: string): void {
     this.setTitle().run({ $itemId: itemId, $title: indexable(title) });
+  }
+
+  private readonly indexMessagesQuery = this.q(MESSAGES_INDEX_SQL);
+  private readonly watermarkQuery = this.q(MESSAGES_WATERMARK_SQL);
+
+  /**
+   * Indexes new chat messages by id, in the order given, as their rows hold them now (`MESSAGES_INDEX_SQL`), and
+   * records how far messages are indexed.
+   */
+  indexMessages(ids: readonly string[]): void {
+    const json = JSON.stringify(ids);
+    this.indexMessagesQuery().run({ $ids: json });
+    this.watermarkQuery().run({ $ids: json });
+  }
+
+  private readonly indexedUntilQuery = this.q<{ value: number }>(
+    "SELECT value FROM search_state WHERE name = 'messages'",
+  );
+
+  /** The newest `created_at` of a message indexed by a batch that committed (0: none). */
+  messagesIndexedUntil(): number {
+    return this.indexedUntilQuery().all({})[0]?.value ?? 0;
+  }
+
+  private readonly latestMessagesQuery = this.q<{ at: number; id: string; createdAt: number }>(LATEST_MESSAGES_SQL);
+
+  /**
+   * The ids of the chat messages created at or after `since`, walking back from the last one stored (a message's
+   * `created_at` is the time of its post, within the margin the caller gives), oldest first.
+   */
+  messagesSince(since: number): string[] {
+    const ids: string[] = [];
+    for (let below = Number.MAX_SAFE_INTEGER; ; ) {
+      const page = this.latestMessagesQuery().all({ $below: below, $limit: 1000 });
+      for (const row of page) {
+        if (row.createdAt < since) return ids.reverse();
+        ids.push(row.id);
+      }
+      const last = page.at(-1);
+      if (!last) return ids.reverse();
+      below = last.at;
+    }
   }
 
   private readonly deleteDoc = this.q("DELETE FROM search_docs WHERE item_id = $itemId");
