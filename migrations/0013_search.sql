@@ -74,11 +74,12 @@ SELECT kind, item_id, space_id, parent_id, created_at, title, body, version FROM
 	WHERE n.deleted_at IS NULL
 ) ORDER BY created_at, item_id;
 --> statement-breakpoint
--- How far new chat messages are indexed: `messages` is the newest `created_at` of a message indexed by a batch that
--- committed. A start indexes the messages created since (less a margin) that a stop left unindexed.
+-- How far new chat messages are indexed: `messages` is the time (epoch ms) of the last batch that committed; every
+-- message stored before it is indexed, and one stored after has a `created_at` at or after it (a post is stamped
+-- with the clock, or later). A start indexes the messages created since (less a margin) that a crash left out.
 CREATE TABLE `search_state` (
 	`name` text PRIMARY KEY NOT NULL,
 	`value` integer NOT NULL
 ) WITHOUT ROWID;
 --> statement-breakpoint
-INSERT INTO `search_state` (`name`, `value`) SELECT 'messages', coalesce(max(`created_at`), 0) FROM `chat_messages`;
+INSERT INTO `search_state` (`name`, `value`) VALUES ('messages', CAST(unixepoch('subsec') * 1000 AS INTEGER));

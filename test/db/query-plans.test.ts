@@ -880,7 +880,7 @@ const cases: Case[] = [
       },
       {
         name: "search: how far messages are indexed",
-        raw: { sql: MESSAGES_WATERMARK_SQL, params: { ids: JSON.stringify([ids.message]) } },
+        raw: { sql: MESSAGES_WATERMARK_SQL, params: { at: now } },
       },
       {
         name: "search: the last messages stored (at start)",

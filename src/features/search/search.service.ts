@@ -8,7 +8,7 @@
  *   (`flush`): FTS5 writes a segment per transaction, and a post that indexed itself cost 1.75 times the CPU of
  *   one that did not (docs/benchmarks.md). A search indexes whatever is pending before it looks, so the next
  *   search finds every message posted; a stop indexes them too; after a crash, the start indexes the messages
- *   posted since the last batch that committed (`search_state`, less `CATCH_UP_MARGIN_MS`);
+ *   posted since the last batch that committed (its time in `search_state`, less `CATCH_UP_MARGIN_MS`);
  * - a deleted room's messages leave every search at once (the room is recorded in the deletion's transaction)
  *   and the index in batches beside the other work, as chat removes the messages themselves;
  * - a text file's text is indexed when its editing settles, not at every keystroke: the first change after a
@@ -53,10 +53,10 @@ const FLUSH_MS = 1000;
 /** ... or until this many are waiting: large enough that a batch costs little per message, small enough to wait. */
 const FLUSH_BATCH = 2000;
 /**
- * A post's `created_at` can be ahead of the clock (a burst in one room is stamped a millisecond apart) or behind
- * another's committed first: after a crash, the messages created this long before the watermark are looked at too.
+ * A post is stamped with the clock (or later, in a burst): after a crash, the messages created since the last batch
+ * that committed are indexed, and those this much older too, in case the clock was set back meanwhile.
  */
-const CATCH_UP_MARGIN_MS = 60_000;
+const CATCH_UP_MARGIN_MS = 10_000;
 
 /** What a search asks. */
 export interface SearchQuery {
@@ -142,11 +142,13 @@ export class SearchService {
    */
   start(): void {
     this.stopped = false;
+    const at = Date.now();
     const missed = this.store.messagesSince(this.store.messagesIndexedUntil() - CATCH_UP_MARGIN_MS);
-    for (let i = 0; i < missed.length; i += FLUSH_BATCH) {
-      const batch = missed.slice(i, i + FLUSH_BATCH);
-      this.uow.write(() => this.store.indexMessages(batch));
-    }
+    // One transaction: the time recorded must not pass messages of a batch that has not committed.
+    this.uow.write(() => {
+      for (let i = 0; i < missed.length; i += FLUSH_BATCH)
+        this.store.indexMessages(missed.slice(i, i + FLUSH_BATCH), at);
+    });
     for (const id of this.store.staleTexts()) this.indexTextNow(id);
     void this.purgeRooms();
   }
@@ -287,7 +289,9 @@ export class SearchService {
     const ids = this.pending;
     this.pending = [];
     try {
-      this.uow.write(() => this.store.indexMessages(ids));
+      // Every message stored until now is in this batch or an earlier one; any stored later is stamped `at` or later.
+      const at = Date.now();
+      this.uow.write(() => this.store.indexMessages(ids, at));
     } catch (error) {
       this.pending = ids.concat(this.pending);
       this.log?.error({ err: error, waiting: this.pending.length }, "indexing new messages for search failed");

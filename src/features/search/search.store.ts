@@ -173,12 +173,9 @@ export const MESSAGES_INDEX_SQL = `
   WHERE m.deleted_at IS NULL AND m.content <> '' AND r.deleted_at IS NULL
   ON CONFLICT (item_id) DO NOTHING`;
 
-/** Moves the messages' watermark up to the newest `created_at` of the messages of `$ids`. */
+/** Records the time of a batch of messages that commits with this statement (`search_state`). */
 export const MESSAGES_WATERMARK_SQL = `
-  INSERT INTO search_state (name, value)
-  SELECT 'messages', coalesce(max(m.created_at), 0) FROM json_each($ids) j JOIN chat_messages m ON m.id = j.value
-  WHERE true
-  ON CONFLICT (name) DO UPDATE SET value = max(value, excluded.value)`;
+  INSERT INTO search_state (name, value) VALUES ('messages', $at) ON CONFLICT (name) DO UPDATE SET value = excluded.value`;
 
 /** A page of chat messages, the last stored first (by rowid: the order they were stored in). */
 export const LATEST_MESSAGES_SQL = `
@@ -244,19 +241,18 @@ export class SearchStore {
 
   /**
    * Indexes new chat messages by id, in the order given, as their rows hold them now (`MESSAGES_INDEX_SQL`), and
-   * records how far messages are indexed.
+   * records that every message stored before `at` (epoch ms) is indexed.
    */
-  indexMessages(ids: readonly string[]): void {
-    const json = JSON.stringify(ids);
-    this.indexMessagesQuery().run({ $ids: json });
-    this.watermarkQuery().run({ $ids: json });
+  indexMessages(ids: readonly string[], at: number): void {
+    this.indexMessagesQuery().run({ $ids: JSON.stringify(ids) });
+    this.watermarkQuery().run({ $at: at });
   }
 
   private readonly indexedUntilQuery = this.q<{ value: number }>(
     "SELECT value FROM search_state WHERE name = 'messages'",
   );
 
-  /** The newest `created_at` of a message indexed by a batch that committed (0: none). */
+  /** The time of the last batch of messages that committed: every message stored before it is indexed. */
   messagesIndexedUntil(): number {
     return this.indexedUntilQuery().all({})[0]?.value ?? 0;
   }
@@ -264,8 +260,10 @@ export class SearchStore {
   private readonly latestMessagesQuery = this.q<{ at: number; id: string; createdAt: number }>(LATEST_MESSAGES_SQL);
 
   /**
-   * The ids of the chat messages created at or after `since`, walking back from the last one stored (a message's
-   * `created_at` is the time of its post, within the margin the caller gives), oldest first.
+   * The ids of the chat messages stored last, back to the first one created before `since`, oldest first. Walked
+   * by rowid from the last stored: a message stored after `since` has a `created_at` at or after it (a post is
+   * stamped with the clock or later), and its rowid is above every older row's, even one reused after the
+   * newest rows were deleted (SQLite gives the highest rowid plus one).
    */
   messagesSince(since: number): string[] {
     const ids: string[] = [];
