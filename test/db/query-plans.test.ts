@@ -31,6 +31,7 @@ import { ProposalsStore } from "../../src/features/proposals/proposals.store";
 import {
   COUNT_SQL,
   LATEST_MESSAGES_SQL,
+  LIVE_SQL,
   MESSAGES_INDEX_SQL,
   MESSAGES_WATERMARK_SQL,
   NAME_PARTS_SQL,
@@ -873,6 +874,10 @@ const cases: Case[] = [
       {
         name: "search: deleted rooms' messages in a span of docs",
         raw: { sql: ROOM_SPAN_DELETE_SQL, params: { from: 0, to: 20_000 } },
+      },
+      {
+        name: "search: is a task message still there",
+        raw: { sql: LIVE_SQL, params: { kind: "task_message", itemId: "x", spaceId: ids.space } },
       },
       {
         name: "search: index a batch of new messages",

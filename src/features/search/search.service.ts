@@ -210,9 +210,13 @@ export class SearchService {
         else found.score = Math.min(found.score, hit.score);
       }
     }
-    const best = [...hits.values()]
-      .sort((a, b) => a.score - b.score || b.createdAt - a.createdAt || b.doc - a.doc)
-      .slice(0, query.limit);
+    const ranked = [...hits.values()].sort((a, b) => a.score - b.score || b.createdAt - a.createdAt || b.doc - a.doc);
+    // Only items still there are shown, whatever the index holds.
+    const best: Hit[] = [];
+    for (const hit of ranked) {
+      if (best.length >= query.limit) break;
+      if (this.store.live(hit)) best.push(hit);
+    }
     const terms = termsOf(words);
     return best.map((hit) => this.found(hit, terms, parsed.wordsMatch));
   }
