@@ -9,6 +9,7 @@ import { automationsRoutes } from "./features/automations/automations.routes";
 import { chatRoutes } from "./features/chat/chat.routes";
 import { eventsRoutes } from "./features/events/events.routes";
 import { filesRoutes } from "./features/files/files.routes";
+import { inboxRoutes } from "./features/inbox/inbox.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
 import { integrationsRoutes } from "./features/integrations/integrations.routes";
 import { invitesRoutes } from "./features/invites/invites.routes";
@@ -65,6 +66,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(filesRoutes(auth, files, events))
     .use(tasksRoutes(auth, services.tasks))
     .use(chatRoutes(auth, services.chat, events))
+    .use(inboxRoutes(auth, services.inbox))
     .use(automationsRoutes(auth, services.automations))
     .use(tunnelsRoutes(auth, services.tunnels))
     .use(eventsRoutes(auth, services.live))

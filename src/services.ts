@@ -5,6 +5,7 @@ import { DocRegistry, type RegistryOptions } from "./collab/registry";
 import type { Config, Secrets } from "./config";
 import { Access } from "./core/access";
 import { AccessMemo } from "./core/access-memo";
+import { AppError } from "./core/errors";
 import { EventBus } from "./core/events";
 import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
@@ -23,6 +24,9 @@ import { ChatStore } from "./features/chat/chat.store";
 import { LiveEvents } from "./features/events/events.live";
 import { FilesService } from "./features/files/files.service";
 import { FilesStore } from "./features/files/files.store";
+import { InboxService } from "./features/inbox/inbox.service";
+import { InboxSources, type SourcesWorld } from "./features/inbox/inbox.sources";
+import { InboxStore } from "./features/inbox/inbox.store";
 import { InstanceService } from "./features/instance/instance.service";
 import { SettingsStore } from "./features/instance/instance.store";
 import { IntegrationsService } from "./features/integrations/integrations.service";
@@ -151,6 +155,23 @@ export function createServices(conn: Connection, config: Config, options: Servic
   // What follows a write inside its transaction: each feature listens to what concerns it.
   for (const feature of [auth, signups, invites, spaces]) feature.listen(events);
   new ReplyQueue({ staff, access, chat, jobs }).listen(events);
+  // The inbox listens to what needs people: mentions, assignments, staff answers, approvals, and deletions.
+  const inboxWorld: SourcesWorld = {
+    visibleSpaceIds: (actor) => spaces.list(actor).map((space) => space.id),
+    memberActor: (orgId, userId) => {
+      try {
+        return access.orgActor({ userId, serviceAccountId: null }, orgId, "member");
+      } catch (error) {
+        if (error instanceof AppError) return null;
+        throw error;
+      }
+    },
+    sees: (actor, spaceId) => access.sees(actor, spaceId),
+    isStaff: (orgId, userId) => staff.mentionables(orgId).some((m) => m.userId === userId && m.staff !== null),
+    directory: (orgId) => staff.mentionables(orgId),
+  };
+  const inbox = new InboxService(uow, new InboxStore(db), commits, inboxWorld);
+  new InboxSources(inbox, inboxWorld).listen(events);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey);
   const automationsStore = new AutomationsStore(db);
@@ -225,6 +246,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     tunnels,
     proposals,
     activity,
+    inbox,
     runner,
     scheduler,
   };

@@ -3,6 +3,7 @@ export * from "./auth";
 export * from "./automations";
 export * from "./chat";
 export * from "./files";
+export * from "./inbox";
 export * from "./integrations";
 export * from "./jobs";
 export * from "./people";
