@@ -57,6 +57,77 @@ WHERE user_id = $userId AND chat_room_id = $roomId AND read_at IS NULL
 export const FORGET_READ_STATES_SQL = `DELETE FROM chat_read_states WHERE user_id = $userId
   AND room_id IN (SELECT r.id FROM chat_rooms r JOIN spaces s ON s.id = r.space_id WHERE s.org_id = $orgId)`;
 
+// The point statements: each reads or writes a few rows through a primary key or an index.
+const SQL_ROOM_ROW =
+  "SELECT id, space_id AS spaceId FROM chat_rooms WHERE id = $roomId AND space_id = $spaceId AND deleted_at IS NULL";
+const SQL_MESSAGE_ROW =
+  "SELECT id, created_at AS createdAt FROM chat_messages WHERE id = $messageId AND room_id = $roomId";
+const SQL_LIVE_ROOMS_ROW =
+  "SELECT id, space_id AS spaceId FROM chat_rooms WHERE id IN (SELECT value FROM json_each($ids)) AND deleted_at IS NULL";
+const SQL_CHAT_TEXT_ROW = "SELECT content FROM chat_messages WHERE id = $id AND deleted_at IS NULL";
+const SQL_TASK_TEXT_ROW = "SELECT content FROM task_messages WHERE id = $id";
+const SQL_JOINED_ROW = "SELECT joined_at AS joinedAt FROM org_members WHERE org_id = $orgId AND user_id = $userId";
+const SQL_READ_STATE_ROW = `SELECT user_id AS userId, room_id AS roomId, message_id AS messageId, message_created_at AS messageCreatedAt,
+      updated_at AS updatedAt FROM chat_read_states WHERE user_id = $userId AND room_id = $roomId`;
+const SQL_UPSERT_READ_STATE = `INSERT INTO chat_read_states (user_id, room_id, message_id, message_created_at, updated_at)
+     VALUES ($userId, $roomId, $messageId, $messageCreatedAt, $updatedAt)
+     ON CONFLICT (user_id, room_id) DO UPDATE SET message_id = excluded.message_id,
+       message_created_at = excluded.message_created_at, updated_at = excluded.updated_at`;
+const SQL_LATEST_ROW =
+  "SELECT created_at AS createdAt FROM inbox_items WHERE user_id = $userId ORDER BY created_at DESC LIMIT 1";
+const SQL_ITEM_ABOUT_ROW = "SELECT 1 FROM inbox_items WHERE message_id = $messageId AND user_id = $userId LIMIT 1";
+const SQL_MARK_IDS_READ = `UPDATE inbox_items SET read_at = $now WHERE id IN (SELECT value FROM json_each($ids))
+       AND user_id = $userId AND org_id = $orgId AND read_at IS NULL`;
+const SQL_MARK_ALL_READ =
+  "UPDATE inbox_items SET read_at = $now WHERE user_id = $userId AND org_id = $orgId AND read_at IS NULL";
+const SQL_DROP_BY_MESSAGE = "DELETE FROM inbox_items WHERE message_id = $id";
+const SQL_DROP_BY_TASK = "DELETE FROM inbox_items WHERE task_id = $id";
+const SQL_DROP_BY_ROOM = "DELETE FROM inbox_items WHERE chat_room_id = $id";
+const SQL_DROP_READ_STATES_OF_ROOM = "DELETE FROM chat_read_states WHERE room_id = $id";
+const SQL_DROP_APPROVALS_OF_AUTOMATION = "DELETE FROM inbox_items WHERE automation_id = $id AND kind = 'approval'";
+const SQL_DROP_APPROVALS_OF_PROPOSAL = "DELETE FROM inbox_items WHERE proposal_id = $id AND kind = 'approval'";
+const SQL_SETTINGS_ROW = `SELECT org_id AS orgId, user_id AS userId, email, desktop, muted_space_ids AS mutedSpaceIds,
+      muted_room_ids AS mutedRoomIds, updated_at AS updatedAt
+     FROM notification_settings WHERE org_id = $orgId AND user_id = $userId`;
+const SQL_UPSERT_SETTINGS = `INSERT INTO notification_settings (org_id, user_id, email, desktop, muted_space_ids, muted_room_ids, updated_at)
+     VALUES ($orgId, $userId, $email, $desktop, $mutedSpaceIds, $mutedRoomIds, $updatedAt)
+     ON CONFLICT (org_id, user_id) DO UPDATE SET email = excluded.email, desktop = excluded.desktop,
+       muted_space_ids = excluded.muted_space_ids, muted_room_ids = excluded.muted_room_ids,
+       updated_at = excluded.updated_at`;
+const SQL_FORGET_ITEMS = "DELETE FROM inbox_items WHERE user_id = $userId AND org_id = $orgId";
+const SQL_FORGET_SETTINGS = "DELETE FROM notification_settings WHERE org_id = $orgId AND user_id = $userId";
+const SQL_INSERT_ITEM_ONCE = `INSERT INTO inbox_items (id, org_id, user_id, kind, space_id, actor_user_id, chat_room_id, message_id, task_id,
+        automation_id, proposal_id, summary, read_at, created_at)
+       VALUES ($id, $orgId, $userId, $kind, $spaceId, $actorUserId, $chatRoomId, $messageId, $taskId, $automationId,
+        $proposalId, $summary, $readAt, $createdAt) ON CONFLICT DO NOTHING`;
+
+/** Every point statement, for the test of query plans. */
+export const INBOX_POINT_SQL = [
+  SQL_ROOM_ROW,
+  SQL_MESSAGE_ROW,
+  SQL_LIVE_ROOMS_ROW,
+  SQL_CHAT_TEXT_ROW,
+  SQL_TASK_TEXT_ROW,
+  SQL_JOINED_ROW,
+  SQL_READ_STATE_ROW,
+  SQL_UPSERT_READ_STATE,
+  SQL_LATEST_ROW,
+  SQL_ITEM_ABOUT_ROW,
+  SQL_MARK_IDS_READ,
+  SQL_MARK_ALL_READ,
+  SQL_DROP_BY_MESSAGE,
+  SQL_DROP_BY_TASK,
+  SQL_DROP_BY_ROOM,
+  SQL_DROP_READ_STATES_OF_ROOM,
+  SQL_DROP_APPROVALS_OF_AUTOMATION,
+  SQL_DROP_APPROVALS_OF_PROPOSAL,
+  SQL_SETTINGS_ROW,
+  SQL_UPSERT_SETTINGS,
+  SQL_FORGET_ITEMS,
+  SQL_FORGET_SETTINGS,
+  SQL_INSERT_ITEM_ONCE,
+];
+
 /** Parameters by name (the connection binds `$name` from `name`). */
 type Params = Record<string, string | number | null>;
 const named = (params: Params) => params;
@@ -71,35 +142,29 @@ export class InboxStore {
 
   // Rooms and messages (read from chat's tables)
 
-  private readonly roomRow = this.raw(
-    "SELECT id, space_id AS spaceId FROM chat_rooms WHERE id = $roomId AND space_id = $spaceId AND deleted_at IS NULL",
-  );
+  private readonly roomRow = this.raw(SQL_ROOM_ROW);
 
   /** A live room of the space. */
   room(spaceId: string, roomId: string): { id: string; spaceId: string } | undefined {
     return this.roomRow().all(named({ spaceId, roomId }))[0] as { id: string; spaceId: string } | undefined;
   }
 
-  private readonly messageRow = this.raw(
-    "SELECT id, created_at AS createdAt FROM chat_messages WHERE id = $messageId AND room_id = $roomId",
-  );
+  private readonly messageRow = this.raw(SQL_MESSAGE_ROW);
 
   /** A message of the room (deleted or not: it keeps its place in the timeline). */
   message(roomId: string, messageId: string): { id: string; createdAt: number } | undefined {
     return this.messageRow().all(named({ roomId, messageId }))[0] as { id: string; createdAt: number } | undefined;
   }
 
-  private readonly liveRoomsRow = this.raw(
-    "SELECT id, space_id AS spaceId FROM chat_rooms WHERE id IN (SELECT value FROM json_each($ids)) AND deleted_at IS NULL",
-  );
+  private readonly liveRoomsRow = this.raw(SQL_LIVE_ROOMS_ROW);
 
   /** Of the given ids, the live rooms, with their spaces. */
   liveRooms(ids: readonly string[]): { id: string; spaceId: string }[] {
     return this.liveRoomsRow().all(named({ ids: JSON.stringify(ids) })) as { id: string; spaceId: string }[];
   }
 
-  private readonly chatTextRow = this.raw("SELECT content FROM chat_messages WHERE id = $id AND deleted_at IS NULL");
-  private readonly taskTextRow = this.raw("SELECT content FROM task_messages WHERE id = $id");
+  private readonly chatTextRow = this.raw(SQL_CHAT_TEXT_ROW);
+  private readonly taskTextRow = this.raw(SQL_TASK_TEXT_ROW);
 
   /** The text of a chat message or a task message (a staff answer), for an item's summary. */
   messageText(id: string): string {
@@ -108,9 +173,7 @@ export class InboxStore {
     return task?.content ?? "";
   }
 
-  private readonly joinedRow = this.raw(
-    "SELECT joined_at AS joinedAt FROM org_members WHERE org_id = $orgId AND user_id = $userId",
-  );
+  private readonly joinedRow = this.raw(SQL_JOINED_ROW);
 
   /** When the user joined the organization (messages before it are not theirs to read). */
   joinedAt(orgId: string, userId: string): number | undefined {
@@ -119,21 +182,13 @@ export class InboxStore {
 
   // Read state
 
-  private readonly readStateRow = this.raw(
-    `SELECT user_id AS userId, room_id AS roomId, message_id AS messageId, message_created_at AS messageCreatedAt,
-      updated_at AS updatedAt FROM chat_read_states WHERE user_id = $userId AND room_id = $roomId`,
-  );
+  private readonly readStateRow = this.raw(SQL_READ_STATE_ROW);
 
   readState(userId: string, roomId: string): ReadStateRow | undefined {
     return this.readStateRow().all(named({ userId, roomId }))[0] as ReadStateRow | undefined;
   }
 
-  private readonly upsertReadState = this.raw(
-    `INSERT INTO chat_read_states (user_id, room_id, message_id, message_created_at, updated_at)
-     VALUES ($userId, $roomId, $messageId, $messageCreatedAt, $updatedAt)
-     ON CONFLICT (user_id, room_id) DO UPDATE SET message_id = excluded.message_id,
-       message_created_at = excluded.message_created_at, updated_at = excluded.updated_at`,
-  );
+  private readonly upsertReadState = this.raw(SQL_UPSERT_READ_STATE);
 
   putReadState(row: ReadStateRow): void {
     this.upsertReadState().run(named({ ...row }));
@@ -164,12 +219,7 @@ export class InboxStore {
   }
 
   private readonly insertOnceRow = prepared(() => {
-    const statement = this.db.$client.prepare(
-      `INSERT INTO inbox_items (id, org_id, user_id, kind, space_id, actor_user_id, chat_room_id, message_id, task_id,
-        automation_id, proposal_id, summary, read_at, created_at)
-       VALUES ($id, $orgId, $userId, $kind, $spaceId, $actorUserId, $chatRoomId, $messageId, $taskId, $automationId,
-        $proposalId, $summary, $readAt, $createdAt) ON CONFLICT DO NOTHING`,
-    );
+    const statement = this.db.$client.prepare(SQL_INSERT_ITEM_ONCE);
     return (row: ItemRow) => statement.run(named({ ...row })).changes > 0;
   });
 
@@ -178,18 +228,14 @@ export class InboxStore {
     return this.insertOnceRow()(row);
   }
 
-  private readonly latestRow = this.raw(
-    "SELECT created_at AS createdAt FROM inbox_items WHERE user_id = $userId ORDER BY created_at DESC LIMIT 1",
-  );
+  private readonly latestRow = this.raw(SQL_LATEST_ROW);
 
   /** The newest item time of the user: items of one person never share a time, so paging by it is exact. */
   latestItemAt(userId: string): number | undefined {
     return (this.latestRow().all(named({ userId }))[0] as { createdAt: number } | undefined)?.createdAt;
   }
 
-  private readonly itemAboutRow = this.raw(
-    "SELECT 1 FROM inbox_items WHERE message_id = $messageId AND user_id = $userId LIMIT 1",
-  );
+  private readonly itemAboutRow = this.raw(SQL_ITEM_ABOUT_ROW);
 
   /** Whether the user has an item about the message already. */
   hasItemAbout(userId: string, messageId: string): boolean {
@@ -225,13 +271,8 @@ export class InboxStore {
     return (row as { n: number } | undefined)?.n ?? 0;
   }
 
-  private readonly markIdsRead = this.raw(
-    `UPDATE inbox_items SET read_at = $now WHERE id IN (SELECT value FROM json_each($ids))
-       AND user_id = $userId AND org_id = $orgId AND read_at IS NULL`,
-  );
-  private readonly markAllRead = this.raw(
-    "UPDATE inbox_items SET read_at = $now WHERE user_id = $userId AND org_id = $orgId AND read_at IS NULL",
-  );
+  private readonly markIdsRead = this.raw(SQL_MARK_IDS_READ);
+  private readonly markAllRead = this.raw(SQL_MARK_ALL_READ);
 
   /** Marks read the given items of the user (`ids` null: all of them in the organization). */
   markRead(userId: string, orgId: string, ids: readonly string[] | null, now: number): void {
@@ -241,16 +282,12 @@ export class InboxStore {
 
   // What goes when a subject goes
 
-  private readonly dropByMessage = this.raw("DELETE FROM inbox_items WHERE message_id = $id");
-  private readonly dropByTask = this.raw("DELETE FROM inbox_items WHERE task_id = $id");
-  private readonly dropByRoom = this.raw("DELETE FROM inbox_items WHERE chat_room_id = $id");
-  private readonly dropReadStatesOfRoom = this.raw("DELETE FROM chat_read_states WHERE room_id = $id");
-  private readonly dropApprovalsOfAutomation = this.raw(
-    "DELETE FROM inbox_items WHERE automation_id = $id AND kind = 'approval'",
-  );
-  private readonly dropApprovalsOfProposal = this.raw(
-    "DELETE FROM inbox_items WHERE proposal_id = $id AND kind = 'approval'",
-  );
+  private readonly dropByMessage = this.raw(SQL_DROP_BY_MESSAGE);
+  private readonly dropByTask = this.raw(SQL_DROP_BY_TASK);
+  private readonly dropByRoom = this.raw(SQL_DROP_BY_ROOM);
+  private readonly dropReadStatesOfRoom = this.raw(SQL_DROP_READ_STATES_OF_ROOM);
+  private readonly dropApprovalsOfAutomation = this.raw(SQL_DROP_APPROVALS_OF_AUTOMATION);
+  private readonly dropApprovalsOfProposal = this.raw(SQL_DROP_APPROVALS_OF_PROPOSAL);
 
   /** The items about a message (deleted). */
   dropMessage(id: string): void {
@@ -278,6 +315,10 @@ export class InboxStore {
     this.dropApprovalsOfProposal().run(named({ id }));
   }
 
+  private readonly forgetItemsRow = this.raw(SQL_FORGET_ITEMS);
+  private readonly forgetReadStatesRow = this.raw(FORGET_READ_STATES_SQL);
+  private readonly forgetSettingsRow = this.raw(SQL_FORGET_SETTINGS);
+
   /** Everything of a person in an organization they left: items, read state, settings. */
   forgetMember(orgId: string, userId: string): void {
     this.db.$client
@@ -291,23 +332,13 @@ export class InboxStore {
 
   // Settings
 
-  private readonly settingsRow = this.raw(
-    `SELECT org_id AS orgId, user_id AS userId, email, desktop, muted_space_ids AS mutedSpaceIds,
-      muted_room_ids AS mutedRoomIds, updated_at AS updatedAt
-     FROM notification_settings WHERE org_id = $orgId AND user_id = $userId`,
-  );
+  private readonly settingsRow = this.raw(SQL_SETTINGS_ROW);
 
   settings(orgId: string, userId: string): SettingsRow | undefined {
     return this.settingsRow().all(named({ orgId, userId }))[0] as SettingsRow | undefined;
   }
 
-  private readonly upsertSettings = this.raw(
-    `INSERT INTO notification_settings (org_id, user_id, email, desktop, muted_space_ids, muted_room_ids, updated_at)
-     VALUES ($orgId, $userId, $email, $desktop, $mutedSpaceIds, $mutedRoomIds, $updatedAt)
-     ON CONFLICT (org_id, user_id) DO UPDATE SET email = excluded.email, desktop = excluded.desktop,
-       muted_space_ids = excluded.muted_space_ids, muted_room_ids = excluded.muted_room_ids,
-       updated_at = excluded.updated_at`,
-  );
+  private readonly upsertSettings = this.raw(SQL_UPSERT_SETTINGS);
 
   putSettings(row: SettingsRow): void {
     this.upsertSettings().run(named({ ...row }));
