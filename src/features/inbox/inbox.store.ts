@@ -321,13 +321,9 @@ export class InboxStore {
 
   /** Everything of a person in an organization they left: items, read state, settings. */
   forgetMember(orgId: string, userId: string): void {
-    this.db.$client
-      .prepare("DELETE FROM inbox_items WHERE user_id = $userId AND org_id = $orgId")
-      .run(named({ userId, orgId }));
-    this.db.$client.prepare(FORGET_READ_STATES_SQL).run(named({ userId, orgId }));
-    this.db.$client
-      .prepare("DELETE FROM notification_settings WHERE org_id = $orgId AND user_id = $userId")
-      .run(named({ userId, orgId }));
+    this.forgetItemsRow().run(named({ userId, orgId }));
+    this.forgetReadStatesRow().run(named({ userId, orgId }));
+    this.forgetSettingsRow().run(named({ userId, orgId }));
   }
 
   // Settings
