@@ -26,6 +26,7 @@ import {
   waitQuiet,
   wrk,
 } from "./harness";
+import { inboxPost } from "./inbox";
 import { realtime } from "./realtime";
 import { api, space, times } from "./seed";
 import { staff } from "./staff";
@@ -320,6 +321,7 @@ export const scenarios: Scenario[] = [
   me,
   write,
   chatPost,
+  inboxPost,
   chatList,
   singleInsert,
   taskMove,

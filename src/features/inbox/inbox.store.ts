@@ -128,6 +128,9 @@ export const INBOX_POINT_SQL = [
   SQL_INSERT_ITEM_ONCE,
 ];
 
+/** How many people's newest item times are remembered (the oldest go first). */
+const REMEMBERED_PEOPLE = 10_000;
+
 /** Parameters by name (the connection binds `$name` from `name`). */
 type Params = Record<string, string | number | null>;
 const named = (params: Params) => params;
@@ -216,6 +219,7 @@ export class InboxStore {
 
   insertItem(row: ItemRow): void {
     this.insertItemRow().run(row);
+    this.remember(row);
   }
 
   private readonly insertOnceRow = prepared(() => {
@@ -225,14 +229,28 @@ export class InboxStore {
 
   /** Inserts the item unless the person already has one of its kind about its subject; whether it did. */
   insertItemOnce(row: ItemRow): boolean {
-    return this.insertOnceRow()(row);
+    const inserted = this.insertOnceRow()(row);
+    if (inserted) this.remember(row);
+    return inserted;
   }
 
   private readonly latestRow = this.raw(SQL_LATEST_ROW);
 
+  /** The newest item time of each person given an item lately; inserts keep it current. */
+  private readonly latest = new Map<string, number>();
+
   /** The newest item time of the user: items of one person never share a time, so paging by it is exact. */
   latestItemAt(userId: string): number | undefined {
+    const known = this.latest.get(userId);
+    if (known !== undefined) return known;
     return (this.latestRow().all(named({ userId }))[0] as { createdAt: number } | undefined)?.createdAt;
+  }
+
+  /** Remembers the user's newest item time (should its transaction roll back, the next is a millisecond later). */
+  private remember(row: ItemRow): void {
+    if (!this.latest.has(row.userId) && this.latest.size >= REMEMBERED_PEOPLE)
+      this.latest.delete(this.latest.keys().next().value as string);
+    this.latest.set(row.userId, row.createdAt);
   }
 
   private readonly itemAboutRow = this.raw(SQL_ITEM_ABOUT_ROW);
