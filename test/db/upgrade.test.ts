@@ -78,6 +78,7 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0010_activity_outlives_staff",
       "0011_room_purge",
       "0012_automations_run",
+      "0013_inbox",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
