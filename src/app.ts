@@ -14,6 +14,7 @@ import { instanceRoutes } from "./features/instance/instance.routes";
 import { integrationsRoutes } from "./features/integrations/integrations.routes";
 import { invitesRoutes } from "./features/invites/invites.routes";
 import { membersRoutes } from "./features/members/members.routes";
+import { notificationsRoutes } from "./features/notifications/notifications.routes";
 import { organizationRoutes } from "./features/organization/organization.routes";
 import { proposalsRoutes } from "./features/proposals/proposals.routes";
 import { signupsRoutes } from "./features/signups/signups.routes";
@@ -67,6 +68,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(tasksRoutes(auth, services.tasks))
     .use(chatRoutes(auth, services.chat, events))
     .use(inboxRoutes(auth, services.inbox))
+    .use(notificationsRoutes(auth, services.push))
     .use(automationsRoutes(auth, services.automations))
     .use(tunnelsRoutes(auth, services.tunnels))
     .use(eventsRoutes(auth, services.live))

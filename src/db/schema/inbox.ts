@@ -56,11 +56,15 @@ export const inboxItems = sqliteTable(
     summary: text("summary").notNull(),
     readAt: integer("read_at"),
     createdAt: integer("created_at").notNull(),
+    /** When email dealt with it: sent (alone or in a digest), or passed over by the person's settings. */
+    emailedAt: integer("emailed_at"),
   },
   (t) => [
     index("inbox_items_user_idx").on(t.userId, t.createdAt, t.id),
     index("inbox_items_unread_idx").on(t.userId, t.chatRoomId).where(isNull(t.readAt)),
     index("inbox_items_message_idx").on(t.messageId).where(isNotNull(t.messageId)),
+    // What email has still to look at: an item leaves it once read or emailed.
+    index("inbox_items_email_idx").on(t.createdAt).where(sql`${t.readAt} IS NULL AND ${t.emailedAt} IS NULL`),
     index("inbox_items_task_idx").on(t.taskId).where(isNotNull(t.taskId)),
     index("inbox_items_room_idx").on(t.chatRoomId).where(isNotNull(t.chatRoomId)),
     // One approval item per person and subject: a proposal waits once, however often it is edited meanwhile.

@@ -6,6 +6,7 @@ export * from "./files";
 export * from "./inbox";
 export * from "./integrations";
 export * from "./jobs";
+export * from "./notifications";
 export * from "./people";
 export * from "./settings";
 export * from "./spaces";

@@ -162,6 +162,7 @@ export class InboxService {
       summary: draft.summary,
       readAt: null,
       createdAt: nextStamp(this.store.latestItemAt(draft.userId)),
+      emailedAt: null,
     };
     if (draft.kind === "approval") {
       if (!this.store.insertItemOnce(row)) return;
@@ -192,6 +193,17 @@ export class InboxService {
   /** The text of a message, for the summary of an item about it. */
   messageText(messageId: string): string {
     return this.store.messageText(messageId);
+  }
+
+  /** For email: the oldest `limit` items neither read nor emailed, made at or before `before`, of everyone. */
+  awaitingEmail(before: number, limit: number): ItemRow[] {
+    return this.store.awaitingEmail(before, limit);
+  }
+
+  /** Email dealt with these items (sent them, or passed them over): it looks at them no more. */
+  markEmailed(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.uow.write(() => this.store.markEmailed(ids, Date.now()));
   }
 
   /** What goes with a deleted subject (see docs/api.md): its items, and for a room, everyone's read state. */

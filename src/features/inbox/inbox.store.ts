@@ -48,6 +48,18 @@ export const UNREAD_ITEMS_SQL = `SELECT count(*) AS n FROM inbox_items
 WHERE user_id = $userId AND read_at IS NULL AND org_id = $orgId
   AND space_id IN (SELECT value FROM json_each($spaceIds))`;
 
+/**
+ * The oldest items that email has still to look at (neither read nor emailed) made at or before `$before`
+ * (`inbox_items_email_idx`).
+ */
+export const AWAITING_EMAIL_SQL = `SELECT * FROM inbox_items
+WHERE read_at IS NULL AND emailed_at IS NULL AND created_at <= $before
+ORDER BY created_at LIMIT $limit`;
+
+/** Marks items emailed, unless read meanwhile. */
+export const MARK_EMAILED_SQL = `UPDATE inbox_items SET emailed_at = $now
+WHERE id IN (SELECT value FROM json_each($ids)) AND emailed_at IS NULL`;
+
 /** Marks read the user's unread items of a room about messages up to a time (reading the room reads them). */
 export const READ_ROOM_ITEMS_SQL = `UPDATE inbox_items SET read_at = $now
 WHERE user_id = $userId AND chat_room_id = $roomId AND read_at IS NULL
@@ -97,9 +109,9 @@ const SQL_UPSERT_SETTINGS = `INSERT INTO notification_settings (org_id, user_id,
 const SQL_FORGET_ITEMS = "DELETE FROM inbox_items WHERE user_id = $userId AND org_id = $orgId";
 const SQL_FORGET_SETTINGS = "DELETE FROM notification_settings WHERE org_id = $orgId AND user_id = $userId";
 const SQL_INSERT_ITEM_ONCE = `INSERT INTO inbox_items (id, org_id, user_id, kind, space_id, actor_user_id, chat_room_id, message_id, task_id,
-        automation_id, proposal_id, summary, read_at, created_at)
+        automation_id, proposal_id, summary, read_at, created_at, emailed_at)
        VALUES ($id, $orgId, $userId, $kind, $spaceId, $actorUserId, $chatRoomId, $messageId, $taskId, $automationId,
-        $proposalId, $summary, $readAt, $createdAt) ON CONFLICT DO NOTHING`;
+        $proposalId, $summary, $readAt, $createdAt, $emailedAt) ON CONFLICT DO NOTHING`;
 
 /** Every point statement, for the test of query plans. */
 export const INBOX_POINT_SQL = [
@@ -298,6 +310,21 @@ export class InboxStore {
     else this.markIdsRead().run(named({ userId, orgId, now, ids: JSON.stringify(ids) }));
   }
 
+  // Email
+
+  private readonly awaitingEmailQuery = this.raw(AWAITING_EMAIL_SQL);
+
+  /** The oldest `limit` items neither read nor emailed, made at or before `before`. */
+  awaitingEmail(before: number, limit: number): ItemRow[] {
+    return (this.awaitingEmailQuery().all(named({ before, limit })) as Record<string, unknown>[]).map(itemFromSql);
+  }
+
+  private readonly markEmailedRow = this.raw(MARK_EMAILED_SQL);
+
+  markEmailed(ids: readonly string[], now: number): void {
+    this.markEmailedRow().run(named({ ids: JSON.stringify(ids), now }));
+  }
+
   // What goes when a subject goes
 
   private readonly dropByMessage = this.raw(SQL_DROP_BY_MESSAGE);
@@ -376,5 +403,6 @@ function itemFromSql(r: Record<string, unknown>): ItemRow {
     summary: r.summary as string,
     readAt: r.read_at as number | null,
     createdAt: r.created_at as number,
+    emailedAt: r.emailed_at as number | null,
   };
 }
