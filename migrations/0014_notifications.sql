@@ -13,6 +13,6 @@ CREATE TABLE `push_subscriptions` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `push_subscriptions_endpoint_unique` ON `push_subscriptions` (`endpoint`);--> statement-breakpoint
-CREATE INDEX `push_subscriptions_user_idx` ON `push_subscriptions` (`org_id`,`user_id`);--> statement-breakpoint
+CREATE INDEX `push_subscriptions_user_idx` ON `push_subscriptions` (`user_id`,`org_id`);--> statement-breakpoint
 ALTER TABLE `inbox_items` ADD `emailed_at` integer;--> statement-breakpoint
 CREATE INDEX `inbox_items_email_idx` ON `inbox_items` (`created_at`) WHERE "inbox_items"."read_at" IS NULL AND "inbox_items"."emailed_at" IS NULL;

@@ -23,9 +23,11 @@ import { AutomationsStore } from "../../src/features/automations/automations.sto
 import { ChatStore, PURGE_MESSAGES_SQL } from "../../src/features/chat/chat.store";
 import { ANCESTRY_SQL, FilesStore, SUBTREE_DELETE_SQL } from "../../src/features/files/files.store";
 import {
+  AWAITING_EMAIL_SQL,
   FORGET_READ_STATES_SQL,
   INBOX_POINT_SQL,
   ITEMS_SQL,
+  MARK_EMAILED_SQL,
   READ_ROOM_ITEMS_SQL,
   UNREAD_ITEMS_SQL,
   UNREAD_ROOMS_SQL,
@@ -33,6 +35,7 @@ import {
 import { IntegrationsStore } from "../../src/features/integrations/integrations.store";
 import { InvitesStore } from "../../src/features/invites/invites.store";
 import { MembersStore } from "../../src/features/members/members.store";
+import { PUSH_SQL } from "../../src/features/notifications/notifications.store";
 import { OrganizationStore } from "../../src/features/organization/organization.store";
 import { ProposalsStore } from "../../src/features/proposals/proposals.store";
 import { SignupsStore } from "../../src/features/signups/signups.store";
@@ -905,6 +908,17 @@ const cases: Case[] = [
   ...INBOX_POINT_SQL.map((sql) => ({
     name: `inbox: ${sql.replace(/\s+/g, " ").slice(0, 80)}`,
     raw: { sql, params: Object.fromEntries([...sql.matchAll(/\$(\w+)/g)].map((m) => [m[1], "x"])) },
+  })),
+  // Email and push
+  {
+    name: "email: the oldest items neither read nor emailed",
+    raw: { sql: AWAITING_EMAIL_SQL, params: { before: now, limit: 2000 } },
+  },
+  { name: "email: items emailed", raw: { sql: MARK_EMAILED_SQL, params: { ids: '["x"]', now } } },
+  ...PUSH_SQL.map((sql) => ({
+    name: `push: ${sql.replace(/\s+/g, " ").slice(0, 80)}`,
+    raw: { sql, params: Object.fromEntries([...sql.matchAll(/\$(\w+)/g)].map((m) => [m[1], "x"])) },
+    ...(sql.includes("ORDER BY") ? { tempBTree: SMALL("a person's browsers, at most 20") } : {}),
   })),
   { name: "members: one member (the live directory)", run: () => stores.members.member(ids.org, ids.user) },
   { name: "members: a user's organizations", run: () => stores.members.orgsOf(ids.user) },

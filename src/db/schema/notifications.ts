@@ -26,5 +26,5 @@ export const pushSubscriptions = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("push_subscriptions_user_idx").on(t.orgId, t.userId)],
+  (t) => [index("push_subscriptions_user_idx").on(t.userId, t.orgId)],
 );
