@@ -34,6 +34,8 @@ const BATCH = 2000;
 const LISTED = 50;
 const FIRST_PAUSE_MS = 30 * 1000;
 const LONGEST_PAUSE_MS = 15 * 60 * 1000;
+/** How long a stop waits for a sweep under way (an SMTP server can take a minute to time out). */
+const STOP_GRACE_MS = 3000;
 
 type Item = ReturnType<InboxService["awaitingEmail"]>[number];
 
@@ -78,11 +80,21 @@ export class EmailService {
     this.timer.unref?.();
   }
 
-  /** Stops the sweep, lets the one under way finish, and closes the SMTP connections. */
+  /**
+   * Stops the sweep, gives the one under way a few seconds to finish, and closes the SMTP connections. An email
+   * cut off here is sent again by the next start: its items are marked only once the server took it.
+   */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    if (this.sweeping) await this.sweeping;
+    if (this.sweeping) {
+      let timeout: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timeout = setTimeout(resolve, STOP_GRACE_MS);
+      });
+      await Promise.race([this.sweeping, grace]);
+      clearTimeout(timeout);
+    }
     this.mailer?.close();
   }
 
