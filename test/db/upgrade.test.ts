@@ -78,7 +78,9 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0010_activity_outlives_staff",
       "0011_room_purge",
       "0012_automations_run",
-      "0013_search",
+      "0013_inbox",
+      "0014_notifications",
+      "0015_search",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
