@@ -570,8 +570,8 @@ beforeAll(() => {
   sqlite = conn.sqlite;
   migrate(sqlite);
   seed(sqlite);
-  // The search index of the seeded rows, as migration 0013 makes it for an install that already holds them.
-  const migration = readFileSync(join(import.meta.dir, "../../migrations/0013_search.sql"), "utf8");
+  // The search index of the seeded rows, as migration 0015 makes it for an install that already holds them.
+  const migration = readFileSync(join(import.meta.dir, "../../migrations/0015_search.sql"), "utf8");
   sqlite.exec(migration.split("--> statement-breakpoint").find((s) => s.includes("INSERT INTO `search_docs`")) ?? "");
   sqlite.exec("ANALYZE");
   // The stores run on a drizzle connection that logs every statement they send.

@@ -1,6 +1,6 @@
 /**
  * The search index: `search_docs` (one row per searchable item) and the two FTS5 indexes the triggers of
- * migration 0013 keep equal to it. drizzle cannot express FTS5, so every statement is SQL, prepared once;
+ * migration 0015 keep equal to it. drizzle cannot express FTS5, so every statement is SQL, prepared once;
  * the SQL of the reads is exported for the query-plan tests.
  */
 import type { Db } from "../../db/client";
