@@ -9,7 +9,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
-import { addMember, addStaff, type Org, OWNER, type Person } from "../helpers/factories";
+import { addMember, addStaff, type Org, OWNER, type Person, readEverything } from "../helpers/factories";
 import type { Client } from "../helpers/http";
 import type { TestServer } from "../helpers/server";
 
@@ -29,22 +29,7 @@ async function say(roomId: string, content: string, as: Client = org.owner.api):
   return res.body.message;
 }
 
-/** Reads the room to its newest message as `who` (so earlier tests leave nothing unread). */
-async function readAll(who: Person): Promise<void> {
-  const unread = await who.api.get(`/api/v1/me/unread?org_id=${org.id}`);
-  for (const room of unread.body.rooms as { chat_room_id: string; space_id: string }[]) {
-    const page = await who.api.get(
-      `/api/v1/organizations/${org.id}/spaces/${room.space_id}/chat-rooms/${room.chat_room_id}/messages?limit=1`,
-    );
-    const newest = page.body.messages.at(-1);
-    if (newest)
-      await who.api.post(
-        `/api/v1/organizations/${org.id}/spaces/${room.space_id}/chat-rooms/${room.chat_room_id}/read`,
-        { message_id: newest.id },
-      );
-  }
-  await who.api.post("/api/v1/me/inbox/read", { org_id: org.id, all: true });
-}
+const readAll = (who: Person) => readEverything(org, who);
 
 async function open(
   who: { email: string; password: string },
