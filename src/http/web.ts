@@ -146,6 +146,7 @@ export const PAGE_PATHS = [
   "/spaces/*",
   "/my-tasks",
   "/approvals",
+  "/search",
   "/staff",
   "/staff/*",
   "/settings",

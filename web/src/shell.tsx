@@ -1,11 +1,12 @@
 /**
- * The frame of every workspace screen: the sidebar (spaces, my tasks, staff, approvals with how many wait,
- * settings; who is signed in, changing their password, signing out) and the page.
+ * The frame of every workspace screen: the sidebar (search, spaces, my tasks, staff, approvals with how many
+ * wait, settings; who is signed in, changing their password, signing out), the command palette and the page.
  */
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { ChangePasswordDialog } from "./features/auth/ChangePassword";
 import { usePendingApprovals } from "./features/automations/pending";
 import { useUnreadCount, useUnreadTracker } from "./features/chat/unread";
+import { PaletteHost, SearchButton } from "./features/search/PaletteHost";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
 import { Link, navigate, useLocation } from "./lib/router";
@@ -137,6 +138,7 @@ export function Shell({ children }: { children: ReactNode }) {
           ☰{pending ? <span className="menu-dot" aria-hidden="true" /> : null}
         </button>
         <OrgName />
+        <SearchButton className="icon topbar-search" />
       </header>
       {open && (
         // A tap outside the phone menu closes it; keyboards use Escape or the menu button (hence aria-hidden).
@@ -146,6 +148,7 @@ export function Shell({ children }: { children: ReactNode }) {
         <div className="sidebar-org">
           <OrgName />
         </div>
+        <SearchButton className="nav-search" />
         <NavLink href="/my-tasks">My tasks</NavLink>
         <NavLink href="/approvals">
           Approvals
@@ -194,6 +197,7 @@ export function Shell({ children }: { children: ReactNode }) {
         {children}
       </main>
       {changingPassword && <ChangePasswordDialog onClose={() => setChangingPassword(false)} />}
+      <PaletteHost />
     </div>
   );
 }
