@@ -9,6 +9,7 @@ import type { SearchResult } from "../../../../src/api-types";
 import { navigate, useLocation } from "../../lib/router";
 import { timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { SearchIcon } from "./icons";
 import { type JumpEntry, jumpEntries, matchEntries, nameScore, wordsOf } from "./jump";
 import { Snippet } from "./snippet";
 import { KIND_NAMES, resultHref, searchPageHref, spaceOfPath } from "./targets";
@@ -164,13 +165,17 @@ export default function CommandPalette({ onClose }: { onClose: () => void }) {
     ["results", "Search results"],
     ["all", ""],
   ];
-  const resultCount = items.filter((i) => i.section === "results").length;
+  const count = (section: Item["section"], one: string, many: string) => {
+    const n = items.filter((i) => i.section === section).length;
+    return n ? `${n} ${n === 1 ? one : many}` : "";
+  };
+  const counts = [count("jump", "place", "places"), count("results", "result", "results")].filter(Boolean);
   const status = error
     ? error
     : busy
       ? "Searching…"
       : words && found?.q === words
-        ? `${items.length - 1} ${items.length === 2 ? "entry" : "entries"}${resultCount ? `, ${resultCount} found by their text` : ""}`
+        ? counts.join(", ") || `Nothing found for “${words}”`
         : "";
 
   return (
@@ -188,8 +193,8 @@ export default function CommandPalette({ onClose }: { onClose: () => void }) {
       }}
     >
       <div className="palette-head">
-        <span className="palette-glass" aria-hidden="true">
-          ⌕
+        <span className="palette-glass">
+          <SearchIcon />
         </span>
         <input
           autoFocus

@@ -4,6 +4,7 @@
  * download does not carry it.
  */
 import { lazy, Suspense, useEffect, useSyncExternalStore } from "react";
+import { SearchIcon } from "./icons";
 
 const CommandPalette = lazy(() => import("./CommandPalette"));
 
@@ -79,8 +80,8 @@ export function SearchButton({ className }: { className?: string }) {
       title={`Search and jump to (${mac ? "⌘K" : "Ctrl+K"})`}
       onClick={openPalette}
     >
-      <span aria-hidden="true">⌕ </span>
-      Search
+      <SearchIcon />
+      <span className="search-label">Search</span>
       <span className="shortcut" aria-hidden="true">
         {mac ? "⌘K" : "Ctrl K"}
       </span>
