@@ -26,6 +26,7 @@ import {
   waitQuiet,
   wrk,
 } from "./harness";
+import { inboxPost } from "./inbox";
 import { realtime } from "./realtime";
 import { search } from "./search";
 import { api, space, times } from "./seed";
@@ -321,6 +322,7 @@ export const scenarios: Scenario[] = [
   me,
   write,
   chatPost,
+  inboxPost,
   chatList,
   singleInsert,
   taskMove,

@@ -35,7 +35,13 @@ export function openServices(
   const conn = openDatabase(config.dbPath);
   migrate(conn.sqlite);
   // The CLI signs no tokens: without a JWT secret, nothing here could verify one, and nothing needs to.
-  const secrets = encryptionKey && { jwtSecret: new Uint8Array(0), encryptionKey, generated: [] };
+  // Nor does it push: without a VAPID key, nothing is.
+  const secrets = encryptionKey && {
+    jwtSecret: new Uint8Array(0),
+    encryptionKey,
+    vapidPrivateKey: new Uint8Array(0),
+    generated: [],
+  };
   const services = createServices(conn, config, { secrets });
   return { config, conn, services, close: () => conn.sqlite.close() };
 }

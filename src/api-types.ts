@@ -26,6 +26,15 @@ import type {
   RoomOut,
 } from "./features/chat/chat.schemas";
 import type { createFolderIn, createTextIn, NodeOut, patchNodeIn } from "./features/files/files.schemas";
+import type {
+  InboxItemOut,
+  ItemKind,
+  markReadIn,
+  NotificationSettingsOut,
+  putNotificationsIn,
+  RoomUnreadOut,
+  readRoomIn,
+} from "./features/inbox/inbox.schemas";
 import type { instanceOut, SetupOut, setupIn } from "./features/instance/instance.schemas";
 import type { IntegrationOut, Provider as ProviderName } from "./features/integrations/integrations.schemas";
 import type { acceptInviteIn, createInviteIn, InviteOut, inviteInfoOut } from "./features/invites/invites.schemas";
@@ -173,6 +182,37 @@ export type RoomBody = z.input<typeof createRoomIn>;
 export type MessageBody = z.input<typeof postMessageIn>;
 /** `PATCH .../messages/{messageId}`'s body. */
 export type MessageEdit = z.input<typeof editMessageIn>;
+
+// Read state, unread counts, the inbox and notification settings (contract §10).
+
+/** `POST .../chat-rooms/{roomId}/read`'s body (and, with `chat_room_id`, the `chat.read` event). */
+export type ReadBody = z.input<typeof readRoomIn>;
+/** The payload of `chat.read`: the caller read a room up to a message, on another tab or device. */
+export interface ReadEvent {
+  chat_room_id: string;
+  message_id: string;
+}
+/** One room with something unread, in `GET /me/unread`. */
+export type RoomUnread = RoomUnreadOut;
+/** `GET /me/unread`. */
+export interface UnreadRooms {
+  rooms: RoomUnread[];
+}
+/** What an inbox item is about. */
+export type InboxItemKind = ItemKind;
+/** One thing that needs the caller (and the payload of `inbox.item`). */
+export type InboxItem = InboxItemOut;
+/** `GET /me/inbox`: a page, newest first, and how many items are unread in all. */
+export interface InboxPage {
+  items: InboxItem[];
+  unread: number;
+}
+/** `POST /me/inbox/read`'s body. */
+export type InboxReadBody = z.input<typeof markReadIn>;
+/** `GET|PUT /me/notifications`. */
+export type NotificationSettings = NotificationSettingsOut;
+/** `PUT /me/notifications`' body: the fields to change. */
+export type NotificationChanges = z.input<typeof putNotificationsIn>;
 
 // Files and edit proposals.
 

@@ -9,10 +9,12 @@ import { automationsRoutes } from "./features/automations/automations.routes";
 import { chatRoutes } from "./features/chat/chat.routes";
 import { eventsRoutes } from "./features/events/events.routes";
 import { filesRoutes } from "./features/files/files.routes";
+import { inboxRoutes } from "./features/inbox/inbox.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
 import { integrationsRoutes } from "./features/integrations/integrations.routes";
 import { invitesRoutes } from "./features/invites/invites.routes";
 import { membersRoutes } from "./features/members/members.routes";
+import { notificationsRoutes } from "./features/notifications/notifications.routes";
 import { organizationRoutes } from "./features/organization/organization.routes";
 import { proposalsRoutes } from "./features/proposals/proposals.routes";
 import { searchRoutes } from "./features/search/search.routes";
@@ -66,6 +68,8 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(filesRoutes(auth, files, events))
     .use(tasksRoutes(auth, services.tasks))
     .use(chatRoutes(auth, services.chat, events))
+    .use(inboxRoutes(auth, services.inbox))
+    .use(notificationsRoutes(auth, services.push))
     .use(automationsRoutes(auth, services.automations))
     .use(tunnelsRoutes(auth, services.tunnels))
     .use(searchRoutes(auth, services.search))

@@ -2,7 +2,7 @@
  * The only module that reads process.env. Flags win over env; env wins over the data dir's stored values.
  */
 
-import { randomBytes } from "node:crypto";
+import { createECDH, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 
@@ -75,6 +75,24 @@ export interface Config {
   /** How many staff replies run at once. */
   readonly staffWorkers: number;
   readonly tunnels: TunnelSettings;
+  /** Where email goes out; null (no `TANDEM_SMTP_URL`): nothing is emailed. */
+  readonly smtp: SmtpSettings | null;
+  /**
+   * The address people open Tandem at (`TANDEM_PUBLIC_URL`), for the links in emails and pushes, without a
+   * trailing slash; null: the address the server listens at.
+   */
+  readonly publicUrl: string | null;
+}
+
+/**
+ * The SMTP server of `TANDEM_SMTP_URL` and the sender of `TANDEM_SMTP_FROM`. The URL holds the password: it is
+ * never logged, and serializing the settings (a log line, a debug dump) shows it redacted.
+ */
+export interface SmtpSettings {
+  /** `smtp://user:password@host:port` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
+  readonly url: string;
+  /** The `From` of every email: `address` or `Name <address>`. */
+  readonly from: string;
 }
 
 /** The three provisioning settings, as named in the settings table and in env. */
@@ -253,7 +271,66 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
       answerTimeoutMs: read.int("TANDEM_TUNNEL_ANSWER_TIMEOUT_SEC", 30, 1, 3600) * 1000,
       origin: tunnelOriginOf(read.string("TANDEM_TUNNEL_ORIGIN")),
     }),
+    smtp: smtpOf(read.string("TANDEM_SMTP_URL"), read.string("TANDEM_SMTP_FROM")),
+    publicUrl: publicUrlOf(read.string("TANDEM_PUBLIC_URL")),
   });
+}
+
+/**
+ * `TANDEM_SMTP_URL` and `TANDEM_SMTP_FROM`, both or neither. Messages never quote the URL: it holds the
+ * password.
+ */
+function smtpOf(rawUrl: string | undefined, from: string | undefined): SmtpSettings | null {
+  if (rawUrl === undefined) {
+    if (from !== undefined)
+      throw new ConfigError("TANDEM_SMTP_FROM is set without TANDEM_SMTP_URL: set both, or neither");
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new ConfigError("TANDEM_SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:password@host:587)");
+  }
+  if (url.protocol !== "smtp:" && url.protocol !== "smtps:") {
+    throw new ConfigError("TANDEM_SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:password@host:587)");
+  }
+  if (url.hostname === "") throw new ConfigError("TANDEM_SMTP_URL must name a host");
+  if (from === undefined)
+    throw new ConfigError("TANDEM_SMTP_URL needs TANDEM_SMTP_FROM, the sender of Tandem's emails");
+  if (!isSender(from)) {
+    throw new ConfigError("TANDEM_SMTP_FROM must be an email address, or a name and one: Tandem <tandem@acme.test>");
+  }
+  return Object.freeze({
+    url: rawUrl,
+    from: from.trim(),
+    toJSON: () => ({ url: "[redacted]", from: from.trim() }),
+  });
+}
+
+/** `address` or `Name <address>`, one line. */
+function isSender(from: string): boolean {
+  const address = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+  const trimmed = from.trim();
+  if (/[\r\n]/.test(trimmed)) return false;
+  const named = /^(.*)<([^<>]+)>$/.exec(trimmed);
+  return named ? address.test(named[2] ?? "") : address.test(trimmed);
+}
+
+/** `TANDEM_PUBLIC_URL`: an http(s) URL, kept without its trailing slash; null when unset. */
+function publicUrlOf(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError("TANDEM_PUBLIC_URL must be an http(s) URL (https://tandem.acme.test)");
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
+    throw new ConfigError("TANDEM_PUBLIC_URL must be an http(s) URL (https://tandem.acme.test)");
+  }
+  if (url.username !== "" || url.password !== "") throw new ConfigError("TANDEM_PUBLIC_URL must not hold a user");
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
 }
 
 /** `TANDEM_TUNNEL_ORIGIN`: an http(s) origin alone (a path would not separate anything), or null when unset. */
@@ -277,6 +354,8 @@ function tunnelOriginOf(raw: string | undefined): string | null {
 export interface Secrets {
   readonly jwtSecret: Uint8Array;
   readonly encryptionKey: Uint8Array;
+  /** The VAPID private key Web Push requests are signed with (a P-256 scalar, 32 bytes). */
+  readonly vapidPrivateKey: Uint8Array;
   /** Which secrets were generated into the data dir on this call (for a warning in the log). */
   readonly generated: readonly string[];
 }
@@ -320,6 +399,35 @@ const ENCRYPTION_KEY: SecretKind = {
   file: ENCRYPTION_KEY_FILE,
   parse: parseEncryptionKey,
   make: () => randomBytes(32).toString("base64"),
+};
+
+/** Parses a TANDEM_VAPID_PRIVATE_KEY: base64url of a 32-byte P-256 private key, as web-push prints it. */
+export function parseVapidPrivateKey(value: string): Uint8Array {
+  const trimmed = value.trim();
+  const bytes = /^[A-Za-z0-9_-]{43}=?$/.test(trimmed) ? Buffer.from(trimmed, "base64url") : Buffer.alloc(0);
+  try {
+    if (bytes.length !== 32) throw new Error("length");
+    // Refuses zero and values past the curve's order.
+    createECDH("prime256v1").setPrivateKey(bytes);
+  } catch {
+    throw new ConfigError("TANDEM_VAPID_PRIVATE_KEY must be base64url of a 32-byte P-256 private key");
+  }
+  return Uint8Array.from(bytes);
+}
+
+/** The VAPID key's file in the data dir. */
+export const VAPID_KEY_FILE = "vapid_private_key";
+
+const VAPID_KEY: SecretKind = {
+  env: "TANDEM_VAPID_PRIVATE_KEY",
+  file: VAPID_KEY_FILE,
+  parse: parseVapidPrivateKey,
+  make: () => {
+    const ecdh = createECDH("prime256v1");
+    ecdh.generateKeys();
+    // A scalar with leading zero bytes comes out shorter: padded, as the key is always 32 bytes.
+    return Buffer.from(ecdh.getPrivateKey().toString("hex").padStart(64, "0"), "hex").toString("base64url");
+  },
 };
 
 /**
@@ -366,8 +474,12 @@ function readSecret(kind: SecretKind, config: Config, env: Env): Uint8Array | nu
 export function readSecrets(
   config: Config,
   env: Env = process.env,
-): { jwtSecret: Uint8Array | null; encryptionKey: Uint8Array | null } {
-  return { jwtSecret: readSecret(JWT_SECRET, config, env), encryptionKey: readSecret(ENCRYPTION_KEY, config, env) };
+): { jwtSecret: Uint8Array | null; encryptionKey: Uint8Array | null; vapidPrivateKey: Uint8Array | null } {
+  return {
+    jwtSecret: readSecret(JWT_SECRET, config, env),
+    encryptionKey: readSecret(ENCRYPTION_KEY, config, env),
+    vapidPrivateKey: readSecret(VAPID_KEY, config, env),
+  };
 }
 
 /**
@@ -391,7 +503,8 @@ export function loadSecrets(config: Config, env: Env = process.env): Secrets {
   };
   const jwtSecret = orNew(found.jwtSecret, JWT_SECRET);
   const encryptionKey = orNew(found.encryptionKey, ENCRYPTION_KEY);
-  return Object.freeze({ jwtSecret, encryptionKey, generated });
+  const vapidPrivateKey = orNew(found.vapidPrivateKey, VAPID_KEY);
+  return Object.freeze({ jwtSecret, encryptionKey, vapidPrivateKey, generated });
 }
 
 /** Values stamped into the binary by `install.sh`; `dev` and "" when unstamped. */

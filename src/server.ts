@@ -34,7 +34,7 @@ export async function startServer(
   log: Logger,
   access: (entry: AccessEntry) => void,
   /** Tuning a test may shorten (how long an unused document stays in memory). */
-  tuning: Pick<ServiceOptions, "docs" | "jobs"> = {},
+  tuning: Pick<ServiceOptions, "docs" | "jobs" | "email"> = {},
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(config.dataDir);
@@ -51,7 +51,7 @@ async function serveLocked(
   config: Config,
   log: Logger,
   access: (entry: AccessEntry) => void,
-  tuning: Pick<ServiceOptions, "docs" | "jobs">,
+  tuning: Pick<ServiceOptions, "docs" | "jobs" | "email">,
   unlock: () => void,
 ): Promise<RunningServer> {
   const secrets = loadSecrets(config);
@@ -65,7 +65,10 @@ async function serveLocked(
   // Every editor's update fails alike on a full disk: one line a minute says so, with how many it stands for.
   const docErrors = atMostEvery(60_000);
   const setupToken = hasOrganization(conn.sqlite) ? null : newToken("");
+  // Links in emails and pushes lead to TANDEM_PUBLIC_URL, else to where this server listens.
+  let listening = "";
   const services = createServices(conn, config, {
+    publicUrl: () => listening,
     secrets,
     setupToken,
     onEventError: (err) => log.error({ err }, "an event subscriber failed"),
@@ -103,18 +106,24 @@ async function serveLocked(
   services.scheduler?.start(services.events);
   // Tunnel runs left running by a previous process end; connectors reconnect by themselves.
   services.tunnels.start();
+  // Inbox items left unread while the server was down are emailed now.
+  services.email.start();
   // Rooms deleted before a stop may still hold rows: their purge goes on.
   void services.chat.purge.run();
   // Texts whose editing a stop cut short are indexed for search; deleted rooms leave the index.
   services.search.start();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
+  listening = url;
   const setupUrl = setupToken ? `${url}/setup?token=${setupToken}` : null;
   // The one log line that carries a token, by design: it is the way in to a fresh install. Logged before the
   // listening line, so whoever waits for that line has it already.
   // Logged as a warning, so a quieter LOG_LEVEL still shows the way in.
   if (setupUrl) log.warn({ setup_url: setupUrl }, "first-run setup: open this URL to create the organization");
   log.info({ url, data_dir: config.dataDir }, "tandem is listening");
+  if (config.smtp && !config.publicUrl) {
+    log.warn({ url }, "TANDEM_PUBLIC_URL is not set: links in emails lead to where this server listens");
+  }
   const unreadable = services.integrations.unreadable();
   if (unreadable.length > 0) {
     log.warn(
@@ -161,6 +170,7 @@ async function serveLocked(
       clearInterval(sessionCheck);
       services.runner?.stop();
       services.scheduler?.stop();
+      await services.email.stop();
       // Documents in memory fold their logs into snapshots; editors reconnect to the next server.
       await services.docs.closeAll(CLOSE.goingAway, "server stopping");
       // Their last texts, still settling, go into the search index.

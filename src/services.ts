@@ -5,6 +5,7 @@ import { DocRegistry, type RegistryOptions } from "./collab/registry";
 import type { Config, Secrets } from "./config";
 import { Access } from "./core/access";
 import { AccessMemo } from "./core/access-memo";
+import { AppError } from "./core/errors";
 import { EventBus } from "./core/events";
 import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
@@ -23,6 +24,9 @@ import { ChatStore } from "./features/chat/chat.store";
 import { LiveEvents } from "./features/events/events.live";
 import { FilesService } from "./features/files/files.service";
 import { FilesStore } from "./features/files/files.store";
+import { InboxService } from "./features/inbox/inbox.service";
+import { InboxSources, type SourcesWorld } from "./features/inbox/inbox.sources";
+import { InboxStore } from "./features/inbox/inbox.store";
 import { InstanceService } from "./features/instance/instance.service";
 import { SettingsStore } from "./features/instance/instance.store";
 import { IntegrationsService } from "./features/integrations/integrations.service";
@@ -31,6 +35,9 @@ import { InvitesService } from "./features/invites/invites.service";
 import { InvitesStore } from "./features/invites/invites.store";
 import { MembersService } from "./features/members/members.service";
 import { MembersStore } from "./features/members/members.store";
+import { type EmailOptions, EmailService } from "./features/notifications/notifications.email";
+import { type NotificationsWorld, PushService } from "./features/notifications/notifications.service";
+import { NotificationsStore } from "./features/notifications/notifications.store";
 import { OrganizationService } from "./features/organization/organization.service";
 import { OrganizationStore } from "./features/organization/organization.store";
 import { ProposalsService } from "./features/proposals/proposals.service";
@@ -54,6 +61,8 @@ import { JobsStore } from "./jobs/jobs.store";
 import { JobQueue } from "./jobs/queue";
 import { JobRunner } from "./jobs/runner";
 import type { Logger } from "./lib/log";
+import { Mailer } from "./providers/mail";
+import { PushClient } from "./providers/push";
 
 /** Every service of the app. */
 export type Services = ReturnType<typeof createServices>;
@@ -72,6 +81,10 @@ export interface ServiceOptions {
   log?: Logger;
   /** Reply pacing and job leases (tests shrink them). */
   jobs?: JobTuning;
+  /** The address people open Tandem at, for links in emails and pushes: known once the server listens. */
+  publicUrl?: () => string;
+  /** How often email looks for unread items (tests shorten it). */
+  email?: EmailOptions;
 }
 
 /** What tests shorten about staff replies. */
@@ -102,7 +115,13 @@ export function createServices(conn: Connection, config: Config, options: Servic
     secrets?.jwtSecret ?? new Uint8Array(0),
   );
   const signups = new SignupsService(uow, new SignupsStore(db), organization, members, auth);
-  const invites = new InvitesService(uow, new InvitesStore(db), organization, members, auth);
+  // Invites that name an address are emailed once committed (`email`, below).
+  const invites = new InvitesService(uow, new InvitesStore(db), organization, members, auth, {
+    get enabled() {
+      return email.enabled;
+    },
+    sendInvite: (invite, token) => email.sendInvite(invite, token),
+  });
   const instance = new InstanceService(
     uow,
     config,
@@ -155,6 +174,50 @@ export function createServices(conn: Connection, config: Config, options: Servic
   new ReplyQueue({ staff, access, chat, jobs }).listen(events);
   const search = new SearchService(uow, new SearchStore(db), spaces, access, options.log);
   search.listen(events);
+  // The inbox listens to what needs people: mentions, assignments, staff answers, approvals, and deletions.
+  const inboxWorld: SourcesWorld = {
+    visibleSpaceIds: (actor) => spaces.list(actor).map((space) => space.id),
+    memberActor: (orgId, userId) => {
+      try {
+        return access.orgActor({ userId, serviceAccountId: null }, orgId, "member");
+      } catch (error) {
+        if (error instanceof AppError) return null;
+        throw error;
+      }
+    },
+    sees: (actor, spaceId) => access.sees(actor, spaceId),
+    isStaff: (orgId, userId) => staff.mentionables(orgId).some((m) => m.userId === userId && m.staff !== null),
+    directory: (orgId) => staff.mentionables(orgId),
+  };
+  const inbox = new InboxService(uow, new InboxStore(db), commits, inboxWorld);
+  new InboxSources(inbox, inboxWorld).listen(events);
+  // Email and Web Push: what reaches people away from Tandem. Only a serving process (with a log) sends.
+  const publicUrl = () => config.publicUrl ?? options.publicUrl?.() ?? `http://localhost:${config.port}`;
+  const notificationsWorld: NotificationsWorld = {
+    memberActor: inboxWorld.memberActor,
+    spaceNames: (actor) => new Map(spaces.list(actor).map((space) => [space.id, space.name])),
+    settings: (actor) => inbox.settings(actor),
+    user: (userId) => members.user(userId),
+    organizationName: (orgId) => organization.byId(orgId)?.name ?? "",
+    publicUrl,
+  };
+  const sending = options.log !== undefined;
+  const email = new EmailService(
+    sending && config.smtp ? new Mailer(config.smtp) : null,
+    inbox,
+    notificationsWorld,
+    options.log ?? null,
+    options.email,
+  );
+  const vapidKey = sending && secrets?.vapidPrivateKey.length === 32 ? secrets.vapidPrivateKey : null;
+  const push = new PushService(
+    uow,
+    new NotificationsStore(db),
+    vapidKey ? new PushClient(vapidKey, () => vapidSubject(publicUrl(), config.smtp?.from)) : null,
+    notificationsWorld,
+    options.log ?? null,
+  );
+  push.listen(events);
   const encryptionKey = secrets?.encryptionKey ?? null;
   const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey);
   const automationsStore = new AutomationsStore(db);
@@ -230,7 +293,20 @@ export function createServices(conn: Connection, config: Config, options: Servic
     proposals,
     activity,
     search,
+    inbox,
+    email,
+    push,
     runner,
     scheduler,
   };
+}
+
+/**
+ * The contact push services are given with each push (VAPID `sub`): the public URL when it is https, else the
+ * sender's address of email, else a `mailto:` at the public URL's host.
+ */
+function vapidSubject(publicUrl: string, from: string | undefined): string {
+  if (publicUrl.startsWith("https://")) return publicUrl;
+  const address = from === undefined ? undefined : (/<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim());
+  return `mailto:${address ?? `tandem@${new URL(publicUrl).hostname}`}`;
 }

@@ -35,6 +35,11 @@ export interface EventOf<T extends EventType> {
   coalesce?: string;
   /** Not sent. Who made the change; absent when the server made it on its own. */
   actor?: Principal;
+  /**
+   * Not sent. A person's own event (their read state moved, an item reached their inbox): only that user's
+   * sockets hear it, never the rest of the organization, and it changes nothing that others read.
+   */
+  to?: string;
 }
 
 /** Any event, narrowed by its `type`. */

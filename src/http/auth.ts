@@ -31,6 +31,13 @@ let instances = 0;
 
 type Raw = Record<string, string | undefined> | undefined;
 
+/** A string field of a JSON object body, if there is one. */
+function bodyField(body: unknown, name: string): string | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === "string" ? value : undefined;
+}
+
 /** Brings the route's UUID path parameters to lower case, as ids are stored (`lowerUuid`). */
 function lowerIds(params: Raw): void {
   if (!params) return;
@@ -85,15 +92,19 @@ export function authMacro(auth: Authenticator, access: Access) {
     /** A member of the route's organization (`:orgId`, or `?org_id=`) holding `need`. */
     permission: (need: Need) => ({
       detail: mark({ "x-permission": need }),
-      transform: async ({ params, query, request, path: requestPath }) => {
+      transform: async ({ params, query, body, request, path: requestPath }) => {
         const given = credential(request);
         const principal = await auth.authenticate(given);
         lowerIds(params as Raw);
-        // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`).
+        // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`); a POST to
+        // one may name it in its body (`/me/inbox/read {org_id}`).
         // `org_id` is any string (api-spec): one that names no organization of the caller's is a 404, like a path id.
         // A path's `orgId` that is not text (undecodable percent-encoding) is an organization that does not exist.
         const pathIds = params as Raw;
-        const orgId = pathIds && "orgId" in pathIds ? (pathIds.orgId ?? "") : lowerUuid((query as Raw)?.org_id);
+        const orgId =
+          pathIds && "orgId" in pathIds
+            ? (pathIds.orgId ?? "")
+            : lowerUuid((query as Raw)?.org_id ?? bodyField(body, "org_id"));
         if (orgId === undefined) throw invalid("org_id: required");
         const actor = access.orgActor(principal, orgId, need);
         assertPathIds(pathIds, requestPath);

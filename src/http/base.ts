@@ -50,6 +50,9 @@ const RAW_BODY_PATH = /\/(files\/(upload|[^/]+\/content)|deliverables\/upload)\/
 /** Paths relayed elsewhere as they are, bodies streamed (a reverse tunnel's): never parsed here. */
 const RELAYED_PREFIX = "/tunnels/";
 
+/** The one DELETE route that takes a JSON body: a browser's push subscription names itself by its endpoint. */
+const DELETE_BODY_PATH = /^\/api\/v1\/me\/push-subscriptions\/?$/;
+
 interface RequestMark {
   id: string;
   start: number;
@@ -89,9 +92,11 @@ export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJ
       .onRequest(({ set }) => {
         (set as { mark?: RequestMark }).mark = { id: `${prefix}-${(++seq).toString(36)}`, start: performance.now() };
       })
-      // A DELETE's body is not read, as a GET's is not: no DELETE route takes one.
+      // A DELETE's body is not read, as a GET's is not, but on the one DELETE route that takes one.
       .onParse({ as: "global" }, async ({ request, path }) =>
-        request.method === "DELETE" || RAW_BODY_PATH.test(path) || path.startsWith(RELAYED_PREFIX)
+        (request.method === "DELETE" && !DELETE_BODY_PATH.test(path)) ||
+        RAW_BODY_PATH.test(path) ||
+        path.startsWith(RELAYED_PREFIX)
           ? null
           : ((await parseJsonBody(request, maxJsonBytes)) ?? null),
       )

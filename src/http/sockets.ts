@@ -130,6 +130,11 @@ export class OpenSockets<S extends UserSocket> {
     return this.byUser.entries();
   }
 
+  /** The open sockets of one user. */
+  of(userId: string): ReadonlySet<S> | undefined {
+    return this.byUser.get(userId);
+  }
+
   *all(): Generator<S> {
     for (const sockets of this.byUser.values()) yield* sockets;
   }

@@ -134,6 +134,7 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["DELETE /chat-rooms/:roomId/messages/:messageId",           "member",      "2xx",    "2xx",      "2xx",    "chat",   "2xx",      "chat"],
   ["POST /chat-rooms/:roomId/messages/:messageId/reactions",   "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["DELETE /chat-rooms/:roomId/messages/:messageId/reactions", "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["POST /chat-rooms/:roomId/read",                            "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
 
   ["GET /automations",                                         "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
   ["GET /automations/:automationId",                           "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
@@ -534,6 +535,7 @@ const PLANS: Record<string, Plan> = {
     }),
   },
   "POST /chat-rooms/:roomId/messages/:messageId/reactions": { build: () => ({ body: { emoji: "👍" } }) },
+  "POST /chat-rooms/:roomId/read": { build: ({ rows }) => ({ body: { message_id: rows.message } }) },
   "DELETE /chat-rooms/:roomId/messages/:messageId/reactions": {
     build: async ({ caller, rows, live }) => {
       const emoji = "🎉";

@@ -244,6 +244,7 @@ describe("cloud-agent runs (AGENT_HTTP_AUTH default, bearer)", () => {
       reply_message_id: replies[1]?.id,
       error: null,
       task_id: null,
+      asked_by_user_id: h.org.owner.id,
     });
     const started = h.events.events.findIndex(
       (e) => e.type === "ai.reply.started" && e.payload.job_id === event.payload.job_id,
@@ -361,6 +362,7 @@ describe("cloud-agent runs (AGENT_HTTP_AUTH default, bearer)", () => {
         reply_message_id: failure.id,
         error: expect.stringContaining(status),
         task_id: null,
+        asked_by_user_id: h.org.owner.id,
       });
     });
   }
@@ -471,6 +473,7 @@ describe("cloud-agent runs (AGENT_HTTP_AUTH default, bearer)", () => {
       reply_message_id: mine[1]?.id,
       error: null,
       task_id: task.body.id,
+      asked_by_user_id: h.org.owner.id,
     });
     const launch = h.fake.to("/v0/agents");
     expect(launch).toHaveLength(1);

@@ -294,6 +294,7 @@ describe("modelrouter staff replies (default settings)", () => {
         source_message_id: source.id,
         error: null,
         task_id: null,
+        asked_by_user_id: w.org.owner.id,
       };
       const started = events.find((e) => e.type === "ai.reply.started") as LiveEvent;
       const done = events.find((e) => e.type === "ai.reply.finished") as LiveEvent;
@@ -629,6 +630,7 @@ describe("modelrouter staff replies (default settings)", () => {
         reply_message_id: replies[0].id,
         error: expect.any(String),
         task_id: null,
+        asked_by_user_id: w.org.owner.id,
       });
       expect(failed.payload.error.length).toBeGreaterThan(0);
       expect(
@@ -990,6 +992,7 @@ describe("modelrouter staff replies (default settings)", () => {
         reply_message_id: job.reply_message_id,
         error: null,
         task_id: task.id,
+        asked_by_user_id: w.org.owner.id,
       });
 
       const again = await w.org.owner.api.patch(`${spacePath(w)}/tasks/${task.id}`, {

@@ -262,6 +262,7 @@ describe("tandem restore", () => {
       provisioning_base_domain: "prov.backup.test",
       needs_setup: false,
       open_signups_enabled: false,
+      email_enabled: false,
     });
 
     const owner = await login(back.url, OWNER.email, OWNER.password);

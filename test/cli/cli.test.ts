@@ -817,6 +817,7 @@ describe("tandem serve on a new install", () => {
       provisioning_base_domain: "",
       needs_setup: true,
       open_signups_enabled: false,
+      email_enabled: false,
     });
   });
 
@@ -957,6 +958,7 @@ describe("a provisioning secret stored under another encryption key", () => {
       provisioning_base_domain: "",
       needs_setup: false,
       open_signups_enabled: false,
+      email_enabled: false,
     });
   });
 });

@@ -23,14 +23,26 @@ import { AuthStore } from "../../src/features/auth/auth.store";
 import { AutomationsStore } from "../../src/features/automations/automations.store";
 import { ChatStore, PURGE_MESSAGES_SQL } from "../../src/features/chat/chat.store";
 import { ANCESTRY_SQL, FilesStore, SUBTREE_DELETE_SQL } from "../../src/features/files/files.store";
+import {
+  AWAITING_EMAIL_SQL,
+  FORGET_READ_STATES_SQL,
+  INBOX_POINT_SQL,
+  ITEMS_SQL,
+  MARK_EMAILED_SQL,
+  READ_ROOM_ITEMS_SQL,
+  UNREAD_ITEMS_SQL,
+  UNREAD_ROOMS_SQL,
+} from "../../src/features/inbox/inbox.store";
 import { IntegrationsStore } from "../../src/features/integrations/integrations.store";
 import { InvitesStore } from "../../src/features/invites/invites.store";
 import { MembersStore } from "../../src/features/members/members.store";
+import { PUSH_SQL } from "../../src/features/notifications/notifications.store";
 import { OrganizationStore } from "../../src/features/organization/organization.store";
 import { ProposalsStore } from "../../src/features/proposals/proposals.store";
 import {
   COUNT_SQL,
   LATEST_MESSAGES_SQL,
+  LIVE_SQL,
   MESSAGES_INDEX_SQL,
   MESSAGES_WATERMARK_SQL,
   NAME_PARTS_SQL,
@@ -455,6 +467,47 @@ function seed(db: Database): void {
       }
       if (s === 3) ids.privateSpace = space;
     }
+
+    // The inbox: read state of a third of the rooms and ~40 items for each of the first 150 members.
+    const rooms = db.prepare("SELECT id, space_id FROM chat_rooms").all() as { id: string; space_id: string }[];
+    const someMessages = db.prepare("SELECT id, room_id, created_at FROM chat_messages LIMIT 2000").all() as {
+      id: string;
+      room_id: string;
+      created_at: number;
+    }[];
+    for (const [u, user] of members.slice(0, 150).entries()) {
+      for (const [r, room] of rooms.entries()) {
+        if ((r + u) % 3 !== 0) continue;
+        const m = pick(someMessages, r + u);
+        ins("chat_read_states", {
+          user_id: user,
+          room_id: room.id,
+          message_id: m.id,
+          message_created_at: m.created_at,
+          updated_at: t(),
+        });
+      }
+      for (let k = 0; k < 40; k++) {
+        const m = pick(someMessages, u * 40 + k);
+        const room = rooms.find((x) => x.id === m.room_id) as { id: string; space_id: string };
+        ins("inbox_items", {
+          id: id(),
+          org_id: org,
+          user_id: user,
+          kind: pick(["mention", "assigned", "staff_reply", "approval"], k),
+          space_id: room.space_id,
+          actor_user_id: pick(members, k),
+          chat_room_id: room.id,
+          message_id: m.id,
+          task_id: null,
+          automation_id: null,
+          proposal_id: null,
+          summary: "hello",
+          read_at: k % 3 === 0 ? t() : null,
+          created_at: t(),
+        });
+      }
+    }
   })();
 }
 
@@ -517,8 +570,8 @@ beforeAll(() => {
   sqlite = conn.sqlite;
   migrate(sqlite);
   seed(sqlite);
-  // The search index of the seeded rows, as migration 0013 makes it for an install that already holds them.
-  const migration = readFileSync(join(import.meta.dir, "../../migrations/0013_search.sql"), "utf8");
+  // The search index of the seeded rows, as migration 0015 makes it for an install that already holds them.
+  const migration = readFileSync(join(import.meta.dir, "../../migrations/0015_search.sql"), "utf8");
   sqlite.exec(migration.split("--> statement-breakpoint").find((s) => s.includes("INSERT INTO `search_docs`")) ?? "");
   sqlite.exec("ANALYZE");
   // The stores run on a drizzle connection that logs every statement they send.
@@ -875,6 +928,10 @@ const cases: Case[] = [
         raw: { sql: ROOM_SPAN_DELETE_SQL, params: { from: 0, to: 20_000 } },
       },
       {
+        name: "search: is a task message still there",
+        raw: { sql: LIVE_SQL, params: { kind: "task_message", itemId: "x", spaceId: ids.space } },
+      },
+      {
         name: "search: index a batch of new messages",
         raw: { sql: MESSAGES_INDEX_SQL, params: { ids: JSON.stringify([ids.message]) } },
       },
@@ -893,6 +950,58 @@ const cases: Case[] = [
       },
     ] satisfies Case[];
   })(),
+  // Inbox (raw statements: planned as written, with realistic parameters)
+  {
+    name: "inbox: unread counts of the rooms of the spaces a person sees",
+    raw: {
+      sql: UNREAD_ROOMS_SQL,
+      params: { userId: "$user", joinedAt: 0, spaceIds: "$spaces" },
+    },
+  },
+  {
+    name: "inbox: a page of a person's items",
+    raw: {
+      sql: ITEMS_SQL,
+      params: { userId: "$user", orgId: "$org", spaceIds: "$spaces", unreadOnly: 0, before: now * 2, limit: 50 },
+    },
+  },
+  {
+    name: "inbox: a page of a person's unread items",
+    raw: {
+      sql: ITEMS_SQL,
+      params: { userId: "$user", orgId: "$org", spaceIds: "$spaces", unreadOnly: 1, before: now * 2, limit: 50 },
+    },
+  },
+  {
+    name: "inbox: count a person's unread items",
+    raw: { sql: UNREAD_ITEMS_SQL, params: { userId: "$user", orgId: "$org", spaceIds: "$spaces" } },
+  },
+  {
+    name: "inbox: reading a room reads its items up to a message",
+    raw: { sql: READ_ROOM_ITEMS_SQL, params: { userId: "$user", roomId: "$room", upTo: now * 2, now } },
+  },
+  {
+    name: "inbox: a member leaving forgets their read state",
+    raw: { sql: FORGET_READ_STATES_SQL, params: { userId: "$user", orgId: "$org" } },
+  },
+  ...INBOX_POINT_SQL.map((sql) => ({
+    name: `inbox: ${sql.replace(/\s+/g, " ").slice(0, 80)}`,
+    raw: { sql, params: Object.fromEntries([...sql.matchAll(/\$(\w+)/g)].map((m) => [m[1], "x"])) },
+  })),
+  // Email and push
+  {
+    name: "email: the oldest items neither read nor emailed",
+    raw: { sql: AWAITING_EMAIL_SQL, params: { before: now, limit: 2000 } },
+  },
+  { name: "email: items emailed", raw: { sql: MARK_EMAILED_SQL, params: { ids: '["x"]', now } } },
+  ...PUSH_SQL.map((sql) => ({
+    name: `push: ${sql.replace(/\s+/g, " ").slice(0, 80)}`,
+    raw: { sql, params: Object.fromEntries([...sql.matchAll(/\$(\w+)/g)].map((m) => [m[1], "x"])) },
+    ...(sql.includes("ORDER BY") ? { tempBTree: SMALL("a person's browsers, at most 20") } : {}),
+  })),
+  { name: "members: one member (the live directory)", run: () => stores.members.member(ids.org, ids.user) },
+  { name: "members: a user's organizations", run: () => stores.members.orgsOf(ids.user) },
+  { name: "members: holders of a role", run: () => stores.members.holdersOf(ids.role) },
 ];
 /**
  * Parent tables whose rows a request deletes (directly or by cascade). Deleting a parent row makes SQLite

@@ -78,7 +78,9 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0010_activity_outlives_staff",
       "0011_room_purge",
       "0012_automations_run",
-      "0013_search",
+      "0013_inbox",
+      "0014_notifications",
+      "0015_search",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
@@ -109,10 +111,10 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
   });
 });
 
-describe("migration 0013 (search) on a database with rows", () => {
+describe("migration 0015 (search) on a database with rows", () => {
   it("indexes what the install holds: live messages, tasks, task messages, file nodes with their text", () => {
     const { sqlite } = openDatabase(join(tempDir(), "search.db"));
-    migrateUntil(sqlite, "0013_search");
+    migrateUntil(sqlite, "0015_search");
     insert(sqlite, "organizations", { id: "o1", slug: "acme" });
     insert(sqlite, "users", { id: "u1", email: "a@acme.test" });
     insert(sqlite, "spaces", { id: "s1", org_id: "o1" });
@@ -152,7 +154,7 @@ describe("migration 0013 (search) on a database with rows", () => {
     insert(sqlite, "file_docs", { node_id: "f1", text: "an aardvark lives here" });
     insert(sqlite, "file_nodes", { id: "f2", space_id: "s1", kind: "file", name: "aardvark.md", deleted_at: 7 });
 
-    expect(migrate(sqlite)).toEqual(["0013_search", "code_0001_unicode_name_keys"]);
+    expect(migrate(sqlite)).toEqual(["0015_search", "code_0001_unicode_name_keys"]);
     const found = sqlite
       .query(
         "SELECT d.kind, d.item_id AS id FROM search_text JOIN search_docs d ON d.doc = search_text.rowid WHERE search_text MATCH 'aardvark' ORDER BY d.doc",

@@ -911,8 +911,10 @@ describe("across the whole file", () => {
     for (const event of [...ownerLive.events, ...memberLive.events]) {
       expect(Object.keys(event).sort()).toEqual(ENVELOPE_KEYS);
       expect(event.organization_id).toBe(org.id);
-      // access.changed is about the member, not a space (the owner hears it for each space they create).
+      // access.changed is about the member, not a space (the owner hears it for each space they create); the
+      // directory's member.* events are about the organization.
       if (event.type === "access.changed") expect([event.space_id, event.payload]).toEqual([null, null]);
+      else if (event.type.startsWith("member.")) expect(event.space_id).toBeNull();
       else expect(event.space_id).toMatch(UUID);
       expect(typeof event.type).toBe("string");
     }

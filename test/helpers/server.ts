@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { RegistryOptions } from "../../src/collab/registry";
 import { loadConfig } from "../../src/config";
+import type { EmailOptions } from "../../src/features/notifications/notifications.email";
 import { createAccessLog } from "../../src/lib/access-log";
 import { createLogger } from "../../src/lib/log";
 import { startServer } from "../../src/server";
@@ -39,6 +40,8 @@ export async function startTestServer(
     /** Settings on top of the process environment (provider URLs of loopback fakes). */
     env?: Record<string, string>;
     jobs?: JobTuning;
+    /** How often email looks for unread items. */
+    email?: EmailOptions;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
@@ -48,6 +51,7 @@ export async function startTestServer(
   const server = await startServer(config, createLogger("debug", sink), createAccessLog("debug", sink), {
     docs: options.docs,
     jobs: options.jobs,
+    email: options.email,
   });
   return {
     url: `http://127.0.0.1:${server.port}`,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "bun:test";
-import { randomBytes } from "node:crypto";
+import { createECDH, randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, loadConfig, parseEncryptionKey } from "../../src/config";
+import { ConfigError, loadConfig, parseEncryptionKey, parseVapidPrivateKey } from "../../src/config";
 import { redactUrl } from "../../src/lib/log";
 
 describe("parseEncryptionKey", () => {
@@ -67,5 +67,61 @@ describe("reverse tunnel settings", () => {
 describe("redactUrl of a tunnel link", () => {
   it("hides the one-time link's token", () => {
     expect(redactUrl("/tunnels/x/?tunnel_token=abc&q=1")).toBe("/tunnels/x/?tunnel_token=%5Bredacted%5D&q=1");
+  });
+});
+
+describe("email and push settings", () => {
+  const load = (env: Record<string, string>) => loadConfig({ data: "/tmp/tandem-config-test" }, env);
+  const refusal = (env: Record<string, string>) => {
+    try {
+      load(env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error("accepted");
+  };
+
+  it("takes TANDEM_SMTP_URL with TANDEM_SMTP_FROM, and never shows the URL when serialized", () => {
+    const config = load({
+      TANDEM_SMTP_URL: "smtps://mailer:pa55-word@mail.acme.test:465",
+      TANDEM_SMTP_FROM: "Tandem <t@acme.test>",
+    });
+    expect(config.smtp?.url).toBe("smtps://mailer:pa55-word@mail.acme.test:465");
+    expect(config.smtp?.from).toBe("Tandem <t@acme.test>");
+    expect(JSON.stringify(config)).not.toContain("pa55-word");
+    expect(load({}).smtp).toBeNull();
+  });
+
+  it("refuses an SMTP URL of another scheme, or one half of the pair, without quoting the URL", () => {
+    const https = refusal({ TANDEM_SMTP_URL: "https://u:pa55-word@mail.acme.test", TANDEM_SMTP_FROM: "t@acme.test" });
+    expect(https).toBe("TANDEM_SMTP_URL must be an smtp:// or smtps:// URL (smtp://user:password@host:587)");
+    expect(refusal({ TANDEM_SMTP_URL: "smtp://u:pa55-word@mail.acme.test" })).toBe(
+      "TANDEM_SMTP_URL needs TANDEM_SMTP_FROM, the sender of Tandem's emails",
+    );
+    expect(refusal({ TANDEM_SMTP_FROM: "t@acme.test" })).toBe(
+      "TANDEM_SMTP_FROM is set without TANDEM_SMTP_URL: set both, or neither",
+    );
+    expect(refusal({ TANDEM_SMTP_URL: "smtp://mail.acme.test", TANDEM_SMTP_FROM: "not an address" })).toBe(
+      "TANDEM_SMTP_FROM must be an email address, or a name and one: Tandem <tandem@acme.test>",
+    );
+  });
+
+  it("takes TANDEM_PUBLIC_URL without its trailing slash, and refuses anything but http(s)", () => {
+    expect(load({ TANDEM_PUBLIC_URL: "https://tandem.acme.test/" }).publicUrl).toBe("https://tandem.acme.test");
+    expect(load({}).publicUrl).toBeNull();
+    expect(refusal({ TANDEM_PUBLIC_URL: "ftp://tandem.acme.test" })).toBe(
+      "TANDEM_PUBLIC_URL must be an http(s) URL (https://tandem.acme.test)",
+    );
+  });
+
+  it("reads a TANDEM_VAPID_PRIVATE_KEY of 32 bytes on the curve, and refuses others", () => {
+    const ecdh = createECDH("prime256v1");
+    ecdh.generateKeys();
+    const key = ecdh.getPrivateKey();
+    expect(Buffer.from(parseVapidPrivateKey(key.toString("base64url"))).equals(key)).toBe(true);
+    for (const bad of ["", "short", randomBytes(31).toString("base64url"), Buffer.alloc(32).toString("base64url")]) {
+      expect(() => parseVapidPrivateKey(bad)).toThrow(ConfigError);
+    }
   });
 });

@@ -226,6 +226,7 @@ describe("dist/tandem", () => {
       provisioning_base_domain: "prov.smoke.test",
       needs_setup: false,
       open_signups_enabled: false,
+      email_enabled: false,
     });
     const res = await login(back.url);
     expect(res.status).toBe(200);

@@ -1,8 +1,8 @@
 /**
  * The live-events sockets (contract §5): every event of the bus goes, serialized once, to the sockets of the
- * organization's members who can see its space, checked at delivery with the same rules as REST (remembered,
- * so this costs a lookup). A member removed from the organization has their sockets closed at once; one whose
- * access changed otherwise hears `access.changed`.
+ * organization's members who can see its space (a person's own event, `to` them, to their sockets alone),
+ * checked at delivery with the same rules as REST (remembered, so this costs a lookup). A member removed from
+ * the organization has their sockets closed at once; one whose access changed otherwise hears `access.changed`.
  *
  * Fan-out is this class alone, fed by `EventBus.subscribe`: several instances would each run one, with a
  * broker behind the bus.
@@ -21,8 +21,8 @@ export type Memberships = (actor: OrgActor) => readonly { spaceId: string; role:
 export const MAX_SOCKETS_PER_USER = 50;
 
 /**
- * The events clients receive (contract §5, with the proposal and automation deletion extensions); the others
- * (`task.assigned`, `job.queued`, `user.deleted`) are the server's own.
+ * The events clients receive (contract §5, with the proposal and automation deletion extensions, and §10); the
+ * others (`task.assigned`, `job.queued`, `user.deleted`, `member.added`...) are the server's own.
  */
 const LIVE: ReadonlySet<EventType> = new Set<EventType>([
   "task.created",
@@ -48,6 +48,14 @@ const LIVE: ReadonlySet<EventType> = new Set<EventType>([
   "ai.reply.started",
   "ai.reply.finished",
   "ai.reply.failed",
+  // Contract §10: the live directory (to the whole organization, or a private space's members)...
+  "member.joined",
+  "member.updated",
+  "member.left",
+  "space.created",
+  // ...and a person's own events (to that person's sockets only).
+  "chat.read",
+  "inbox.item",
 ]);
 
 /** Coalesced events (see `EventOf.coalesce`): at most one per key per this interval after the first. */
@@ -189,7 +197,7 @@ export class LiveEvents {
   private deliver(event: DomainEvent): void {
     let json: string | undefined;
     const need = readPermissionOf(event.type);
-    for (const [, sockets] of this.sockets.users()) {
+    for (const [, sockets] of this.audience(event)) {
       let sees: boolean | undefined;
       for (const socket of sockets) {
         if (socket.orgId !== event.organization_id) continue;
@@ -204,12 +212,20 @@ export class LiveEvents {
         json ??= JSON.stringify({
           type: event.type,
           organization_id: event.organization_id,
-          space_id: event.space_id,
+          // An organization-wide event (the directory's `member.*`) is about no space: null, as `access.changed`.
+          space_id: event.space_id === "" ? null : event.space_id,
           payload: event.payload,
         });
         socket.ws.sendText(json);
       }
     }
+  }
+
+  /** The users who may hear the event, with their sockets: everyone's, or only its addressee's. */
+  private audience(event: DomainEvent): Iterable<[string, ReadonlySet<EventSocket>]> {
+    if (event.to === undefined) return this.sockets.users();
+    const sockets = this.sockets.of(event.to);
+    return sockets ? [[event.to, sockets]] : [];
   }
 
   /**

@@ -21,6 +21,8 @@ export class SpaceCache<T> {
     events.subscribe((event) => {
       // An account deleted: rows of any number of spaces lost their author.
       if (event.type === "user.deleted") this.entries.clear();
+      // A person's own event (`chat.read`) changes no shared row.
+      else if (event.to !== undefined) return;
       else if (event.type.startsWith(prefix)) this.forgetSpace(event.space_id);
     });
   }

@@ -10,6 +10,8 @@ export const instanceOut = z.object({
   needs_setup: z.boolean(),
   /** (extension) Whether the organization takes sign-up requests, so a sign-in page offers them only then. */
   open_signups_enabled: z.boolean(),
+  /** (extension) Whether SMTP is set up: without it nothing is emailed, and the UI says so. */
+  email_enabled: z.boolean(),
 });
 
 export const setupIn = z.object({

@@ -45,6 +45,7 @@ export class InstanceService {
       provisioning_base_domain: enabled ? hostnameOf(values.base_url ?? "") : "",
       needs_setup: this.organization.needsSetup(),
       open_signups_enabled: this.organization.signupsOpen(),
+      email_enabled: this.config.smtp !== null,
     };
   }
 

@@ -50,16 +50,16 @@ export function invitesRoutes(auth: AuthMacro, invites: InvitesService) {
         .post(
           "/invites",
           ({ actor, body, status }) => {
-            const { invite, token } = invites.create(actor, body);
-            return status(201, { invite: presentInvite(invite), token });
+            const { invite, token, emailed } = invites.create(actor, body);
+            return status(201, { invite: presentInvite(invite), token, emailed });
           },
           {
             permission: "org.members.manage",
             body: createInviteIn,
             detail: doc(
-              "Creates an invite valid 7 days; the token is shown only here",
+              "Creates an invite valid 7 days; the token is shown only here. `emailed`: the invite names an address and SMTP is set up, so its link is being emailed there",
               {
-                201: z.object({ invite: inviteOut, token: z.string() }),
+                201: z.object({ invite: inviteOut, token: z.string(), emailed: z.boolean() }),
                 409: "`already a member of the organization`",
               },
               {

@@ -18,6 +18,16 @@ import type { InviteRow, InvitesStore } from "./invites.store";
 
 const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
 
+/** Who emails an invite that names an address (the notifications feature), once it is committed. */
+export interface InviteMail {
+  /** Whether email is set up: the API tells the inviter whether the invite is being emailed. */
+  readonly enabled: boolean;
+  sendInvite(
+    invite: { id: string; orgId: string; email: string; createdBy: string | null; expiresAt: number },
+    token: string,
+  ): void;
+}
+
 export class InvitesService {
   constructor(
     private readonly uow: UnitOfWork,
@@ -25,6 +35,7 @@ export class InvitesService {
     private readonly organization: OrganizationService,
     private readonly members: MembersService,
     private readonly sessions: AuthService,
+    private readonly mail: InviteMail | null = null,
   ) {}
 
   /** A deleted role is no longer handed out by the invites not yet accepted. */
@@ -39,10 +50,10 @@ export class InvitesService {
   create(
     actor: OrgActor,
     input: { email?: string | null | undefined; role_ids?: string[] | undefined },
-  ): { invite: InviteRow; token: string } {
+  ): { invite: InviteRow; token: string; emailed: boolean } {
     const token = newToken("inv_");
     const now = Date.now();
-    return this.uow.write(() => {
+    return this.uow.write((unit) => {
       const invited = input.email ? this.members.userByEmail(input.email) : undefined;
       if (invited && this.members.isMember(actor.orgId, invited.id)) {
         throw conflict("already a member of the organization");
@@ -61,7 +72,12 @@ export class InvitesService {
         acceptedBy: null,
       };
       this.store.insertInvite(invite);
-      return { invite, token };
+      // Emailed once committed, never for an invite that rolled back; a failure is the mailer's to log.
+      const { mail } = this;
+      const email = invite.email;
+      if (email === null || !mail?.enabled) return { invite, token, emailed: false };
+      unit.afterCommit(() => mail.sendInvite({ ...invite, email }, token));
+      return { invite, token, emailed: true };
     });
   }
 

@@ -1,7 +1,18 @@
-/** The events of members, roles and accounts: none is sent to clients; other features follow them. */
+/**
+ * The events of members, roles and accounts. The live directory (contract §10: `member.joined`, `member.updated`,
+ * `member.left`) is sent to every member's sockets, each with the member as `GET /members` lists them; the
+ * others are the server's own, which other features follow.
+ */
+import type { MemberOut } from "./members.schemas";
 
 declare module "../../core/events" {
   interface EventPayloads {
+    /** Someone joined the organization: named at once everywhere. */
+    "member.joined": MemberOut;
+    /** A member's display name or roles changed. */
+    "member.updated": MemberOut;
+    /** Someone left the organization (removed, or a staff member deleted): the member as they were. */
+    "member.left": MemberOut;
     /** Someone became a member of the organization (invited, approved, added, created as staff). */
     "member.added": { user_id: string };
     /** Someone stopped being a member of the organization (their spaces' memberships go too). */
@@ -17,5 +28,3 @@ declare module "../../core/events" {
     "user.deleted": { user_id: string };
   }
 }
-
-export {};

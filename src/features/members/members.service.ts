@@ -16,6 +16,7 @@ import {
   isEmail,
   nameFromEmail,
 } from "./members.policy";
+import { presentMember } from "./members.present";
 import type { ListedUser, MemberRow, MembersStore, RoleRow, UserRow } from "./members.store";
 
 export type { ListedUser, MemberRow, RoleRow, UserRow } from "./members.store";
@@ -85,9 +86,12 @@ export class MembersService {
     });
   }
 
-  /** Renames an account (a staff member's follows its name). */
+  /** Renames an account (a staff member's follows its name); its organizations hear `member.updated`. */
   rename(userId: string, displayName: string, now = Date.now()): void {
-    this.uow.write(() => this.store.updateUser(userId, { displayName }, now));
+    this.uow.write((unit) => {
+      this.store.updateUser(userId, { displayName }, now);
+      for (const orgId of this.store.orgsOf(userId)) this.emitMember(unit, orgId, "member.updated", userId);
+    });
   }
 
   /**
@@ -96,9 +100,11 @@ export class MembersService {
    */
   deleteUser(orgId: string, userId: string, actor: Principal): void {
     this.uow.write((unit) => {
+      const member = this.store.member(orgId, userId);
       this.store.deleteUser(userId);
       this.store.forgetUser(userId);
       unit.emit(orgEvent(orgId, "user.deleted", { user_id: userId }, actor));
+      if (member) unit.emit(orgEvent(orgId, "member.left", presentMember(member), actor));
     });
   }
 
@@ -138,6 +144,7 @@ export class MembersService {
     this.uow.write((unit) => {
       this.store.addMember(orgId, userId, roleIds, now);
       unit.emit(orgEvent(orgId, "member.added", { user_id: userId }));
+      this.emitMember(unit, orgId, "member.joined", userId);
     });
   }
 
@@ -158,14 +165,16 @@ export class MembersService {
       // Removing a member takes their roles away: it needs what taking them away by PUT roles needs.
       assertCanGrant(actor.permissions, this.store.rolesByIds(actor.orgId, roleIds));
       assertKeepsAnOwner(this.store.countPeopleWithRole(owner.id), isOwner);
+      const member = this.store.member(actor.orgId, userId);
       this.store.removeMember(actor.orgId, userId);
       unit.emit(orgEvent(actor.orgId, "member.removed", { user_id: userId }, actor));
+      if (member) unit.emit(orgEvent(actor.orgId, "member.left", presentMember(member), actor));
     });
   }
 
   putMemberRoles(actor: OrgActor, userId: string, roleIds: readonly string[]): string[] {
     const unique = [...new Set(roleIds)];
-    return this.uow.write(() => {
+    return this.uow.write((unit) => {
       if (!isUuid(userId) || !this.store.isMember(actor.orgId, userId)) throw notFound("member not found");
       const found = this.store.rolesByIds(actor.orgId, unique);
       assertAllRolesFound(unique, found);
@@ -184,6 +193,7 @@ export class MembersService {
       const person = !this.store.userWithStaff(userId)?.serviceAccountId;
       assertKeepsAnOwner(this.store.countPeopleWithRole(owner.id), losing && person);
       this.store.setMemberRoles(actor.orgId, userId, unique);
+      this.emitMember(unit, actor.orgId, "member.updated", userId, actor);
       return unique.sort();
     });
   }
@@ -250,8 +260,10 @@ export class MembersService {
       const role = this.requireRole(actor.orgId, roleId);
       if (role.systemKey !== null) throw invalid("system roles cannot be deleted");
       assertCanGrant(actor.permissions, [role]);
+      const holders = this.store.holdersOf(role.id);
       this.store.deleteRole(role.id);
       unit.emit(orgEvent(actor.orgId, "role.deleted", { role_id: role.id }, actor));
+      for (const holder of holders) this.emitMember(unit, holder.orgId, "member.updated", holder.userId, actor);
     });
   }
 
@@ -358,6 +370,18 @@ export class MembersService {
   }
 
   // Helpers
+
+  /** Tells the organization's directory (contract §10) about a member as they are now, in the unit. */
+  private emitMember(
+    unit: Unit,
+    orgId: string,
+    type: "member.joined" | "member.updated",
+    userId: string,
+    actor?: Principal,
+  ): void {
+    const member = this.store.member(orgId, userId);
+    if (member) unit.emit(orgEvent(orgId, type, presentMember(member), actor));
+  }
 
   private requireRole(orgId: string, roleId: string): RoleRow {
     const role = isUuid(roleId) ? this.store.role(orgId, roleId) : undefined;

@@ -300,6 +300,49 @@ export class MembersStore {
       .map((r) => ({ ...r, roleIds: jsonArray(r.roleIds).sort() }));
   }
 
+  private readonly memberOf = prepared(() =>
+    this.db
+      .select({
+        userId: orgMembers.userId,
+        email: users.email,
+        displayName: users.displayName,
+        serviceAccountId: serviceAccounts.id,
+        joinedAt: orgMembers.joinedAt,
+        roleIds: sql<string | null>`(SELECT json_group_array(${memberRoles.roleId}) FROM ${memberRoles}
+          WHERE ${memberRoles.orgId} = ${orgMembers.orgId} AND ${memberRoles.userId} = ${orgMembers.userId})`,
+      })
+      .from(orgMembers)
+      .innerJoin(users, eq(users.id, orgMembers.userId))
+      .leftJoin(serviceAccounts, eq(serviceAccounts.userId, orgMembers.userId))
+      .where(and(eq(orgMembers.orgId, sql.placeholder("orgId")), eq(orgMembers.userId, sql.placeholder("userId"))))
+      .prepare(),
+  );
+
+  /** One member as listed, or undefined when the user is not a member. */
+  member(orgId: string, userId: string): MemberRow | undefined {
+    const row = this.memberOf().all({ orgId, userId })[0];
+    return row && { ...row, roleIds: jsonArray(row.roleIds).sort() };
+  }
+
+  /** The organizations the user is a member of. */
+  orgsOf(userId: string): string[] {
+    return this.db
+      .select({ orgId: orgMembers.orgId })
+      .from(orgMembers)
+      .where(eq(orgMembers.userId, userId))
+      .all()
+      .map((r) => r.orgId);
+  }
+
+  /** The members holding a role. */
+  holdersOf(roleId: string): { orgId: string; userId: string }[] {
+    return this.db
+      .select({ orgId: memberRoles.orgId, userId: memberRoles.userId })
+      .from(memberRoles)
+      .where(eq(memberRoles.roleId, roleId))
+      .all();
+  }
+
   // Roles
 
   roles(orgId: string): RoleRow[] {

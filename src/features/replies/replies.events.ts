@@ -9,6 +9,8 @@ export interface ReplyEventPayload {
   reply_message_id: string | null;
   error: string | null;
   task_id: string | null;
+  /** Who asked (the mention's author, the assigner; for an automation's prompt, who approved it); null: no one. */
+  asked_by_user_id: string | null;
 }
 
 declare module "../../core/events" {

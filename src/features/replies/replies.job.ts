@@ -309,6 +309,7 @@ export class ReplyJob implements JobKind {
         reply_message_id: replyMessageId,
         error,
         task_id: payload.taskId,
+        asked_by_user_id: payload.askedBy || null,
       },
     };
   }

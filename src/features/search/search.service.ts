@@ -5,7 +5,7 @@
  * deletion is in the index (or gone from it) when its write commits, and a crash loses nothing. Three things
  * follow their write instead, each durable by its own means:
  * - a new chat message is indexed after its post commits, with the others posted meanwhile, in one transaction
- *   (`flush`): FTS5 writes a segment per transaction, and a post that indexed itself cost 1.75 times the CPU of
+ *   (`flush`): FTS5 writes a segment per transaction, and a post that indexed itself cost 1.8 times the CPU of
  *   one that did not (docs/benchmarks.md). A search indexes whatever is pending before it looks, so the next
  *   search finds every message posted; a stop indexes them too; after a crash, the start indexes the messages
  *   posted since the last batch that committed (its time in `search_state`, less `CATCH_UP_MARGIN_MS`);
@@ -210,9 +210,13 @@ export class SearchService {
         else found.score = Math.min(found.score, hit.score);
       }
     }
-    const best = [...hits.values()]
-      .sort((a, b) => a.score - b.score || b.createdAt - a.createdAt || b.doc - a.doc)
-      .slice(0, query.limit);
+    const ranked = [...hits.values()].sort((a, b) => a.score - b.score || b.createdAt - a.createdAt || b.doc - a.doc);
+    // Only items still there are shown, whatever the index holds.
+    const best: Hit[] = [];
+    for (const hit of ranked) {
+      if (best.length >= query.limit) break;
+      if (this.store.live(hit)) best.push(hit);
+    }
     const terms = termsOf(words);
     return best.map((hit) => this.found(hit, terms, parsed.wordsMatch));
   }

@@ -8,6 +8,7 @@ import { isUuid, newId } from "../../lib/ids";
 import type { ChatService } from "../chat/chat.service";
 import type { MembersService } from "../members/members.service";
 import { assertManagesSpace } from "./spaces.policy";
+import { presentSpace } from "./spaces.present";
 import type {
   BoardRow,
   ColumnRow,
@@ -73,11 +74,18 @@ export class SpacesService {
       name,
       position,
     }));
-    this.uow.write(() => {
+    this.uow.write((unit) => {
       this.store.insertSpace(space);
       this.store.insertMember({ spaceId: space.id, userId: actor.userId, role: "owner", addedAt: now });
       this.store.insertBoard(board, columns);
       this.chat.addFirstRoom({ id: space.id, createdBy: actor.userId }, now);
+      unit.emit({
+        type: "space.created",
+        organization_id: actor.orgId,
+        space_id: space.id,
+        payload: presentSpace(space),
+        actor,
+      });
     });
     return space;
   }

@@ -1,0 +1,11 @@
+/** A person's own events (contract §10): sent `to` them alone, on their live-events sockets. */
+import type { InboxItemOut } from "./inbox.schemas";
+
+declare module "../../core/events" {
+  interface EventPayloads {
+    /** The person read a room up to a message (on another tab or device). */
+    "chat.read": { chat_room_id: string; message_id: string };
+    /** A new item in the person's inbox. */
+    "inbox.item": InboxItemOut;
+  }
+}
