@@ -145,6 +145,8 @@ export const PAGE_PATHS = [
   "/spaces",
   "/spaces/*",
   "/my-tasks",
+  "/inbox",
+  "/profile",
   "/approvals",
   "/search",
   "/staff",

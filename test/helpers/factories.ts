@@ -115,3 +115,15 @@ export async function staffWorld(publicSpaces: readonly [string, string]) {
   const privateSpaceId = await space({ name: "Secret", private: true });
   return { server, org, member, viewer, outsider, staff, spaceId, otherSpaceId, privateSpaceId };
 }
+
+/** Reads every room `who` has something unread in, to its newest message, and marks their inbox read. */
+export async function readEverything(org: Org, who: Person): Promise<void> {
+  const base = `/api/v1/organizations/${org.id}/spaces`;
+  const unread = await who.api.get(`/api/v1/me/unread?org_id=${org.id}`);
+  for (const room of unread.body.rooms as { chat_room_id: string; space_id: string }[]) {
+    const rooms = `${base}/${room.space_id}/chat-rooms/${room.chat_room_id}`;
+    const newest = (await who.api.get(`${rooms}/messages?limit=1`)).body.messages.at(-1);
+    if (newest) await who.api.post(`${rooms}/read`, { message_id: newest.id });
+  }
+  await who.api.post("/api/v1/me/inbox/read", { org_id: org.id, all: true });
+}

@@ -3,7 +3,8 @@
  * messages and reactions live; editing and deleting one's own messages; markdown rendered with raw HTML shown
  * as text; mentions highlighted; history loaded while scrolling up, and a room of many unread messages opened
  * at its first; attachments by URL; `@` autocomplete; rooms created, deleted (by whom the UI offers it) and
- * marked unread live (in the room list, and on the space's Chat tab and sidebar entry from other screens); a
+ * marked unread live, as the server counts it (in the room list, and on the space's Chat tab and sidebar entry
+ * from other screens); a
  * message's actions on a phone; a staff member mentioned in the UI answering through a
  * loopback fake model gateway (💭 first, then "thinking", then its reply); and how a room of 1,000 loaded
  * messages scrolls.
@@ -11,7 +12,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
-import { addMember, addStaff, type Org, OWNER, type Person } from "../helpers/factories";
+import { addMember, addStaff, type Org, OWNER, type Person, readEverything } from "../helpers/factories";
 import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
 import type { Client } from "../helpers/http";
 import type { TestServer } from "../helpers/server";
@@ -290,7 +291,7 @@ describe("history", () => {
 
   it("moves the New messages divider up as older unread messages load", async () => {
     const roomId = await newRoom("backlog");
-    // The browser is here before the messages come: to it, they are new.
+    // The owner has never read the room: every message of another is new to them.
     const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
     await messageList(owner).waitFor();
     for (let i = 1; i <= 60; i++) await say(roomId, `Backlog message ${i}`, member.api);
@@ -319,8 +320,8 @@ describe("history", () => {
 describe("unread on opening", () => {
   it("opens a room with many unread messages at the New messages divider, read ones above it", async () => {
     const roomId = await newRoom("catch-up");
+    // The owner's own ten are never unread to them: what Maya writes next is.
     await seed(roomId, 10, (i) => `Read before ${i}`);
-    // This browser first opens the chat after those ten: everything from here on is new to it.
     const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
     await messageList(owner).waitFor();
     for (let i = 1; i <= 60; i++) await say(roomId, `Catch-up ${i}`, member.api);
@@ -360,7 +361,9 @@ describe("unread on opening after a tall message", () => {
     const roomId = await newRoom("tall-read");
     await seed(roomId, 60, (i) => `Short read ${i}`);
     // About 950 px tall once rendered: the last message read before the new ones.
-    await say(roomId, `TALL ${"Lorem ipsum dolor sit amet ".repeat(150)}`, member.api);
+    const tall = await say(roomId, `TALL ${"Lorem ipsum dolor sit amet ".repeat(150)}`, member.api);
+    const read = await org.owner.api.post(`${spacePath()}/chat-rooms/${roomId}/read`, { message_id: tall.id });
+    expect(read.status).toBe(204);
     const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
     await messageList(owner).waitFor();
     for (let i = 1; i <= 60; i++) await say(roomId, `After tall ${i}`, member.api);
@@ -644,6 +647,8 @@ describe("rooms", () => {
   });
 
   it("marks the Chat tab and the space in the sidebar unread from another screen, until the room is opened", async () => {
+    // What earlier tests left unread is read: the counts start from nothing.
+    await readEverything(org, member);
     const maya = await open(member, `/spaces/${spaceId}/board`);
     const tabs = maya.getByRole("navigation", { name: "Space" });
     const sidebar = maya.getByRole("navigation", { name: "Workspace" });
@@ -658,8 +663,8 @@ describe("rooms", () => {
     await say(generalId, "Agenda is in Files");
     await tabs.getByRole("link", { name: "Chat 2 unread" }).waitFor();
     await screenshot(maya, "chat-unread-elsewhere");
-    // The dot's words follow the name (the link lays them out apart, hence the space).
-    await sidebar.getByRole("link", { name: "# Launch unread messages" }).waitFor();
+    // The count's words follow the name (the link lays them out apart, hence the space).
+    await sidebar.getByRole("link", { name: "# Launch 2 unread" }).waitFor();
 
     // Opening the room is seeing it: both marks go, and the chat screen agrees.
     await tabs.getByRole("link", { name: "Chat 2 unread" }).click();
@@ -737,36 +742,37 @@ describe("rooms", () => {
     await org.owner.api.delete(`${spacePath()}/chat-rooms/${roomId}`);
   });
 
-  it("keeps a live unread count when the room's unread probe answers after it, with older news", async () => {
+  it("keeps a live unread count when the counts' answer was made before the message arrived", async () => {
+    await readEverything(org, member);
     const maya = await open(member, `/spaces/${spaceId}/chat/${generalId}`);
     await messageList(maya).waitFor();
-    // Each room's unread probe is answered by the server at once, but reaches the page only when released: the
-    // new room's answer predates the message posted below, whose live event has counted it by then.
-    const room = Promise.withResolvers<string>();
-    const probed = Promise.withResolvers<void>();
+    await maya.getByRole("img", { name: "Live updates: live" }).first().waitFor();
+    const roomId = await newRoom("late-count");
+    const link = maya.getByRole("navigation", { name: "Rooms" }).getByRole("link", { name: /late-count/ });
+    await link.waitFor();
+    // The counts are answered by the server at once, but reach the page only when released: the answer predates
+    // the message posted below, whose live event has counted it by then.
+    const answered = Promise.withResolvers<void>();
     const release = Promise.withResolvers<void>();
     const delivered: Promise<void>[] = [];
-    await maya.route(/\/chat-rooms\/[^/]+\/messages\?limit=20$/, (route) => {
+    await maya.route(/\/api\/v1\/me\/unread\?/, (route) => {
       const done = (async () => {
         const response = await route.fetch();
-        const url = route.request().url();
-        if (url.includes(await room.promise)) probed.resolve();
+        answered.resolve();
         await release.promise;
         await route.fulfill({ response });
       })();
       delivered.push(done);
       return done;
     });
-    const roomId = await newRoom("late-probe");
-    room.resolve(roomId);
-    const link = maya.getByRole("navigation", { name: "Rooms" }).getByRole("link", { name: /late-probe/ });
-    await link.waitFor();
-    await probed.promise;
-    await say(roomId, "Posted while the probe was on its way");
+    // The tab coming back into view asks for the counts again.
+    await maya.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+    await answered.promise;
+    await say(roomId, "Posted while the counts were on their way");
     await link.getByText("1 unread").waitFor();
     release.resolve();
     await Promise.all(delivered);
-    // The late answers are taken in (two frames), and the count still holds the message they did not know of.
+    // The late answer is taken in (two frames), and the count still holds the message it did not know of.
     await maya.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     expect(await link.getByText("1 unread").count()).toBe(1);
     await maya.unrouteAll();
@@ -1084,6 +1090,8 @@ describe("keyboard and screen readers", () => {
   });
 
   it("names the screen in the window title, and updates it on navigation", async () => {
+    // Nothing waits in the owner's Inbox, whose count would come first in the title: "(2) #general · …".
+    await readEverything(org, org.owner);
     const page = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
     await page.waitForFunction(() => document.title === "#general · Launch · Tandem");
     await newRoom("titled");

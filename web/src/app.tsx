@@ -5,6 +5,7 @@ import { AcceptInvitePage, JoinWithAccountPage } from "./features/auth/InvitePag
 import { NoOrganization } from "./features/auth/NoOrganization";
 import { LoginPage, RegisterPage, SetupPage } from "./features/auth/SignInPages";
 import { MyTasksPage } from "./features/board/MyTasksPage";
+import InboxPage from "./features/inbox/InboxPage";
 import { SpaceRoute, SpacesPage } from "./features/spaces/SpacesPage";
 import { StaffPage } from "./features/staff/StaffPage";
 import { isSignedIn, isSignupPending, onSessionChange } from "./lib/api";
@@ -17,6 +18,7 @@ import { Shell } from "./shell";
 // automations' cron reader.
 const SettingsPage = lazy(() => import("./features/settings/SettingsPage"));
 const ApprovalsPage = lazy(() => import("./features/automations/ApprovalsPage"));
+const ProfilePage = lazy(() => import("./features/profile/ProfilePage"));
 // The results page comes with the palette's code, which is also loaded when first opened.
 const SearchPage = lazy(() => import("./features/search/SearchPage"));
 
@@ -37,6 +39,13 @@ function Screen({ path }: { path: string }) {
   if (space)
     return <SpaceRoute spaceId={space.spaceId as string} tab={space.tab ?? "board"} item={space.item ?? null} />;
   if (match("/my-tasks", path)) return <MyTasksPage />;
+  if (match("/inbox", path)) return <InboxPage />;
+  if (match("/profile", path))
+    return (
+      <Suspense fallback={<Spinner />}>
+        <ProfilePage />
+      </Suspense>
+    );
   const staff = match("/staff/:userId?", path);
   if (staff) return <StaffPage userId={staff.userId ?? null} />;
   if (match("/approvals", path))
@@ -83,6 +92,8 @@ function routeTitle(path: string, ws: ReturnType<typeof useWorkspace>): string {
     return tab ? `${tab} · ${found.name}` : found.name;
   }
   if (match("/my-tasks", path)) return "My tasks";
+  if (match("/inbox", path)) return "Inbox";
+  if (match("/profile", path)) return "Profile";
   const staff = match("/staff/:userId?", path);
   if (staff) return staff.userId ? `${ws.nameOf(staff.userId)} · AI staff` : "AI staff";
   if (match("/approvals", path)) return "Approvals";

@@ -1,11 +1,13 @@
 /**
- * The frame of every workspace screen: the sidebar (search, spaces, my tasks, staff, approvals with how many
- * wait, settings; who is signed in, changing their password, signing out), the command palette and the page.
+ * The frame of every workspace screen: the sidebar (search, the inbox and spaces with what is unread, my tasks,
+ * staff, approvals with how many wait, settings; who is signed in, their profile, changing their password,
+ * signing out), the command palette and the page.
  */
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { ChangePasswordDialog } from "./features/auth/ChangePassword";
 import { usePendingApprovals } from "./features/automations/pending";
-import { useUnreadCount, useUnreadTracker } from "./features/chat/unread";
+import { Counts, InboxCount, useSpaceCount } from "./features/inbox/Counts";
+import { useInboxTracker, useUnreadState } from "./features/inbox/unread";
 import { PaletteHost, SearchButton } from "./features/search/PaletteHost";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
@@ -23,14 +25,17 @@ function NavLink({ href, children, exact = false }: { href: string; children: Re
   );
 }
 
-/** A dot beside a space in the sidebar while its chat has unread messages (outside the room on screen). */
-function UnreadDot({ spaceId }: { spaceId: string }) {
-  const count = useUnreadCount(spaceId);
-  if (count === 0) return null;
+/** A space in the sidebar, with its unread messages and mentions (leaving out the room on screen). */
+function SpaceLink({ space }: { space: { id: string; name: string; private: boolean } }) {
+  const count = useSpaceCount(space.id);
   return (
-    <span className="nav-unread" title={`${count} unread ${count === 1 ? "message" : "messages"}`}>
-      <span className="sr-only">unread messages</span>
-    </span>
+    <NavLink href={`/spaces/${space.id}`}>
+      <span className={count.unread || count.mentions ? "nav-space unread" : "nav-space"}>
+        {space.private ? "🔒 " : "# "}
+        {space.name}
+      </span>
+      <Counts count={count} />
+    </NavLink>
   );
 }
 
@@ -116,9 +121,13 @@ export function Shell({ children }: { children: ReactNode }) {
     };
   }, [open, dismiss]);
   const admin = ws.can("org.manage") || ws.can("org.members.manage");
-  // Chat messages arriving anywhere count as unread, whatever screen is open.
-  useUnreadTracker();
+  // What needs the person: counted whatever screen is open, and in the window's title.
+  useInboxTracker();
+  const inbox = useUnreadState().inbox;
   const pending = usePendingApprovals();
+  const menuNews = [inbox ? `${inbox} unread in Inbox` : "", pending ? `${pending} waiting for approval` : ""].filter(
+    Boolean,
+  );
 
   return (
     <div className={`shell${open ? " nav-open" : ""}`}>
@@ -130,12 +139,12 @@ export function Shell({ children }: { children: ReactNode }) {
           ref={menuButton}
           type="button"
           className="icon menu-button"
-          aria-label={pending ? `Menu, ${pending} waiting for approval` : "Menu"}
+          aria-label={menuNews.length ? `Menu, ${menuNews.join(", ")}` : "Menu"}
           aria-expanded={open}
           aria-controls="workspace-nav"
           onClick={() => setOpen(!open)}
         >
-          ☰{pending ? <span className="menu-dot" aria-hidden="true" /> : null}
+          ☰{inbox || pending ? <span className={inbox ? "menu-dot inbox" : "menu-dot"} aria-hidden="true" /> : null}
         </button>
         <OrgName />
         <SearchButton className="icon topbar-search" />
@@ -149,6 +158,10 @@ export function Shell({ children }: { children: ReactNode }) {
           <OrgName />
         </div>
         <SearchButton className="nav-search" />
+        <NavLink href="/inbox">
+          Inbox
+          <InboxCount count={inbox} />
+        </NavLink>
         <NavLink href="/my-tasks">My tasks</NavLink>
         <NavLink href="/approvals">
           Approvals
@@ -161,21 +174,20 @@ export function Shell({ children }: { children: ReactNode }) {
             Spaces
           </NavLink>
           {ws.spaces.map((space) => (
-            <NavLink key={space.id} href={`/spaces/${space.id}`}>
-              <span className="nav-space">
-                {space.private ? "🔒 " : "# "}
-                {space.name}
-              </span>
-              <UnreadDot spaceId={space.id} />
-            </NavLink>
+            <SpaceLink key={space.id} space={space} />
           ))}
         </div>
         <div className="sidebar-me">
           <Avatar id={ws.me.id} name={ws.me.display_name} />
           <span className="grow sidebar-me-who">
-            <span className="sidebar-me-name" title={ws.me.email}>
+            <Link
+              href="/profile"
+              className="sidebar-me-name"
+              title={`${ws.me.email}: profile and notifications`}
+              aria-current={path === "/profile" ? "page" : undefined}
+            >
               {ws.me.display_name}
-            </span>
+            </Link>
             {/* Under the name, which so has the sidebar's width to itself. */}
             <span className="sidebar-me-actions">
               <button type="button" className="link small" onClick={() => setChangingPassword(true)}>

@@ -79,10 +79,22 @@ function announceScreen(title: string): void {
   }, 300);
 }
 
-function showTitle(): void {
+/** What needs the person (unread inbox items), in front of the title: "(3) Board · Launch · Tandem". */
+let titleCount = 0;
+
+/** Sets the count in front of the window's title (0 shows none). */
+export function setTitleCount(count: number): void {
+  if (count === titleCount) return;
+  titleCount = count;
+  showTitle(false);
+}
+
+function showTitle(announce = true): void {
   let best: { level: number; title: string } | undefined;
   for (const entry of titles) if (!best || entry.level >= best.level) best = entry;
-  document.title = best ? `${best.title} · Tandem` : "Tandem";
+  const count = titleCount > 0 ? `(${titleCount}) ` : "";
+  document.title = best ? `${count}${best.title} · Tandem` : `${count}Tandem`;
+  if (!announce) return;
   if (best) announceScreen(best.title);
 }
 

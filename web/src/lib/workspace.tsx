@@ -1,11 +1,14 @@
 /**
  * The signed-in user's workspace: who they are, the organization (one per install), what they may do, its
- * members (people and staff) and the spaces they can see. Loaded once after sign-in; members and spaces
- * reload on demand, after the events socket reconnects and when the tab comes back into view.
+ * members (people and staff) and the spaces they can see. Loaded once after sign-in; kept live by the
+ * directory's events (`member.joined`, `member.updated`, `member.left`, `space.created`), so someone who joins
+ * is named at once everywhere; loaded again after the events socket reconnects, when access changes and when
+ * the tab comes back into view.
  */
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useRef, useState } from "react";
 import type { Member, Organization, Space, User } from "../../../src/api-types";
 import { messageOf } from "./api";
+import { memberJoined, memberLeft, spaceCreated } from "./directory";
 import { connectEvents, useLiveEvents } from "./events";
 import { ErrorText, Spinner } from "./ui";
 import { getMe, listMembers, listOrganizations, listSpaces, myPermissions } from "./workspace-api";
@@ -90,7 +93,7 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
     return () => connectEvents(null);
   }, [base, org?.id, reloadMembers, reloadSpaces]);
 
-  // New spaces and members have no live event: look again whenever the tab comes back into view.
+  // Events sent while the tab slept in the background may be missed by a dropped socket: look again on return.
   useEffect(() => {
     const onVisible = () => {
       if (document.visibilityState === "visible") void Promise.all([reloadMembers(), reloadSpaces()]).catch(() => {});
@@ -102,10 +105,32 @@ export function WorkspaceProvider({ children, noOrg }: { children: ReactNode; no
   // Loaded above while the socket first connects. Looked at again after a reconnect (a while away), and when
   // the server says this user's access changed (roles, permissions, space memberships). Removed from the
   // organization: the "not a member" screen.
+  // The directory: people and staff joining, renamed, given roles or leaving; new spaces.
   useLiveEvents((event) => {
-    if (event.type === "access.lost") setOrg(null);
-    else if (event.type === "access.changed" || (event.type === "resync" && event.payload?.reconnected)) {
-      void Promise.all([reloadMembers(), reloadSpaces(), reloadMe()]).catch(() => {});
+    switch (event.type) {
+      case "access.lost":
+        setOrg(null);
+        return;
+      case "access.changed":
+        void Promise.all([reloadMembers(), reloadSpaces(), reloadMe()]).catch(() => {});
+        return;
+      case "resync":
+        if (event.payload?.reconnected) void Promise.all([reloadMembers(), reloadSpaces(), reloadMe()]).catch(() => {});
+        return;
+      case "member.joined":
+      case "member.updated": {
+        const member = event.payload as Member;
+        setMembers((list) => memberJoined(list, member));
+        if (member.user_id === me?.id && member.display_name !== me.display_name)
+          setMe({ ...me, display_name: member.display_name });
+        return;
+      }
+      case "member.left":
+        setMembers((list) => memberLeft(list, (event.payload as Member).user_id));
+        return;
+      case "space.created":
+        setSpaces((list) => spaceCreated(list, event.payload as Space));
+        return;
     }
   });
 

@@ -2,35 +2,29 @@
  * The chat of a space: its rooms (with unread counts and live creation and deletion) beside the open room.
  * `/spaces/:spaceId/chat` opens `general`, or the first room.
  *
- * Unread: per room, the time of the last message seen is kept in this browser (localStorage); a room created
- * or never opened counts from when this browser first opened the space's chat (or first counted a message of
- * it elsewhere). Counts come from a short look at each room's newest messages on opening, then from live events;
- * they live in the shared store of unread.ts, which the "Chat" tab and the sidebar read too.
+ * Unread counts and mentions are the server's (the inbox feature's store, which the "Chat" tab and the sidebar
+ * read too); the open room, on screen in a focused window, is read as its messages arrive.
  *
  * Deleting a room (which deletes its messages for good) is offered only to `org.manage` holders and to the
  * room's creator, and `general` only to `org.manage` holders; the API lets any `chat.write` holder do it.
  */
 
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { ChatRoom, Message, Space } from "../../../../src/api-types";
-import { ApiError, messageOf } from "../../lib/api";
+import { useEffect, useMemo, useRef, useState } from "react";
+import type { ChatRoom, Space } from "../../../../src/api-types";
 import { useLiveEvents } from "../../lib/events";
-import { useLoad, useStored } from "../../lib/hooks";
+import { useLoad } from "../../lib/hooks";
 import { navigate, useLocation } from "../../lib/router";
 import { Empty, ErrorText, Spinner, toast, usePageTitle } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { Counts, useSpaceCount } from "../inbox/Counts";
 import { listSpaceMembers } from "../spaces/api";
-import { listMessages, listRooms } from "./api";
+import { listRooms } from "./api";
 import type { Thinking } from "./chat-types";
 import type { Candidate } from "./mentions";
 import { CreateRoom, DeleteRoom } from "./RoomDialogs";
 import { RoomList } from "./RoomList";
 import { RoomView } from "./RoomView";
-import { type RoomUnread, type Seen, seenKey, updateUnread, useUnread } from "./unread";
 import { useThinking } from "./use-thinking";
-
-/** How many of a room's newest messages are looked at to count its unread ones. */
-const UNREAD_PROBE = 20;
 
 /** The chat screen of `space`, with `roomId` open. */
 export function ChatPage({ space, roomId }: { space: Space; roomId: string | null }) {
@@ -46,28 +40,6 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   const setRooms = roomsApi.setData;
   const me = ws.me.id;
 
-  const [initialSeen] = useState<Seen>(() => ({ since: new Date().toISOString(), rooms: {} }));
-  const [seen, storeSeen] = useStored<Seen>(seenKey(me, space.id), initialSeen);
-  const seenRef = useRef(seen);
-  seenRef.current = seen;
-  // The first visit starts the clock that never-opened rooms count from.
-  useEffect(() => {
-    if (seenRef.current === initialSeen) storeSeen(initialSeen);
-  }, [initialSeen, storeSeen]);
-  const seenOf = useCallback((id: string) => seenRef.current.rooms[id] ?? seenRef.current.since, []);
-
-  /**
-   * Per room, the ids of its unread messages. Ids, not counts, so a probe's answer and the live events that
-   * arrive while it is under way merge instead of one overwriting the other. Kept in the shared store, which
-   * also counts live messages (on every screen) and feeds the "Chat" tab and the sidebar.
-   */
-  const unread = useUnread(me, space.id);
-  const setUnread = useCallback(
-    (update: (ids: RoomUnread) => RoomUnread) => updateUnread(me, space.id, update),
-    [me, space.id],
-  );
-  /** Rooms whose count is a lower bound: every probed message was unread, and there may be more. */
-  const [atLeast, setAtLeast] = useState<ReadonlySet<string>>(new Set());
   const thinking = useThinking(ws.base, space.id);
   const [roomsOpen, setRoomsOpen] = useState(false);
   const [creating, setCreating] = useState(false);
@@ -80,8 +52,6 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 
   const current = rooms?.find((r) => r.id === roomId) ?? null;
   const currentId = current?.id ?? null;
-  const currentRef = useRef(currentId);
-  currentRef.current = currentId;
   // The window names the room ("#general · Launch · Tandem"), above the route's "Chat · Launch".
   usePageTitle(current ? `#${current.name} · ${space.name}` : null, 1);
 
@@ -105,61 +75,6 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
   useEffect(() => {
     if (currentId) setNotice((n) => (n && n.roomId !== currentId ? null : n));
   }, [currentId]);
-
-  const onSeen = useCallback(
-    (id: string, at: string) => {
-      const stored = seenRef.current;
-      if ((stored.rooms[id] ?? "") < at) {
-        const next = { ...stored, rooms: { ...stored.rooms, [id]: at } };
-        seenRef.current = next;
-        storeSeen(next);
-      }
-      setUnread((ids) => (ids[id]?.size ? { ...ids, [id]: NONE } : ids));
-      setAtLeast((ids) => (ids.has(id) ? new Set([...ids].filter((other) => other !== id)) : ids));
-    },
-    [storeSeen, setUnread],
-  );
-
-  // Unread counts of the other rooms, from their newest messages.
-  const probe = useCallback(
-    async (list: ChatRoom[]) => {
-      const pages = await Promise.all(
-        list.map(async (room) => {
-          if (room.id === currentRef.current) return [room.id, [] as Message[]] as const;
-          try {
-            const page = await listMessages(ws.base, space.id, room.id, { limit: UNREAD_PROBE });
-            return [room.id, page.messages] as const;
-          } catch (err) {
-            // Deleted meanwhile: its chat.room.deleted event takes it off the list.
-            if (err instanceof ApiError && err.status === 404) return [room.id, [] as Message[]] as const;
-            throw err;
-          }
-        }),
-      );
-      // Read now, not before the probe: a room opened meanwhile has been seen.
-      const found = pages
-        .filter(([id]) => id !== currentRef.current)
-        .map(([id, messages]) => {
-          const after = seenOf(id);
-          const unseen = messages.filter(
-            (m) => m.created_at > after && m.author_user_id !== me && m.deleted_at === null,
-          );
-          return [id, unseen.map((m) => m.id)] as const;
-        });
-      setUnread((ids) => {
-        const next = { ...ids };
-        for (const [id, unseen] of found) if (unseen.length) next[id] = new Set([...(ids[id] ?? []), ...unseen]);
-        return next;
-      });
-      setAtLeast(new Set(found.filter(([, unseen]) => unseen.length >= UNREAD_PROBE).map(([id]) => id)));
-    },
-    [ws.base, space.id, me, seenOf, setUnread],
-  );
-  const roomIds = rooms?.map((r) => r.id).join(",");
-  // biome-ignore lint/correctness/useExhaustiveDependencies: probed once per set of rooms, not per rename.
-  useEffect(() => {
-    if (rooms) probe(rooms).catch((err) => toast(`Unread counts not loaded: ${messageOf(err)}`, "error"));
-  }, [roomIds, probe]);
 
   useLiveEvents((event) => {
     if (event.type === "resync") {
@@ -199,7 +114,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
   }, [ws.members, me, space.private, spaceMembers.data]);
 
-  const totalUnread = (rooms ?? []).reduce((sum, r) => (r.id === currentId ? sum : sum + (unread[r.id]?.size ?? 0)), 0);
+  const others = useSpaceCount(space.id);
   const canWrite = ws.can("chat.write");
   const canManage = ws.can("org.manage");
   const canDeleteRoom = (room: ChatRoom) =>
@@ -217,12 +132,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       onClick={() => setRoomsOpen(!roomsOpen)}
     >
       Rooms
-      {totalUnread > 0 && (
-        <span className="unread-badge">
-          {totalUnread}
-          <span className="sr-only"> unread</span>
-        </span>
-      )}
+      <Counts count={others} />
     </button>
   );
 
@@ -232,8 +142,6 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
         spaceId={space.id}
         rooms={rooms}
         currentId={currentId}
-        unread={unread}
-        atLeast={atLeast}
         thinking={thinking}
         canWrite={canWrite}
         open={roomsOpen}
@@ -245,8 +153,6 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
           key={current.id}
           spaceId={space.id}
           room={current}
-          seenOf={seenOf}
-          onSeen={onSeen}
           thinking={thinking[current.id] ?? NO_THINKING}
           candidates={candidates}
           outsiders={outsiders}
@@ -303,4 +209,3 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 }
 
 const NO_THINKING: readonly Thinking[] = Object.freeze([]);
-const NONE: ReadonlySet<string> = new Set();

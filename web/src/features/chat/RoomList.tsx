@@ -1,17 +1,17 @@
-/** The rooms of a space beside the open one: unread counts, staff answering, and "New room". */
+/** The rooms of a space beside the open one: unread counts and mentions, staff answering, and "New room". */
 import type { ChatRoom } from "../../../../src/api-types";
 import { Link } from "../../lib/router";
+import { Counts } from "../inbox/Counts";
+import { useNotificationSettings, useUnreadState } from "../inbox/unread";
+import { mutedOf, roomCount } from "../inbox/unread-state";
 import type { Thinking } from "./chat-types";
 import { PlusIcon } from "./icons";
-import type { RoomUnread } from "./unread";
 
 /** The room list (a menu on narrow screens, `open` there); the open room's count is not shown. */
 export function RoomList({
   spaceId,
   rooms,
   currentId,
-  unread,
-  atLeast,
   thinking,
   canWrite,
   open: roomsOpen,
@@ -21,15 +21,15 @@ export function RoomList({
   spaceId: string;
   rooms: readonly ChatRoom[];
   currentId: string | null;
-  unread: RoomUnread;
-  /** Rooms whose count is a lower bound ("20+"). */
-  atLeast: ReadonlySet<string>;
   thinking: Readonly<Record<string, readonly Thinking[]>>;
   canWrite: boolean;
   open: boolean;
   onClose: () => void;
   onCreate: () => void;
 }) {
+  const state = useUnreadState();
+  const settings = useNotificationSettings();
+  const muted = mutedOf(settings);
   return (
     <nav
       className="chat-rooms"
@@ -49,13 +49,16 @@ export function RoomList({
       </div>
       <ul className="list chat-room-list">
         {rooms.map((room) => {
-          const count = room.id === currentId ? 0 : (unread[room.id]?.size ?? 0);
+          const count = room.id === currentId ? { unread: 0, mentions: 0 } : roomCount(state, room.id, spaceId, muted);
+          const quiet = muted.rooms.has(room.id) || muted.spaces.has(spaceId);
           const busy = (thinking[room.id]?.length ?? 0) > 0;
           return (
             <li key={room.id}>
               <Link
                 href={`/spaces/${spaceId}/chat/${room.id}`}
-                className={`chat-room-link${room.id === currentId ? " active" : ""}${count ? " unread" : ""}`}
+                className={`chat-room-link${room.id === currentId ? " active" : ""}${
+                  count.unread || count.mentions ? " unread" : ""
+                }${quiet ? " muted-room" : ""}`}
                 aria-current={room.id === currentId ? "page" : undefined}
               >
                 <span className="muted" aria-hidden="true">
@@ -67,12 +70,12 @@ export function RoomList({
                     💭
                   </span>
                 )}
-                {count > 0 && (
-                  <span className="unread-badge">
-                    {atLeast.has(room.id) ? `${count}+` : count}
-                    <span className="sr-only"> unread</span>
+                {muted.rooms.has(room.id) && (
+                  <span title="Muted" role="img" aria-label="muted">
+                    🔕
                   </span>
                 )}
+                <Counts count={count} />
               </Link>
             </li>
           );

@@ -1,8 +1,10 @@
 /** The smaller parts of an open room: its header, the messages being sent, who is thinking, deleting a message. */
+
 import type { ReactNode } from "react";
 import type { ChatRoom, Message } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { type Highlighter, Markdown } from "../../lib/markdown";
+import { MuteButton } from "../inbox/MuteButton";
 import { LinkIcon, TrashIcon } from "./icons";
 import type { Pending } from "./use-room-writes";
 
@@ -30,6 +32,7 @@ export function RoomHeader({
           </span>
           {room.name}
         </h2>
+        <MuteButton what="room" id={room.id} name={`#${room.name}`} />
         {onDeleteRoom && (
           <button type="button" className="danger chat-delete-room" onClick={onDeleteRoom}>
             <TrashIcon />

@@ -14,6 +14,7 @@ import { loadFresh, useLiveEvents } from "../../lib/events";
 import { busyProps, ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { useAutomationNames } from "../automations/names";
+import { useRoomReader } from "../inbox/unread";
 import { listMessages } from "./api";
 import { Composer } from "./Composer";
 import type { AttachmentDraft, Thinking } from "./chat-types";
@@ -21,6 +22,7 @@ import { EmojiPicker } from "./EmojiPicker";
 import { MessageBlocks, useRowInfos } from "./MessageBlocks";
 import { type Candidate, useMentionHighlighter } from "./mentions";
 import { DeleteMessageDialog, PendingRows, RoomHeader, ThinkingLine } from "./RoomParts";
+import { isUnreadAt, placeMark, type ReadMark, readMarkAtOpen } from "./read-mark";
 import {
   addReaction,
   EMPTY_ROOM,
@@ -39,12 +41,13 @@ import { useRoomJump } from "./use-room-jump";
 import { useRoomScroll } from "./use-room-scroll";
 import { useRoomWrites } from "./use-room-writes";
 
-/** The room `room` of `spaceId`. What was seen before it opened places the "New messages" divider. */
+/**
+ * The room `room` of `spaceId`. The read position it opens at (the server's: the same on every device) places
+ * the "New messages" divider; while it is on screen in a focused window, it is read as messages arrive.
+ */
 export function RoomView({
   spaceId,
   room,
-  seenOf,
-  onSeen,
   thinking,
   candidates,
   outsiders,
@@ -56,9 +59,6 @@ export function RoomView({
 }: {
   spaceId: string;
   room: ChatRoom;
-  /** When the newest message seen in a room was posted; read once, when the room opens. */
-  seenOf: (roomId: string) => string;
-  onSeen: (roomId: string, at: string) => void;
   thinking: readonly Thinking[];
   candidates: readonly Candidate[];
   /** Members who cannot read this (private) space: the composer warns when one is mentioned. */
@@ -86,7 +86,11 @@ export function RoomView({
   const olderButton = useRef<HTMLButtonElement>(null);
   const [picker, setPicker] = useState<{ messageId: string; anchor: HTMLElement } | null>(null);
   const [deleting, setDeleting] = useState<Message | null>(null);
-  const [seenAtOpen] = useState(() => seenOf(room.id));
+  /** Where reading stood when the room opened (see `readMarkAtOpen`); null until it is known. */
+  const readMark = useRef<ReadMark | null>(null);
+  /** When the reader joined the organization: a room never read counts from then. */
+  const joinedAt = useRef("");
+  joinedAt.current = ws.members.find((m) => m.user_id === ws.me.id)?.joined_at ?? "";
   /** The first message not seen before: the "New messages" divider goes above it. */
   const [dividerId, setDividerId] = useState<string | null>(null);
   const dividerRef = useRef(dividerId);
@@ -113,17 +117,19 @@ export function RoomView({
     loadOlder: () => void loadOlder(),
   });
 
-  // Only what was there before the room opened is "new"; messages arriving while it is watched are not.
-  const isUnread = useCallback(
-    (m: Message) => m.created_at > seenAtOpen && m.author_user_id !== me && m.deleted_at === null,
-    [seenAtOpen, me],
-  );
+  // Only what was unread when the room opened is "new"; messages arriving while it is watched are not.
+  const isUnread = useCallback((m: Message) => isUnreadAt(readMark.current, m, me), [me]);
 
-  // The newest page, first and after the events socket reconnects (events sent meanwhile are lost).
+  // The newest page, first and after the events socket reconnects (events sent meanwhile are lost). The first
+  // waits for the read position, fresh from the server, before the room reads anything.
   const loadNewest = useCallback(
     async (merge: boolean) => {
       try {
-        const page = await loadFresh(() => listMessages(ws.base, spaceId, room.id, { limit: PAGE }));
+        const [page, mark] = await Promise.all([
+          loadFresh(() => listMessages(ws.base, spaceId, room.id, { limit: PAGE })),
+          merge ? null : readMarkAtOpen(ws.org.id, room.id, joinedAt.current),
+        ]);
+        if (mark) readMark.current = placeMark(mark, page.messages);
         setData((current) => (merge ? mergeNewest(current, page) : fromPage(page)));
         if (!merge) setDividerId(page.messages.find(isUnread)?.id ?? null);
         setError(null);
@@ -133,7 +139,7 @@ export function RoomView({
         setLoaded(true);
       }
     },
-    [ws.base, spaceId, room.id, isUnread],
+    [ws.base, ws.org.id, spaceId, room.id, isUnread],
   );
   useEffect(() => {
     void loadNewest(false);
@@ -153,6 +159,7 @@ export function RoomView({
         // The divider on the oldest message held so far moves up into this page when it has unread messages.
         // While the reader looks at it, the divider stays where it is on screen (the messages it moved above
         // come in below it, the read ones above); otherwise the first row in view stays put.
+        readMark.current = placeMark(readMark.current, page.messages);
         const divider = dividerRef.current;
         const movesTo = divider !== null && divider === oldest.id ? page.messages.find(isUnread)?.id : undefined;
         anchor.current =
@@ -180,17 +187,9 @@ export function RoomView({
     return () => cancelAnimationFrame(frame);
   }, [logBusy, olderBusy, loaded]);
 
-  // Reading: the newest message counts as seen while the room is on screen.
+  // Reading: the newest message is read while the room is on screen in a focused window.
   const newest = data.messages[data.messages.length - 1];
-  useEffect(() => {
-    if (!newest) return;
-    const mark = () => {
-      if (document.visibilityState === "visible") onSeen(room.id, newest.created_at);
-    };
-    mark();
-    document.addEventListener("visibilitychange", mark);
-    return () => document.removeEventListener("visibilitychange", mark);
-  }, [newest, room.id, onSeen]);
+  useRoomReader(ws.base, spaceId, room.id, newest?.id, loaded && readMark.current !== null);
 
   // The list's one Tab stop is its newest message, except while the keyboard is in the list: there it stays.
   // Set before the rows are painted, so that a list on screen always has its stop.

@@ -2,6 +2,7 @@
 import { useState } from "react";
 import type { Member, Role } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
+import { useLiveEvents } from "../../lib/events";
 import { useAction, useLoad } from "../../lib/hooks";
 import { Link } from "../../lib/router";
 import { Avatar, dateTime, ErrorText, FormButtons, Modal, Spinner, timeAgo, toast } from "../../lib/ui";
@@ -63,6 +64,10 @@ export function MembersTab() {
   const reload = async () => {
     await Promise.all([members.reload(), ws.reloadMembers(), ws.reloadMe()]);
   };
+  // Someone joining, renamed, given roles or leaving elsewhere shows here at once.
+  useLiveEvents((event) => {
+    if (event.type === "resync" || event.type.startsWith("member.")) void members.reload();
+  });
   const roleList = roles.data ?? [];
   const needle = search.trim().toLowerCase();
   const list = (members.data ?? []).filter(

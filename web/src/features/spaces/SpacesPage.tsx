@@ -8,8 +8,9 @@ import { useWorkspace } from "../../lib/workspace";
 import { listSpaces } from "../../lib/workspace-api";
 import { BoardPage } from "../board/BoardPage";
 import { ChatPage } from "../chat/ChatPage";
-import { useUnreadCount } from "../chat/unread";
 import { FilesPage } from "../files/FilesPage";
+import { Counts, useSpaceCount } from "../inbox/Counts";
+import { MuteButton } from "../inbox/MuteButton";
 import { createSpace, getSpace } from "./api";
 import { SpaceSettings } from "./SpaceSettings";
 
@@ -136,7 +137,7 @@ function SpaceMissing({ error }: { error: string }) {
 export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: string; item: string | null }) {
   const ws = useWorkspace();
   const known = ws.spaces.find((s) => s.id === spaceId);
-  const unread = useUnreadCount(spaceId);
+  const count = useSpaceCount(spaceId);
   const loaded = useLoad(known ? null : getSpace, ws.base, spaceId);
   const space = known ?? loaded.data;
   if (!space) return loaded.error ? <SpaceMissing error={loaded.error} /> : <Spinner />;
@@ -167,10 +168,13 @@ export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: strin
   return (
     <section className="space">
       <header className="space-head">
-        <h1>
-          {space.private && <span title="Private space">🔒 </span>}
-          {space.name}
-        </h1>
+        <div className="space-title">
+          <h1>
+            {space.private && <span title="Private space">🔒 </span>}
+            {space.name}
+          </h1>
+          <MuteButton what="space" id={space.id} name={space.name} />
+        </div>
         <nav className="tabs" aria-label="Space">
           {TABS.map(([key, label]) => (
             <Link
@@ -180,13 +184,10 @@ export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: strin
               aria-current={tab === key ? "page" : undefined}
             >
               {label}
-              {key === "chat" && unread > 0 && (
+              {key === "chat" && (count.unread > 0 || count.mentions > 0) && (
                 <>
                   {" "}
-                  <span className="unread-badge tab-badge">
-                    {unread}
-                    <span className="sr-only"> unread</span>
-                  </span>
+                  <Counts count={count} />
                 </>
               )}
             </Link>
