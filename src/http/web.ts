@@ -148,6 +148,7 @@ export const PAGE_PATHS = [
   "/inbox",
   "/profile",
   "/approvals",
+  "/search",
   "/staff",
   "/staff/*",
   "/settings",

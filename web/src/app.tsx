@@ -19,6 +19,8 @@ import { Shell } from "./shell";
 const SettingsPage = lazy(() => import("./features/settings/SettingsPage"));
 const ApprovalsPage = lazy(() => import("./features/automations/ApprovalsPage"));
 const ProfilePage = lazy(() => import("./features/profile/ProfilePage"));
+// The results page comes with the palette's code, which is also loaded when first opened.
+const SearchPage = lazy(() => import("./features/search/SearchPage"));
 
 function useSignedIn(): { signedIn: boolean; pending: boolean } {
   const signedIn = useSyncExternalStore(onSessionChange, isSignedIn);
@@ -50,6 +52,12 @@ function Screen({ path }: { path: string }) {
     return (
       <Suspense fallback={<Spinner />}>
         <ApprovalsPage />
+      </Suspense>
+    );
+  if (match("/search", path))
+    return (
+      <Suspense fallback={<Spinner />}>
+        <SearchPage />
       </Suspense>
     );
   const settings = match("/settings/:tab?", path);
@@ -90,6 +98,7 @@ function routeTitle(path: string, ws: ReturnType<typeof useWorkspace>): string {
   if (staff) return staff.userId ? `${ws.nameOf(staff.userId)} · AI staff` : "AI staff";
   if (match("/approvals", path)) return "Approvals";
   if (match("/settings/:tab?", path)) return "Settings";
+  if (match("/search", path)) return "Search";
   return "Page not found";
 }
 

@@ -1,13 +1,14 @@
 /**
- * The frame of every workspace screen: the sidebar (the inbox and spaces with what is unread, my tasks, staff,
- * approvals with how many wait, settings; who is signed in, their profile, changing their password, signing
- * out) and the page.
+ * The frame of every workspace screen: the sidebar (search, the inbox and spaces with what is unread, my tasks,
+ * staff, approvals with how many wait, settings; who is signed in, their profile, changing their password,
+ * signing out), the command palette and the page.
  */
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { ChangePasswordDialog } from "./features/auth/ChangePassword";
 import { usePendingApprovals } from "./features/automations/pending";
 import { Counts, InboxCount, useSpaceCount } from "./features/inbox/Counts";
 import { useInboxTracker, useUnreadState } from "./features/inbox/unread";
+import { PaletteHost, SearchButton } from "./features/search/PaletteHost";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
 import { Link, navigate, useLocation } from "./lib/router";
@@ -146,6 +147,7 @@ export function Shell({ children }: { children: ReactNode }) {
           ☰{inbox || pending ? <span className={inbox ? "menu-dot inbox" : "menu-dot"} aria-hidden="true" /> : null}
         </button>
         <OrgName />
+        <SearchButton className="icon topbar-search" />
       </header>
       {open && (
         // A tap outside the phone menu closes it; keyboards use Escape or the menu button (hence aria-hidden).
@@ -155,6 +157,7 @@ export function Shell({ children }: { children: ReactNode }) {
         <div className="sidebar-org">
           <OrgName />
         </div>
+        <SearchButton className="nav-search" />
         <NavLink href="/inbox">
           Inbox
           <InboxCount count={inbox} />
@@ -206,6 +209,7 @@ export function Shell({ children }: { children: ReactNode }) {
         {children}
       </main>
       {changingPassword && <ChangePasswordDialog onClose={() => setChangingPassword(false)} />}
+      <PaletteHost />
     </div>
   );
 }

@@ -155,7 +155,13 @@ export async function accessToken(): Promise<string | null> {
   return session?.access_token ?? null;
 }
 
-async function request<T>(method: string, path: string, body: unknown, token: string | null): Promise<T> {
+async function request<T>(
+  method: string,
+  path: string,
+  body: unknown,
+  token: string | null,
+  signal?: AbortSignal,
+): Promise<T> {
   const headers: Record<string, string> = {};
   let payload: BodyInit | undefined;
   if (body instanceof FormData || body instanceof Blob) payload = body;
@@ -166,8 +172,10 @@ async function request<T>(method: string, path: string, body: unknown, token: st
   if (token) headers.authorization = `Bearer ${token}`;
   let res: Response;
   try {
-    res = await fetch(`/api/v1${path}`, { method, headers, body: payload });
-  } catch {
+    res = await fetch(`/api/v1${path}`, { method, headers, body: payload, signal });
+  } catch (error) {
+    // A request its caller gave up (a search superseded by the next keystroke) is not a network failure.
+    if (signal?.aborted) throw error;
     throw new ApiError(0, "the server cannot be reached; check your connection");
   }
   const text = await res.text();
@@ -186,17 +194,23 @@ async function request<T>(method: string, path: string, body: unknown, token: st
 
 /**
  * Calls `/api/v1{path}` as the signed-in user. `body` is sent as JSON (or as is for FormData / Blob). A 401
- * refreshes the session once and retries; a second 401 signs out.
+ * refreshes the session once and retries; a second 401 signs out. `signal` cancels it (the promise rejects with
+ * the fetch's AbortError).
  */
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { signal?: AbortSignal } = {},
+): Promise<T> {
   const token = await accessToken();
   try {
-    return await request<T>(method, path, body, token);
+    return await request<T>(method, path, body, token, options.signal);
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 401 || !session) throw error;
     await refresh();
     if (!session) throw error;
-    return request<T>(method, path, body, session.access_token);
+    return request<T>(method, path, body, session.access_token, options.signal);
   }
 }
 

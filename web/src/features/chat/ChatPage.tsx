@@ -13,7 +13,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import type { ChatRoom, Space } from "../../../../src/api-types";
 import { useLiveEvents } from "../../lib/events";
 import { useLoad } from "../../lib/hooks";
-import { navigate } from "../../lib/router";
+import { navigate, useLocation } from "../../lib/router";
 import { Empty, ErrorText, Spinner, toast, usePageTitle } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { Counts, useSpaceCount } from "../inbox/Counts";
@@ -34,6 +34,7 @@ export function ChatPage({ space, roomId }: { space: Space; roomId: string | nul
 
 function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) {
   const ws = useWorkspace();
+  const { query } = useLocation();
   const roomsApi = useLoad(listRooms, ws.base, space.id);
   const rooms = roomsApi.data;
   const setRooms = roomsApi.setData;
@@ -159,6 +160,7 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
           onDeleteRoom={canDeleteRoom(current) ? () => setDeleting(current) : null}
           notice={notice?.roomId === current.id ? notice.text : null}
           onDismissNotice={() => setNotice(null)}
+          target={query.get("message")}
         />
       ) : rooms.length === 0 ? (
         <div className="chat-room">

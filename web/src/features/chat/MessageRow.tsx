@@ -124,6 +124,7 @@ function Row({
   const reactRef = useRef<HTMLButtonElement>(null);
   const articleRef = useRef<HTMLElement>(null);
   const current = useSyncExternalStore(ctx.current.subscribe, () => ctx.current.get() === message.id);
+  const jumped = useSyncExternalStore(ctx.jumped.subscribe, () => ctx.jumped.get() === message.id);
   /** The keyboard (or a click) is in this row: its links and actions are Tab stops meanwhile. */
   const [within, setWithin] = useState(false);
   // Set on the elements themselves: the markdown's links are not rendered here. Runs after every render of the
@@ -183,8 +184,9 @@ function Row({
         </div>
       )}
       <article
-        className={`message${showCompact ? " compact" : ""}${deleted ? " deleted" : ""}${mine ? " mine" : ""}${selected ? " selected" : ""}`}
+        className={`message${showCompact ? " compact" : ""}${deleted ? " deleted" : ""}${mine ? " mine" : ""}${selected ? " selected" : ""}${jumped ? " jumped" : ""}`}
         data-id={message.id}
+        aria-current={jumped || undefined}
         aria-label={`${authorName} at ${clock(message.created_at)}`}
         ref={articleRef}
         tabIndex={current ? 0 : undefined}

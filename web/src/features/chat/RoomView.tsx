@@ -37,6 +37,7 @@ import {
 } from "./room-state";
 import { createEditing, createSelection, type RowActions, RowContext } from "./row-context";
 import { firstVisibleRow, rowInView } from "./scroll";
+import { useRoomJump } from "./use-room-jump";
 import { useRoomScroll } from "./use-room-scroll";
 import { useRoomWrites } from "./use-room-writes";
 
@@ -54,6 +55,7 @@ export function RoomView({
   onDeleteRoom,
   notice,
   onDismissNotice,
+  target,
 }: {
   spaceId: string;
   room: ChatRoom;
@@ -67,6 +69,8 @@ export function RoomView({
   /** Said under the header (why this room opened, say) until dismissed. */
   notice: string | null;
   onDismissNotice: () => void;
+  /** The message to open the room at (`?message=`): loaded, scrolled to and highlighted. */
+  target: string | null;
 }) {
   const ws = useWorkspace();
   const [data, setData] = useState<RoomData>(EMPTY_ROOM);
@@ -93,6 +97,7 @@ export function RoomView({
   dividerRef.current = dividerId;
   const [editing] = useState(createEditing);
   const [current] = useState(createSelection);
+  const [jumped] = useState(createSelection);
 
   const dataRef = useRef(data);
   dataRef.current = data;
@@ -140,38 +145,41 @@ export function RoomView({
     void loadNewest(false);
   }, [loadNewest]);
 
-  const loadOlder = useCallback(async () => {
-    const current = dataRef.current;
-    const oldest = current.messages[0];
-    if (olderLoading.current || !current.hasMore || !oldest) return;
-    olderLoading.current = true;
-    setOlderBusy(true);
-    setLogBusy(true);
-    setOlderError(null);
-    try {
-      const page = await listMessages(ws.base, spaceId, room.id, { limit: PAGE, before: oldest.created_at });
-      // The divider on the oldest message held so far moves up into this page when it has unread messages.
-      // While the reader looks at it, the divider stays where it is on screen (the messages it moved above
-      // come in below it, the read ones above); otherwise the first row in view stays put.
-      readMark.current = placeMark(readMark.current, page.messages);
-      const divider = dividerRef.current;
-      const movesTo = divider !== null && divider === oldest.id ? page.messages.find(isUnread)?.id : undefined;
-      anchor.current =
-        (movesTo && divider && rowInView(scroller.current, divider, movesTo)) || firstVisibleRow(scroller.current);
-      // The button goes away with the last page: the keyboard that was on it goes to the oldest message.
-      if (page.messages.length < PAGE && document.activeElement === olderButton.current)
-        focusAfterOlder.current = page.messages[0]?.id ?? null;
-      setData((d) => prependPage(d, page));
-      // A divider on the oldest message held so far may have unread messages before it: it moves up to the
-      // first unread one of this page.
-      setDividerId((id) => (id !== null && id === oldest.id ? (page.messages.find(isUnread)?.id ?? id) : id));
-    } catch (err) {
-      setOlderError(messageOf(err));
-    } finally {
-      olderLoading.current = false;
-      setOlderBusy(false);
-    }
-  }, [ws.base, spaceId, room.id, isUnread, anchor, scroller, focusAfterOlder]);
+  const loadOlder = useCallback(
+    async (limit = PAGE) => {
+      const current = dataRef.current;
+      const oldest = current.messages[0];
+      if (olderLoading.current || !current.hasMore || !oldest) return;
+      olderLoading.current = true;
+      setOlderBusy(true);
+      setLogBusy(true);
+      setOlderError(null);
+      try {
+        const page = await listMessages(ws.base, spaceId, room.id, { limit, before: oldest.created_at });
+        // The divider on the oldest message held so far moves up into this page when it has unread messages.
+        // While the reader looks at it, the divider stays where it is on screen (the messages it moved above
+        // come in below it, the read ones above); otherwise the first row in view stays put.
+        readMark.current = placeMark(readMark.current, page.messages);
+        const divider = dividerRef.current;
+        const movesTo = divider !== null && divider === oldest.id ? page.messages.find(isUnread)?.id : undefined;
+        anchor.current =
+          (movesTo && divider && rowInView(scroller.current, divider, movesTo)) || firstVisibleRow(scroller.current);
+        // The button goes away with the last page: the keyboard that was on it goes to the oldest message.
+        if (page.messages.length < limit && document.activeElement === olderButton.current)
+          focusAfterOlder.current = page.messages[0]?.id ?? null;
+        setData((d) => prependPage(d, page, limit));
+        // A divider on the oldest message held so far may have unread messages before it: it moves up to the
+        // first unread one of this page.
+        setDividerId((id) => (id !== null && id === oldest.id ? (page.messages.find(isUnread)?.id ?? id) : id));
+      } catch (err) {
+        setOlderError(messageOf(err));
+      } finally {
+        olderLoading.current = false;
+        setOlderBusy(false);
+      }
+    },
+    [ws.base, spaceId, room.id, isUnread, anchor, scroller, focusAfterOlder],
+  );
 
   useEffect(() => {
     if (!logBusy || olderBusy || !loaded) return;
@@ -264,9 +272,11 @@ export function RoomView({
       selection,
       editing,
       current,
+      jumped,
     }),
-    [me, canWrite, canModerate, writes.toggleReaction, writes.edit, selection, editing, current],
+    [me, canWrite, canModerate, writes.toggleReaction, writes.edit, selection, editing, current, jumped],
   );
+  const jump = useRoomJump({ target, data, loaded, loadOlder, scroller, stick, jumped, current });
 
   // Mentions of members stand out in the messages, those of the viewer most.
   const highlight = useMentionHighlighter(ws.members, me);
@@ -282,8 +292,11 @@ export function RoomView({
         room={room}
         roomsButton={roomsButton}
         onDeleteRoom={onDeleteRoom}
-        notice={notice}
-        onDismissNotice={onDismissNotice}
+        notice={notice ?? jump.notice}
+        onDismissNotice={() => {
+          onDismissNotice();
+          jump.dismiss();
+        }}
       />
       <div className="chat-scroll" ref={scroller} onScroll={onScroll}>
         <div

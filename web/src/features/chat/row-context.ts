@@ -31,6 +31,8 @@ export interface RowActions {
    * stop, arrows move between messages, and Tab goes on into the focused message's links and actions.
    */
   current: Selection;
+  /** The message the room was opened at (`?message=`, from a search): highlighted until another is. */
+  jumped: Selection;
 }
 
 /** Which one message is selected; each row subscribes to whether it is the one, not to the whole value. */
