@@ -108,7 +108,8 @@ export async function refusedUpgrade(url: string): Promise<{ status: number; bod
 export interface LiveEvent {
   type: string;
   organization_id: string;
-  space_id: string;
+  /** Null for an organization-wide event or a person's own one that is about no space. */
+  space_id: string | null;
   payload: any;
 }
 

@@ -56,6 +56,7 @@ const LIVE: ReadonlySet<EventType> = new Set<EventType>([
   // ...and a person's own events (to that person's sockets only).
   "chat.read",
   "inbox.item",
+  "inbox.read",
 ]);
 
 /** Coalesced events (see `EventOf.coalesce`): at most one per key per this interval after the first. */

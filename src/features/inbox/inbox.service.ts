@@ -71,8 +71,8 @@ export class InboxService {
 
   /**
    * Moves the caller's read position in the room to the message, forward only (an older or the same message
-   * changes nothing); their items about the room's messages up to it are read with it. Their other tabs and
-   * devices hear `chat.read`.
+   * changes nothing); their items about the room's messages up to it are read with it. Their tabs and devices
+   * hear `chat.read`, and `inbox.read` when items were read with it.
    */
   async readRoom(actor: SpaceActor, roomId: string, messageId: string): Promise<void> {
     const room = isUuid(roomId) ? this.store.room(actor.space.id, roomId) : undefined;
@@ -91,7 +91,7 @@ export class InboxService {
         messageCreatedAt: message.createdAt,
         updatedAt: now,
       });
-      this.store.readRoomItems(actor.userId, room.id, message.createdAt, now);
+      const itemIds = this.store.readRoomItems(actor.userId, room.id, message.createdAt, now);
       unit.emit({
         type: "chat.read",
         organization_id: actor.orgId,
@@ -100,6 +100,16 @@ export class InboxService {
         actor,
         to: actor.userId,
       });
+      if (itemIds.length > 0) {
+        unit.emit({
+          type: "inbox.read",
+          organization_id: actor.orgId,
+          space_id: room.spaceId,
+          payload: { ids: itemIds },
+          actor,
+          to: actor.userId,
+        });
+      }
     });
   }
 
@@ -128,12 +138,26 @@ export class InboxService {
     return { items, unread: this.store.unreadItems(actor.userId, actor.orgId, spaces) };
   }
 
-  /** Marks the caller's items read: the given ones (others' or unknown ids are ignored), or all of them. */
+  /**
+   * Marks the caller's items read: the given ones (others' or unknown ids are ignored), or all of them. Their
+   * tabs and devices hear `inbox.read` with the ids that were unread (or `all`); nothing read sends nothing.
+   */
   markRead(actor: OrgActor, input: { ids?: string[] | undefined; all?: boolean | undefined }): void {
     if (input.all !== true && input.ids === undefined) throw invalid("ids: required unless all is true");
     const ids = input.all === true ? null : (input.ids ?? []);
     if (ids !== null && ids.length === 0) return;
-    this.uow.write(() => this.store.markRead(actor.userId, actor.orgId, ids, Date.now()));
+    this.uow.write((unit) => {
+      const read = this.store.markRead(actor.userId, actor.orgId, ids, Date.now());
+      if (read === 0 || (Array.isArray(read) && read.length === 0)) return;
+      unit.emit({
+        type: "inbox.read",
+        organization_id: actor.orgId,
+        space_id: "",
+        payload: Array.isArray(read) ? { ids: read } : { all: true },
+        actor,
+        to: actor.userId,
+      });
+    });
   }
 
   /**

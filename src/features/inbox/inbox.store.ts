@@ -63,7 +63,8 @@ WHERE id IN (SELECT value FROM json_each($ids)) AND emailed_at IS NULL`;
 /** Marks read the user's unread items of a room about messages up to a time (reading the room reads them). */
 export const READ_ROOM_ITEMS_SQL = `UPDATE inbox_items SET read_at = $now
 WHERE user_id = $userId AND chat_room_id = $roomId AND read_at IS NULL
-  AND (SELECT m.created_at FROM chat_messages m WHERE m.id = inbox_items.message_id) <= $upTo`;
+  AND (SELECT m.created_at FROM chat_messages m WHERE m.id = inbox_items.message_id) <= $upTo
+RETURNING id`;
 
 /** The read state rows of a member's rooms in an organization (they left it). */
 export const FORGET_READ_STATES_SQL = `DELETE FROM chat_read_states WHERE user_id = $userId
@@ -89,7 +90,7 @@ const SQL_LATEST_ROW =
   "SELECT created_at AS createdAt FROM inbox_items WHERE user_id = $userId ORDER BY created_at DESC LIMIT 1";
 const SQL_ITEM_ABOUT_ROW = "SELECT 1 FROM inbox_items WHERE message_id = $messageId AND user_id = $userId LIMIT 1";
 const SQL_MARK_IDS_READ = `UPDATE inbox_items SET read_at = $now WHERE id IN (SELECT value FROM json_each($ids))
-       AND user_id = $userId AND org_id = $orgId AND read_at IS NULL`;
+       AND user_id = $userId AND org_id = $orgId AND read_at IS NULL RETURNING id`;
 const SQL_MARK_ALL_READ =
   "UPDATE inbox_items SET read_at = $now WHERE user_id = $userId AND org_id = $orgId AND read_at IS NULL";
 const SQL_DROP_BY_MESSAGE = "DELETE FROM inbox_items WHERE message_id = $id";
@@ -211,9 +212,9 @@ export class InboxStore {
 
   private readonly readRoomItemsRow = this.raw(READ_ROOM_ITEMS_SQL);
 
-  /** Marks read the user's items about the room's messages up to `upTo`. */
-  readRoomItems(userId: string, roomId: string, upTo: number, now: number): void {
-    this.readRoomItemsRow().run(named({ userId, roomId, upTo, now }));
+  /** Marks read the user's unread items about the room's messages up to `upTo`; the ids of those it read. */
+  readRoomItems(userId: string, roomId: string, upTo: number, now: number): string[] {
+    return (this.readRoomItemsRow().all(named({ userId, roomId, upTo, now })) as { id: string }[]).map((r) => r.id);
   }
 
   private readonly unreadRoomsQuery = this.raw(UNREAD_ROOMS_SQL);
@@ -304,10 +305,14 @@ export class InboxStore {
   private readonly markIdsRead = this.raw(SQL_MARK_IDS_READ);
   private readonly markAllRead = this.raw(SQL_MARK_ALL_READ);
 
-  /** Marks read the given items of the user (`ids` null: all of them in the organization). */
-  markRead(userId: string, orgId: string, ids: readonly string[] | null, now: number): void {
-    if (ids === null) this.markAllRead().run(named({ userId, orgId, now }));
-    else this.markIdsRead().run(named({ userId, orgId, now, ids: JSON.stringify(ids) }));
+  /**
+   * Marks read the given items of the user (`ids` null: all of them in the organization); the ids of those that
+   * were unread (given ids), or how many were (all).
+   */
+  markRead(userId: string, orgId: string, ids: readonly string[] | null, now: number): string[] | number {
+    if (ids === null) return this.markAllRead().run(named({ userId, orgId, now })).changes;
+    const rows = this.markIdsRead().all(named({ userId, orgId, now, ids: JSON.stringify(ids) })) as { id: string }[];
+    return rows.map((r) => r.id);
   }
 
   // Email
