@@ -26,6 +26,7 @@ import type {
   RoomOut,
 } from "./features/chat/chat.schemas";
 import type { createFolderIn, createTextIn, NodeOut, patchNodeIn } from "./features/files/files.schemas";
+import type { InboxReadOut } from "./features/inbox/inbox.events";
 import type {
   InboxItemOut,
   ItemKind,
@@ -209,6 +210,8 @@ export interface InboxPage {
 }
 /** `POST /me/inbox/read`'s body. */
 export type InboxReadBody = z.input<typeof markReadIn>;
+/** The payload of `inbox.read`: items read (on another tab or device, or by reading a room), or all of them. */
+export type InboxReadEvent = InboxReadOut;
 /** `GET|PUT /me/notifications`. */
 export type NotificationSettings = NotificationSettingsOut;
 /** `PUT /me/notifications`' body: the fields to change. */

@@ -1,7 +1,8 @@
 /**
  * What needs a person, in real browsers against the compiled binary (contract §10): Ben, mentioned and given a
  * task while away, finds the counts in the sidebar and the window's title and both items in his Inbox, and
- * reading the room clears them; two tabs of one person clear together; someone who joins (a person, a staff
+ * reading the room clears them; two tabs of one person clear together, and so do two devices (browser contexts
+ * sharing nothing but the server: `inbox.read`); someone who joins (a person, a staff
  * member) is named at once in a tab already open, in their first message and in the @ picker, and a new space
  * shows up; the profile screen renames, sets notifications (email off without SMTP) and unmutes; desktop
  * notifications for items that arrive while the tab is hidden.
@@ -198,6 +199,57 @@ describe("two tabs of one person", () => {
     await inbox.getByRole("button", { name: "Mark all read" }).click();
     await sidebar(other).getByRole("link", { name: "Inbox", exact: true }).waitFor();
     await other.waitForFunction(() => !document.title.startsWith("("));
+  });
+});
+
+describe("two devices of one person", () => {
+  it("clear together when Inbox items are marked read on one of them", async () => {
+    await readAll(ben);
+    // Two browser contexts: nothing is shared between them but the server (no storage, no BroadcastChannel).
+    const laptop = await open(ben, "/inbox");
+    const phone = await open(ben, "/inbox", { phone: true });
+    await live(laptop);
+    await live(phone);
+    await say(generalId, "@Ben Member the first of two");
+    await say(generalId, "@Ben Member the second of two");
+    await laptop.getByText("the second of two").waitFor();
+    await phone.getByText("the second of two").waitFor();
+    await phone.waitForFunction(() => document.title.startsWith("(2) "));
+    const unreadOn = (page: Page) => page.locator(".inbox-item.unread");
+    expect(await unreadOn(phone).count()).toBe(2);
+
+    // One marked read on the laptop: the phone's count, title and list follow, untouched.
+    await laptop
+      .getByRole("button", { name: /^Mark read: .*/ })
+      .first()
+      .click();
+    await phone.waitForFunction(() => document.title.startsWith("(1) "));
+    await phone.waitForFunction(() => document.querySelectorAll(".inbox-item.unread").length === 1);
+    expect(await unreadOn(phone).first().textContent()).toContain("the first of two");
+
+    // All marked read on the phone: the laptop clears.
+    await phone.getByRole("button", { name: "Mark all read" }).click();
+    await sidebar(laptop).getByRole("link", { name: "Inbox", exact: true }).waitFor();
+    await laptop.waitForFunction(() => !document.title.startsWith("("));
+    await unreadOn(laptop).first().waitFor({ state: "detached" });
+  });
+
+  it("clear the Inbox together when the room is read on one of them", async () => {
+    await readAll(ben);
+    const laptop = await open(ben, "/my-tasks");
+    const phone = await open(ben, "/inbox");
+    await live(laptop);
+    await live(phone);
+    await say(generalId, "@Ben Member read this in the room");
+    await phone.getByText("read this in the room").waitFor();
+    await phone.locator(".inbox-item.unread").first().waitFor();
+
+    await sidebar(laptop).getByRole("link", { name: "# Launch 1 unread, 1 mention" }).click();
+    await laptop.getByRole("navigation", { name: "Space" }).getByRole("link", { name: /^Chat/ }).click();
+    await laptop.getByText("read this in the room").waitFor();
+    await phone.locator(".inbox-item.unread").first().waitFor({ state: "detached" });
+    await sidebar(phone).getByRole("link", { name: "Inbox", exact: true }).waitFor();
+    await phone.waitForFunction(() => !document.title.startsWith("("));
   });
 });
 

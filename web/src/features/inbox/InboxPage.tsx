@@ -2,10 +2,11 @@
  * The inbox: what needs the person, newest first (mentions in chat and task comments, tasks assigned to them,
  * staff answers to their questions, approvals waiting), each linked to its place and marked read when opened.
  * "Unread only" is kept in the address (`?unread=1`); older items load a page at a time; new ones arrive live
- * (`inbox.item`) at the top.
+ * (`inbox.item`) at the top, and items read elsewhere (another tab or device, a room read) turn read live
+ * (`inbox.read`).
  */
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { InboxItem } from "../../../../src/api-types";
+import type { InboxItem, InboxReadEvent } from "../../../../src/api-types";
 import { messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { useAction } from "../../lib/hooks";
@@ -14,8 +15,8 @@ import { busyProps, Empty, ErrorText, Spinner, timeAgo } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { getInbox } from "./api";
 import { DesktopOffer } from "./DesktopOffer";
-import { directPlaceOf, headline, KINDS } from "./items";
-import { markItemsRead, onOtherTab, openItem, useUnreadState } from "./unread";
+import { directPlaceOf, headline, KINDS, withRead } from "./items";
+import { markItemsRead, openItem, useUnreadState } from "./unread";
 
 const PAGE = 30;
 
@@ -50,17 +51,14 @@ export default function InboxPage() {
     setList(null);
     void load();
   }, [load]);
-  // Items read in another tab of this browser (no live event says so).
-  useEffect(() => onOtherTab((type) => type === "inbox.read" && void load()), [load]);
-
   useLiveEvents((event) => {
     if (event.type === "resync") void load();
     else if (event.type === "inbox.item") {
       const item = event.payload as InboxItem;
       setList((l) => (l && !l.items.some((i) => i.id === item.id) ? { ...l, items: [item, ...l.items] } : l));
-    } else if (event.type === "chat.read") {
-      // A room read elsewhere reads its mentions: the list says so when asked again.
-      void load();
+    } else if (event.type === "inbox.read") {
+      const read = event.payload as InboxReadEvent;
+      readNow("all" in read ? "all" : read.ids);
     }
   });
 
@@ -85,19 +83,8 @@ export default function InboxPage() {
     }
   };
 
-  const readNow = (ids: string[] | "all") => {
-    const at = new Date().toISOString();
-    setList((l) =>
-      l
-        ? {
-            ...l,
-            items: l.items.map((i) =>
-              !i.read_at && (ids === "all" || ids.includes(i.id)) ? { ...i, read_at: at } : i,
-            ),
-          }
-        : l,
-    );
-  };
+  const readNow = (ids: string[] | "all") =>
+    setList((l) => (l ? { ...l, items: withRead(l.items, ids, new Date().toISOString()) } : l));
   const markAll = useAction(async () => {
     await markItemsRead({ all: true });
     readNow("all");

@@ -51,3 +51,9 @@ export async function placeOf(base: string, item: InboxItem): Promise<string> {
     return files;
   }
 }
+
+/** `items` with those of `ids` (or all) read at `at`; the same item objects where nothing changes. */
+export function withRead(items: readonly InboxItem[], ids: readonly string[] | "all", at: string): InboxItem[] {
+  const read = ids === "all" ? null : new Set(ids);
+  return items.map((i) => (!i.read_at && (read === null || read.has(i.id)) ? { ...i, read_at: at } : i));
+}

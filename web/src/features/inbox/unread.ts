@@ -3,11 +3,17 @@
  * the window's title, the room list, the Chat tab, mutes. One store per page, filled from the server
  * (`GET /me/unread`, the inbox's `unread`, `GET /me/notifications`) when the workspace opens, each time the
  * events socket opens and when the tab comes back into view, and kept between those by live events
- * (`chat.message.created`, `chat.read`, `inbox.item`, ...). Reading is the server's too: a room on screen in
- * a focused window posts its newest message as read, so every tab and device agrees.
+ * (`chat.message.created`, `chat.read`, `inbox.item`, `inbox.read`, ...). Reading is the server's too: a room on
+ * screen in a focused window posts its newest message as read, so every tab and device agrees.
  */
 import { useEffect, useRef, useSyncExternalStore } from "react";
-import type { InboxItem, Message, NotificationChanges, NotificationSettings } from "../../../../src/api-types";
+import type {
+  InboxItem,
+  InboxReadEvent,
+  Message,
+  NotificationChanges,
+  NotificationSettings,
+} from "../../../../src/api-types";
 import { loadFresh, useLiveEvents } from "../../lib/events";
 import { navigate } from "../../lib/router";
 import { setTitleCount } from "../../lib/ui";
@@ -39,6 +45,8 @@ let orgId: string | null = null;
 let reading: string | null = null;
 /** Messages this tab posted as read: the `chat.read` they echo back needs no new count. */
 const postedHere = new Set<string>();
+/** Inbox items this tab marked read (and counted so): the `inbox.read` that echoes them needs no new count. */
+const itemsReadHere = new Set<string>();
 /** Rooms read here that held mentions: the inbox's count is asked again once the read is posted. */
 const staleRooms = new Set<string>();
 /** Reads posted so far: a count that answers after one was posted may predate it, and is asked again. */
@@ -83,6 +91,7 @@ function reset(org: string): void {
   settings = null;
   reading = null;
   postedHere.clear();
+  itemsReadHere.clear();
   staleRooms.clear();
   ready = Promise.withResolvers<void>();
   notify();
@@ -216,20 +225,35 @@ export function useRoomReader(
 }
 
 /**
- * Marks inbox items read (the given ones, or all), counted here at once; once the server has them, the other
- * tabs of this browser are told (there is no live event for it). Throws the API's refusal.
+ * Marks inbox items read (the given ones, or all), counted here at once; the server tells every tab and device
+ * (`inbox.read`). Throws the API's refusal.
  */
 export async function markItemsRead(which: { ids: string[] } | { all: true }): Promise<void> {
   const org = orgId;
   if (!org) return;
+  if ("ids" in which) for (const id of which.ids) itemsReadHere.add(id);
   setState(itemsRead(state, "all" in which ? "all" : which.ids.length));
+  readsPosted++;
   try {
     await markInboxRead(org, which);
   } catch (error) {
     refreshSoon();
     throw error;
   }
-  channel?.postMessage({ type: "inbox.read", org });
+}
+
+/**
+ * Items were read (`inbox.read`): all of them, counted at once; or some, on another tab or device or by reading
+ * a room, for which the count is the server's to say (items read here are counted already).
+ */
+function inboxRead(read: InboxReadEvent): void {
+  readsPosted++;
+  if ("all" in read) {
+    setState(itemsRead(state, "all"));
+    return;
+  }
+  const elsewhere = read.ids.filter((id) => !itemsReadHere.delete(id));
+  if (elsewhere.length > 0) refreshSoon();
 }
 
 /**
@@ -275,22 +299,13 @@ export function setMuted(what: "room" | "space", id: string, muted: boolean): Pr
   return changeNotificationSettings(what === "room" ? { muted_room_ids: ids } : { muted_space_ids: ids });
 }
 
-/** Tabs of this browser tell each other what has no live event: inbox items read, settings changed. */
+/** Tabs of this browser tell each other what has no live event: settings changed. */
 const channel = typeof BroadcastChannel === "function" ? new BroadcastChannel("tandem.inbox") : null;
-const channelListeners = new Set<(type: string) => void>();
 if (channel) {
   channel.onmessage = (event: MessageEvent<{ type: string; org: string | null }>) => {
     if (event.data.org !== orgId) return;
-    if (event.data.type === "inbox.read") refreshSoon();
     if (event.data.type === "settings") void loadSettings();
-    for (const listener of channelListeners) listener(event.data.type);
   };
-}
-
-/** Calls `listener` when another tab of this browser read inbox items (`"inbox.read"`). */
-export function onOtherTab(listener: (type: string) => void): () => void {
-  channelListeners.add(listener);
-  return () => channelListeners.delete(listener);
 }
 
 /**
@@ -314,7 +329,7 @@ export function useInboxTracker(): void {
     return () => setTitleCount(0);
   }, [inbox]);
 
-  // Inbox items read on another device have no event: look again when the tab comes back.
+  // What changed with no event while the tab was away (an item gone with its deleted task): look again.
   useEffect(() => {
     const onVisible = () => {
       if (document.visibilityState === "visible") refreshSoon();
@@ -353,6 +368,9 @@ export function useInboxTracker(): void {
         if (!postedHere.delete(id)) refreshSoon();
         return;
       }
+      case "inbox.read":
+        inboxRead(event.payload as InboxReadEvent);
+        return;
       case "inbox.item": {
         const item = event.payload as InboxItem;
         if (item.chat_room_id && item.chat_room_id === reading) {
