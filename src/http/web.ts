@@ -1,6 +1,7 @@
 /**
- * The web UI, served under explicit prefixes (`/`, `/setup`, `/assets/`), so an unknown `/api/...` path can
- * never fall through to a page. Hashed assets are immutable; pages revalidate.
+ * The web UI, served under explicit prefixes (`/`, `/setup`, `/assets/`, and `/sw.js`, the service worker), so an
+ * unknown `/api/...` path can never fall through to a page. Hashed assets are immutable; pages and the service
+ * worker revalidate.
  *
  * The files come from the executable (scripts/build.ts embeds the built UI and names its directory in
  * `TANDEM_WEB_ASSETS`), or, run from source, from web/dist when it has been built. Each is read on its first
@@ -133,6 +134,12 @@ export const PAGE_CSP =
 const ASSET_CACHE = "public, max-age=31536000, immutable";
 
 /**
+ * The service worker's own policy (a worker's script is governed by the policy it is served with, not the
+ * page's): it runs only itself and fetches nothing.
+ */
+export const WORKER_CSP = "default-src 'none'; script-src 'self'; frame-ancestors 'none'";
+
+/**
  * The app's own paths: each serves the page, and the app picks the screen. Listed one by one, so anything
  * else (an unknown `/api/...` path above all) is never a page.
  */
@@ -170,6 +177,19 @@ export function webRoutes(auth: AuthMacro) {
       },
     );
   }
+  // The service worker (Web Push), at the root so that its scope is the whole app. Revalidated like a page:
+  // under a fixed name, a new build must reach browsers at their next check.
+  app.get(
+    "/sw.js",
+    ({ request, set }) => {
+      set.headers["content-security-policy"] = WORKER_CSP;
+      return serve(request, set, "/sw.js", PAGE_CACHE);
+    },
+    {
+      public: true,
+      detail: { hide: true },
+    },
+  );
   return app.get(
     "/assets/*",
     ({ request, params, set }) => serve(request, set, `/assets/${params["*"]}`, ASSET_CACHE),

@@ -273,6 +273,28 @@ describe("headers", () => {
     // Pictures from elsewhere would tell their host who reads what: markdown shows them as links.
     expect(csp).toContain("img-src 'self' data: blob:;");
   });
+
+  it("serves the service worker at the root as JavaScript that revalidates, under a policy of its own", async () => {
+    const worker = await fetch(`${server.url}/sw.js`, { headers: { "accept-encoding": "gzip" } });
+    expect(worker.status).toBe(200);
+    expect(worker.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(worker.headers.get("cache-control")).toBe("no-cache");
+    expect(worker.headers.get("content-encoding")).toBe("gzip");
+    expect(worker.headers.get("content-security-policy")).toBe(
+      "default-src 'none'; script-src 'self'; frame-ancestors 'none'",
+    );
+    // At the root, its scope is the whole app without a Service-Worker-Allowed header.
+    expect(worker.headers.get("service-worker-allowed")).toBeNull();
+    const text = await worker.text();
+    expect(text).toContain("notificationclick");
+    expect(text).not.toMatch(/\bimport\b|\bexport\b/);
+    const again = await fetch(`${server.url}/sw.js`, {
+      headers: { "accept-encoding": "gzip", "if-none-match": worker.headers.get("etag") ?? "" },
+    });
+    expect(again.status).toBe(304);
+    for (const path of ["/sw.js.gz", "/assets/sw.js", "/sw.ts"])
+      expect((await fetch(`${server.url}${path}`)).status).toBe(404);
+  });
 });
 
 describe("request log", () => {

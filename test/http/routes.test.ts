@@ -57,7 +57,7 @@ describe("default deny", () => {
       expect(
         route === "GET /health" ||
           /^(GET|POST) \/api\/v1\/(public|auth)\//.test(route) ||
-          /^GET \/(assets\/\*|api\/docs(\/json)?)?$/.test(route) ||
+          /^GET \/(assets\/\*|sw\.js|api\/docs(\/json)?)?$/.test(route) ||
           PAGE_PATHS.some((page) => route === `GET ${page}`),
       ).toBe(true);
     }
