@@ -40,6 +40,7 @@ import type { instanceOut, SetupOut, setupIn } from "./features/instance/instanc
 import type { IntegrationOut, Provider as ProviderName } from "./features/integrations/integrations.schemas";
 import type { acceptInviteIn, createInviteIn, InviteOut, inviteInfoOut } from "./features/invites/invites.schemas";
 import type { createRoleIn, MemberOut, patchRoleIn, RoleOut, UserOut } from "./features/members/members.schemas";
+import type { pushKeyOut, pushSubscriptionIn } from "./features/notifications/notifications.schemas";
 import type { OrganizationOut, patchOrgIn } from "./features/organization/organization.schemas";
 import type { ProposalOut } from "./features/proposals/proposals.schemas";
 import type { ReplyEventPayload } from "./features/replies/replies.events";
@@ -216,6 +217,10 @@ export type InboxReadEvent = InboxReadOut;
 export type NotificationSettings = NotificationSettingsOut;
 /** `PUT /me/notifications`' body: the fields to change. */
 export type NotificationChanges = z.input<typeof putNotificationsIn>;
+/** `GET /public/push-key`: the VAPID key a browser subscribes with. */
+export type PushKey = z.infer<typeof pushKeyOut>;
+/** `POST /me/push-subscriptions`' body: a browser's `PushSubscription.toJSON()`. */
+export type PushSubscriptionBody = z.input<typeof pushSubscriptionIn>;
 
 // Files and edit proposals.
 

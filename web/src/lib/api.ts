@@ -74,9 +74,24 @@ export function signIn(login: TokenPair): void {
   });
 }
 
+/** What must be undone as the person before their session goes (a browser's push subscription). */
+const signingOut = new Set<() => Promise<void>>();
+/** The longest a sign-out waits for those steps: signing out must not hang on a slow server. */
+const SIGNING_OUT_MS = 3000;
+
+/** Runs `step` at each sign-out here, while the session still holds; returns the function that removes it. */
+export function onSigningOut(step: () => Promise<void>): () => void {
+  signingOut.add(step);
+  return () => signingOut.delete(step);
+}
+
 /** Revokes the session on the server (best effort) and forgets it here. */
 export async function signOut(): Promise<void> {
   const current = session;
+  if (current && signingOut.size > 0) {
+    const steps = Promise.allSettled([...signingOut].map((step) => step()));
+    await Promise.race([steps, new Promise((resolve) => setTimeout(resolve, SIGNING_OUT_MS))]);
+  }
   localStorage.removeItem(ENDED_KEY);
   write(null);
   if (current) await request("POST", "/auth/logout", { refresh_token: current.refresh_token }, null).catch(() => {});

@@ -1,8 +1,10 @@
 /**
  * "Enable desktop notifications": the browser asks only from a click, so it is a button, shown until the
- * browser has answered; afterwards it says what the browser allows.
+ * browser has answered; afterwards it says what the browser allows. Allowed, this browser also subscribes to
+ * Web Push, for notifications when Tandem is closed (where it can: `push.ts`).
  */
 import { askDesktopPermission, useDesktopPermission } from "./desktop";
+import { enablePush } from "./push";
 import { useNotificationSettings } from "./unread";
 
 /** The offer (or the browser's answer); `always` also says when notifications are already allowed. */
@@ -28,7 +30,11 @@ export function DesktopOffer({ always = false }: { always?: boolean }) {
   return (
     <div className="desktop-offer">
       <span className="grow">Get a notification when something needs you while Tandem is in another tab.</span>
-      <button type="button" className="primary" onClick={() => void askDesktopPermission()}>
+      <button
+        type="button"
+        className="primary"
+        onClick={() => void askDesktopPermission().then((answer) => (answer === "granted" ? enablePush() : undefined))}
+      >
         Enable desktop notifications
       </button>
     </div>

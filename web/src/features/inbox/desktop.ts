@@ -2,12 +2,16 @@
  * Desktop notifications: asked for by a button (browsers grant them only from a click), then shown for inbox
  * items that arrive while the tab is hidden, as the `desktop` setting says (every item, mentions only, none).
  * Clicking one brings the tab forward on what it is about, read. Every hidden tab of the browser hears the
- * item; the notification's tag (the item's id) makes them one.
+ * item; the notification's tag (the item's id) makes them one. While this browser is subscribed to Web Push
+ * (`push.ts`), the tab shows it through the service worker, so the push of the same item replaces it rather
+ * than adding a second one, and the worker's click handler opens it.
  */
 import { useSyncExternalStore } from "react";
 import type { InboxItem, NotificationSettings } from "../../../../src/api-types";
 import type { Workspace } from "../../lib/workspace";
-import { headline } from "./items";
+import type { NoticeData } from "../../sw/notices";
+import { directPlaceOf, headline } from "./items";
+import { usesPush, workerRegistration } from "./push";
 
 /** `granted`, `denied`, `default` (not asked yet) or `unsupported` (no Notification in this browser). */
 export type DesktopPermission = NotificationPermission | "unsupported";
@@ -52,8 +56,15 @@ export function showItemOnDesktop(
 ): void {
   if (document.visibilityState !== "hidden" || permission() !== "granted" || !wantsDesktop(item, settings)) return;
   const space = ws.spaces.find((s) => s.id === item.space_id)?.name;
+  const title = space ? `${headline(item, ws.nameOf)} · ${space}` : headline(item, ws.nameOf);
+  const worker = workerRegistration();
+  if (worker && usesPush()) {
+    const data: NoticeData = { path: directPlaceOf(item) ?? "/inbox", organization_id: ws.org.id, item };
+    void worker.showNotification(title, { body: item.summary, tag: item.id, data }).catch(() => {});
+    return;
+  }
   try {
-    const shown = new Notification(space ? `${headline(item, ws.nameOf)} · ${space}` : headline(item, ws.nameOf), {
+    const shown = new Notification(title, {
       body: item.summary,
       tag: item.id,
     });

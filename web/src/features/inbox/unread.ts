@@ -28,6 +28,7 @@ import {
 } from "./api";
 import { showItemOnDesktop } from "./desktop";
 import { placeOf } from "./items";
+import { checkPush, onNotificationClick, takeOpenedItem } from "./push";
 import {
   EMPTY_UNREAD,
   fromServer,
@@ -310,8 +311,9 @@ if (channel) {
 
 /**
  * Keeps the store for the workspace: loads it, follows the live events, puts the inbox's unread count in the
- * window's title and shows new items on the desktop while the tab is hidden. Used once, by the frame around
- * every screen.
+ * window's title, shows new items on the desktop while the tab is hidden, and keeps this browser's Web Push
+ * subscription with the organization (opening the items its notifications are clicked for). Used once, by the
+ * frame around every screen.
  */
 export function useInboxTracker(): void {
   const ws = useWorkspace();
@@ -320,8 +322,22 @@ export function useInboxTracker(): void {
     if (orgId !== orgOf) reset(orgOf);
     void refreshUnread();
     void loadSettings();
+    void checkPush(orgOf);
+    // A window opened by a click on a notification: its item is read (the server says so to every tab).
+    const opened = takeOpenedItem();
+    if (opened) void markInboxRead(orgOf, { ids: [opened] }).catch(() => {});
     return () => clearTimeout(refreshTimer);
   }, [orgOf]);
+
+  // A click on a notification, in this window: open its item here as the Inbox does (read), or go to its place.
+  useEffect(
+    () =>
+      onNotificationClick((message) => {
+        if (message.organization_id === ws.org.id) void openItem(ws, message.item as unknown as InboxItem);
+        else navigate(message.path);
+      }),
+    [ws],
+  );
 
   const { inbox } = useUnreadState();
   useEffect(() => {

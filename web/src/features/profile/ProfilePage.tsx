@@ -1,7 +1,8 @@
 /**
  * The person's own screen: their display name (everyone sees a change at once), the password, how they are
  * notified (email: off, a digest or every item, when the server can send email; desktop: every item, mentions
- * only or none, and the browser's permission), and what they muted.
+ * only or none, the browser's permission, and whether this browser gets them when Tandem is closed), and what
+ * they muted.
  */
 import { type FormEvent, useState } from "react";
 import type { NotificationChanges, NotificationSettings } from "../../../../src/api-types";
@@ -11,6 +12,7 @@ import { useWorkspace } from "../../lib/workspace";
 import { getInstance } from "../auth/api";
 import { ChangePasswordDialog } from "../auth/ChangePassword";
 import { DesktopOffer } from "../inbox/DesktopOffer";
+import { PushSetting } from "../inbox/PushSetting";
 import { changeNotificationSettings, useNotificationSettings } from "../inbox/unread";
 import { renameMe } from "./api";
 import { MutedList } from "./MutedList";
@@ -161,6 +163,7 @@ function NotificationsSection() {
           </label>
         ))}
         <DesktopOffer always />
+        <PushSetting />
       </fieldset>
       <ErrorText error={save.error} />
     </section>
