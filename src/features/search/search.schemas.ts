@@ -7,11 +7,12 @@ import { KINDS, type Kind } from "./search.store";
 /** The longest `q`, in characters (code points). */
 export const MAX_Q = 200;
 
+/** White space around `q` is ignored, in its length too: a word pasted with a trailing space still fits. */
 const q = z
   .string()
-  .refine((s) => charCount(s) <= MAX_Q, { params: { message: `must be at most ${MAX_Q} characters` } })
   .transform((s) => s.trim())
   .refine((s) => s.length > 0, { params: { message: "must not be empty" } })
+  .refine((s) => charCount(s) <= MAX_Q, { params: { message: `must be at most ${MAX_Q} characters` } })
   .meta({ type: "string", minLength: 1, maxLength: MAX_Q });
 
 const isKind = (s: string): s is Kind => (KINDS as readonly string[]).includes(s);
