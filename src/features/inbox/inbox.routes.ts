@@ -8,6 +8,7 @@ import {
   inboxQuery,
   markReadIn,
   notificationSettingsOut,
+  optionalOrgQuery,
   orgQuery,
   putNotificationsIn,
   readRoomIn,
@@ -66,12 +67,16 @@ export function inboxRoutes(auth: AuthMacro, inbox: InboxService) {
       },
       {
         permission: "member",
+        query: optionalOrgQuery,
         body: markReadIn,
-        detail: doc("Marks the caller's items in `org_id` read: `ids`, or every one with `all: true`", {
-          204: null,
-          400: "`ids: required unless all is true`",
-          404: ORG_404,
-        }),
+        detail: doc(
+          "Marks the caller's items in `org_id` (of the body, or of the query as on the other `/me` routes) read: `ids`, or every one with `all: true`",
+          {
+            204: null,
+            400: "`ids: required unless all is true`; `org_id: required`",
+            404: ORG_404,
+          },
+        ),
       },
     )
     .get("/me/notifications", ({ actor }) => presentSettings(inbox.settings(actor)), {

@@ -73,8 +73,12 @@ export const inboxQuery = z.object({
 
 export const readRoomIn = z.object({ message_id: idIn });
 
+/** `?org_id=` as the other `/me` routes take it; `POST /me/inbox/read` takes it there or in its body. */
+export const optionalOrgQuery = z.object({ org_id: orgIdIn.optional() });
+
 export const markReadIn = z.object({
-  org_id: orgIdIn,
+  /** Required unless the query names it (the permission macro answers `org_id: required` when neither does). */
+  org_id: orgIdIn.optional(),
   ids: z.array(uuidIn).max(1000).optional(),
   all: z.boolean().optional(),
 });
