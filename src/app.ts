@@ -44,7 +44,7 @@ export interface AppDeps {
 const MAX_SOCKET_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export function buildApp({ config, log, access, services }: AppDeps) {
-  const auth = authMacro(services.auth, services.access);
+  const auth = authMacro(services.auth, services.access, () => services.organization.current()?.id);
   const { events, docs, files } = services;
   const collab = new CollabSockets(docs, services.auth, services.access, files, services.memo, events, log);
   // The docs describe the finished app, which does not exist yet while it is being built.

@@ -31,6 +31,15 @@ let instances = 0;
 
 type Raw = Record<string, string | undefined> | undefined;
 
+/** What a transform hook is handed, as far as the macros read it. */
+interface TransformContext {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  request: Request;
+  path: string;
+}
+
 /** A string field of a JSON object body, if there is one. */
 function bodyField(body: unknown, name: string): string | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
@@ -72,10 +81,43 @@ function recheckOf(auth: Authenticator, check: () => void): () => void {
   };
 }
 
-/** The macro plugin, bound to the services of one app. */
-export function authMacro(auth: Authenticator, access: Access) {
+/**
+ * The macro plugin, bound to the services of one app. `installOrgId` names the install's organization (one per
+ * install), for the routes that fall back to it when the request names none (`memberOrInstall`).
+ */
+export function authMacro(
+  auth: Authenticator,
+  access: Access,
+  installOrgId: () => string | undefined = () => undefined,
+) {
   const resolved = new WeakMap<Request, unknown>();
   const take = <T>(request: Request) => resolved.get(request) as T;
+
+  /**
+   * The actor of a route of the caller's own (`/me/...`) or of an organization: a member of `:orgId`, or of the
+   * `org_id` of the query or the body, holding `need`. `fallback` answers the organization when none is named.
+   */
+  const orgTransform =
+    (need: Need, fallback: () => string | undefined) =>
+    async ({ params, query, body, request, path: requestPath }: TransformContext) => {
+      const given = credential(request);
+      const principal = await auth.authenticate(given);
+      lowerIds(params as Raw);
+      // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`); a POST to
+      // one may name it in its body (`/me/inbox/read {org_id}`).
+      // `org_id` is any string (api-spec): one that names no organization of the caller's is a 404, like a path id.
+      // A path's `orgId` that is not text (undecodable percent-encoding) is an organization that does not exist.
+      const pathIds = params as Raw;
+      const orgId =
+        pathIds && "orgId" in pathIds
+          ? (pathIds.orgId ?? "")
+          : (lowerUuid((query as Raw)?.org_id ?? bodyField(body, "org_id")) ?? fallback());
+      if (orgId === undefined) throw invalid("org_id: required");
+      const actor = access.orgActor(principal, orgId, need);
+      assertPathIds(pathIds, requestPath);
+      const recheck = recheckOf(auth, () => void access.orgActor(auth.reauthenticate(given, principal), orgId, need));
+      resolved.set(request, { ...actor, recheck });
+    };
 
   return new Elysia({ name: "auth-macro", seed: ++instances }).macro({
     /** No token needed. */
@@ -92,25 +134,16 @@ export function authMacro(auth: Authenticator, access: Access) {
     /** A member of the route's organization (`:orgId`, or `?org_id=`) holding `need`. */
     permission: (need: Need) => ({
       detail: mark({ "x-permission": need }),
-      transform: async ({ params, query, body, request, path: requestPath }) => {
-        const given = credential(request);
-        const principal = await auth.authenticate(given);
-        lowerIds(params as Raw);
-        // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`); a POST to
-        // one may name it in its body (`/me/inbox/read {org_id}`).
-        // `org_id` is any string (api-spec): one that names no organization of the caller's is a 404, like a path id.
-        // A path's `orgId` that is not text (undecodable percent-encoding) is an organization that does not exist.
-        const pathIds = params as Raw;
-        const orgId =
-          pathIds && "orgId" in pathIds
-            ? (pathIds.orgId ?? "")
-            : lowerUuid((query as Raw)?.org_id ?? bodyField(body, "org_id"));
-        if (orgId === undefined) throw invalid("org_id: required");
-        const actor = access.orgActor(principal, orgId, need);
-        assertPathIds(pathIds, requestPath);
-        const recheck = recheckOf(auth, () => void access.orgActor(auth.reauthenticate(given, principal), orgId, need));
-        resolved.set(request, { ...actor, recheck });
-      },
+      transform: orgTransform(need, () => undefined),
+      resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
+    }),
+    /**
+     * Any member, as `permission: "member"`, of the `org_id` named, or when none is, of the install's organization:
+     * for the routes a browser calls with what it has (`POST /me/push-subscriptions` with its `PushSubscription`).
+     */
+    memberOrInstall: (_enabled: true) => ({
+      detail: mark({ "x-permission": "member" }),
+      transform: orgTransform("member", installOrgId),
       resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
     }),
     /**

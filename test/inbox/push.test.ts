@@ -115,9 +115,12 @@ describe("POST /api/v1/me/push-subscriptions", () => {
     expect(await bad({ endpoint: good.endpoint })).toBe("keys: required");
   });
 
-  it("answers 400 without org_id and 404 for an organization the caller is not in", async () => {
+  it("takes the install's organization without org_id (the browser's JSON as it is), and 404 for one the caller is not in", async () => {
     const body = browserSubscription("https://push.example.test/y").json;
-    expect((await w.ada.api.post("/api/v1/me/push-subscriptions", body)).body).toEqual({ error: "org_id: required" });
+    const plain = await w.ada.api.post("/api/v1/me/push-subscriptions", body);
+    expect(plain.status).toBe(201);
+    expect(plain.body.subscription.endpoint).toBe(body.endpoint);
+    expect((await w.ada.api.delete("/api/v1/me/push-subscriptions", { body })).status).toBe(204);
     const other = await w.ada.api.post(`/api/v1/me/push-subscriptions?org_id=${crypto.randomUUID()}`, body);
     expect(other.status).toBe(404);
     expect(other.body).toEqual({ error: "organization not found" });

@@ -3,12 +3,13 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
-import { orgQuery } from "../inbox/inbox.schemas";
+import { optionalOrgQuery } from "../inbox/inbox.schemas";
 import { presentSubscription } from "./notifications.present";
 import { deletePushSubscriptionIn, pushKeyOut, pushSubscriptionIn, pushSubscriptionOut } from "./notifications.schemas";
 import type { PushService } from "./notifications.service";
 
-const ORG_404 = "`organization not found`: `org_id` names no organization the caller is a member of";
+const ORG_404 =
+  "`organization not found`: `org_id` (or, when none is given, the install's organization) is no organization the caller is a member of";
 
 export function notificationsRoutes(auth: AuthMacro, push: PushService) {
   return new Elysia({ prefix: "/api/v1" })
@@ -23,11 +24,11 @@ export function notificationsRoutes(auth: AuthMacro, push: PushService) {
       "/me/push-subscriptions",
       ({ actor, body, status }) => status(201, { subscription: presentSubscription(push.subscribe(actor, body)) }),
       {
-        permission: "member",
-        query: orgQuery,
+        memberOrInstall: true,
+        query: optionalOrgQuery,
         body: pushSubscriptionIn,
         detail: doc(
-          "Subscribes the caller's browser (its `PushSubscription` JSON) to pushes of their inbox items in `org_id`; the same endpoint again replaces its keys",
+          "Subscribes the caller's browser (its `PushSubscription` JSON) to pushes of their inbox items in `org_id` (default: the install's organization); the same endpoint again replaces its keys",
           {
             201: z.object({ subscription: pushSubscriptionOut }),
             400: "`endpoint: must be an https URL`; `keys.p256dh: must be a P-256 public key (base64url)`; `keys.auth: must be 16 bytes (base64url)`",
@@ -43,8 +44,8 @@ export function notificationsRoutes(auth: AuthMacro, push: PushService) {
         return status(204);
       },
       {
-        permission: "member",
-        query: orgQuery,
+        memberOrInstall: true,
+        query: optionalOrgQuery,
         body: deletePushSubscriptionIn,
         detail: doc("Unsubscribes the caller's browser of that endpoint (nothing to do is done too)", {
           204: null,
