@@ -151,9 +151,14 @@ async function serveLocked(
   // Off the start-up path: the first round runs once the server is already answering.
   const firstRound = setTimeout(maintain, 1000);
   const maintenance = setInterval(maintain, MAINTENANCE_INTERVAL_MS);
-  // Sessions ended by another process (`tandem users reset-password`) close their sockets here too.
+  // Sessions ended by another process (`tandem users reset-password`) close their sockets here too, and members
+  // it added (`tandem users add`) are announced as `member.joined`.
+  const stopJoinWatch = services.members.watchJoins(services.events);
   const sessionCheck = setInterval(
-    inBackground("checking sessions", () => services.auth.checkSessions()),
+    inBackground("checking sessions", () => {
+      services.auth.checkSessions();
+      services.members.announceJoinsElsewhere();
+    }),
     SESSION_RECHECK_MS,
   );
   firstRound.unref();
@@ -168,6 +173,7 @@ async function serveLocked(
       clearTimeout(firstRound);
       clearInterval(maintenance);
       clearInterval(sessionCheck);
+      stopJoinWatch();
       services.runner?.stop();
       services.scheduler?.stop();
       await services.email.stop();

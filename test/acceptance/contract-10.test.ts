@@ -13,7 +13,15 @@ import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers
 import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
 import { type Client, client, TIMESTAMP, UUID } from "../helpers/http";
 import { browserSubscription, type FakePushService, startFakePushService } from "../helpers/push-service";
-import { BINARY, type SpawnedServer, spawnServer, startTestServer, type TestServer, tempDir } from "../helpers/server";
+import {
+  BINARY,
+  runCli,
+  type SpawnedServer,
+  spawnServer,
+  startTestServer,
+  type TestServer,
+  tempDir,
+} from "../helpers/server";
 import { type FakeSmtp, startFakeSmtp } from "../helpers/smtp";
 import { eventually, type Listener, type LiveEvent, listen } from "../helpers/sockets";
 
@@ -867,6 +875,34 @@ describe("live directory", () => {
     expect(event.payload.is_service_account).toBe(true);
     expect(event.payload.display_name).toBe("Kit Staff");
   });
+
+  it("`member.joined` also for a person added by `tandem users add` while the server runs (another process)", async () => {
+    const added = await runCli(
+      [
+        "users",
+        "add",
+        "--email",
+        "cli@acme.test",
+        "--password",
+        "cli-password",
+        "--name",
+        "Cleo Cli",
+        "--data",
+        dataDir,
+      ],
+      { kind: "binary" },
+    );
+    expect(added.code).toBe(0);
+    const event = await bobLive.next((e) => e.type === "member.joined" && e.payload.email === "cli@acme.test", 15_000);
+    expect(event.space_id).toBeNull();
+    expect(event.payload).toEqual(await member(event.payload.user_id));
+    expect(event.payload.display_name).toBe("Cleo Cli");
+    await Bun.sleep(5500);
+    // A tick of the watch later, every join (those made through this server too) was announced once.
+    const joined = bobLive.events.filter((e) => e.type === "member.joined").map((e) => e.payload.user_id);
+    expect(joined.length).toBeGreaterThan(2);
+    expect(new Set(joined).size).toBe(joined.length);
+  }, 30_000);
 
   it("`member.updated` for a new display name and new roles; `member.left` when removed", async () => {
     const lu = await addMember(org, ["Member"], "Lu Changing");

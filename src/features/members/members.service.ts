@@ -1,7 +1,7 @@
 /** Accounts, the organization's members and their roles: the rules, over the store. */
 import type { OrgActor, Principal } from "../../core/actor";
 import { conflict, invalid, notFound, unauthenticated } from "../../core/errors";
-import type { EventOf, EventPayloads, EventType, Unit } from "../../core/events";
+import type { EventBus, EventOf, EventPayloads, EventType, Unit } from "../../core/events";
 import { isPermission, PERMISSIONS, SYSTEM_ROLES, type SystemRole } from "../../core/permissions";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
@@ -49,7 +49,16 @@ function orgEvent<T extends EventType>(
 }
 
 /** The members feature's operations. Those of a route take the actor the permission macro resolved. */
+/**
+ * How far back the join watch looks: another process stamps a join before it commits, and the watch looks
+ * every few seconds.
+ */
+const JOIN_WATCH_WINDOW_MS = 60_000;
+
 export class MembersService {
+  /** Joins announced or seen, `orgId:userId` → when (see `watchJoins`). */
+  private readonly joinsSeen = new Map<string, number>();
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: MembersStore,
@@ -367,6 +376,39 @@ export class MembersService {
   /** Every human user with the names of their roles in the organization, for `tandem users list`. */
   listUsers(orgId: string): ListedUser[] {
     return this.store.usersWithRoleNames(orgId);
+  }
+
+  // Joins made by another process
+
+  /**
+   * Starts noticing members who join through another process on the same data dir (`tandem users add` while
+   * this one serves), which could not tell this process's sockets: the members joined until now are known, and
+   * so is every `member.joined` this process sends from now on. `announceJoinsElsewhere` then tells the rest.
+   */
+  watchJoins(events: EventBus): () => void {
+    for (const row of this.store.joinedSince(Date.now() - JOIN_WATCH_WINDOW_MS)) {
+      this.joinsSeen.set(`${row.orgId}:${row.userId}`, row.joinedAt);
+    }
+    return events.subscribe((event) => {
+      if (event.type === "member.joined")
+        this.joinsSeen.set(`${event.organization_id}:${event.payload.user_id}`, Date.now());
+    });
+  }
+
+  /** Sends `member.joined` for the members who joined through another process since the last look. */
+  announceJoinsElsewhere(): void {
+    const now = Date.now();
+    const fresh = this.store.joinedSince(now - JOIN_WATCH_WINDOW_MS).filter((row) => {
+      const seen = this.joinsSeen.get(`${row.orgId}:${row.userId}`);
+      return seen === undefined || seen < row.joinedAt;
+    });
+    if (fresh.length > 0) {
+      this.uow.write((unit) => {
+        for (const row of fresh) this.emitMember(unit, row.orgId, "member.joined", row.userId);
+      });
+      for (const row of fresh) this.joinsSeen.set(`${row.orgId}:${row.userId}`, Math.max(row.joinedAt, now));
+    }
+    for (const [key, at] of this.joinsSeen) if (at < now - 2 * JOIN_WATCH_WINDOW_MS) this.joinsSeen.delete(key);
   }
 
   // Helpers

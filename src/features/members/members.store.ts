@@ -1,5 +1,5 @@
 /** Queries of users, organization memberships and roles; every statement on a request path is prepared once. */
-import { and, asc, count, eq, inArray, isNull, notInArray, sql } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, isNull, notInArray, sql } from "drizzle-orm";
 import type { AccessMemo } from "../../core/access-memo";
 import { type Db, prepared } from "../../db/client";
 import { memberRoles, orgMembers, roles, serviceAccounts, users } from "../../db/schema";
@@ -322,6 +322,15 @@ export class MembersStore {
   member(orgId: string, userId: string): MemberRow | undefined {
     const row = this.memberOf().all({ orgId, userId })[0];
     return row && { ...row, roleIds: jsonArray(row.roleIds).sort() };
+  }
+
+  /** Memberships of every organization that began at or after `since` (epoch ms). */
+  joinedSince(since: number): { orgId: string; userId: string; joinedAt: number }[] {
+    return this.db
+      .select({ orgId: orgMembers.orgId, userId: orgMembers.userId, joinedAt: orgMembers.joinedAt })
+      .from(orgMembers)
+      .where(gte(orgMembers.joinedAt, since))
+      .all();
   }
 
   /** The organizations the user is a member of. */
