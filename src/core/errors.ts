@@ -35,6 +35,8 @@ export class AppError extends Error {
     message: string,
     /** Extra top-level fields of the error body (the current task on a version conflict). */
     readonly extra?: Record<string, unknown>,
+    /** Headers of the answer (`Retry-After` on a 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }
@@ -46,4 +48,7 @@ export const unauthenticated = (message = "unauthorized") => new AppError("unaut
 export const forbidden = (message: string) => new AppError("forbidden", message);
 export const notFound = (message: string) => new AppError("not_found", message);
 export const conflict = (message: string, extra?: Record<string, unknown>) => new AppError("conflict", message, extra);
+/** A 429 that says when to come back. */
+export const tooMany = (message: string, retryAfterSeconds: number) =>
+  new AppError("too_many", message, undefined, { "retry-after": String(retryAfterSeconds) });
 export const missingPermission = (permission: string) => forbidden(`missing permission: ${permission}`);

@@ -103,6 +103,8 @@ export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJ
       .onError({ as: "global" }, ({ code, error, request, set }) => {
         const mark = markOf(set);
         const [status, body] = mapError(code, error, (err) => log.error({ req_id: mark?.id, err }, "unhandled error"));
+        // Elysia adds `set.headers` to the answer this hook returns.
+        if (error instanceof AppError && error.headers) Object.assign(set.headers, error.headers);
         line(request, mark, status);
         return errorResponse(status, body, mark?.id);
       })
