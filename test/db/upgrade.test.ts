@@ -81,6 +81,7 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0013_inbox",
       "0014_notifications",
       "0015_search",
+      "0016_automation_runs_queued",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;

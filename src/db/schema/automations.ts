@@ -1,5 +1,5 @@
 /** Automations of a space: configured jobs a human approves before they run; their runs; webhook deliveries seen. */
-import { isNotNull } from "drizzle-orm";
+import { isNotNull, sql } from "drizzle-orm";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { organizations, users } from "./people";
 import { spaces } from "./spaces";
@@ -75,7 +75,12 @@ export const automationRuns = sqliteTable(
     finishedAt: integer("finished_at"),
     createdAt: integer("created_at").notNull(),
   },
-  (t) => [index("automation_runs_automation_idx").on(t.automationId, t.createdAt, t.id)],
+  (t) => [
+    index("automation_runs_automation_idx").on(t.automationId, t.createdAt, t.id),
+    // The runs that wait to start, by automation: a flood of webhook deliveries is capped by their count, which
+    // must not read an automation's whole history. A run leaves it when it starts.
+    index("automation_runs_queued_idx").on(t.automationId).where(sql`${t.status} = 'queued'`),
+  ],
 );
 
 /** Webhook deliveries already taken (their `webhook-id` or `X-GitHub-Delivery`), for 24 hours: sent again, they run nothing. */

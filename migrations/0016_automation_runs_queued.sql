@@ -1,0 +1,1 @@
+CREATE INDEX `automation_runs_queued_idx` ON `automation_runs` (`automation_id`) WHERE "automation_runs"."status" = 'queued';
