@@ -6,6 +6,7 @@ import type { Config } from "./config";
 import { activityRoutes } from "./features/activity/activity.routes";
 import { authRoutes } from "./features/auth/auth.routes";
 import { automationsRoutes } from "./features/automations/automations.routes";
+import { webhookRoutes } from "./features/automations/automations.webhook-routes";
 import { chatRoutes } from "./features/chat/chat.routes";
 import { eventsRoutes } from "./features/events/events.routes";
 import { filesRoutes } from "./features/files/files.routes";
@@ -73,6 +74,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(automationsRoutes(auth, services.automations))
     .use(tunnelsRoutes(auth, services.tunnels))
     .use(searchRoutes(auth, services.search))
+    .use(webhookRoutes(auth, services.webhooks))
     .use(eventsRoutes(auth, services.live))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));

@@ -19,6 +19,7 @@ import { AutomationRunJob } from "./features/automations/automations.job";
 import { Scheduler } from "./features/automations/automations.scheduler";
 import { AutomationsService } from "./features/automations/automations.service";
 import { AutomationsStore } from "./features/automations/automations.store";
+import { WebhookDeliveries } from "./features/automations/automations.webhook-deliveries";
 import { ChatService, RoomPurge } from "./features/chat/chat.service";
 import { ChatStore } from "./features/chat/chat.store";
 import { LiveEvents } from "./features/events/events.live";
@@ -235,6 +236,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     jobs,
   );
   automations.listen(events);
+  const webhooks = new WebhookDeliveries(automationsStore, automations, commits, encryptionKey);
   const scheduler = options.log ? new Scheduler(uow, automationsStore, automations, options.log) : null;
   const proposals = new ProposalsService(uow, new ProposalsStore(db), files);
   const tunnels = new TunnelsService(
@@ -290,6 +292,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     integrations,
     automations,
     tunnels,
+    webhooks,
     proposals,
     activity,
     search,

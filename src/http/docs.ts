@@ -15,6 +15,8 @@ export interface DocExtra {
   query?: { name: string; description: string; required?: boolean }[];
   /** Who may call it, where the declared permission is not the whole rule (an author, a space owner, a person). */
   access?: string;
+  /** Request headers the handler reads itself (a webhook delivery's signature), with what each carries. */
+  headers?: Record<string, string>;
   /** Path parameters that are not ids, as OpenAPI schemas (`provider`: one of two names). */
   params?: Record<string, Record<string, unknown>>;
   /** An answer of bytes rather than JSON: its statuses, the headers it sends and the request headers it reads. */
@@ -33,6 +35,7 @@ export function doc(summary: string, responses: Responses, extra: DocExtra = {})
     "x-body": extra.body,
     "x-query": extra.query,
     "x-access": extra.access,
+    "x-headers": extra.headers,
     "x-params": extra.params,
     "x-bytes": extra.bytes,
     // biome-ignore lint/suspicious/noExplicitAny: Elysia types `detail` as an OpenAPI operation; ours adds x- keys.

@@ -134,7 +134,8 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
       schema: ownParams[name] ?? { type: "string", format: "uuid" },
     }));
     const bytes = detail["x-bytes"] as DocExtra["bytes"];
-    for (const [name, description] of Object.entries(bytes?.requestHeaders ?? {})) {
+    const headers = { ...bytes?.requestHeaders, ...(detail["x-headers"] as DocExtra["headers"]) };
+    for (const [name, description] of Object.entries(headers)) {
       parameters.push({ name, in: "header", required: false, description, schema: { type: "string" } });
     }
     if (socket) {

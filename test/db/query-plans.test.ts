@@ -20,7 +20,12 @@ import { migrate } from "../../src/db/migrate";
 import * as schema from "../../src/db/schema";
 import { ActivityStore } from "../../src/features/activity/activity.store";
 import { AuthStore } from "../../src/features/auth/auth.store";
-import { AutomationsStore } from "../../src/features/automations/automations.store";
+import {
+  AutomationsStore,
+  DELIVERY_RUN_SQL,
+  TAKE_DELIVERY_SQL,
+  WEBHOOK_STATE_SQL,
+} from "../../src/features/automations/automations.store";
 import { ChatStore, PURGE_MESSAGES_SQL } from "../../src/features/chat/chat.store";
 import { ANCESTRY_SQL, FilesStore, SUBTREE_DELETE_SQL } from "../../src/features/files/files.store";
 import {
@@ -868,6 +873,34 @@ const cases: Case[] = [
   { name: "activity: one job's entry", run: () => stores.activity.get(ids.staffAccount) },
   { name: "automations: of a space", run: () => stores.automations.list(ids.space) },
   { name: "automations: by id", run: () => stores.automations.get(ids.space, ids.staffAccount) },
+  // Inbound webhook deliveries: every one reads these.
+  { name: "automations: by id alone (a run)", run: () => stores.automations.byId(ids.staffAccount) },
+  {
+    name: "automations: what a delivery reads of its automation, with its queued runs (a flood's cap)",
+    raw: { sql: WEBHOOK_STATE_SQL, params: { id: ids.staffAccount } },
+  },
+  {
+    name: "automations: a delivery seen within the window",
+    raw: { sql: DELIVERY_RUN_SQL, params: { automationId: ids.staffAccount, deliveryId: "msg_1", since: now } },
+  },
+  {
+    name: "automations: a delivery taken",
+    raw: {
+      sql: TAKE_DELIVERY_SQL,
+      params: {
+        automationId: ids.staffAccount,
+        deliveryId: "msg_1",
+        runId: ids.staffAccount,
+        createdAt: now,
+        since: now,
+      },
+    },
+  },
+  {
+    name: "automations: deliveries forgotten after 24 hours",
+    run: () => stores.automations.pruneDeliveries(now),
+    writes: true,
+  },
   { name: "proposals: of a file", run: () => stores.proposals.list(ids.file) },
   { name: "proposals: by id", run: () => stores.proposals.get(ids.space, ids.staffAccount) },
   {
@@ -1070,6 +1103,15 @@ describe("foreign keys of deleted rows", () => {
 });
 
 describe("query plans", () => {
+  it("the flood cap counts an automation's queued runs from their own index, not its whole history", () => {
+    const plan = sqlite.prepare(`EXPLAIN QUERY PLAN ${WEBHOOK_STATE_SQL}`).all({ id: "x" }) as { detail: string }[];
+    expect(plan.map((r) => r.detail)).toEqual([
+      "SEARCH automations USING INDEX sqlite_autoindex_automations_1 (id=?)",
+      "SCALAR SUBQUERY 1",
+      "SEARCH automation_runs USING COVERING INDEX automation_runs_queued_idx (automation_id=?)",
+    ]);
+  });
+
   it("the seed is realistic enough for the planner", () => {
     const count = (table: string) => (sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     expect(count("tasks")).toBeGreaterThan(5000);

@@ -57,6 +57,8 @@ describe("default deny", () => {
       expect(
         route === "GET /health" ||
           /^(GET|POST) \/api\/v1\/(public|auth)\//.test(route) ||
+          // A webhook's inbound URL: no token, the request is signed with the webhook's secret.
+          route === "POST /api/v1/hooks/:automationId" ||
           /^GET \/(assets\/\*|sw\.js|api\/docs(\/json)?)?$/.test(route) ||
           PAGE_PATHS.some((page) => route === `GET ${page}`),
       ).toBe(true);
@@ -164,6 +166,26 @@ describe("GET /api/docs", () => {
       (p: { name: string }) => p.name === "limit",
     );
     expect(limit.schema).toMatchObject({ type: "integer", minimum: 1, default: 50 });
+  });
+
+  it("documents a webhook's inbound URL: no token, the signature headers it reads, each answer", async () => {
+    const { paths } = (await request(server.url, "GET", "/api/docs/json")).body;
+    const hook = paths["/api/v1/hooks/{automationId}"].post;
+    expect(hook.security).toEqual([]);
+    expect(hook.responses["401"].description).toContain("`invalid signature`");
+    expect(hook.parameters.map((p: { name: string; in: string }) => `${p.in} ${p.name}`)).toEqual([
+      "path automationId",
+      "header webhook-id",
+      "header webhook-timestamp",
+      "header webhook-signature",
+      "header X-Hub-Signature-256",
+      "header X-GitHub-Delivery",
+      "header X-GitHub-Event",
+    ]);
+    expect(Object.keys(hook.responses).sort()).toEqual(
+      ["202", "400", "401", "404", "409", "413", "429", "500", "507"].sort(),
+    );
+    expect(hook.responses["429"].description).toContain("Retry-After");
   });
 
   it("types what a generated client needs: names, date-times, bytes, every 404 and 500 message", async () => {

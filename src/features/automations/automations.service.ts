@@ -225,11 +225,17 @@ export class AutomationsService {
 
   /**
    * Queues a run of `automation` in the caller's unit (the tick, the delivery or the request that asks), with
-   * its job: it runs once, after the unit commits.
+   * its job: it runs once, after the unit commits. `id` names the run when the caller recorded it first (a
+   * webhook delivery, by the run it queues).
    */
-  queueRun(automation: AutomationRow, trigger: RunTrigger, input: unknown): RunRow {
+  queueRun(
+    automation: Pick<AutomationRow, "id" | "spaceId">,
+    trigger: RunTrigger,
+    input: unknown,
+    id: string = newId(),
+  ): RunRow {
     const run: RunRow = {
-      id: newId(),
+      id,
       automationId: automation.id,
       spaceId: automation.spaceId,
       trigger,

@@ -7,7 +7,39 @@ import { automationRuns, automations, webhookDeliveries } from "../../db/schema"
 export type AutomationRow = typeof automations.$inferSelect;
 export type RunRow = typeof automationRuns.$inferSelect;
 
+/** An automation as a webhook delivery sees it. */
+export interface WebhookState {
+  id: string;
+  spaceId: string;
+  kind: string;
+  status: string;
+  configProblem: string | null;
+  secretCiphertext: string | null;
+  /** Its runs that wait to start: a flood of deliveries is bounded by their count. */
+  queuedRuns: number;
+}
+
 const p = sql.placeholder;
+
+/**
+ * What a webhook delivery reads of its automation, and only that, in one statement: the whole row through drizzle
+ * cost several times this. Its queued runs are counted from `automation_runs_queued_idx` alone, not from its
+ * whole history.
+ */
+export const WEBHOOK_STATE_SQL =
+  "SELECT id, space_id AS spaceId, kind, status, config_problem AS configProblem, webhook_secret_ciphertext AS secretCiphertext, (SELECT count(*) FROM automation_runs WHERE automation_id = $id AND status = 'queued') AS queuedRuns FROM automations WHERE id = $id";
+
+/** The run of a delivery id taken since `$since`. */
+export const DELIVERY_RUN_SQL =
+  "SELECT run_id AS runId FROM webhook_deliveries WHERE automation_id = $automationId AND delivery_id = $deliveryId AND created_at >= $since";
+
+/**
+ * A delivery taken, unless its id was taken since `$since` (it changes no row then); it replaces a row of the same
+ * id older than that, not pruned yet. One statement where a read and an insert were: every delivery runs it.
+ * (With `RETURNING`, read through `.all()`, it cost 8 µs against 5 µs.)
+ */
+export const TAKE_DELIVERY_SQL =
+  "INSERT INTO webhook_deliveries (automation_id, delivery_id, run_id, created_at) VALUES ($automationId, $deliveryId, $runId, $createdAt) ON CONFLICT (automation_id, delivery_id) DO UPDATE SET run_id = excluded.run_id, created_at = excluded.created_at WHERE webhook_deliveries.created_at < $since";
 
 export class AutomationsStore {
   constructor(private readonly db: Db) {}
@@ -129,17 +161,6 @@ export class AutomationsStore {
     return this.runsPage().all({ automationId, before, limit });
   }
 
-  /** How many runs of the automation wait to start: a flood of deliveries is bounded by it. */
-  queuedRuns(automationId: string): number {
-    return (
-      this.db.$client
-        .query<{ n: number }, { $id: string }>(
-          "SELECT count(*) AS n FROM automation_runs WHERE automation_id = $id AND status = 'queued'",
-        )
-        .get({ $id: automationId })?.n ?? 0
-    );
-  }
-
   /** Runs of tunnels still marked `running`: at a server's start, those its previous process left. */
   runningConnections(): RunRow[] {
     return this.db
@@ -153,17 +174,40 @@ export class AutomationsStore {
 
   // Webhook deliveries
 
-  /** The run of a delivery taken before (its id seen within the last 24 hours). */
-  deliveryRun(automationId: string, deliveryId: string): string | undefined {
-    return this.db
-      .select({ runId: webhookDeliveries.runId })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.automationId, automationId), eq(webhookDeliveries.deliveryId, deliveryId)))
-      .all()[0]?.runId;
+  private readonly webhookStatement = prepared(() =>
+    this.db.$client.query<WebhookState, { $id: string }>(WEBHOOK_STATE_SQL),
+  );
+  private readonly deliveryStatement = prepared(() =>
+    this.db.$client.query<{ runId: string }, { $automationId: string; $deliveryId: string; $since: number }>(
+      DELIVERY_RUN_SQL,
+    ),
+  );
+  private readonly takeStatement = prepared(() => this.db.$client.prepare(TAKE_DELIVERY_SQL));
+
+  /** What a webhook delivery needs to know of the automation `id` (any kind), whatever its space. */
+  webhookState(id: string): WebhookState | undefined {
+    return this.webhookStatement().all({ $id: id })[0];
   }
 
-  insertDelivery(row: typeof webhookDeliveries.$inferInsert): void {
-    this.db.insert(webhookDeliveries).values(row).run();
+  /** The run of a delivery taken since `since` (a row older than that is forgotten, pruned or not). */
+  deliveryRun(automationId: string, deliveryId: string, since: number): string | undefined {
+    return this.deliveryStatement().all({ $automationId: automationId, $deliveryId: deliveryId, $since: since })[0]
+      ?.runId;
+  }
+
+  /**
+   * Records a delivery as taken by the run `row.runId`, unless its id was taken since `since`: false then, and
+   * nothing changes (`deliveryRun` tells by which run). One taken before `since` is replaced.
+   */
+  takeDelivery(row: typeof webhookDeliveries.$inferInsert, since: number): boolean {
+    const taken = this.takeStatement().run({
+      $automationId: row.automationId,
+      $deliveryId: row.deliveryId,
+      $runId: row.runId,
+      $createdAt: row.createdAt,
+      $since: since,
+    });
+    return taken.changes === 1;
   }
 
   /** Forgets deliveries taken before `before` (they may run again after 24 hours). */
