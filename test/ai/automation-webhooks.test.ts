@@ -214,6 +214,12 @@ describe("POST /api/v1/hooks/{automationId}", () => {
     const other = "whsec_dGhpcyBpcyBub3QgdGhlIHNlY3JldCBhdCBhbGw=";
     const both = await deliver(hook.id, json, standard([other, hook.secret], json), "text/plain");
     expect(both.status).toBe(202);
+    // Pretty-printed, with white space around it: the payload is kept as sent, and read the same.
+    const pretty = `\n ${JSON.stringify({ action: "closed", number: 8 }, null, 2)}\r\n`;
+    const spaced = await deliver(hook.id, pretty, standard(hook.secret, pretty));
+    expect(spaced.status).toBe(202);
+    const spacedRun = await finished(hook.id, spaced.body.run_id);
+    expect((await message(spacedRun.output.message_id)).content).toBe("closed #8");
     const empty = await deliver(hook.id, "", standard(hook.secret, ""));
     expect(empty.status).toBe(202);
     expect((await finished(hook.id, empty.body.run_id)).status).toBe("succeeded");

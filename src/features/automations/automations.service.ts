@@ -219,19 +219,20 @@ export class AutomationsService {
       if (automation.configProblem !== null && !(text && automation.configProblem === "config.text: required")) {
         throw conflict(automation.configProblem);
       }
-      return this.queueRun(automation, "manual", text === undefined ? null : { text });
+      return this.queueRun(automation, "manual", text === undefined ? null : JSON.stringify({ text }));
     });
   }
 
   /**
    * Queues a run of `automation` in the caller's unit (the tick, the delivery or the request that asks), with
-   * its job: it runs once, after the unit commits. `id` names the run when the caller recorded it first (a
-   * webhook delivery, by the run it queues).
+   * its job: it runs once, after the unit commits. `input` is the run's input as JSON text (a webhook's payload
+   * is kept as its sender wrote it, not parsed and written again); `id` names the run when the caller recorded
+   * it first (a webhook delivery, by the run it queues).
    */
   queueRun(
     automation: Pick<AutomationRow, "id" | "spaceId">,
     trigger: RunTrigger,
-    input: unknown,
+    input: string | null,
     id: string = newId(),
   ): RunRow {
     const run: RunRow = {
@@ -241,7 +242,7 @@ export class AutomationsService {
       trigger,
       status: "queued",
       attempt: 0,
-      input: input === null || input === undefined ? null : JSON.stringify(input),
+      input,
       output: null,
       error: null,
       startedAt: null,

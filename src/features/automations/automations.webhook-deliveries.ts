@@ -87,7 +87,7 @@ export class WebhookDeliveries {
     if (deliveryId !== null && deliveryId.length > MAX_DELIVERY_ID) {
       throw invalid(`delivery id: must be at most ${MAX_DELIVERY_ID} characters`);
     }
-    const input = { payload: payloadOf(body, headers.contentType), event: event?.slice(0, MAX_EVENT) ?? null };
+    const input = `{"payload":${payloadOf(body, headers.contentType)},"event":${JSON.stringify(event?.slice(0, MAX_EVENT) ?? null)}}`;
     return this.writes.run(() => {
       const automation = this.store.webhookState(id);
       if (automation?.kind !== "webhook") {
@@ -111,7 +111,7 @@ export class WebhookDeliveries {
    * id its run will have: an id taken already answers its run; a refusal after that (409, 429) rolls the
    * record back with the rest of this delivery's savepoint.
    */
-  private accept(automation: WebhookState, deliveryId: string | null, input: unknown): string {
+  private accept(automation: WebhookState, deliveryId: string | null, input: string): string {
     const now = Date.now();
     const since = now - DELIVERY_MEMORY_MS;
     const runId = newId();
@@ -181,12 +181,13 @@ function assertRunnable(automation: WebhookState): void {
 }
 
 /**
- * The payload of a delivery: its JSON, whatever the Content-Type says (the signature vouches for the bytes, and
- * senders label JSON loosely), or the JSON of the `payload` field of a form, which is how GitHub sends when its
- * content type is set to `application/x-www-form-urlencoded`. An empty body is a delivery without a payload.
+ * The payload of a delivery, as JSON text: its body, whatever the Content-Type says (the signature vouches for the
+ * bytes, and senders label JSON loosely), or the `payload` field of a form, which is how GitHub sends when its
+ * content type is set to `application/x-www-form-urlencoded`; `null` for an empty body. Parsed to be checked, and
+ * kept as it came: written again, a large payload (GitHub's are tens of KB) would cost as much as its parse.
  */
-export function payloadOf(body: Uint8Array, contentType: string | null): unknown {
-  if (body.byteLength === 0) return null;
+export function payloadOf(body: Uint8Array, contentType: string | null): string {
+  if (body.byteLength === 0) return "null";
   let text: string | null;
   let value: unknown;
   try {
@@ -204,5 +205,5 @@ export function payloadOf(body: Uint8Array, contentType: string | null): unknown
     throw invalid("invalid json");
   }
   assertStorableJson(value, text);
-  return value;
+  return text;
 }
