@@ -413,6 +413,30 @@ describe("POST /api/v1/hooks/{automationId}", () => {
     await member.api.patch(`${automations()}/${hook.id}`, { status: "paused" });
     const again = await deliver(hook.id, body, headers);
     expect({ status: again.status, body: again.body }).toEqual({ status: 202, body: first.body });
+    // A new delivery is refused at once: pausing is not waited out.
+    const fresh = await deliver(hook.id, body, standard(hook.secret, body));
+    expect({ status: fresh.status, body: fresh.body }).toEqual({
+      status: 409,
+      body: { error: "automation is not active" },
+    });
+  });
+
+  it("a webhook whose row went away behind the server's back (another process) answers 404, not 500", async () => {
+    const hook = await webhook({ channel: "general" });
+    const body = '{"x":3}';
+    const first = await deliver(hook.id, body, standard(hook.secret, body));
+    await finished(hook.id, first.body.run_id);
+    const db = new Database(join(server.dataDir, "tandem.db"));
+    try {
+      db.exec("PRAGMA busy_timeout = 5000");
+      db.exec("PRAGMA foreign_keys = ON");
+      db.query("DELETE FROM automations WHERE id = ?").run(hook.id);
+    } finally {
+      db.close();
+    }
+    // Remembered as it was a moment ago, it is found gone when the delivery is stored.
+    const res = await deliver(hook.id, body, standard(hook.secret, body));
+    expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { error: "automation not found" } });
   });
 
   it("a new secret: the old one is refused at once, the new one is taken", async () => {

@@ -21,6 +21,11 @@ export interface WebhookState {
 
 const p = sql.placeholder;
 
+/** How long what a webhook delivery reads of an automation is remembered (`webhookState`). */
+const WEBHOOK_MEMO_MS = 30_000;
+/** Automations remembered at most; the oldest entry goes first. */
+const WEBHOOK_MEMO_MAX = 10_000;
+
 /**
  * What a webhook delivery reads of its automation, and only that, in one statement: the whole row through drizzle
  * cost several times this. Its queued runs are counted from `automation_runs_queued_idx` alone, not from its
@@ -43,6 +48,17 @@ export const TAKE_DELIVERY_SQL =
 
 export class AutomationsStore {
   constructor(private readonly db: Db) {}
+
+  /**
+   * What webhook deliveries read of an automation (`webhookState`), remembered: each delivery reads it in the
+   * transaction that stores it, and the read was about a tenth of what a delivery costs. Correct by construction,
+   * as the access memo (`core/access-memo.ts`): this store is the only writer of automations and their runs in
+   * this process, and each write keeps the entry right in the same step. A write of the automation drops it; a
+   * run queued counts one more, a run leaving the queue one less. Entries last `WEBHOOK_MEMO_MS`, which bounds
+   * what the store does not see: a row deleted with its space, a write of another process, a count left high or
+   * low by a transaction that rolled back after the step.
+   */
+  private readonly webhookMemo = new Map<string, { state: WebhookState; at: number }>();
 
   private readonly bySpace = prepared(() =>
     this.db
@@ -92,10 +108,19 @@ export class AutomationsStore {
 
   save(before: AutomationRow, after: AutomationRow): void {
     this.saveAutomation(before, after);
+    // A run's bookkeeping (`last_run_at`, `last_error`) leaves what a delivery reads as it was.
+    const changed =
+      before.status !== after.status ||
+      before.configProblem !== after.configProblem ||
+      before.webhookSecretCiphertext !== after.webhookSecretCiphertext ||
+      before.kind !== after.kind ||
+      before.spaceId !== after.spaceId;
+    if (changed) this.forgetWebhook(after.id);
   }
 
   delete(id: string): void {
     this.db.delete(automations).where(eq(automations.id, id)).run();
+    this.forgetWebhook(id);
   }
 
   // Schedules
@@ -146,6 +171,7 @@ export class AutomationsStore {
 
   insertRun(row: RunRow): void {
     this.insertRunRow().run(row);
+    if (row.status === "queued") this.countQueued(row.automationId, 1);
   }
 
   run(id: string): RunRow | undefined {
@@ -154,6 +180,7 @@ export class AutomationsStore {
 
   saveRun(before: RunRow, after: RunRow): void {
     this.saveRunRow(before, after);
+    if (before.status === "queued" && after.status !== "queued") this.countQueued(after.automationId, -1);
   }
 
   /** The newest `limit` runs created before `before`, newest first. */
@@ -184,9 +211,32 @@ export class AutomationsStore {
   );
   private readonly takeStatement = prepared(() => this.db.$client.prepare(TAKE_DELIVERY_SQL));
 
-  /** What a webhook delivery needs to know of the automation `id` (any kind), whatever its space. */
-  webhookState(id: string): WebhookState | undefined {
-    return this.webhookStatement().all({ $id: id })[0];
+  /**
+   * What a webhook delivery needs to know of the automation `id` (any kind), whatever its space: remembered for
+   * a while (`webhookMemo`), or read now when `fresh`. The answer is the store's: read it, never change it.
+   */
+  webhookState(id: string, fresh = false): WebhookState | undefined {
+    const now = Date.now();
+    const hit = this.webhookMemo.get(id);
+    if (hit && !fresh && now - hit.at < WEBHOOK_MEMO_MS) return hit.state;
+    const state = this.webhookStatement().all({ $id: id })[0];
+    this.webhookMemo.delete(id);
+    if (state === undefined) return undefined;
+    if (this.webhookMemo.size >= WEBHOOK_MEMO_MAX) {
+      this.webhookMemo.delete(this.webhookMemo.keys().next().value as string);
+    }
+    this.webhookMemo.set(id, { state, at: now });
+    return state;
+  }
+
+  /** Drops what is remembered of a webhook (its row turned out to be gone). */
+  forgetWebhook(id: string): void {
+    this.webhookMemo.delete(id);
+  }
+
+  private countQueued(automationId: string, change: number): void {
+    const hit = this.webhookMemo.get(automationId);
+    if (hit) hit.state.queuedRuns += change;
   }
 
   /** The run of a delivery taken since `since` (a row older than that is forgotten, pruned or not). */

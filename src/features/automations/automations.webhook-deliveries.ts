@@ -97,7 +97,15 @@ export class WebhookDeliveries {
       // The secret changed since it was read (a new one made meanwhile): the delivery is checked with the one
       // that counts now, and the old one is refused at once.
       if (automation.secretCiphertext !== known.ciphertext) verify(this.remember(automation), headers, body);
-      return this.accept(automation, deliveryId, input);
+      try {
+        return this.accept(automation, deliveryId, input);
+      } catch (error) {
+        // Remembered, but deleted since with its space (a cascade the store does not see): not found.
+        if ((error as { code?: unknown }).code !== "SQLITE_CONSTRAINT_FOREIGNKEY") throw error;
+        this.store.forgetWebhook(id);
+        this.known.delete(id);
+        throw automationNotFound();
+      }
     });
   }
 
@@ -123,7 +131,11 @@ export class WebhookDeliveries {
       }
     }
     assertRunnable(automation);
-    if (automation.queuedRuns >= MAX_QUEUED_RUNS) {
+    // The count remembered may be high (a run it counted rolled back): it is counted again before a refusal.
+    if (
+      automation.queuedRuns >= MAX_QUEUED_RUNS &&
+      (this.store.webhookState(automation.id, true)?.queuedRuns ?? 0) >= MAX_QUEUED_RUNS
+    ) {
       throw tooMany(
         `too many runs waiting: at most ${MAX_QUEUED_RUNS} queued per automation; try again later`,
         QUEUE_FULL_RETRY_AFTER_S,

@@ -15,18 +15,24 @@ export const TIMESTAMP_TOLERANCE_S = 5 * 60;
 
 const SECRET_PREFIX = "whsec_";
 
-/** A webhook's secret, with the two keys the schemes sign with. */
+/**
+ * A webhook's secret, as HMAC-SHA256 keyed with each of the two keys the schemes sign with. A delivery copies
+ * one (0.45 µs here) rather than keying a new one (1.2 µs).
+ */
 export interface WebhookSecret {
-  /** Standard Webhooks: the bytes the base64 after `whsec_` decodes to. */
-  readonly standardKey: Buffer;
-  /** GitHub: the whole secret string, as the user pasted it into GitHub. */
-  readonly githubKey: Buffer;
+  /** Standard Webhooks: keyed with the bytes the base64 after `whsec_` decodes to. */
+  readonly standard: Bun.CryptoHasher;
+  /** GitHub: keyed with the whole secret string, as the user pasted it into GitHub. */
+  readonly github: Bun.CryptoHasher;
 }
 
-/** The keys of a `whsec_…` secret. */
+/** The keyed hashers of a `whsec_…` secret. */
 export function webhookSecret(secret: string): WebhookSecret {
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  return { standardKey: Buffer.from(encoded, "base64"), githubKey: Buffer.from(secret, "utf8") };
+  return {
+    standard: new Bun.CryptoHasher("sha256", Buffer.from(encoded, "base64")),
+    github: new Bun.CryptoHasher("sha256", Buffer.from(secret, "utf8")),
+  };
 }
 
 /** The headers a delivery is signed, named and typed with; null where absent. */
@@ -62,11 +68,11 @@ export interface VerifiedDelivery {
 const invalidSignature = () => unauthenticated("invalid signature");
 
 /**
- * HMAC-SHA256 of the parts under `key`. Bun's own hasher: node:crypto's `createHmac` cost 2.5 µs a delivery
- * here against 1.35 µs.
+ * The HMAC of the parts with the keyed hasher `keyed` (left as it is). Bun's own hasher: node:crypto's
+ * `createHmac` cost 2.5 µs a delivery here against 1.35 µs, before copies saved the keying.
  */
-function hmac(key: Buffer, parts: readonly (string | Uint8Array)[], encoding: "base64" | "hex"): string {
-  const hasher = new Bun.CryptoHasher("sha256", key);
+function hmac(keyed: Bun.CryptoHasher, parts: readonly (string | Uint8Array)[], encoding: "base64" | "hex"): string {
+  const hasher = keyed.copy();
   for (const part of parts) hasher.update(part);
   return hasher.digest(encoding);
 }
@@ -106,7 +112,7 @@ function verifyStandard(
 ): VerifiedDelivery {
   const { webhookId: id, webhookTimestamp: timestamp, webhookSignature: signatures } = headers;
   if (!id || !timestamp || !signatures || !/^\d{1,15}$/.test(timestamp)) throw invalidSignature();
-  const expected = hmac(secret.standardKey, [`${id}.${timestamp}.`, body], "base64");
+  const expected = hmac(secret.standard, [`${id}.${timestamp}.`, body], "base64");
   const signed = signatures.split(" ").some((entry) => entry.startsWith("v1,") && same(entry.slice(3), expected));
   if (!signed) throw invalidSignature();
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > TIMESTAMP_TOLERANCE_S) {
@@ -122,7 +128,7 @@ function verifyStandard(
 function verifyGithub(secret: WebhookSecret, headers: DeliveryHeaders, body: Uint8Array): VerifiedDelivery {
   const header = headers.hubSignature256 ?? "";
   if (!header.startsWith("sha256=")) throw invalidSignature();
-  const expected = hmac(secret.githubKey, [body], "hex");
+  const expected = hmac(secret.github, [body], "hex");
   if (!same(header.slice(7).toLowerCase(), expected)) throw invalidSignature();
   return { deliveryId: headers.githubDelivery || null, event: headers.githubEvent || null };
 }
