@@ -32,6 +32,7 @@ import { search } from "./search";
 import { api, space, times } from "./seed";
 import { staff } from "./staff";
 import { ui } from "./ui";
+import { webhookScenarios } from "./webhooks";
 
 const bearer = async (server: Server) => ({ Authorization: `Bearer ${await server.token()}` });
 
@@ -332,6 +333,7 @@ export const scenarios: Scenario[] = [
   ...staff,
   ...automations,
   ...search,
+  ...webhookScenarios,
   ...ui,
   startup,
   rss,
