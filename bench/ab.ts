@@ -5,9 +5,10 @@
  * server's CPU time per request, and the medians of the per-cycle ratios B/A of both, with the noise of each cycle
  * (the CPU other processes and, as steal, other machines took: see the harness).
  *
- *   bun bench/ab.ts <binary A> <binary B> [me|post|move] [cycles=16] [seconds=3]
+ *   bun bench/ab.ts <binary A> <binary B> [me|post|inbox|move] [cycles=16] [seconds=3]
  *
- * `me` is `GET /api/v1/me`; `post` (the default) a chat post; `move` a task move, `PATCH .../tasks/{id}` with a
+ * `me` is `GET /api/v1/me`; `post` (the default) a chat post; `inbox` a chat post into a room of 200 members with
+ * read state, one post in ten naming one of them (bench/inbox.ts); `move` a task move, `PATCH .../tasks/{id}` with a
  * `column_id` and a `position`, each request taking its task to the other of two columns (1,000 tasks). Before
  * measuring, each build must answer the request once with a 2xx; any run (the warm-up too) with a socket error
  * or an answer of 400 or more (wrk's counts, as in the harness) stops the comparison: a build that fails fast
@@ -27,9 +28,10 @@ import {
   type WrkRequest,
   wrk,
 } from "./harness";
+import { seedInboxRoom } from "./inbox";
 import { api, space, times } from "./seed";
 
-const USAGE = "usage: bun bench/ab.ts <binary A> <binary B> [me|post|move] [cycles=16] [seconds=3]";
+const USAGE = "usage: bun bench/ab.ts <binary A> <binary B> [me|post|inbox|move] [cycles=16] [seconds=3]";
 
 /** A request to compare: seeds a fresh server, and gives wrk's request for a run after `sent` requests. */
 type Scenario = (server: Server) => Promise<(sent: number) => Promise<WrkRequest>>;
@@ -48,6 +50,11 @@ const scenarios: Record<string, Scenario> = {
     await api(server, "POST", path, { content: "hello from the bench, before measuring" });
     const lua = luaWith("post-json.lua", { BODY: '{"content":"hello from the bench, message %d"}' });
     return async () => ({ path, headers: await bearer(server), lua });
+  },
+
+  async inbox(server) {
+    const request = await seedInboxRoom(server);
+    return () => request();
   },
 
   async move(server) {

@@ -148,7 +148,7 @@ export class PushService {
   private itemArrived(event: EventOf<"inbox.item">): void {
     if (!this.client || event.to === undefined) return;
     const item = event.payload;
-    const subscriptions = this.store.ofPerson(event.organization_id, event.to);
+    const subscriptions = this.store.pushTargets(event.organization_id, event.to);
     if (subscriptions.length === 0) return;
     const actor = this.world.memberActor(event.organization_id, event.to);
     if (!actor) return;

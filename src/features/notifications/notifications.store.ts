@@ -13,6 +13,10 @@ const SQL_BY_ENDPOINT = `SELECT id, org_id AS orgId, user_id AS userId, endpoint
 const SQL_OF_PERSON = `SELECT id, org_id AS orgId, user_id AS userId, endpoint, p256dh, auth, expiration_time AS expirationTime,
   created_at AS createdAt, updated_at AS updatedAt FROM push_subscriptions WHERE org_id = $orgId AND user_id = $userId
   ORDER BY updated_at DESC, id`;
+// Unsorted: pushing needs no order, and the sort (SQLite's sorter, set up for each call) made this lookup, run
+// after every post that gives someone an inbox item, cost 15 µs instead of 5 when the person has no browser.
+const SQL_PUSH_TARGETS = `SELECT id, org_id AS orgId, user_id AS userId, endpoint, p256dh, auth, expiration_time AS expirationTime,
+  created_at AS createdAt, updated_at AS updatedAt FROM push_subscriptions WHERE user_id = $userId AND org_id = $orgId`;
 const SQL_DELETE_OWN =
   "DELETE FROM push_subscriptions WHERE endpoint = $endpoint AND org_id = $orgId AND user_id = $userId";
 const SQL_DELETE_ENDPOINT = "DELETE FROM push_subscriptions WHERE endpoint = $endpoint AND id = $id";
@@ -23,6 +27,7 @@ export const PUSH_SQL = [
   SQL_UPSERT,
   SQL_BY_ENDPOINT,
   SQL_OF_PERSON,
+  SQL_PUSH_TARGETS,
   SQL_DELETE_OWN,
   SQL_DELETE_ENDPOINT,
   SQL_DELETE_PERSON,
@@ -40,6 +45,7 @@ export class NotificationsStore {
   private readonly upsertRow = this.raw(SQL_UPSERT);
   private readonly byEndpointRow = this.raw(SQL_BY_ENDPOINT);
   private readonly ofPersonRows = this.raw(SQL_OF_PERSON);
+  private readonly pushTargetRows = this.raw(SQL_PUSH_TARGETS);
   private readonly deleteOwnRow = this.raw(SQL_DELETE_OWN);
   private readonly deleteEndpointRow = this.raw(SQL_DELETE_ENDPOINT);
   private readonly deletePersonRows = this.raw(SQL_DELETE_PERSON);
@@ -56,6 +62,11 @@ export class NotificationsStore {
   /** A person's subscriptions in an organization, the newest first. */
   ofPerson(orgId: string, userId: string): PushSubscriptionRow[] {
     return this.ofPersonRows().all({ orgId, userId }) as PushSubscriptionRow[];
+  }
+
+  /** A person's subscriptions in an organization, in no order: where a new item is pushed. */
+  pushTargets(orgId: string, userId: string): PushSubscriptionRow[] {
+    return this.pushTargetRows().all({ orgId, userId }) as PushSubscriptionRow[];
   }
 
   /** Removes the person's subscription of that endpoint; whether there was one. */

@@ -33,8 +33,21 @@ function indexOf<T extends Mentionable>(members: readonly T[]): ByLength<T> {
   return index;
 }
 
+/**
+ * The last answer: a post is scanned by two handlers of its event (staff replies and the inbox), with the same
+ * text and the same directory, one right after the other.
+ */
+let last: { content: string; members: readonly Mentionable[]; found: readonly Mentionable[] } | undefined;
+
 /** The members a message mentions, each once, in the order first mentioned; `members` longest name first. */
 export function mentioned<T extends Mentionable>(content: string, members: readonly T[]): T[] {
+  if (last?.content === content && last.members === members) return [...(last.found as readonly T[])];
+  const found = scan(content, members);
+  last = { content, members, found };
+  return [...found];
+}
+
+function scan<T extends Mentionable>(content: string, members: readonly T[]): T[] {
   const found: { at: number; member: T }[] = [];
   if (content.includes("<@"))
     for (const match of content.matchAll(BY_ID)) {
