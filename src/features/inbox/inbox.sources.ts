@@ -49,24 +49,22 @@ export class InboxSources {
   /** `mention`: the people a chat message names. */
   private chatMentions(event: EventOf<"chat.message.created">, unit: Unit): void {
     const { message } = event.payload;
-    if (!message.content.includes("@")) return;
-    for (const person of this.mentionedPeople(event.organization_id, message.content)) {
-      this.inbox.deliver(unit, {
-        orgId: event.organization_id,
-        userId: person.userId,
-        kind: "mention",
-        spaceId: event.space_id,
-        actorUserId: message.author_user_id,
-        chatRoomId: message.chat_room_id,
-        messageId: message.id,
-        summary: summaryOf(message.content),
-      });
-    }
+    this.mentions(event, unit, message, { chatRoomId: message.chat_room_id });
   }
 
   /** `mention`: the people a task comment names. */
   private taskMentions(event: EventOf<"task.message.created">, unit: Unit): void {
     const message = event.payload;
+    this.mentions(event, unit, message, { taskId: message.task_id });
+  }
+
+  /** A `mention` item for each person `message` names, about the room or the task it was written in. */
+  private mentions(
+    event: { organization_id: string; space_id: string },
+    unit: Unit,
+    message: { id: string; content: string; author_user_id: string | null },
+    place: { chatRoomId: string } | { taskId: string },
+  ): void {
     if (!message.content.includes("@")) return;
     for (const person of this.mentionedPeople(event.organization_id, message.content)) {
       this.inbox.deliver(unit, {
@@ -75,7 +73,7 @@ export class InboxSources {
         kind: "mention",
         spaceId: event.space_id,
         actorUserId: message.author_user_id,
-        taskId: message.task_id,
+        ...place,
         messageId: message.id,
         summary: summaryOf(message.content),
       });

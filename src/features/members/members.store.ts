@@ -275,8 +275,9 @@ export class MembersStore {
     );
   }
 
-  private readonly membersOf = prepared(() =>
-    this.db
+  /** A member as listed: the account, the staff member behind it if any, and the roles held (a JSON array). */
+  private selectMembers() {
+    return this.db
       .select({
         userId: orgMembers.userId,
         email: users.email,
@@ -288,7 +289,11 @@ export class MembersStore {
       })
       .from(orgMembers)
       .innerJoin(users, eq(users.id, orgMembers.userId))
-      .leftJoin(serviceAccounts, eq(serviceAccounts.userId, orgMembers.userId))
+      .leftJoin(serviceAccounts, eq(serviceAccounts.userId, orgMembers.userId));
+  }
+
+  private readonly membersOf = prepared(() =>
+    this.selectMembers()
       .where(eq(orgMembers.orgId, sql.placeholder("orgId")))
       .orderBy(asc(orgMembers.joinedAt), asc(orgMembers.userId))
       .prepare(),
@@ -301,19 +306,7 @@ export class MembersStore {
   }
 
   private readonly memberOf = prepared(() =>
-    this.db
-      .select({
-        userId: orgMembers.userId,
-        email: users.email,
-        displayName: users.displayName,
-        serviceAccountId: serviceAccounts.id,
-        joinedAt: orgMembers.joinedAt,
-        roleIds: sql<string | null>`(SELECT json_group_array(${memberRoles.roleId}) FROM ${memberRoles}
-          WHERE ${memberRoles.orgId} = ${orgMembers.orgId} AND ${memberRoles.userId} = ${orgMembers.userId})`,
-      })
-      .from(orgMembers)
-      .innerJoin(users, eq(users.id, orgMembers.userId))
-      .leftJoin(serviceAccounts, eq(serviceAccounts.userId, orgMembers.userId))
+    this.selectMembers()
       .where(and(eq(orgMembers.orgId, sql.placeholder("orgId")), eq(orgMembers.userId, sql.placeholder("userId"))))
       .prepare(),
   );
