@@ -1,7 +1,7 @@
 /**
  * Search (contract §10) over a big install, measured from outside: 1,000,000 chat messages, 100,000 tasks and
  * 5,000 named file nodes in 20 spaces (2 of them private), written straight into SQLite while the server is
- * stopped, then indexed by the very statement of migration 0013 that indexes an upgraded install (its time is
+ * stopped, then indexed by the very statement of migration 0015 that indexes an upgraded install (its time is
  * reported too). Messages are made of a 20,000-word vocabulary drawn with Zipf's law, as text is: the commonest
  * word is in about three quarters of them, most words in a few hundred.
  *
@@ -67,11 +67,11 @@ function zipf(n: number, rnd: () => number): () => number {
   };
 }
 
-/** The statement of migration 0013 that indexes what an install already holds. */
+/** The statement of migration 0015 that indexes what an install already holds. */
 function backfillStatement(): string {
-  const sql = readFileSync(join(ROOT, "migrations", "0013_search.sql"), "utf8");
+  const sql = readFileSync(join(ROOT, "migrations", "0015_search.sql"), "utf8");
   const statement = sql.split("--> statement-breakpoint").find((s) => s.includes("INSERT INTO `search_docs`"));
-  if (!statement) throw new Error("migration 0013 has no backfill statement");
+  if (!statement) throw new Error("migration 0015 has no backfill statement");
   return statement;
 }
 
@@ -183,7 +183,7 @@ export async function seed(say: (s: string) => void): Promise<World> {
   const t1 = performance.now();
   db.transaction(() => db.exec(backfillStatement()))();
   const backfillMs = performance.now() - t1;
-  say(`search: migration 0013's backfill indexed them in ${(backfillMs / 1000).toFixed(1)} s`);
+  say(`search: migration 0015's backfill indexed them in ${(backfillMs / 1000).toFixed(1)} s`);
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   db.close();
   return { dir, org, words, fileNames, publicSpace, backfillMs, memberToken: accepted.access_token };
