@@ -24,23 +24,10 @@ import {
 } from "../helpers/server";
 import { type FakeSmtp, startFakeSmtp } from "../helpers/smtp";
 import { eventually, type Listener, type LiveEvent, listen } from "../helpers/sockets";
+import { ITEM_KEYS } from "../inbox/world";
 
 if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run ./install.sh first`);
 
-const ITEM_KEYS = [
-  "actor_user_id",
-  "automation_id",
-  "chat_room_id",
-  "created_at",
-  "id",
-  "kind",
-  "message_id",
-  "proposal_id",
-  "read_at",
-  "space_id",
-  "summary",
-  "task_id",
-];
 const ROOM_KEYS = ["chat_room_id", "last_read_message_id", "mentions", "space_id", "unread"];
 const MEMBER_KEYS = [
   "display_name",

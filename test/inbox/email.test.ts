@@ -9,7 +9,7 @@ import { addMember, type Org, type Person, setupOrg } from "../helpers/factories
 import { client } from "../helpers/http";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { type FakeSmtp, startFakeSmtp } from "../helpers/smtp";
-import { generalOf, inbox, readUpTo, say, spacePath, type World } from "./world";
+import { castOn, generalOf, inbox, readUpTo, say, spacePath, type World } from "./world";
 
 const FROM = "Tandem <tandem@acme.test>";
 const MINUTE = 60 * 1000;
@@ -22,24 +22,7 @@ beforeAll(async () => {
     env: { TANDEM_SMTP_URL: smtp.url, TANDEM_SMTP_FROM: FROM },
     email: { sweepMs: 50 },
   });
-  const org = await setupOrg(server);
-  const ada = await addMember(org, ["Member"], "Ada Lovelace");
-  const bob = await addMember(org, ["Member"], "Bob Builder");
-  const base = `/api/v1/organizations/${org.id}/spaces`;
-  const spaceId = (await org.owner.api.post(base, { name: "Launch" })).body.id as string;
-  const privateId = (await org.owner.api.post(base, { name: "Secret", private: true })).body.id as string;
-  await org.owner.api.post(`${base}/${privateId}/members`, { user_id: ada.id });
-  w = {
-    server,
-    org,
-    owner: org.owner,
-    ada,
-    bob,
-    spaceId,
-    roomId: await generalOf(org.owner.api, org.id, spaceId),
-    privateId,
-    privateRoomId: await generalOf(org.owner.api, org.id, privateId),
-  };
+  w = await castOn(server);
 });
 afterAll(async () => {
   setSystemTime();

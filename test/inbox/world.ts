@@ -43,9 +43,13 @@ export async function generalOf(api: Client, orgId: string, spaceId: string): Pr
   return res.body.chat_rooms[0].id;
 }
 
-/** A new server with the cast; `dataDir` reuses a data dir (a restart). */
+/** A new server with the cast. */
 export async function startWorld(): Promise<World> {
-  const server = await startTestServer();
+  return castOn(await startTestServer());
+}
+
+/** The cast on a server already started (one with settings of its own). */
+export async function castOn(server: TestServer): Promise<World> {
   const org = await setupOrg(server);
   const ada = await addMember(org, ["Member"], "Ada Lovelace");
   const bob = await addMember(org, ["Member"], "Bob Builder");
