@@ -4,10 +4,9 @@
  * the next server, as the same run.
  */
 import { afterAll, describe, expect, it } from "bun:test";
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { startFakeProvider } from "../helpers/fake-providers";
-import { client } from "../helpers/http";
-import { BINARY, runCli, type SpawnedServer, spawnServer, tempDir } from "../helpers/server";
+import { binaryInstall, type SpawnedServer } from "../helpers/server";
 import { eventually } from "../helpers/sockets";
 
 const dirs: string[] = [];
@@ -21,19 +20,7 @@ afterAll(async () => {
 
 /** A set-up data dir with a space; `start` serves it with dist/tandem and signs the owner in. */
 async function prepare() {
-  expect(existsSync(BINARY)).toBe(true);
-  const dir = tempDir("tandem-automations-");
-  dirs.push(dir);
-  const args = ["setup", "--org-name", "Acme", "--admin-email", "o@acme.test", "--admin-password", "owner-pass"];
-  const setup = await runCli([...args, "--data", dir], { kind: "binary" });
-  expect(setup.code).toBe(0);
-  const orgId = JSON.parse(setup.stdout).organization_id as string;
-  const start = async () => {
-    const server = await spawnServer({ kind: "binary", dataDir: dir });
-    spawned.push(server);
-    const login = await client(server.url).post("/api/v1/auth/login", { email: "o@acme.test", password: "owner-pass" });
-    return { server, api: client(server.url, login.body.access_token) };
-  };
+  const { orgId, start } = await binaryInstall("tandem-automations-", { dirs, spawned });
   const first = await start();
   const space = (await first.api.post(`/api/v1/organizations/${orgId}/spaces`, { name: "S" })).body;
   const base = `/api/v1/organizations/${orgId}/spaces/${space.id}`;

@@ -3,10 +3,10 @@
  * cloud-agent job goes on polling the run it launched instead of launching another.
  */
 import { afterAll, describe, expect, it } from "bun:test";
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { completion, startFakeProvider } from "../helpers/fake-providers";
-import { client } from "../helpers/http";
-import { BINARY, runCli, type SpawnedServer, spawnServer, tempDir } from "../helpers/server";
+import type { client } from "../helpers/http";
+import { binaryInstall, type SpawnedServer } from "../helpers/server";
 import { eventually } from "../helpers/sockets";
 
 const dirs: string[] = [];
@@ -20,19 +20,7 @@ afterAll(async () => {
 
 /** A set-up data dir, a signed-in owner, a space, its general room and a staff member with a key. */
 async function prepare(env: Record<string, string>, staff: Record<string, unknown>, provider: string) {
-  expect(existsSync(BINARY)).toBe(true);
-  const dir = tempDir("tandem-replies-");
-  dirs.push(dir);
-  const args = ["setup", "--org-name", "Acme", "--admin-email", "o@acme.test", "--admin-password", "owner-pass"];
-  const setup = await runCli([...args, "--data", dir], { kind: "binary" });
-  expect(setup.code).toBe(0);
-  const orgId = JSON.parse(setup.stdout).organization_id as string;
-  const start = async () => {
-    const server = await spawnServer({ kind: "binary", dataDir: dir, env });
-    spawned.push(server);
-    const login = await client(server.url).post("/api/v1/auth/login", { email: "o@acme.test", password: "owner-pass" });
-    return { server, api: client(server.url, login.body.access_token) };
-  };
+  const { orgId, start } = await binaryInstall("tandem-replies-", { dirs, spawned }, env);
   const first = await start();
   const base = `/api/v1/organizations/${orgId}`;
   expect((await first.api.put(`${base}/integrations/${provider}`, { api_key: "key-1234" })).status).toBe(200);

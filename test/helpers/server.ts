@@ -2,7 +2,8 @@
  * Real servers for tests: in-process (`startTestServer`, the source app listening on a random port over a
  * SQLite file in a temp dir) or as a child process (`spawnServer`, the CLI from source or dist/tandem).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { expect } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { RegistryOptions } from "../../src/collab/registry";
@@ -12,6 +13,7 @@ import { createAccessLog } from "../../src/lib/access-log";
 import { createLogger } from "../../src/lib/log";
 import { startServer } from "../../src/server";
 import type { JobTuning } from "../../src/services";
+import { client } from "./http";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BUN = process.execPath;
@@ -189,4 +191,31 @@ export async function spawnServer(options: {
       return proc.exited;
     },
   };
+}
+
+/** What a test made that `afterAll` ends: data dirs and spawned servers. */
+export interface Leftovers {
+  dirs: string[];
+  spawned: SpawnedServer[];
+}
+
+/**
+ * A data dir set up by dist/tandem (organization Acme, owner o@acme.test) and `start`, which serves it (again
+ * after a stop or a kill) and signs the owner in.
+ */
+export async function binaryInstall(prefix: string, left: Leftovers, env: Record<string, string> = {}) {
+  expect(existsSync(BINARY)).toBe(true);
+  const dir = tempDir(prefix);
+  left.dirs.push(dir);
+  const args = ["setup", "--org-name", "Acme", "--admin-email", "o@acme.test", "--admin-password", "owner-pass"];
+  const setup = await runCli([...args, "--data", dir], { kind: "binary" });
+  expect(setup.code).toBe(0);
+  const orgId = JSON.parse(setup.stdout).organization_id as string;
+  const start = async () => {
+    const server = await spawnServer({ kind: "binary", dataDir: dir, env });
+    left.spawned.push(server);
+    const login = await client(server.url).post("/api/v1/auth/login", { email: "o@acme.test", password: "owner-pass" });
+    return { server, api: client(server.url, login.body.access_token) };
+  };
+  return { orgId, start };
 }
