@@ -51,6 +51,7 @@ import {
   MESSAGES_INDEX_SQL,
   MESSAGES_WATERMARK_SQL,
   NAME_PARTS_SQL,
+  NEWEST_DOC_SQL,
   PATH_SQL,
   RANK_SQL,
   ROOM_SPAN_DELETE_SQL,
@@ -961,9 +962,13 @@ const cases: Case[] = [
         raw: { sql: ROOM_SPAN_DELETE_SQL, params: { from: 0, to: 20_000 } },
       },
       {
-        name: "search: is a task message still there",
-        raw: { sql: LIVE_SQL, params: { kind: "task_message", itemId: "x", spaceId: ids.space } },
+        name: "search: the newest item of the spaces searched",
+        raw: { sql: NEWEST_DOC_SQL, params: { spaces: JSON.stringify([ids.space]) } },
       },
+      ...Object.entries(LIVE_SQL).map(([kind, sql]) => ({
+        name: `search: is a ${kind} still there`,
+        raw: { sql, params: { itemId: "x", spaceId: ids.space } },
+      })),
       {
         name: "search: index a batch of new messages",
         raw: { sql: MESSAGES_INDEX_SQL, params: { ids: JSON.stringify([ids.message]) } },

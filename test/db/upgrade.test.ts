@@ -82,6 +82,7 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0014_notifications",
       "0015_search",
       "0016_automation_runs_queued",
+      "0017_search_space",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
@@ -155,7 +156,12 @@ describe("migration 0015 (search) on a database with rows", () => {
     insert(sqlite, "file_docs", { node_id: "f1", text: "an aardvark lives here" });
     insert(sqlite, "file_nodes", { id: "f2", space_id: "s1", kind: "file", name: "aardvark.md", deleted_at: 7 });
 
-    expect(migrate(sqlite)).toEqual(["0015_search", "0016_automation_runs_queued", "code_0001_unicode_name_keys"]);
+    expect(migrate(sqlite)).toEqual([
+      "0015_search",
+      "0016_automation_runs_queued",
+      "0017_search_space",
+      "code_0001_unicode_name_keys",
+    ]);
     const found = sqlite
       .query(
         "SELECT d.kind, d.item_id AS id FROM search_text JOIN search_docs d ON d.doc = search_text.rowid WHERE search_text MATCH 'aardvark' ORDER BY d.doc",

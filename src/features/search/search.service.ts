@@ -34,6 +34,8 @@ export const SETTLE_MS = 2000;
 const MAX_WAIT_MS = 15_000;
 /** Matches looked at per search, the newest first: ranking more costs more than it tells. */
 const WINDOW = 500;
+/** Matches of common words only, looked at beyond the page asked for: room for a few that are no longer live. */
+const RECENT_SLACK = 10;
 /**
  * A word held by at least this many items counts for matching but not for the score: FTS5 reads every item
  * holding a word to weigh it (20-40 ms for a word in half of a million items), and a word that common says
@@ -182,40 +184,54 @@ export class SearchService {
         : this.spaces.list(actor).map((s) => s.id);
     if (kinds.length === 0 || spaceIds.length === 0) return [];
     const before = query.before ?? Number.MAX_SAFE_INTEGER;
-    const scope: Scope = {
-      spaces: JSON.stringify(spaceIds),
+    const spaces = JSON.stringify(spaceIds);
+    const scope: Omit<Scope, "window"> = {
+      spaces,
       kinds: JSON.stringify(kinds),
       before,
-      beforeDoc:
+      // Past the newest item of the spaces searched: nothing newer is theirs.
+      beforeDoc: Math.min(
+        this.store.spacesBound(spaces),
         before >= Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : this.store.docBound(before + ORDER_MARGIN_MS),
-      window: WINDOW,
+      ),
     };
 
-    const hits = new Map<number, Hit>();
     const words = parsed.wholeWords;
-    if (words.length > 0) {
-      // The rarest word first: FTS5 walks the first word's items and looks each up in the others' lists.
-      const counts = new Map(words.map((w) => [w, this.countOf(w)]));
-      const ordered = [...words].sort((a, b) => (counts.get(a) ?? 0) - (counts.get(b) ?? 0));
-      const distinctive = ordered.filter((w) => (counts.get(w) ?? 0) < COMMON);
-      const all = distinctive.length === words.length;
-      const found = this.store.words(scope, ordered.map(ftsString).join(" "), all);
-      if (!all && distinctive.length > 0 && found.length > 0) this.score(found, distinctive);
-      for (const hit of found) hits.set(hit.doc, hit);
-    }
-    if (parsed.namePartsMatch !== null && kinds.includes("file")) {
-      for (const hit of this.store.nameParts(scope, parsed.namePartsMatch)) {
-        const found = hits.get(hit.doc);
-        if (!found) hits.set(hit.doc, hit);
-        else found.score = Math.min(found.score, hit.score);
+    // The rarest word first: FTS5 walks the first word's items and looks each up in the others' lists.
+    const counts = new Map(words.map((w) => [w, this.countOf(w)]));
+    const ordered = [...words].sort((a, b) => (counts.get(a) ?? 0) - (counts.get(b) ?? 0));
+    const distinctive = ordered.filter((w) => (counts.get(w) ?? 0) < COMMON);
+    // Matches of common words only are ranked by time alone: the newest few are the best, and reading the words'
+    // lists down to the whole window (three common words intersected: 10-20 ms) would change nothing. Should
+    // too few of those few still be there (deletions leave the index at once: rarely), the window is read.
+    const recent = Math.min(WINDOW, query.limit + RECENT_SLACK);
+    const windows = words.length > 0 && distinctive.length === 0 ? [recent, WINDOW] : [WINDOW];
+    let best: Hit[] = [];
+    for (const window of windows) {
+      const hits = new Map<number, Hit>();
+      let more = false;
+      if (words.length > 0) {
+        const all = distinctive.length === words.length;
+        const found = this.store.words({ ...scope, window }, ordered.map(ftsString).join(" "), all);
+        more = found.length === window;
+        if (!all && distinctive.length > 0 && found.length > 0) this.score(found, distinctive);
+        for (const hit of found) hits.set(hit.doc, hit);
       }
-    }
-    const ranked = [...hits.values()].sort((a, b) => a.score - b.score || b.createdAt - a.createdAt || b.doc - a.doc);
-    // Only items still there are shown, whatever the index holds.
-    const best: Hit[] = [];
-    for (const hit of ranked) {
-      if (best.length >= query.limit) break;
-      if (this.store.live(hit)) best.push(hit);
+      if (parsed.namePartsMatch !== null && kinds.includes("file")) {
+        for (const hit of this.store.nameParts({ ...scope, window: WINDOW }, parsed.namePartsMatch)) {
+          const found = hits.get(hit.doc);
+          if (!found) hits.set(hit.doc, hit);
+          else found.score = Math.min(found.score, hit.score);
+        }
+      }
+      const ranked = [...hits.values()].sort((a, b) => a.score - b.score || b.createdAt - a.createdAt || b.doc - a.doc);
+      // Only items still there are shown, whatever the index holds.
+      best = [];
+      for (const hit of ranked) {
+        if (best.length >= query.limit) break;
+        if (this.store.live(hit)) best.push(hit);
+      }
+      if (best.length >= query.limit || !more) break;
     }
     const terms = termsOf(words);
     return best.map((hit) => this.found(hit, terms, parsed.wordsMatch));

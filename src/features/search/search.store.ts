@@ -59,21 +59,22 @@ const SCOPED = `
   AND (d.parent_id IS NULL OR d.parent_id NOT IN (SELECT room_id FROM search_room_purges))`;
 
 /**
- * Whether an indexed item is still there, undeleted, in the space it is indexed in. The index is kept equal to the
- * items, and this makes sure of it where it matters: whatever the index holds, a deleted or moved item is never
- * shown. Asked of the results only, best first, until enough are live (`SearchService`): asked of every match in
- * the window, its primary-key lookups doubled a search's time on a million messages.
+ * Whether an indexed item is still there, undeleted, in the space it is indexed in, one statement per kind. The
+ * index is kept equal to the items, and this makes sure of it where it matters: whatever the index holds, a
+ * deleted or moved item is never shown. Asked of the results only, best first, until enough are live
+ * (`SearchService`): asked of every match in the window, its primary-key lookups doubled a search's time on a
+ * million messages. (One statement choosing the kind with `CASE` ran all four lookups each time: SQLite
+ * computes a constant subquery once, up front, whichever branch is taken.)
  */
-export const LIVE_SQL = `
-  SELECT CASE $kind
-    WHEN 'message' THEN EXISTS (SELECT 1 FROM chat_messages m
-      WHERE m.id = $itemId AND m.deleted_at IS NULL AND m.space_id = $spaceId)
-    WHEN 'task' THEN EXISTS (SELECT 1 FROM tasks t WHERE t.id = $itemId AND t.space_id = $spaceId)
-    WHEN 'task_message' THEN EXISTS (SELECT 1 FROM task_messages c JOIN tasks t ON t.id = c.task_id
-      WHERE c.id = $itemId AND t.space_id = $spaceId)
-    WHEN 'file' THEN EXISTS (SELECT 1 FROM file_nodes n
-      WHERE n.id = $itemId AND n.deleted_at IS NULL AND n.space_id = $spaceId)
-    ELSE 0 END AS live`;
+export const LIVE_SQL: Record<Kind, string> = {
+  message: `SELECT EXISTS (SELECT 1 FROM chat_messages m
+    WHERE m.id = $itemId AND m.deleted_at IS NULL AND m.space_id = $spaceId) AS live`,
+  task: "SELECT EXISTS (SELECT 1 FROM tasks t WHERE t.id = $itemId AND t.space_id = $spaceId) AS live",
+  task_message: `SELECT EXISTS (SELECT 1 FROM task_messages c JOIN tasks t ON t.id = c.task_id
+    WHERE c.id = $itemId AND t.space_id = $spaceId) AS live`,
+  file: `SELECT EXISTS (SELECT 1 FROM file_nodes n
+    WHERE n.id = $itemId AND n.deleted_at IS NULL AND n.space_id = $spaceId) AS live`,
+};
 
 const HIT_COLUMNS = `d.doc, d.kind, d.item_id AS itemId, d.space_id AS spaceId, d.parent_id AS parentId,
   d.created_at AS createdAt, d.title`;
@@ -114,6 +115,13 @@ export const NAME_PARTS_SQL = `
   FROM search_names JOIN search_docs d ON d.doc = search_names.rowid
   WHERE search_names MATCH $match AND search_names.rowid < $beforeDoc AND ${SCOPED}
   ORDER BY search_names.rowid DESC LIMIT $window`;
+
+/**
+ * The newest item of some spaces, from the index by space: a search starts there, so searching a quiet space
+ * does not walk every newer match of the busy ones (one index seek per space).
+ */
+export const NEWEST_DOC_SQL = `
+  SELECT max(doc) AS doc FROM search_docs WHERE space_id IN (SELECT value FROM json_each($spaces))`;
 
 /** The excerpt of one item around its matches. */
 export const SNIPPET_SQL = `
@@ -421,6 +429,13 @@ export class SearchStore {
     return this.countQuery().all({ $match: match, $cap: cap })[0]?.n ?? 0;
   }
 
+  private readonly newestDocQuery = this.q<{ doc: number | null }>(NEWEST_DOC_SQL);
+
+  /** The bound above the newest item of the spaces (a JSON array of ids): no match of theirs is at or above it. */
+  spacesBound(spaces: string): number {
+    return (this.newestDocQuery().all({ $spaces: spaces })[0]?.doc ?? 0) + 1;
+  }
+
   private readonly docAt = this.q<{ doc: number; createdAt: number }>(
     "SELECT doc, created_at AS createdAt FROM search_docs WHERE doc >= $doc ORDER BY doc LIMIT 1",
   );
@@ -441,11 +456,16 @@ export class SearchStore {
     return low;
   }
 
-  private readonly liveQuery = this.q<{ live: number }>(LIVE_SQL);
+  private readonly liveQueries = {
+    message: this.q<{ live: number }>(LIVE_SQL.message),
+    task: this.q<{ live: number }>(LIVE_SQL.task),
+    task_message: this.q<{ live: number }>(LIVE_SQL.task_message),
+    file: this.q<{ live: number }>(LIVE_SQL.file),
+  };
 
   /** Whether a match is still there to show (`LIVE_SQL`). */
   live(hit: Hit): boolean {
-    return this.liveQuery().all({ $kind: hit.kind, $itemId: hit.itemId, $spaceId: hit.spaceId })[0]?.live === 1;
+    return this.liveQueries[hit.kind]().all({ $itemId: hit.itemId, $spaceId: hit.spaceId })[0]?.live === 1;
   }
 
   // What results show
