@@ -46,15 +46,15 @@ function fromQuotedPrintable(text: string): string {
 
 /** The body of the MIME part of `type` in a raw email (a single part or a multipart/alternative). */
 function partOf(raw: string, type: string): string {
-  const parts = raw.split(/\r?\n--[^\r\n]+\r?\n/);
+  // Split on the message's own boundary: a quoted-printable line may start with "--" too (a token holding "--").
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(header(raw, "content-type"))?.[1];
+  const escaped = boundary?.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const parts = escaped ? raw.split(new RegExp(`\\r?\\n--${escaped}(?:--)?\\r?\\n?`)) : [raw];
   for (const part of parts) {
     const split = part.search(/\r?\n\r?\n/);
     const head = part.slice(0, split);
     if (!new RegExp(`content-type:\\s*${type}`, "i").test(head)) continue;
-    let body = part
-      .slice(split)
-      .replace(/^\r?\n\r?\n/, "")
-      .replace(/\r?\n--[^\r\n]+--\s*$/, "");
+    let body = part.slice(split).replace(/^\r?\n\r?\n/, "");
     const encoding = /content-transfer-encoding:\s*([^\s;]+)/i.exec(head)?.[1]?.toLowerCase();
     if (encoding === "quoted-printable") body = fromQuotedPrintable(body);
     if (encoding === "base64") body = Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8");
