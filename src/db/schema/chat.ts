@@ -47,9 +47,17 @@ export const chatMessages = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     editedAt: integer("edited_at"),
     deletedAt: integer("deleted_at"),
+    /** A reply: the top-level message of the same room whose thread it is in (null: a top-level message). */
+    threadRootId: text("thread_root_id"),
+    /** A reply also shown in the room's own list. */
+    alsoInRoom: integer("also_in_room", { mode: "boolean" }).notNull().default(false),
+    /** A root's replies, counted as they are posted and deleted (a top-level post writes no other row). */
+    replyCount: integer("reply_count").notNull().default(0),
+    lastReplyAt: integer("last_reply_at"),
   },
   (t) => [
     index("chat_messages_room_idx").on(t.roomId, t.createdAt, t.id),
+    index("chat_messages_thread_idx").on(t.threadRootId, t.createdAt, t.id).where(isNotNull(t.threadRootId)),
     index("chat_messages_author_idx").on(t.authorUserId),
     index("chat_messages_automation_idx").on(t.automationId).where(isNotNull(t.automationId)),
   ],

@@ -107,6 +107,28 @@ export const fileDocUpdates = sqliteTable(
   (t) => [index("file_doc_updates_node_idx").on(t.nodeId, t.seq)],
 );
 
+/**
+ * Kept versions of a text file: its text at a moment (compressed), taken from the live document at most every few
+ * minutes of editing and at each REST write or accepted proposal, thinned as they age.
+ */
+export const fileVersions = sqliteTable(
+  "file_versions",
+  {
+    id: text("id").primaryKey(),
+    nodeId: text("node_id")
+      .notNull()
+      .references(() => fileNodes.id, { onDelete: "cascade" }),
+    sizeBytes: integer("size_bytes").notNull(),
+    checksumSha256: text("checksum_sha256").notNull(),
+    /** JSON array of the user ids whose changes went into this version since the one before. */
+    authorUserIds: text("author_user_ids").notNull().default("[]"),
+    /** The text, compressed. */
+    content: blob("content", { mode: "buffer" }).notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("file_versions_node_idx").on(t.nodeId, t.createdAt, t.id)],
+);
+
 /** A change a staff member (or anyone) proposes to a text file: a whole new text a person accepts or rejects. */
 export const fileProposals = sqliteTable(
   "file_proposals",

@@ -57,8 +57,26 @@ export const boardColumns = sqliteTable(
       .references(() => boards.id, { onDelete: "cascade" }),
     name: text("name").notNull(),
     position: integer("position").notNull(),
+    /** At most this many tasks (staff may not go over it; people are warned); null: no limit. */
+    wipLimit: integer("wip_limit"),
   },
   (t) => [index("board_columns_board_idx").on(t.boardId, t.position)],
+);
+
+/** A space's task labels. */
+export const labels = sqliteTable(
+  "labels",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id")
+      .notNull()
+      .references(() => spaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    /** `#rrggbb`. */
+    color: text("color").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("labels_space_idx").on(t.spaceId, t.createdAt, t.id)],
 );
 
 /** A space's git repository: where `agent` staff launch their runs when their account names none. */

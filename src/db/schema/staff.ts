@@ -22,6 +22,8 @@ export const serviceAccounts = sqliteTable(
     modelrouterModel: text("modelrouter_model").notNull(),
     agentDefaultRepoUrl: text("agent_default_repo_url"),
     agentDefaultRef: text("agent_default_ref"),
+    /** The organization's own instructions to this staff member: the system prompt's first part. */
+    instructions: text("instructions").notNull().default(""),
     tokenHash: text("token_hash").notNull().unique(),
     /** Null: the token never expires unless the account is deleted. */
     tokenExpiresAt: integer("token_expires_at"),

@@ -2,7 +2,7 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { fileNodes } from "./files";
 import { users } from "./people";
-import { boardColumns, boards, spaces } from "./spaces";
+import { boardColumns, boards, labels, spaces } from "./spaces";
 
 export const tasks = sqliteTable(
   "tasks",
@@ -28,6 +28,10 @@ export const tasks = sqliteTable(
      * task's index in (rank, id) order, computed when read.
      */
     rank: integer("rank").notNull(),
+    /** `none`, `low`, `medium`, `high` or `urgent`. */
+    priority: text("priority").notNull().default("none"),
+    /** The task's messages (comments), counted as they are written, so a card needs no count when listed. */
+    commentCount: integer("comment_count").notNull().default(0),
     version: integer("version").notNull().default(1),
     createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
     createdAt: integer("created_at").notNull(),
@@ -70,4 +74,18 @@ export const taskDeliverables = sqliteTable(
     createdAt: integer("created_at").notNull(),
   },
   (t) => [primaryKey({ columns: [t.taskId, t.fileNodeId] }), index("task_deliverables_file_idx").on(t.fileNodeId)],
+);
+
+/** The labels of a task. */
+export const taskLabels = sqliteTable(
+  "task_labels",
+  {
+    taskId: text("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    labelId: text("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.taskId, t.labelId] }), index("task_labels_label_idx").on(t.labelId)],
 );

@@ -241,6 +241,10 @@ export class ChatService {
       updatedAt: now,
       editedAt: null,
       deletedAt: null,
+      threadRootId: null,
+      alsoInRoom: false,
+      replyCount: 0,
+      lastReplyAt: null,
     };
     const attachments: AttachmentRow[] = given.map((a) => ({
       id: newId(),

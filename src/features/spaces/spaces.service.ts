@@ -73,6 +73,7 @@ export class SpacesService {
       boardId: board.id,
       name,
       position,
+      wipLimit: null,
     }));
     this.uow.write((unit) => {
       this.store.insertSpace(space);

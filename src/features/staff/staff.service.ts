@@ -57,6 +57,7 @@ export class StaffService {
         modelrouterModel: model,
         agentDefaultRepoUrl: orNull(input.agent_default_repo_url),
         agentDefaultRef: orNull(input.agent_default_ref),
+        instructions: "",
         tokenHash: hashToken(token),
         tokenExpiresAt: null,
         createdAt: now,

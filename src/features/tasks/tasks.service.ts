@@ -80,6 +80,8 @@ export class TasksService {
         deliverableRequired: input.deliverable_required ?? false,
         deliverableInstructions: input.deliverable_instructions ?? "",
         rank: last === undefined ? RANK_STEP : last + RANK_STEP,
+        priority: "none",
+        commentCount: 0,
         version: 1,
         createdBy: actor.userId,
         createdAt: now,
