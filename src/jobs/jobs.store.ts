@@ -33,6 +33,9 @@ export const LAPSED_SQL = "SELECT 1 AS lapsed FROM jobs WHERE status = 'running'
 /** Whether a job is due: the claim's scan, read only. */
 export const DUE_SQL = "SELECT 1 AS due FROM jobs WHERE status = 'queued' AND run_at <= $now LIMIT 1";
 
+/** When the soonest queued job is due (the table holds only live jobs: a short scan, once at start). */
+export const NEXT_RUN_SQL = "SELECT min(run_at) AS at FROM jobs WHERE status = 'queued'";
+
 type Raw = Record<string, unknown>;
 
 /** A row as bun:sqlite returns it, in the schema's property names. */
@@ -112,6 +115,11 @@ export class JobsStore {
   /** Whether some running job's lease ended before `now`. */
   hasLapsed(now: number): boolean {
     return this.lapsed().all({ $now: now }).length > 0;
+  }
+
+  /** When the soonest queued job is due; null when none waits. */
+  nextRunAt(): number | null {
+    return (this.db.$client.query(NEXT_RUN_SQL).get() as { at: number | null } | null)?.at ?? null;
   }
 
   /** Whether some queued job is due at `now`. */

@@ -484,11 +484,14 @@ export class FilesService {
     return node;
   }
 
-  /** A parent given in a body: null for the root, else a live folder of the space (400 otherwise). */
+  /**
+   * A parent given in a body: null for the root, else a live folder of the space. An unknown, deleted or invisible
+   * one is 404 `file not found`, as for every file a route names (contract §7); a file is 400.
+   */
   private parentFor(actor: SpaceActor, parentId: string | null | undefined): string | null {
     if (parentId === undefined || parentId === null) return null;
     const node = isUuid(parentId) ? this.store.node(actor.space.id, parentId) : undefined;
-    if (!node || node.deletedAt !== null) throw invalid("parent_id: folder not found");
+    if (!node || node.deletedAt !== null) throw fileNotFound();
     if (node.kind !== "folder") throw invalid("parent_id: not a folder");
     return node.id;
   }
