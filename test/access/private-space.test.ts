@@ -68,6 +68,8 @@ const REFUSALS = {
   /** Running an automation now, and a webhook's secret, are for people (contract §8). */
   run: { status: 403, error: "only a person can run an automation" },
   secret: { status: 403, error: "only a person can change a webhook's secret" },
+  /** The repository agent staff work on is chosen by people. */
+  gitLink: { status: 403, error: "only a person can change the space's git link" },
 } as const;
 
 type Cell = "2xx" | "403" | keyof typeof REFUSALS;
@@ -90,8 +92,8 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["POST /members",                                            "member",      "2xx",    "2xx",      "owners", "owners", "owners",   "2xx"],
   ["DELETE /members/:userId",                                  "member",      "2xx",    "2xx",      "owners", "owners", "owners",   "2xx"],
   ["GET /git-link",                                            "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
-  ["PUT /git-link",                                            "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
-  ["DELETE /git-link",                                         "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["PUT /git-link",                                            "files.write", "2xx",    "2xx",      "2xx",    "403",    "gitLink",  "403"],
+  ["DELETE /git-link",                                         "files.write", "2xx",    "2xx",      "2xx",    "403",    "gitLink",  "403"],
 
   ["WS /files/collab/ws/:fileId",                              "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
   ["WS /files/collab/ws",                                      "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],

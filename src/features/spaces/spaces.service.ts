@@ -7,7 +7,7 @@ import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
 import type { ChatService } from "../chat/chat.service";
 import type { MembersService } from "../members/members.service";
-import { assertManagesSpace } from "./spaces.policy";
+import { assertManagesSpace, assertPersonLinksRepository } from "./spaces.policy";
 import { presentSpace } from "./spaces.present";
 import type {
   BoardRow,
@@ -156,6 +156,7 @@ export class SpacesService {
   }
 
   setGitLink(actor: SpaceActor, input: { repo_url: string; ref?: string | undefined }): GitLinkRow {
+    assertPersonLinksRepository(actor);
     const row: GitLinkRow = {
       spaceId: actor.space.id,
       repoUrl: input.repo_url,
@@ -168,6 +169,7 @@ export class SpacesService {
   }
 
   removeGitLink(actor: SpaceActor): void {
+    assertPersonLinksRepository(actor);
     this.uow.write(() => this.store.deleteGitLink(actor.space.id));
   }
 }
