@@ -1,6 +1,7 @@
 /**
  * The frame around every screen in a real browser against the compiled binary: toasts stay clear of what is
- * worked on (the chat composer, on a desktop and on a phone, and inside the task panel), and can be dismissed.
+ * worked on (the chat composer, on a desktop and on a phone, and inside the task panel), and can be dismissed;
+ * on a phone the header is short and every space tab, Settings included, can be reached.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
@@ -45,6 +46,7 @@ async function failedMute(page: Page, what: "room" | "space"): Promise<Locator> 
 }
 
 const composer = (page: Page) => page.locator(".composer");
+const spaceTabs = (page: Page) => page.getByRole("navigation", { name: "Space" });
 
 beforeAll(async () => {
   let ws: { server: TestServer; org: Org };
@@ -104,5 +106,47 @@ describe("toasts", () => {
     await toast.getByRole("button", { name: "Dismiss" }).click();
     await toast.waitFor({ state: "detached" });
     expect(await panel.isVisible()).toBe(true);
+  });
+});
+
+describe("the header on a phone", () => {
+  for (const [width, height] of [
+    [390, 844],
+    [360, 740],
+  ] as const)
+    for (const scheme of ["light", "dark"] as const)
+      it(`is at most 15% of a ${width}×${height} screen (${scheme}) and reaches every space tab`, async () => {
+        const page = await open(`/spaces/${spaceId}/board`, { width, height }, scheme);
+        const tabs = spaceTabs(page);
+        await tabs.waitFor();
+        const bottom = (await box(tabs)).y + (await box(tabs)).height;
+        expect(bottom).toBeLessThanOrEqual(height * 0.15);
+        // The space is named in the top bar, its Mute button there too.
+        await page.locator(".topbar").getByRole("link", { name: "Launch plan for Q3" }).waitFor();
+        await page.locator(".topbar").getByRole("button", { name: "Mute space" }).waitFor();
+        await screenshot(page, `layout-phone-${width}-${scheme}`);
+        for (const [name, path] of [
+          ["Chat", "chat"],
+          ["Files", "files"],
+          ["Automations", "automations"],
+          ["Settings", "settings"],
+          ["Board", "board"],
+        ]) {
+          const tab = tabs.getByRole("link", { name, exact: true });
+          await tab.click();
+          await page.waitForURL(new RegExp(`/spaces/${spaceId}/${path}`));
+          const shown = await box(tab);
+          expect(shown.x).toBeGreaterThanOrEqual(0);
+          expect(shown.x + shown.width).toBeLessThanOrEqual(width);
+        }
+      });
+
+  it("opened on a space's Settings, shows the Settings tab", async () => {
+    const page = await open(`/spaces/${spaceId}/settings`, { width: 360, height: 740 });
+    const tab = spaceTabs(page).getByRole("link", { name: "Settings" });
+    await tab.waitFor();
+    const shown = await box(tab);
+    expect(shown.x + shown.width).toBeLessThanOrEqual(360);
+    expect(await tab.getAttribute("aria-current")).toBe("page");
   });
 });

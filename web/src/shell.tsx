@@ -1,17 +1,19 @@
 /**
  * The frame of every workspace screen: the sidebar (search, the inbox and spaces with what is unread, my tasks,
  * staff, approvals with how many wait, settings; who is signed in, their profile, changing their password,
- * signing out), the command palette and the page.
+ * signing out), on phones a top bar instead (the menu, the space or organization on screen, search), the
+ * command palette and the page.
  */
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { ChangePasswordDialog } from "./features/auth/ChangePassword";
 import { usePendingApprovals } from "./features/automations/pending";
 import { Counts, InboxCount, useSpaceCount } from "./features/inbox/Counts";
+import { MuteButton } from "./features/inbox/MuteButton";
 import { useInboxTracker, useUnreadState } from "./features/inbox/unread";
 import { PaletteHost, SearchButton } from "./features/search/PaletteHost";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
-import { Link, navigate, useLocation } from "./lib/router";
+import { Link, match, navigate, useLocation } from "./lib/router";
 import { Avatar } from "./lib/ui";
 import { useWorkspace } from "./lib/workspace";
 
@@ -50,21 +52,51 @@ function PendingCount({ count }: { count: number | null }) {
   );
 }
 
-/** The organization's name, with a dot that says whether live updates are flowing. */
+/** A dot that says whether live updates are flowing. */
+function LiveDot() {
+  const status = useEventsStatus();
+  return (
+    <span
+      className={`live-dot ${status}`}
+      title={status === "live" ? "Live" : status === "offline" ? "Offline: reconnecting" : "Connecting"}
+      role="img"
+      aria-label={`Live updates: ${status}`}
+    />
+  );
+}
+
+/** The organization's name, with the live dot. */
 function OrgName() {
   const ws = useWorkspace();
-  const status = useEventsStatus();
   return (
     <>
       <Link href="/spaces" className="brand">
         {ws.org.name}
       </Link>
-      <span
-        className={`live-dot ${status}`}
-        title={status === "live" ? "Live" : status === "offline" ? "Offline: reconnecting" : "Connecting"}
-        role="img"
-        aria-label={`Live updates: ${status}`}
-      />
+      <LiveDot />
+    </>
+  );
+}
+
+/**
+ * What the phone's top bar names: the space on screen, with its Mute button (so that its tabs have a line of
+ * their own under the bar, and the header stays two short lines), else the organization.
+ */
+function TopbarTitle() {
+  const ws = useWorkspace();
+  const { path } = useLocation();
+  const spaceId = match("/spaces/:spaceId/:tab?/:item?", path)?.spaceId;
+  const space = ws.spaces.find((s) => s.id === spaceId);
+  if (!space) return <OrgName />;
+  return (
+    <>
+      <Link href={`/spaces/${space.id}/board`} className="brand">
+        {space.private ? "🔒 " : ""}
+        {space.name}
+      </Link>
+      <LiveDot />
+      <span className="grow" />
+      <MuteButton what="space" id={space.id} name={space.name} />
     </>
   );
 }
@@ -146,7 +178,7 @@ export function Shell({ children }: { children: ReactNode }) {
         >
           ☰{inbox || pending ? <span className={inbox ? "menu-dot inbox" : "menu-dot"} aria-hidden="true" /> : null}
         </button>
-        <OrgName />
+        <TopbarTitle />
         <SearchButton className="icon topbar-search" />
       </header>
       {open && (
