@@ -1,7 +1,8 @@
 /**
  * The frame around every screen in a real browser against the compiled binary: toasts stay clear of what is
  * worked on (the chat composer, on a desktop and on a phone, and inside the task panel), and can be dismissed;
- * on a phone the header is short and every space tab, Settings included, can be reached.
+ * on a phone the header is short and every space tab, Settings included, can be reached; the keyboard shortcuts
+ * open in a "?" popover (its button, or the "?" key outside text fields) instead of hint lines on the screens.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
@@ -47,6 +48,7 @@ async function failedMute(page: Page, what: "room" | "space"): Promise<Locator> 
 
 const composer = (page: Page) => page.locator(".composer");
 const spaceTabs = (page: Page) => page.getByRole("navigation", { name: "Space" });
+const help = (page: Page) => page.getByRole("dialog", { name: "Keyboard shortcuts" });
 
 beforeAll(async () => {
   let ws: { server: TestServer; org: Org };
@@ -148,5 +150,62 @@ describe("the header on a phone", () => {
     const shown = await box(tab);
     expect(shown.x + shown.width).toBeLessThanOrEqual(360);
     expect(await tab.getAttribute("aria-current")).toBe("page");
+  });
+});
+
+describe("keyboard shortcuts", () => {
+  it("open from the ? button with the page's shortcuts first, and Escape closes them", async () => {
+    const page = await open(`/spaces/${spaceId}/chat`);
+    await page.getByRole("combobox", { name: "Message #general" }).waitFor();
+    // No hint line under the composer any more.
+    expect(await page.getByText("to send").count()).toBe(0);
+    const button = page.getByRole("button", { name: "Keyboard shortcuts" });
+    await button.click();
+    await help(page).waitFor();
+    expect(await help(page).getByRole("heading").first().textContent()).toBe("Keyboard shortcuts");
+    expect(await help(page).getByRole("heading", { level: 3 }).first().textContent()).toBe("Chat (this page)");
+    for (const what of [
+      "Send the message",
+      "Search and jump to a space, room, person, task or file",
+      "Filter the tasks",
+    ])
+      await help(page).getByText(what, { exact: true }).waitFor();
+    await screenshot(page, "layout-help-desktop");
+    await page.keyboard.press("Escape");
+    await help(page).waitFor({ state: "hidden" });
+    expect(await button.evaluate((el) => el === document.activeElement)).toBe(true);
+  });
+
+  it("open with the ? key outside text fields, not while typing", async () => {
+    const page = await open(`/spaces/${spaceId}/board`);
+    const filter = page.getByRole("searchbox", { name: "Filter tasks by title or description" });
+    await filter.waitFor();
+    // The board's moves are no line on the board any more: only screen readers hear them, with each card.
+    expect((await box(page.getByText("Drag tasks to move them"))).width).toBeLessThanOrEqual(1);
+    await page.locator("body").press("?");
+    await help(page).waitFor();
+    expect(await help(page).getByRole("heading", { level: 3 }).first().textContent()).toBe("Board (this page)");
+    await page.keyboard.press("Escape");
+    await help(page).waitFor({ state: "hidden" });
+    // In the filter box "?" is a character.
+    await filter.click();
+    await page.keyboard.press("?");
+    expect(await filter.inputValue()).toBe("?");
+    expect(await help(page).isVisible()).toBe(false);
+  });
+
+  it("fit a phone's screen under its top bar", async () => {
+    const page = await open(`/spaces/${spaceId}/files`, PHONE, "dark");
+    await page.locator(".topbar").getByRole("button", { name: "Keyboard shortcuts" }).click();
+    await help(page).waitFor();
+    const shown = await box(help(page));
+    expect(shown.y).toBeGreaterThanOrEqual((await box(page.locator(".topbar"))).height - 1);
+    expect(shown.x).toBeGreaterThanOrEqual(0);
+    expect(shown.x + shown.width).toBeLessThanOrEqual(PHONE.width);
+    expect(shown.y + shown.height).toBeLessThanOrEqual(PHONE.height);
+    expect(await help(page).getByRole("heading", { level: 3 }).first().textContent()).toBe("Files (this page)");
+    await screenshot(page, "layout-help-phone-dark");
+    await help(page).getByRole("button", { name: "Close" }).click();
+    await help(page).waitFor({ state: "hidden" });
   });
 });

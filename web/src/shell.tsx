@@ -2,7 +2,7 @@
  * The frame of every workspace screen: the sidebar (search, the inbox and spaces with what is unread, my tasks,
  * staff, approvals with how many wait, settings; who is signed in, their profile, changing their password,
  * signing out), on phones a top bar instead (the menu, the space or organization on screen, search), the
- * command palette and the page.
+ * keyboard shortcuts, the command palette and the page.
  */
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { ChangePasswordDialog } from "./features/auth/ChangePassword";
@@ -13,6 +13,7 @@ import { useInboxTracker, useUnreadState } from "./features/inbox/unread";
 import { PaletteHost, SearchButton } from "./features/search/PaletteHost";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
+import { HelpButton, HelpPopover } from "./lib/help";
 import { Link, match, navigate, useLocation } from "./lib/router";
 import { Avatar } from "./lib/ui";
 import { useWorkspace } from "./lib/workspace";
@@ -120,7 +121,7 @@ export function Shell({ children }: { children: ReactNode }) {
     if (!open) return;
     const onKey = (event: KeyboardEvent) => {
       // A dialog above the menu takes its own keys first.
-      if (event.defaultPrevented || document.querySelector("dialog[open]")) return;
+      if (event.defaultPrevented || document.querySelector("dialog[open], :popover-open")) return;
       if (event.key === "Escape") {
         event.preventDefault();
         dismiss();
@@ -180,6 +181,7 @@ export function Shell({ children }: { children: ReactNode }) {
         </button>
         <TopbarTitle />
         <SearchButton className="icon topbar-search" />
+        <HelpButton className="icon help-button" />
       </header>
       {open && (
         // A tap outside the phone menu closes it; keyboards use Escape or the menu button (hence aria-hidden).
@@ -188,6 +190,7 @@ export function Shell({ children }: { children: ReactNode }) {
       <nav ref={nav} id="workspace-nav" className="sidebar" aria-label="Workspace">
         <div className="sidebar-org">
           <OrgName />
+          <HelpButton className="icon help-button" />
         </div>
         <SearchButton className="nav-search" />
         <NavLink href="/inbox">
@@ -242,6 +245,7 @@ export function Shell({ children }: { children: ReactNode }) {
       </main>
       {changingPassword && <ChangePasswordDialog onClose={() => setChangingPassword(false)} />}
       <PaletteHost />
+      <HelpPopover />
     </div>
   );
 }

@@ -12,6 +12,12 @@ export function ErrorText({ error }: { error: string | null | undefined }) {
   );
 }
 
+/** True when the keyboard is in something that takes text, where a key like "/" or "?" is typed, not a shortcut. */
+export function typingIn(target: EventTarget | null): boolean {
+  const el = target instanceof HTMLElement ? target : null;
+  return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
+}
+
 /**
  * Props that make a button unusable while `busy` (or otherwise not ready) without taking it off the keyboard:
  * `aria-disabled` rather than `disabled`, since a focused button that becomes disabled drops the focus to
