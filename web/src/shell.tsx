@@ -79,15 +79,21 @@ function OrgName() {
   );
 }
 
+type SpaceRef = { id: string; name: string; private: boolean };
+
+/** The space on screen, if any. */
+function useSpaceOnScreen(): SpaceRef | undefined {
+  const ws = useWorkspace();
+  const { path } = useLocation();
+  const spaceId = match("/spaces/:spaceId/:tab?/:item?", path)?.spaceId;
+  return ws.spaces.find((s) => s.id === spaceId);
+}
+
 /**
  * What the phone's top bar names: the space on screen, with its Mute button (so that its tabs have a line of
  * their own under the bar, and the header stays two short lines), else the organization.
  */
-function TopbarTitle() {
-  const ws = useWorkspace();
-  const { path } = useLocation();
-  const spaceId = match("/spaces/:spaceId/:tab?/:item?", path)?.spaceId;
-  const space = ws.spaces.find((s) => s.id === spaceId);
+function TopbarTitle({ space }: { space: SpaceRef | undefined }) {
   if (!space) return <OrgName />;
   return (
     <>
@@ -105,6 +111,7 @@ function TopbarTitle() {
 export function Shell({ children }: { children: ReactNode }) {
   const ws = useWorkspace();
   const { path } = useLocation();
+  const space = useSpaceOnScreen();
   const [open, setOpen] = useState(false);
   const [changingPassword, setChangingPassword] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
@@ -163,7 +170,7 @@ export function Shell({ children }: { children: ReactNode }) {
   );
 
   return (
-    <div className={`shell${open ? " nav-open" : ""}`}>
+    <div className={`shell${open ? " nav-open" : ""}${space ? " in-space" : ""}`}>
       <a href="#main" className="skip-link" inert={open}>
         Skip to content
       </a>
@@ -179,7 +186,7 @@ export function Shell({ children }: { children: ReactNode }) {
         >
           ☰{inbox || pending ? <span className={inbox ? "menu-dot inbox" : "menu-dot"} aria-hidden="true" /> : null}
         </button>
-        <TopbarTitle />
+        <TopbarTitle space={space} />
         <SearchButton className="icon topbar-search" />
         <HelpButton className="icon help-button" />
       </header>
