@@ -232,7 +232,9 @@ describe("the board", () => {
     const k1 = await createTask("K1", "In progress");
     const k2 = await createTask("K2", "In progress");
     const { context, page } = await openBoard();
-    await page.getByText("Alt + ← / → moves the focused task").waitFor();
+    // The keys are no line on the board (they are in the "?" popover) but each movable card is described by them.
+    await page.locator(`.task-card[aria-describedby="board-keys-hint"]`, { hasText: "K1" }).waitFor();
+    expect(await page.locator("#board-keys-hint").textContent()).toContain("Alt + ← / → moves the focused task");
     await card(page, "K1").focus();
     await page.keyboard.press("Alt+ArrowDown");
     await eventually(async () => expect((await taskById(k1.id)).position).toBe(1));

@@ -110,7 +110,7 @@ export function BoardPage({ space }: { space: Space }) {
   return (
     <div className="board">
       <div className="board-bar">
-        <p className="small muted" id={HINT_ID}>
+        <p className={canWrite ? "sr-only" : "small muted"} id={HINT_ID}>
           {canWrite
             ? "Drag tasks to move them. Keyboard: arrows go from task to task; Alt + ← / → moves the focused task to the previous / next column, Alt + ↑ / ↓ moves it up / down."
             : "You can read this board; moving and adding tasks needs the tasks.write permission."}

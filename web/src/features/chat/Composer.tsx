@@ -308,10 +308,6 @@ export function Composer({
           </button>
         </div>
       </div>
-      <p className="composer-hint muted small">
-        <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line, <kbd>@</kbd> to mention, markdown
-        works
-      </p>
       {unseen.length > 0 && (
         <p className="composer-warning small" role="status">
           {names(unseen)} {unseen.length === 1 ? "is not a member" : "are not members"} of this private space and will
