@@ -70,6 +70,8 @@ const REFUSALS = {
   secret: { status: 403, error: "only a person can change a webhook's secret" },
   /** The repository agent staff work on is chosen by people. */
   gitLink: { status: 403, error: "only a person can change the space's git link" },
+  /** A room goes with everything said in it: its creator, the space's owners or org.manage decide. */
+  room: { status: 403, error: "only the room's creator or a space owner can delete this room" },
 } as const;
 
 type Cell = "2xx" | "403" | keyof typeof REFUSALS;
@@ -129,7 +131,7 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
 
   ["GET /chat-rooms",                                          "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
   ["POST /chat-rooms",                                         "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
-  ["DELETE /chat-rooms/:roomId",                               "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /chat-rooms/:roomId",                               "chat.write",  "2xx",    "2xx",      "room",   "403",    "room",     "403"],
   ["GET /chat-rooms/:roomId/messages",                         "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
   ["POST /chat-rooms/:roomId/messages",                        "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["PATCH /chat-rooms/:roomId/messages/:messageId",            "member",      "2xx",    "2xx",      "2xx",    "author", "2xx",      "author"],

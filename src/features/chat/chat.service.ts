@@ -8,7 +8,7 @@ import type { GroupCommit } from "../../db/group-commit";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
 import { isInvisible, nameKey, withoutControls } from "../../lib/text";
-import { assertCanDelete, assertCanEdit, assertEditContent, normalizeEmoji } from "./chat.policy";
+import { assertCanDelete, assertCanDeleteRoom, assertCanEdit, assertEditContent, normalizeEmoji } from "./chat.policy";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
 import type { AttachmentIn, AttachmentOut, MessageOut } from "./chat.schemas";
 import type { AttachmentRow, ChatStore, MessageRow, ReactionRow, RoomRow } from "./chat.store";
@@ -144,6 +144,7 @@ export class ChatService {
   deleteRoom(actor: SpaceActor, roomId: string): void {
     this.uow.write((unit) => {
       const room = this.room(actor, roomId);
+      assertCanDeleteRoom(actor, room);
       this.store.deleteRoom(room.id, Date.now());
       unit.emit(spaceEvent(actor, "chat.room.deleted", { id: room.id }));
       unit.afterCommit(() => void this.purge.run());
