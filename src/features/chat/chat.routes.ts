@@ -67,7 +67,10 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       },
       {
         space: "chat.write",
-        detail: doc("Deletes the room with its messages, reactions and attachments, for good", { 204: null }),
+        detail: doc("Deletes the room with its messages, reactions and attachments, for good", {
+          204: null,
+          403: "Not the room's creator, a space owner or org.manage: `only the room's creator or a space owner can delete this room`",
+        }),
       },
     )
     .get("/:roomId/messages", ({ actor, params, query, set }) => sendJson(set, page(actor, params.roomId, query)), {

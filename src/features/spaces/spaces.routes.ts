@@ -106,7 +106,10 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
     .put("/:spaceId/git-link", ({ actor, body }) => ({ git_link: presentGitLink(spaces.setGitLink(actor, body)) }), {
       space: "files.write",
       body: putGitLinkIn,
-      detail: doc("Links the space to a git repository (`ref` optional)", { 200: z.object({ git_link: gitLinkOut }) }),
+      detail: doc("Links the space to a git repository (`ref` optional)", {
+        200: z.object({ git_link: gitLinkOut }),
+        403: "A service account: `only a person can change the space's git link`",
+      }),
     })
     .delete(
       "/:spaceId/git-link",
@@ -114,6 +117,12 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
         spaces.removeGitLink(actor);
         return status(204);
       },
-      { space: "files.write", detail: doc("Removes the space's git repository link", { 204: null }) },
+      {
+        space: "files.write",
+        detail: doc("Removes the space's git repository link", {
+          204: null,
+          403: "A service account: `only a person can change the space's git link`",
+        }),
+      },
     );
 }
