@@ -145,7 +145,7 @@ export class ChatService {
     this.uow.write((unit) => {
       const room = this.room(actor, roomId);
       this.store.deleteRoom(room.id, Date.now());
-      unit.emit(spaceEvent(actor, "chat.room.deleted", { id: room.id }));
+      unit.emit({ ...spaceEvent(actor, "chat.room.deleted", { id: room.id }), label: room.name });
       unit.afterCommit(() => void this.purge.run());
     });
   }
