@@ -6,8 +6,11 @@ import { auditEvents } from "../../db/schema";
 
 export type AuditRow = typeof auditEvents.$inferSelect;
 
+/** The time of an organization's newest record. */
+export const NEWEST_SQL = "SELECT max(created_at) AS at FROM audit_events WHERE org_id = $org";
+
 /** A batch of the records older than `$before`, organization by organization (one install holds one). */
-const DELETE_OLD_SQL = `DELETE FROM audit_events WHERE rowid IN (
+export const DELETE_OLD_SQL = `DELETE FROM audit_events WHERE rowid IN (
   SELECT a.rowid FROM organizations o JOIN audit_events a ON a.org_id = o.id AND a.created_at < $before LIMIT $limit
 )`;
 
@@ -28,13 +31,11 @@ export class AuditStore {
     this.insertEvent().run(row);
   }
 
-  private readonly newest = prepared(() =>
-    this.db.$client.prepare("SELECT max(created_at) AS at FROM audit_events WHERE org_id = ?"),
-  );
+  private readonly newest = prepared(() => this.db.$client.prepare(NEWEST_SQL));
 
   /** The time of the organization's newest record (`audit_events_org_idx`: one index step). */
   latest(orgId: string): number | undefined {
-    const [row] = this.newest().all(orgId) as { at: number | null }[];
+    const [row] = this.newest().all({ org: orgId }) as { at: number | null }[];
     return row?.at ?? undefined;
   }
 
