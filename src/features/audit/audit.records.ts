@@ -29,7 +29,7 @@ function short(text: string): string {
  * The fields of `previous` and `current` that differ (`updated_at` aside), each `{from, to}`; a long text shows
  * as its length, which says that it changed without filling the log with it.
  */
-export function changesOf(
+function changesOf(
   previous: Record<string, unknown>,
   current: Record<string, unknown>,
 ): Record<string, { from: unknown; to: unknown }> {
