@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { activityOut, toolCallOut } from "./features/activity/activity.schemas";
+import type { AuditAction as AuditActionOut, AuditEventOut } from "./features/audit/audit.schemas";
 import type { changePasswordIn, loginIn } from "./features/auth/auth.schemas";
 import type {
   AUTOMATION_KINDS,
@@ -102,6 +103,16 @@ export type Role = RoleOut;
 export type Invite = InviteOut;
 /** An account made through open sign-ups, waiting for (or past) a person's decision. */
 export type SignupRequest = SignupRequestOut;
+/** One record of the audit log: who did what to what, when and from where. */
+export type AuditEvent = AuditEventOut;
+/** An action the audit log records (`member.removed`...). */
+export type AuditAction = AuditActionOut;
+/** `GET .../audit`'s filters and page. */
+export interface AuditQuery {
+  before?: string;
+  actor_user_id?: string;
+  action?: AuditAction;
+}
 /** `PATCH /organizations/{orgId}`'s body. */
 export type OrganizationChanges = z.input<typeof patchOrgIn>;
 /** `POST .../roles`' body. */

@@ -4,6 +4,7 @@ import { collabRoutes } from "./collab/collab.routes";
 import { CollabSockets } from "./collab/collab.sockets";
 import type { Config } from "./config";
 import { activityRoutes } from "./features/activity/activity.routes";
+import { auditRoutes } from "./features/audit/audit.routes";
 import { authRoutes } from "./features/auth/auth.routes";
 import { automationsRoutes } from "./features/automations/automations.routes";
 import { webhookRoutes } from "./features/automations/automations.webhook-routes";
@@ -63,6 +64,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(staffRoutes(auth, services.staff))
     .use(integrationsRoutes(auth, services.integrations))
     .use(activityRoutes(auth, services.activity))
+    .use(auditRoutes(auth, services.audit))
     .use(spacesRoutes(auth, services.spaces))
     .use(collabRoutes(auth, collab))
     .use(proposalsRoutes(auth, services.proposals))

@@ -12,6 +12,9 @@ import { GroupCommit } from "./db/group-commit";
 import { UnitOfWork } from "./db/unit";
 import { ActivityService } from "./features/activity/activity.service";
 import { ActivityStore } from "./features/activity/activity.store";
+import { AuditRecords } from "./features/audit/audit.records";
+import { AuditLog, type Origin } from "./features/audit/audit.service";
+import { AuditStore } from "./features/audit/audit.store";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
 import { ConnectionRuns } from "./features/automations/automations.connections";
@@ -86,6 +89,8 @@ export interface ServiceOptions {
   publicUrl?: () => string;
   /** How often email looks for unread items (tests shorten it). */
   email?: EmailOptions;
+  /** Who the audit log names for an act no one signed in made: the server (default) or a `tandem` command. */
+  origin?: Origin;
 }
 
 /** What tests shorten about staff replies. */
@@ -173,6 +178,14 @@ export function createServices(conn: Connection, config: Config, options: Servic
   // What follows a write inside its transaction: each feature listens to what concerns it.
   for (const feature of [auth, signups, invites, spaces]) feature.listen(events);
   new ReplyQueue({ staff, access, chat, jobs }).listen(events);
+  // The audit log records the acts it follows in their own transactions.
+  const audit = new AuditLog(uow, new AuditStore(db), members, options.origin);
+  new AuditRecords(audit, {
+    user: (userId) => members.user(userId),
+    spaceName: (orgId, spaceId) => spaces.withRole(orgId, spaceId, "")?.name,
+    fileName: (spaceId, nodeId) => files.nameOf(spaceId, nodeId),
+    roles: (orgId, ids) => members.roleRefs(orgId, ids),
+  }).listen(events);
   const search = new SearchService(uow, new SearchStore(db), spaces, access, options.log);
   search.listen(events);
   // The inbox listens to what needs people: mentions, assignments, staff answers, approvals, and deletions.
@@ -295,6 +308,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     webhooks,
     proposals,
     activity,
+    audit,
     search,
     inbox,
     email,

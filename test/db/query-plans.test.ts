@@ -19,6 +19,7 @@ import { openDatabase } from "../../src/db/client";
 import { migrate } from "../../src/db/migrate";
 import * as schema from "../../src/db/schema";
 import { ActivityStore } from "../../src/features/activity/activity.store";
+import { AuditStore, DELETE_OLD_SQL, NEWEST_SQL } from "../../src/features/audit/audit.store";
 import { AuthStore } from "../../src/features/auth/auth.store";
 import {
   AutomationsStore,
@@ -106,6 +107,7 @@ let stores: {
   auth: AuthStore;
   staff: StaffStore;
   activity: ActivityStore;
+  audit: AuditStore;
   automations: AutomationsStore;
   proposals: ProposalsStore;
   integrations: IntegrationsStore;
@@ -514,6 +516,20 @@ function seed(db: Database): void {
         });
       }
     }
+    // A year of an organization's audit records, by a few dozen people, of every kind of act.
+    for (let i = 0; i < 3000; i++) {
+      ins("audit_events", {
+        id: id(),
+        org_id: org,
+        actor_user_id: pick(members.slice(0, 40), i),
+        actor_kind: "user",
+        actor_label: "Someone",
+        action: pick(["member.removed", "task.deleted", "file.deleted", "invite.created", "role.updated"], i),
+        target_type: "task",
+        target_id: id(),
+        created_at: t(),
+      });
+    }
   })();
 }
 
@@ -598,6 +614,7 @@ beforeAll(() => {
     auth: new AuthStore(db),
     staff: new StaffStore(db, new AccessMemo()),
     activity: new ActivityStore(db),
+    audit: new AuditStore(db),
     automations: new AutomationsStore(db),
     proposals: new ProposalsStore(db),
     integrations: new IntegrationsStore(db),
@@ -872,6 +889,23 @@ const cases: Case[] = [
     run: () => stores.activity.list(ids.org, [ids.space], { staffUserId: ids.staffUser, before: now, limit: 50 }),
   },
   { name: "activity: one job's entry", run: () => stores.activity.get(ids.staffAccount) },
+
+  // The audit log
+  { name: "audit: a page, newest first", run: () => stores.audit.list(ids.org, { before: now + 1e9, limit: 50 }) },
+  {
+    name: "audit: a page of one person's acts",
+    run: () => stores.audit.list(ids.org, { before: now + 1e9, limit: 50, actorUserId: ids.user }),
+  },
+  {
+    name: "audit: a page of one action",
+    run: () => stores.audit.list(ids.org, { before: now + 1e9, limit: 50, action: "member.removed" }),
+  },
+  { name: "audit: the newest record's time (each record's stamp)", raw: { sql: NEWEST_SQL, params: { org: ids.org } } },
+  {
+    name: "audit: a batch of year-old records removed",
+    raw: { sql: DELETE_OLD_SQL, params: { before: now + 1000, limit: 1000 } },
+    scan: { o: "the organizations, one per install: each then reads its old records through audit_events_org_idx" },
+  },
   { name: "automations: of a space", run: () => stores.automations.list(ids.space) },
   { name: "automations: by id", run: () => stores.automations.get(ids.space, ids.staffAccount) },
   // Inbound webhook deliveries: every one reads these.

@@ -84,6 +84,7 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0016_automation_runs_queued",
       "0017_search_space",
       "0018_shaping_work",
+      "0019_audit",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
@@ -162,6 +163,7 @@ describe("migration 0015 (search) on a database with rows", () => {
       "0016_automation_runs_queued",
       "0017_search_space",
       "0018_shaping_work",
+      "0019_audit",
       "code_0001_unicode_name_keys",
     ]);
     const found = sqlite

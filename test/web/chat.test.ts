@@ -11,7 +11,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
+import { contrast, launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org, OWNER, type Person, readEverything } from "../helpers/factories";
 import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
 import type { Client } from "../helpers/http";
@@ -904,19 +904,6 @@ const focused = (page: Page) =>
     const el = document.activeElement as HTMLElement | null;
     return el?.getAttribute("aria-label") ?? el?.textContent?.trim() ?? "";
   });
-
-/** WCAG contrast of two computed `rgb(...)` colours. */
-function contrast(a: string, b: string): number {
-  const lum = (css: string) => {
-    const [r, g, bl] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((n) => {
-      const c = Number(n) / 255;
-      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    }) as [number, number, number];
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  const [x, y] = [lum(a), lum(b)];
-  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
-}
 
 describe("keyboard and screen readers", () => {
   it("below 760 px (a desktop window at 200% zoom) reaches a message's react, edit and delete by keyboard", async () => {

@@ -153,6 +153,7 @@ export class AutomationsService {
       const settled = this.settle(current, next);
       this.store.save(current, settled);
       unit.emit(spaceEvent(actor, "automation.updated", presentAutomation(settled)));
+      if (approved) unit.emit(spaceEvent(actor, "automation.approved", presentAutomation(settled)));
       return settled;
     });
   }
@@ -194,7 +195,9 @@ export class AutomationsService {
       };
       const settled = this.settle(current, next);
       this.store.save(current, settled);
-      unit.emit(spaceEvent(actor, "automation.updated", presentAutomation(settled)));
+      const out = presentAutomation(settled);
+      unit.emit(spaceEvent(actor, "automation.updated", out));
+      unit.emit(spaceEvent(actor, outcome.status === "active" ? "automation.approved" : "automation.rejected", out));
       return settled;
     });
   }

@@ -146,7 +146,7 @@ export class ChatService {
       const room = this.room(actor, roomId);
       assertCanDeleteRoom(actor, room);
       this.store.deleteRoom(room.id, Date.now());
-      unit.emit(spaceEvent(actor, "chat.room.deleted", { id: room.id }));
+      unit.emit({ ...spaceEvent(actor, "chat.room.deleted", { id: room.id }), label: room.name });
       unit.afterCommit(() => void this.purge.run());
     });
   }

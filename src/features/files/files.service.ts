@@ -372,6 +372,11 @@ export class FilesService {
     return node;
   }
 
+  /** A node's name, deleted or not, for the records that name it. */
+  nameOf(spaceId: string, id: string): string | undefined {
+    return this.store.node(spaceId, id)?.name;
+  }
+
   /** Whether a node is still live (a document's file may be deleted while open). */
   isLive(spaceId: string, id: string): boolean {
     const node = this.store.node(spaceId, id);

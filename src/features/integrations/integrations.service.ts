@@ -5,6 +5,7 @@
 
 import type { OrgActor } from "../../core/actor";
 import { notFound } from "../../core/errors";
+import { orgEvent } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
 import { PROVIDERS, type Provider } from "./integrations.schemas";
@@ -44,12 +45,21 @@ export class IntegrationsService {
       updatedBy: actor.userId,
       updatedAt: Date.now(),
     };
-    this.uow.write(() => this.store.put(row));
+    this.uow.write((unit) => {
+      const replaced = this.store.get(actor.orgId, provider) !== undefined;
+      this.store.put(row);
+      unit.emit(orgEvent(actor.orgId, "integration.key.set", { provider, replaced }, actor));
+    });
     return row;
   }
 
+  /** Removes the key; with none stored, nothing changes (and nothing is announced). */
   delete(actor: OrgActor, provider: Provider): void {
-    this.uow.write(() => this.store.delete(actor.orgId, provider));
+    this.uow.write((unit) => {
+      if (this.store.get(actor.orgId, provider) === undefined) return;
+      this.store.delete(actor.orgId, provider);
+      unit.emit(orgEvent(actor.orgId, "integration.key.cleared", { provider }, actor));
+    });
   }
 
   /**

@@ -165,7 +165,7 @@ export class TasksService {
       const task = this.require(actor, id);
       this.store.delete(task.id);
       unit.afterCommit(() => this.orders.remove(task.columnId, task.id));
-      unit.emit(spaceEvent(actor, "task.deleted", { id: task.id }));
+      unit.emit({ ...spaceEvent(actor, "task.deleted", { id: task.id }), label: task.title });
     });
   }
 
