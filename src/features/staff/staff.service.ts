@@ -59,7 +59,7 @@ export class StaffService {
         modelrouterModel: model,
         agentDefaultRepoUrl: orNull(input.agent_default_repo_url),
         agentDefaultRef: orNull(input.agent_default_ref),
-        instructions: "",
+        instructions: input.instructions ?? "",
         tokenHash: hashToken(token),
         tokenExpiresAt: null,
         createdAt: now,
@@ -88,6 +88,7 @@ export class StaffService {
       const patch: Partial<ServiceAccountRow> = { provider, modelrouterModel: model, updatedAt: now };
       if (input.agent_default_repo_url !== undefined) patch.agentDefaultRepoUrl = orNull(input.agent_default_repo_url);
       if (input.agent_default_ref !== undefined) patch.agentDefaultRef = orNull(input.agent_default_ref);
+      if (input.instructions !== undefined) patch.instructions = input.instructions;
       if (input.name !== undefined && input.name !== account.name) {
         const other = this.store.byName(actor.orgId, input.name);
         if (other && other.id !== account.id) throw conflict("a staff member with that name already exists");
