@@ -281,7 +281,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
           agent: new AgentReplies(config.agent, integrations, spaces),
         },
       },
-      { chat, tasks, files, proposals, automations },
+      { chat, tasks, files, proposals, automations, spaces },
       { ...DEFAULT_REPLY_TIMING, ...tuning.reply },
     ),
   );

@@ -11,7 +11,8 @@ import type { Mentionable, ServiceAccountRow, StaffService } from "../staff/staf
 
 /** The job kind's name in the job table. */
 export const STAFF_REPLY = "staff_reply";
-const THINKING = "💭";
+/** The reaction a staff member acknowledges a message with, and takes back once it has answered. */
+export const THINKING = "💭";
 
 /** What a reply job knows from the moment it is queued. */
 export interface ReplyPayload {
@@ -31,14 +32,18 @@ export interface ReplyPayload {
   loop?: LoopState;
 }
 
-const needOf = (trigger: ReplyPayload["trigger"]) => (trigger === "chat" ? "chat.write" : "tasks.write");
+const needOf = (trigger: ReplyPayload["trigger"] | "member") =>
+  trigger === "chat" ? "chat.write" : trigger === "task" ? "tasks.write" : "member";
 
-/** The staff member acting in a space, with the permission its reply needs; null when it may not. */
+/**
+ * The staff member acting in a space, with the permission its reply needs (`member`: only seeing the space);
+ * null when it may not.
+ */
 export function staffActor(
   access: Access,
   account: ServiceAccountRow,
   spaceId: string,
-  trigger: ReplyPayload["trigger"],
+  trigger: ReplyPayload["trigger"] | "member",
 ): SpaceActor | null {
   try {
     return access.spaceActor(
