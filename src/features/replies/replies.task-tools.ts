@@ -35,12 +35,15 @@ function labelNames(services: ToolServices, actor: SpaceActor): ReadonlyMap<stri
   return new Map((services.labels?.list(actor) ?? []).map((label) => [label.id, label.name]));
 }
 
-/** What is set of a task: its id, assignee, due date, comments, and priority and labels when it has them. */
-function taskFacts(task: TaskView, scope: ReplyScope, labels: ReadonlyMap<string, string>): string {
+/**
+ * What is set of a task: its id, assignee, due date, how many comments it has (unless they follow), and its
+ * priority and labels when it has them.
+ */
+function taskFacts(task: TaskView, scope: ReplyScope, labels: ReadonlyMap<string, string>, counted = true): string {
   const facts = [`id ${task.id}`];
   if (task.assigneeUserId) facts.push(`assignee ${scope.nameOf(task.assigneeUserId)}`);
   if (task.dueAt !== null) facts.push(`due ${iso(task.dueAt)}`);
-  facts.push(`${task.commentCount} comment${task.commentCount === 1 ? "" : "s"}`);
+  if (counted) facts.push(`${task.commentCount} comment${task.commentCount === 1 ? "" : "s"}`);
   if (task.priority && task.priority !== "none") facts.push(`priority ${task.priority}`);
   const names = labelIdsOf(task).map((id) => labels.get(id) ?? id);
   if (names.length > 0) facts.push(`labels ${names.join(", ")}`);
@@ -113,7 +116,7 @@ function taskDetail(services: ToolServices, scope: ReplyScope, task: TaskView): 
   const column = services.spaces.columns(actor.space).find((c) => c.id === task.columnId);
   const parts = [
     `Task "${task.title}" in column "${column?.name ?? "?"}"`,
-    taskFacts(task, scope, labelNames(services, actor)),
+    taskFacts(task, scope, labelNames(services, actor), false),
     `Link: ${uiPaths.task(actor.space.id, task.id)}`,
   ];
   if (task.deliverableRequired) {
@@ -122,8 +125,9 @@ function taskDetail(services: ToolServices, scope: ReplyScope, task: TaskView): 
   parts.push(`\nDescription:\n${task.description.trim() || "(none)"}`);
   const comments = services.tasks.messages(actor, task.id, { limit: SHOWN_COMMENTS });
   const shown = comments.map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`);
-  const earlier = task.commentCount > comments.length ? ` (the latest ${comments.length} of ${task.commentCount})` : "";
-  parts.push(`\nComments${earlier}:\n${shown.join("\n") || "(none)"}`);
+  const count =
+    task.commentCount > comments.length ? `the latest ${comments.length} of ${task.commentCount}` : comments.length;
+  parts.push(`\nComments (${count}):\n${shown.join("\n") || "(none)"}`);
   return parts.join("\n");
 }
 
