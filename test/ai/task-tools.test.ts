@@ -267,6 +267,12 @@ describe("who may write", () => {
     const offered = functionNames(forChatty.requests[0]);
     expect(offered).toEqual(expect.arrayContaining(["list_tasks", "read_task"]));
     for (const name of WRITING) expect(offered).not.toContain(name);
+    expect(forChatty.requests[0]?.body.messages[0].content).toContain(
+      "call list_tasks, and read_task for one task; you cannot change it",
+    );
+    expect(everything.requests[0]?.body.messages[0].content).toContain(
+      "create_task, move_task and comment_task change it",
+    );
 
     // A staff member without tasks.write reads the board only, whoever asks.
     const reader = await addStaff(org, { name: "Rhea", role_ids: [role.body.role.id] });

@@ -15,6 +15,14 @@ const RECENT_MESSAGES = 20;
 const LISTED_FILES = 200;
 const NAMED_FILES = 3;
 
+/** What the prompt says of the board's tools, as far as they are offered. */
+function boardTools(offered: ReadonlySet<string>): string {
+  const writes = offered.has("create_task")
+    ? "; create_task, move_task and comment_task change it at once, as you"
+    : "; you cannot change it";
+  return `To answer about the board (tasks, who does what, what is left), call list_tasks, and read_task for one task${writes}. When a tool's result gives a Markdown link, put that link in your answer.`;
+}
+
 /** The parts of one reply's prompt, built as a provider asks for them. */
 export class ReplyPrompt {
   constructor(
@@ -63,6 +71,7 @@ export class ReplyPrompt {
       ways.length > 0
         ? `You cannot change files or start automations yourself: ${ways.join("; ")}. A person reviews every proposal.`
         : "You cannot change the space's files or start automations: say what you would change, and a person will.",
+      ...(offered.has("list_tasks") ? [boardTools(offered)] : []),
       `Current time: ${new Date().toISOString()}.`,
     ];
     if (!preread) return parts.join("\n");
