@@ -19,6 +19,7 @@ import { membersRoutes } from "./features/members/members.routes";
 import { notificationsRoutes } from "./features/notifications/notifications.routes";
 import { organizationRoutes } from "./features/organization/organization.routes";
 import { proposalsRoutes } from "./features/proposals/proposals.routes";
+import { repliesRoutes } from "./features/replies/replies.routes";
 import { searchRoutes } from "./features/search/search.routes";
 import { signupsRoutes } from "./features/signups/signups.routes";
 import { spacesRoutes } from "./features/spaces/spaces.routes";
@@ -71,6 +72,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(filesRoutes(auth, files, events))
     .use(tasksRoutes(auth, services.tasks))
     .use(chatRoutes(auth, services.chat, events))
+    .use(repliesRoutes(auth, services.retry))
     .use(inboxRoutes(auth, services.inbox))
     .use(notificationsRoutes(auth, services.push))
     .use(automationsRoutes(auth, services.automations))

@@ -50,6 +50,7 @@ import { AgentReplies } from "./features/replies/replies.agent";
 import { DEFAULT_REPLY_TIMING, ReplyJob, type ReplyTiming } from "./features/replies/replies.job";
 import { ModelrouterReplies } from "./features/replies/replies.modelrouter";
 import { ReplyQueue } from "./features/replies/replies.queue";
+import { ReplyRetry } from "./features/replies/replies.retry";
 import { SearchService } from "./features/search/search.service";
 import { SearchStore } from "./features/search/search.store";
 import { SignupsService } from "./features/signups/signups.service";
@@ -285,8 +286,10 @@ export function createServices(conn: Connection, config: Config, options: Servic
       { ...DEFAULT_REPLY_TIMING, ...tuning.reply },
     ),
   );
+  const retry = new ReplyRetry(uow, { chat, staff, activity, access, jobs });
   return {
     auth,
+    retry,
     live: new LiveEvents(events, memo, auth, access, (actor) => spaces.memberships(actor)),
     members,
     organization,

@@ -6,15 +6,14 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
-import { completion, type FakeHandler, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
+import { addMember, addStaff, type Org, type Person } from "../helpers/factories";
+import { completion, type FakeHandler, type FakeProvider } from "../helpers/fake-providers";
+import { type GatewayWorld, gatewayWorld } from "../helpers/gateway-world";
 import type { Client } from "../helpers/http";
-import { startTestServer, type TestServer } from "../helpers/server";
-import { eventually, type Listener, listen } from "../helpers/sockets";
+import { eventually, type Listener } from "../helpers/sockets";
 
 const WRITING = ["create_task", "move_task", "comment_task"];
 
-let server: TestServer;
 let fake: FakeProvider;
 let org: Org;
 let mia: Person;
@@ -70,26 +69,16 @@ const column = (name: string) => columns.find((c) => c.name === name)?.id as str
 const functionNames = (req: any): string[] =>
   (req.body.tools ?? []).filter((t: any) => t.type === "function").map((t: any) => t.function.name);
 
+let world: GatewayWorld;
+
 beforeAll(async () => {
-  fake = startFakeProvider(() => completion("ok"));
-  server = await startTestServer({
-    env: { MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1` },
-    jobs: { reply: { timeScale: 0.001 } },
-  });
-  org = await setupOrg(server);
-  await org.owner.api.put(`/api/v1/organizations/${org.id}/integrations/modelrouter`, { api_key: "sk-test-key-1234" });
+  world = await gatewayWorld();
+  ({ fake, org, spaceId, roomId, listener } = world);
   mia = await addMember(org, ["Member"], "Mia Member");
   ada = await addStaff(org, { name: "Ada" });
-  spaceId = (await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, { name: "Launch" })).body.id;
-  roomId = (await org.owner.api.get(`${spacePath()}/chat-rooms`)).body.chat_rooms[0].id;
   columns = (await org.owner.api.get(`${spacePath()}/board`)).body.columns;
-  listener = await listen(server.url, org.id, org.owner.token);
 });
-afterAll(async () => {
-  listener.close();
-  await server.stop();
-  fake.stop();
-});
+afterAll(() => world.stop());
 
 describe("list_tasks", () => {
   it("gives the board, columns in order with their tasks, and the answer quotes it", async () => {

@@ -65,7 +65,7 @@ import { SignupsStore } from "../../src/features/signups/signups.store";
 import { SpacesStore } from "../../src/features/spaces/spaces.store";
 import { StaffStore } from "../../src/features/staff/staff.store";
 import { TasksStore } from "../../src/features/tasks/tasks.store";
-import { CLAIM_SQL, DUE_SQL, LAPSED_SQL, RECLAIM_SQL } from "../../src/jobs/jobs.store";
+import { CLAIM_SQL, DUE_SQL, LAPSED_SQL, LIVE_WITH_SQL, RECLAIM_SQL } from "../../src/jobs/jobs.store";
 import { nameKey } from "../../src/lib/text";
 import { tempDir } from "../helpers/server";
 
@@ -889,6 +889,10 @@ const cases: Case[] = [
     run: () => stores.activity.list(ids.org, [ids.space], { staffUserId: ids.staffUser, before: now, limit: 50 }),
   },
   { name: "activity: one job's entry", run: () => stores.activity.get(ids.staffAccount) },
+  {
+    name: "activity: the newest entry of a staff member's reply (a retry's check)",
+    run: () => stores.activity.latestOfReply(ids.staffUser, ids.staffAccount),
+  },
 
   // The audit log
   { name: "audit: a page, newest first", run: () => stores.audit.list(ids.org, { before: now + 1e9, limit: 50 }) },
@@ -958,6 +962,11 @@ const cases: Case[] = [
   },
   { name: "jobs: a lapsed claim", raw: { sql: LAPSED_SQL, params: { now } } },
   { name: "jobs: reclaim lapsed claims", raw: { sql: RECLAIM_SQL, params: { before: now, now } } },
+  {
+    name: "jobs: a live job with a value in its payload (a retry under way)",
+    raw: { sql: LIVE_WITH_SQL, params: { kind: "staff_reply", path: "$.replaces", value: "x" } },
+    scan: { jobs: "the live queue only (a job that ends is deleted); asked when a person retries a reply" },
+  },
   // Search
   ...(() => {
     const scope = () => ({

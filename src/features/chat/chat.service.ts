@@ -340,7 +340,8 @@ export class ChatService {
     return room;
   }
 
-  private message(actor: SpaceActor, roomId: string, messageId: string): MessageRow {
+  /** A message of a room of the space, deleted ones included; 404 for an unknown room or message. */
+  message(actor: SpaceActor, roomId: string, messageId: string): MessageRow {
     const room = this.room(actor, roomId);
     const message = isUuid(messageId) ? this.store.message(room.id, messageId) : undefined;
     if (!message) throw notFound("message not found");

@@ -254,7 +254,7 @@ export class ReplyJob implements JobKind {
         // Deleted or no longer allowed here while it worked: the staff member has nothing to post.
         if (!this.actorOf(payload).actor) throw notFound("the staff member can no longer answer here");
         this.assertStillAsked(payload, actor);
-        const replyId = this.postReply(actor, payload, text);
+        const replyId = this.answerIn(actor, payload, text);
         this.takeBackThinking(payload);
         this.deps.activity.finish(context.job.id, {
           status: failure ? "failed" : "done",
@@ -308,6 +308,19 @@ export class ReplyJob implements JobKind {
     } catch (error) {
       if (!(error instanceof AppError && error.kind === "not_found")) throw error;
     }
+  }
+
+  /**
+   * Puts the answer (or the failure reply) where it was asked, in the caller's unit; its message's id. A retry
+   * rewrites the failure reply it retries, in place (`chat.message.updated`); one deleted meanwhile gets a new
+   * message instead.
+   */
+  private answerIn(actor: SpaceActor, payload: ReplyPayload, text: string): string {
+    if (payload.replaces && payload.roomId) {
+      const failure = this.services.chat.message(actor, payload.roomId, payload.replaces);
+      if (failure.deletedAt === null) return this.services.chat.edit(actor, payload.roomId, failure.id, text).id;
+    }
+    return this.postReply(actor, payload, text);
   }
 
   /** Posts a message of the staff member where it was asked, in the caller's unit; its id. */

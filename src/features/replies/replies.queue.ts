@@ -30,6 +30,8 @@ export interface ReplyPayload {
   run?: { id: string; url: string | null; linkMessageId: string; launchedAt?: number };
   /** A model gateway's tool loop, as far as it got (a restart resumes it). */
   loop?: LoopState;
+  /** A retry: the failure reply (a chat message of the staff member) whose text the answer replaces. */
+  replaces?: string;
 }
 
 const needOf = (trigger: ReplyPayload["trigger"] | "member") =>

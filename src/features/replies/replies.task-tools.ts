@@ -9,11 +9,14 @@ import type { z } from "zod";
 import type { SpaceActor } from "../../core/actor";
 import { iso, isUuid } from "../../lib/ids";
 import type { FunctionTool } from "../../providers/modelrouter";
-import type { ColumnRow } from "../spaces/spaces.store";
+import type { SpacesService } from "../spaces/spaces.service";
 import { createTaskIn, postTaskMessageIn } from "../tasks/tasks.schemas";
-import type { TaskView } from "../tasks/tasks.store";
+import type { TasksService } from "../tasks/tasks.service";
 import { uiLink, uiPaths } from "./replies.links";
 import type { ReplyScope, ToolServices } from "./replies.tools";
+
+type TaskView = ReturnType<TasksService["get"]>;
+type ColumnRow = ReturnType<SpacesService["columns"]>[number];
 
 /** How many of a task's comments `read_task` shows, the newest. */
 const SHOWN_COMMENTS = 50;
