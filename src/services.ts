@@ -66,7 +66,9 @@ import { JobsStore } from "./jobs/jobs.store";
 import { JobQueue } from "./jobs/queue";
 import { JobRunner } from "./jobs/runner";
 import type { Logger } from "./lib/log";
+import { checkKey as checkAgentKey } from "./providers/agent";
 import { Mailer } from "./providers/mail";
+import { checkKey as checkModelrouterKey } from "./providers/modelrouter";
 import { PushClient } from "./providers/push";
 
 /** Every service of the app. */
@@ -234,7 +236,10 @@ export function createServices(conn: Connection, config: Config, options: Servic
   );
   push.listen(events);
   const encryptionKey = secrets?.encryptionKey ?? null;
-  const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey);
+  const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey, {
+    modelrouter: (key, signal) => checkModelrouterKey(config.modelrouter, key, signal),
+    agent: (key, signal) => checkAgentKey(config.agent, key, signal),
+  });
   const automationsStore = new AutomationsStore(db);
   const automations = new AutomationsService(
     uow,
