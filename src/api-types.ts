@@ -45,6 +45,7 @@ import type { pushKeyOut, pushSubscriptionIn } from "./features/notifications/no
 import type { OrganizationOut, patchOrgIn } from "./features/organization/organization.schemas";
 import type { ProposalOut } from "./features/proposals/proposals.schemas";
 import type { ReplyEventPayload } from "./features/replies/replies.events";
+import type { RetriedReply as RetriedReplyOut } from "./features/replies/replies.retry";
 import type { SearchOut, SearchResultOut, searchQuery } from "./features/search/search.schemas";
 import type { registerIn, SignupRequestOut } from "./features/signups/signups.schemas";
 import type {
@@ -270,6 +271,8 @@ export type ServiceAccountBody = z.input<typeof createServiceAccountIn>;
 export type ServiceAccountChanges = z.input<typeof patchServiceAccountIn>;
 /** The payload of the `ai.reply.started`, `.finished` and `.failed` live events. */
 export type ReplyEvent = ReplyEventPayload;
+/** A failed staff reply asked again: the reply job, and the failure reply its answer will replace. */
+export type RetriedReply = RetriedReplyOut;
 /** What a staff member did for one reply. */
 export type ActivityEntry = z.infer<typeof activityOut>;
 /** One tool a staff member called while answering. */

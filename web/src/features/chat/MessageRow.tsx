@@ -19,6 +19,7 @@ import { type Highlighter, Markdown } from "../../lib/markdown";
 import { Avatar, dateTime } from "../../lib/ui";
 import { EditIcon, LinkIcon, ReactIcon, TrashIcon } from "./icons";
 import { MessageEditor } from "./MessageEditor";
+import { isFailedReply, RetryReply } from "./RetryReply";
 import { groupReactions } from "./room-state";
 import { type RowActions, RowContext, useNarrow } from "./row-context";
 
@@ -237,6 +238,7 @@ function Row({
               )}
             </div>
           )}
+          {!editing && ctx.canWrite && isFailedReply(message, staff) && <RetryReply message={message} />}
           {attachments.length > 0 && (
             <ul className="attachments" aria-label="Attachments">
               {attachments.map((a) => (

@@ -1,5 +1,13 @@
 /** The chat feature's calls: a space's rooms, their messages (pages, posting, editing, deleting) and reactions. */
-import type { ChatRoom, Message, MessageBody, MessagePage, PostedMessage, Reaction } from "../../../../src/api-types";
+import type {
+  ChatRoom,
+  Message,
+  MessageBody,
+  MessagePage,
+  PostedMessage,
+  Reaction,
+  RetriedReply,
+} from "../../../../src/api-types";
 import { api } from "../../lib/api";
 
 const roomsPath = (base: string, spaceId: string) => `${base}/spaces/${spaceId}/chat-rooms`;
@@ -74,4 +82,9 @@ export async function removeReaction(
 ): Promise<void> {
   const path = `${messagesPath(base, spaceId, roomId)}/${messageId}/reactions`;
   await api("DELETE", `${path}?emoji=${encodeURIComponent(emoji)}`);
+}
+
+/** Asks a staff member again, from its failure reply `messageId`: its answer will replace that message's text. */
+export function retryReply(base: string, spaceId: string, roomId: string, messageId: string): Promise<RetriedReply> {
+  return api<RetriedReply>("POST", `${messagesPath(base, spaceId, roomId)}/${messageId}/retry`);
 }
