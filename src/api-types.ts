@@ -38,7 +38,11 @@ import type {
   readRoomIn,
 } from "./features/inbox/inbox.schemas";
 import type { instanceOut, SetupOut, setupIn } from "./features/instance/instance.schemas";
-import type { IntegrationOut, Provider as ProviderName } from "./features/integrations/integrations.schemas";
+import type {
+  IntegrationOut,
+  KeyCheckOut,
+  Provider as ProviderName,
+} from "./features/integrations/integrations.schemas";
 import type { acceptInviteIn, createInviteIn, InviteOut, inviteInfoOut } from "./features/invites/invites.schemas";
 import type { createRoleIn, MemberOut, patchRoleIn, RoleOut, UserOut } from "./features/members/members.schemas";
 import type { pushKeyOut, pushSubscriptionIn } from "./features/notifications/notifications.schemas";
@@ -281,6 +285,8 @@ export type ToolCall = z.infer<typeof toolCallOut>;
 export type Integration = IntegrationOut;
 /** A provider staff answer through. */
 export type Provider = ProviderName;
+/** What testing a provider key found: accepted, or what the provider answered. */
+export type KeyCheck = KeyCheckOut;
 
 // Automations.
 
