@@ -1,0 +1,106 @@
+/**
+ * Staff settings in a real browser against the compiled binary: a staff member's instructions typed in its form
+ * with their character count, saved and sent first in its next reply's system prompt; and a provider key tested
+ * from Settings against a loopback fake gateway, accepted and then refused.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchBrowser, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
+import { addStaff, type Org, OWNER } from "../helpers/factories";
+import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
+import type { TestServer } from "../helpers/server";
+
+const KEY = "sk-or-v1-browser-test-9f8e7d";
+
+let browser: Browser;
+let server: TestServer;
+let org: Org;
+let fake: FakeProvider;
+const contexts: BrowserContext[] = [];
+
+const orgPath = () => `/api/v1/organizations/${org.id}`;
+
+async function open(path: string): Promise<Page> {
+  const { context, page } = await signedInPage(browser, server, OWNER, path);
+  contexts.push(context);
+  return page;
+}
+
+beforeAll(async () => {
+  fake = startFakeProvider(() => completion("ok"));
+  let ws: { server: TestServer; org: Org };
+  [browser, ws] = await Promise.all([
+    launchBrowser(),
+    startWorkspace({ MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1` }),
+  ]);
+  server = ws.server;
+  org = ws.org;
+});
+
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.close().catch(() => {});
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  fake?.stop();
+});
+
+describe("staff instructions", () => {
+  it("are typed with a character count, saved, and sent first in the next reply", async () => {
+    const ada = await addStaff(org, { name: "Ada" });
+    const page = await open(`/staff/${ada.account.user_id}`);
+    const settings = page.getByRole("form", { name: "Staff settings" });
+    const box = settings.getByLabel("Instructions");
+    expect(await box.getAttribute("placeholder")).toBe("You are our release manager; answer briefly");
+    await settings.getByText("0 / 8,000").waitFor();
+    const text = "You are our release manager; answer briefly. 🚀";
+    await box.fill(text);
+    // The rocket counts one, as the server counts it.
+    await settings.getByText(`${[...text].length} / 8,000`).waitFor();
+    await settings.getByRole("button", { name: "Save changes" }).click();
+    await page.getByText("Saved Ada").waitFor();
+    const listed = (await org.owner.api.get(`${orgPath()}/service-accounts`)).body.service_accounts;
+    expect(listed.find((a: { id: string }) => a.id === ada.account.id).instructions).toBe(text);
+    await screenshot(page, "staff-instructions");
+
+    // Over the limit: the count says so, and saving shows the server's refusal.
+    await box.fill("x".repeat(8001));
+    await settings.locator(".instructions-count.over").getByText("8,001 / 8,000").waitFor();
+    await settings.getByRole("button", { name: "Save changes" }).click();
+    await settings.getByText("instructions: must be at most 8000 characters").waitFor();
+
+    // The next reply's system prompt starts with the saved instructions.
+    await org.owner.api.put(`${orgPath()}/integrations/modelrouter`, { api_key: KEY });
+    const space = (await org.owner.api.post(`${orgPath()}/spaces`, { name: "Launch" })).body.id;
+    const room = (await org.owner.api.get(`${orgPath()}/spaces/${space}/chat-rooms`)).body.chat_rooms[0].id;
+    const mark = fake.requests.length;
+    await org.owner.api.post(`${orgPath()}/spaces/${space}/chat-rooms/${room}/messages`, { content: "@Ada hi" });
+    for (let i = 0; i < 200 && fake.requests.length === mark; i++) await Bun.sleep(25);
+    expect(fake.requests[mark]?.body.messages[0].content).toStartWith(`${text}\n\nYou are Ada,`);
+  });
+});
+
+describe("testing a provider key", () => {
+  it("shows that the gateway accepted the stored key, then what it answered when it refuses it", async () => {
+    await org.owner.api.put(`${orgPath()}/integrations/modelrouter`, { api_key: KEY });
+    fake.handle(() => Response.json({ data: { label: "test key" } }));
+    const page = await open("/settings/integrations");
+    const panel = page.getByRole("region", { name: /Model gateway/ });
+    await panel.getByRole("button", { name: "Test the model gateway key" }).click();
+    await panel.getByRole("status").getByText("✓ The provider accepted the key").waitFor();
+    expect(fake.requests.at(-1)?.path).toBe("/api/v1/key");
+    expect(fake.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+    await screenshot(page, "settings-key-test");
+
+    fake.handle(() => Response.json({ error: { code: 401, message: "User not found." } }, { status: 401 }));
+    await panel.getByRole("button", { name: "Test the model gateway key" }).click();
+    await panel.getByRole("status").getByText("✗ the model gateway answered 401: User not found.").waitFor();
+    expect(await page.content()).not.toContain(KEY);
+    // No key for cloud agents: nothing to test.
+    const agents = page.getByRole("region", { name: /Cloud agents/ });
+    await agents.getByText("Not set").waitFor();
+    expect(await agents.getByRole("button", { name: /^Test/ }).count()).toBe(0);
+  });
+});
