@@ -5,19 +5,17 @@
  * from its Retry button and its answer takes the failure's place.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
-import { addStaff, type Org, OWNER } from "../helpers/factories";
-import { completion, type FakeHandler, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
-import type { TestServer } from "../helpers/server";
+import type { Page } from "playwright-core";
+import { screenshot } from "../helpers/browser";
+import { addStaff, type Org } from "../helpers/factories";
+import { completion, type FakeHandler, type FakeProvider } from "../helpers/fake-providers";
+import { type BrowserGatewayWorld, browserGatewayWorld } from "../helpers/gateway-world";
 
-let browser: Browser;
-let server: TestServer;
+let w: BrowserGatewayWorld;
 let org: Org;
 let fake: FakeProvider;
 let spaceId: string;
 let generalId: string;
-const contexts: BrowserContext[] = [];
 
 const spacePath = () => `/api/v1/organizations/${org.id}/spaces/${spaceId}`;
 const composer = (page: Page) => page.getByRole("combobox", { name: "Message #general" });
@@ -32,8 +30,7 @@ function callThenAnswer(name: string, args: unknown, answer: (result: string) =>
 }
 
 async function openGeneral(): Promise<Page> {
-  const { context, page } = await signedInPage(browser, server, OWNER, `/spaces/${spaceId}/chat/${generalId}`);
-  contexts.push(context);
+  const page = await w.open(`/spaces/${spaceId}/chat/${generalId}`);
   await composer(page).waitFor();
   return page;
 }
@@ -46,14 +43,8 @@ async function ask(page: Page, text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  fake = startFakeProvider(() => completion("ok"));
-  let ws: { server: TestServer; org: Org };
-  [browser, ws] = await Promise.all([
-    launchBrowser(),
-    startWorkspace({ MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1` }),
-  ]);
-  server = ws.server;
-  org = ws.org;
+  w = await browserGatewayWorld();
+  ({ org, fake } = w);
   const key = await org.owner.api.put(`/api/v1/organizations/${org.id}/integrations/modelrouter`, {
     api_key: "sk-or-v1-test-key-for-the-fake",
   });
@@ -63,16 +54,8 @@ beforeAll(async () => {
   generalId = (await org.owner.api.get(`${spacePath()}/chat-rooms`)).body.chat_rooms[0].id;
   await addStaff(org, { name: "Ada" });
 });
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close().catch(() => {});
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  fake?.stop();
-});
+afterEach(() => w.closePages());
+afterAll(() => w.stop());
 
 describe("a staff member and the board", () => {
   it("asked about the board, answers from it (list_tasks through the fake gateway)", async () => {
@@ -118,7 +101,7 @@ describe("a staff member and the board", () => {
     await link.click();
     await page.waitForURL(/\/board\?task=/);
     await page.getByRole("dialog", { name: "Book the launch venue" }).waitFor();
-    expect(contexts.at(-1)?.pages()).toHaveLength(1);
+    expect(page.context().pages()).toHaveLength(1);
   });
 
   it("retries a failed reply from its Retry button: the answer takes the failure's place", async () => {

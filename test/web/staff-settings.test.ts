@@ -4,48 +4,26 @@
  * from Settings against a loopback fake gateway, accepted and then refused.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
-import { addStaff, type Org, OWNER } from "../helpers/factories";
-import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
-import type { TestServer } from "../helpers/server";
+import { screenshot } from "../helpers/browser";
+import { addStaff, type Org } from "../helpers/factories";
+import type { FakeProvider } from "../helpers/fake-providers";
+import { type BrowserGatewayWorld, browserGatewayWorld } from "../helpers/gateway-world";
 
 const KEY = "sk-or-v1-browser-test-9f8e7d";
 
-let browser: Browser;
-let server: TestServer;
+let w: BrowserGatewayWorld;
 let org: Org;
 let fake: FakeProvider;
-const contexts: BrowserContext[] = [];
 
 const orgPath = () => `/api/v1/organizations/${org.id}`;
-
-async function open(path: string): Promise<Page> {
-  const { context, page } = await signedInPage(browser, server, OWNER, path);
-  contexts.push(context);
-  return page;
-}
+const open = (path: string) => w.open(path);
 
 beforeAll(async () => {
-  fake = startFakeProvider(() => completion("ok"));
-  let ws: { server: TestServer; org: Org };
-  [browser, ws] = await Promise.all([
-    launchBrowser(),
-    startWorkspace({ MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1` }),
-  ]);
-  server = ws.server;
-  org = ws.org;
+  w = await browserGatewayWorld();
+  ({ org, fake } = w);
 });
-
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close().catch(() => {});
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  fake?.stop();
-});
+afterEach(() => w.closePages());
+afterAll(() => w.stop());
 
 describe("staff instructions", () => {
   it("are typed with a character count, saved, and sent first in the next reply", async () => {
