@@ -78,7 +78,7 @@ afterAll(async () => {
 });
 
 describe("board state", () => {
-  const cols: Column[] = ["a", "b"].map((id, position) => ({ id, board_id: "x", name: id, position }));
+  const cols: Column[] = ["a", "b"].map((id, position) => ({ id, board_id: "x", name: id, position, wip_limit: null }));
   const t = (id: string, column_id: string, position: number, version = 1) =>
     ({ id, column_id, position, version, title: id }) as Task;
   const ids = (lanes: ReturnType<typeof lanesOf>, column: string) => lanes[column]?.map((x) => x.id);
@@ -106,7 +106,13 @@ describe("board state", () => {
 });
 
 describe("filter, dates, sizes and markdown", () => {
-  const cols: Column[] = ["a", "done"].map((id, position) => ({ id, board_id: "x", name: id, position }));
+  const cols: Column[] = ["a", "done"].map((id, position) => ({
+    id,
+    board_id: "x",
+    name: id,
+    position,
+    wip_limit: null,
+  }));
   const day = 86_400_000;
   const now = Date.now();
   const t = (id: string, column_id: string, extra: Partial<Task> = {}) =>

@@ -1,17 +1,39 @@
 /** Tasks, task messages and deliverable links. Every statement is prepared once. */
-import { and, asc, desc, eq, getTableColumns, isNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { changedColumnsUpdater, insertRow } from "../../db/prepared";
-import { fileNodes, spaceMembers, spaces, taskDeliverables, taskMessages, tasks } from "../../db/schema";
+import { fileNodes, spaceMembers, spaces, taskDeliverables, taskLabels, taskMessages, tasks } from "../../db/schema";
 
 export type TaskRow = typeof tasks.$inferSelect;
 export type TaskMessageRow = typeof taskMessages.$inferSelect;
 
+/** A task with the ids of its labels, in id order (the order the labels were made). */
+export type TaskRecord = TaskRow & { labelIds: string[] };
+
 /** A task with its dense 0-based position in its column. */
-export type TaskView = TaskRow & { position: number };
+export type TaskView = TaskRecord & { position: number };
 
 /** A task of "my tasks", with its space's name and organization. */
 export type MyTaskView = TaskView & { spaceName: string; orgId: string };
+
+/**
+ * A task's label ids, read in the statement that reads the task (a seek in `task_labels`' primary key per
+ * task): listing a page of tasks, or moving one, issues no statement more for its labels.
+ */
+const labelList = sql<string | null>`(SELECT group_concat(tl.label_id) FROM task_labels tl
+  WHERE tl.task_id = "tasks"."id")`;
+const withLabelList = { ...getTableColumns(tasks), labelIds: labelList };
+
+/** Rows read with `labelList` as records: their label ids as a sorted array (in place, no copy of the rows). */
+function withLabels<T extends { labelIds: string | null }>(
+  rows: T[],
+): (Omit<T, "labelIds"> & { labelIds: string[] })[] {
+  for (const row of rows) {
+    const list = row.labelIds;
+    (row as { labelIds: unknown }).labelIds = list === null ? [] : list.split(",").sort();
+  }
+  return rows as unknown as (Omit<T, "labelIds"> & { labelIds: string[] })[];
+}
 
 /** A deliverable link with the file it points at. */
 export interface DeliverableView {
@@ -32,7 +54,7 @@ export class TasksStore {
 
   private readonly inColumn = prepared(() =>
     this.db
-      .select()
+      .select(withLabelList)
       .from(tasks)
       .where(eq(tasks.columnId, p("columnId")))
       .orderBy(asc(tasks.rank), asc(tasks.id))
@@ -40,20 +62,20 @@ export class TasksStore {
   );
 
   /** The tasks of a column in order. */
-  column(columnId: string): TaskRow[] {
-    return this.inColumn().all({ columnId });
+  column(columnId: string): TaskRecord[] {
+    return withLabels(this.inColumn().all({ columnId }));
   }
 
   private readonly byId = prepared(() =>
     this.db
-      .select()
+      .select(withLabelList)
       .from(tasks)
       .where(and(eq(tasks.id, p("id")), eq(tasks.spaceId, p("spaceId"))))
       .prepare(),
   );
 
-  task(spaceId: string, id: string): TaskRow | undefined {
-    return this.byId().all({ spaceId, id })[0];
+  task(spaceId: string, id: string): TaskRecord | undefined {
+    return withLabels(this.byId().all({ spaceId, id }))[0];
   }
 
   private readonly window = prepared(() =>
@@ -100,13 +122,60 @@ export class TasksStore {
       .prepare(),
   );
 
-  insert(row: TaskRow): void {
+  /** Inserts the task with its labels. */
+  insert(row: TaskRecord): void {
     this.insertTaskRow().run(row);
+    this.linkLabels(row.id, row.labelIds);
   }
 
-  /** Writes the fields of `after` that differ from `before`. */
-  save(before: TaskRow, after: TaskRow): void {
+  /** Writes the fields of `after` that differ from `before`, its labels when they are another array. */
+  save(before: TaskRecord, after: TaskRecord): void {
     this.saveTaskRow(before, after);
+    if (after.labelIds !== before.labelIds) {
+      this.unlinkLabels().run({ taskId: after.id });
+      this.linkLabels(after.id, after.labelIds);
+    }
+  }
+
+  private readonly linkLabel = prepared(() => insertRow(this.db, taskLabels));
+  private readonly unlinkLabels = prepared(() =>
+    this.db
+      .delete(taskLabels)
+      .where(eq(taskLabels.taskId, p("taskId")))
+      .prepare(),
+  );
+
+  private linkLabels(taskId: string, labelIds: readonly string[]): void {
+    for (const labelId of labelIds) this.linkLabel().run({ taskId, labelId });
+  }
+
+  /** The tasks carrying a label, with their labels. */
+  withLabel(labelId: string): TaskRecord[] {
+    return withLabels(
+      this.db
+        .select(withLabelList)
+        .from(tasks)
+        .where(
+          inArray(
+            tasks.id,
+            this.db.select({ id: taskLabels.taskId }).from(taskLabels).where(eq(taskLabels.labelId, labelId)),
+          ),
+        )
+        .all(),
+    );
+  }
+
+  private readonly countComment = prepared(() =>
+    this.db
+      .update(tasks)
+      .set({ commentCount: sql`${tasks.commentCount} + 1` })
+      .where(eq(tasks.id, p("id")))
+      .prepare(),
+  );
+
+  /** One message more on the task (`comment_count`, kept as messages are written). */
+  addComment(taskId: string): void {
+    this.countComment().run({ id: taskId });
   }
 
   delete(id: string): void {
@@ -114,14 +183,14 @@ export class TasksStore {
   }
 
   /** Every task assigned to the user, in any space. */
-  assignedAnywhere(userId: string): TaskRow[] {
-    return this.db.select().from(tasks).where(eq(tasks.assigneeUserId, userId)).all();
+  assignedAnywhere(userId: string): TaskRecord[] {
+    return withLabels(this.db.select(withLabelList).from(tasks).where(eq(tasks.assigneeUserId, userId)).all());
   }
 
   private readonly mine = prepared(() =>
     this.db
       // Flat (no nested `task` object): this answers up to 200 rows on every refresh of "my tasks".
-      .select({ ...getTableColumns(tasks), spaceName: spaces.name, orgId: spaces.orgId, position: sql<number>`0` })
+      .select({ ...withLabelList, spaceName: spaces.name, orgId: spaces.orgId, position: sql<number>`0` })
       .from(tasks)
       .innerJoin(spaces, eq(spaces.id, tasks.spaceId))
       .where(
@@ -143,7 +212,7 @@ export class TasksStore {
    * is left at 0 for the caller to set from the column orders.
    */
   assignedTo(orgId: string, userId: string, seesAll: boolean): MyTaskView[] {
-    return this.mine().all({ orgId, userId, seesAll: seesAll ? 1 : 0 });
+    return withLabels(this.mine().all({ orgId, userId, seesAll: seesAll ? 1 : 0 }));
   }
 
   // Messages
