@@ -709,6 +709,7 @@ const cases: Case[] = [
   },
   { name: "tasks: every task of an assignee (staff deleted)", run: () => stores.tasks.assignedAnywhere(ids.user) },
   { name: "tasks: tasks carrying a label (label deleted)", run: () => stores.tasks.withLabel(ids.label) },
+  { name: "tasks: which task carries which label, in a space", run: () => stores.tasks.labelLinks(ids.space) },
   { name: "tasks: one comment more", writes: true, run: () => stores.tasks.addComment(ids.task) },
   {
     name: "tasks: a task's labels replaced",
@@ -717,7 +718,7 @@ const cases: Case[] = [
       const task = stores.tasks.task(ids.space, ids.task);
       if (!task) throw new Error("no seeded task");
       captured = [];
-      stores.tasks.save(task, { ...task, labelIds: [ids.label] });
+      stores.tasks.save({ ...task, labelIds: [] }, { ...task, labelIds: [ids.label] });
     },
   },
   { name: "tasks: task messages page", run: () => stores.tasks.messages(ids.task, now + 10_000_000, 50) },

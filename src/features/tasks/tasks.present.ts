@@ -16,7 +16,7 @@ export function presentTask(row: TaskView): TaskOut {
     deliverable_required: row.deliverableRequired,
     deliverable_instructions: row.deliverableInstructions,
     position: row.position,
-    label_ids: row.labelIds,
+    label_ids: row.labelIds as string[],
     priority: row.priority as TaskOut["priority"],
     comment_count: row.commentCount,
     version: row.version,

@@ -11,10 +11,19 @@ import type { FilesService, NodeRow } from "../files/files.service";
 import type { LabelsService } from "../labels/labels.service";
 import type { MembersService } from "../members/members.service";
 import type { SpacesService } from "../spaces/spaces.service";
+import { TaskLabelSets } from "./tasks.labels";
 import { ColumnOrders } from "./tasks.order";
 import { presentTask, presentTaskMessage } from "./tasks.present";
 import type { CreateTaskIn, PatchTaskIn, TasksQuery } from "./tasks.schemas";
-import type { DeliverableView, MyTaskView, TaskMessageRow, TaskRecord, TasksStore, TaskView } from "./tasks.store";
+import type {
+  DeliverableView,
+  MyTaskView,
+  TaskMessageRow,
+  TaskRecord,
+  TaskRow,
+  TasksStore,
+  TaskView,
+} from "./tasks.store";
 
 /** Gap between neighbouring ranks: room for 16 moves between the same two tasks before a respace. */
 const RANK_STEP = 65_536;
@@ -47,6 +56,7 @@ interface Placement {
 /** Task operations, each on a space the macro has already checked. Every change emits its event. */
 export class TasksService {
   private readonly orders: ColumnOrders;
+  private readonly labelSets: TaskLabelSets;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -57,13 +67,15 @@ export class TasksService {
     private readonly labels: LabelsService,
   ) {
     this.orders = new ColumnOrders((columnId) => store.ranksAt(columnId, "", 0, -1));
+    this.labelSets = new TaskLabelSets((spaceId) => store.labelLinks(spaceId));
   }
 
   /** A deleted label leaves its tasks in the same unit, each as an update (as a PATCH of `label_ids` would). */
   listen(events: EventBus): void {
     events.onWrite("label.deleted", (event, unit) => {
       const labelId = event.payload.id;
-      for (const task of this.store.withLabel(labelId)) {
+      for (const row of this.store.withLabel(labelId)) {
+        const task = this.record(row);
         const next = this.updated(task, { labelIds: task.labelIds.filter((id) => id !== labelId) });
         this.announce(unit, event.organization_id, task, next, event.actor);
       }
@@ -79,7 +91,11 @@ export class TasksService {
     const { priority } = filter;
     const tasks = this.spaces
       .columns(actor.space)
-      .flatMap((column) => this.store.column(column.id).map((task, position) => ({ ...task, position })));
+      .flatMap((column) =>
+        this.store
+          .column(column.id)
+          .map((task, position) => ({ ...task, position, labelIds: this.labelSets.labelsOf(task.spaceId, task.id) })),
+      );
     if (labelId === undefined && priority === undefined) return tasks;
     return tasks.filter(
       (task) =>
@@ -125,7 +141,10 @@ export class TasksService {
         updatedAt: now,
       };
       this.store.insert(task);
-      unit.afterCommit(() => this.orders.place(task.columnId, task.id, task.rank));
+      unit.afterCommit(() => {
+        this.orders.place(task.columnId, task.id, task.rank);
+        this.labelSets.set(task.spaceId, task.id, task.labelIds);
+      });
       // Last of its column.
       const view = { ...task, position: this.orders.size(column.id, task.id) };
       unit.emit(spaceEvent(actor, "task.created", presentTask(view)));
@@ -184,7 +203,7 @@ export class TasksService {
         }
       }
       next.updatedAt = this.stampFor(next.assigneeUserId, next.updatedAt);
-      this.store.save(task, next);
+      this.save(unit, task, next);
       const view = placement ? { ...next, position: placement.position } : this.view(next);
       if (placement) unit.afterCommit(() => this.applyPlacement(next.id, placement));
       unit.emit(spaceEvent(actor, "task.updated", presentTask(view)));
@@ -214,7 +233,10 @@ export class TasksService {
     this.uow.write((unit) => {
       const task = this.require(actor, id);
       this.store.delete(task.id);
-      unit.afterCommit(() => this.orders.remove(task.columnId, task.id));
+      unit.afterCommit(() => {
+        this.orders.remove(task.columnId, task.id);
+        this.labelSets.set(task.spaceId, task.id, []);
+      });
       unit.emit({ ...spaceEvent(actor, "task.deleted", { id: task.id }), label: task.title });
     });
   }
@@ -225,7 +247,8 @@ export class TasksService {
    */
   unassignAll(orgId: string, userId: string): void {
     this.uow.write((unit) => {
-      for (const task of this.store.assignedAnywhere(userId)) {
+      for (const row of this.store.assignedAnywhere(userId)) {
+        const task = this.record(row);
         this.announce(unit, orgId, task, this.updated(task, { assigneeUserId: null }));
       }
     });
@@ -240,9 +263,23 @@ export class TasksService {
 
   /** Saves an update that follows another write (a label deleted, staff deleted) and announces it. */
   private announce(unit: Unit, orgId: string, task: TaskRecord, next: TaskRecord, actor?: Principal): void {
-    this.store.save(task, next);
+    this.save(unit, task, next);
     const payload = presentTask(this.view(next));
     unit.emit({ type: "task.updated", organization_id: orgId, space_id: task.spaceId, payload, actor });
+  }
+
+  /** Writes what changed of the task; its labels reach the label sets once the write commits. */
+  private save(unit: Unit, task: TaskRecord, next: TaskRecord): void {
+    this.store.save(task, next);
+    if (next.labelIds !== task.labelIds)
+      unit.afterCommit(() => this.labelSets.set(next.spaceId, next.id, next.labelIds));
+  }
+
+  /** The row with its labels (set on the row itself: "my tasks" lists 200 at a time). */
+  private record<T extends TaskRow>(row: T): T & { labelIds: readonly string[] } {
+    const record = row as T & { labelIds: readonly string[] };
+    record.labelIds = this.labelSets.labelsOf(row.spaceId, row.id);
+    return record;
   }
 
   /**
@@ -257,8 +294,11 @@ export class TasksService {
   /** Tasks assigned to the caller across the spaces they can see. */
   mine(actor: OrgActor): MyTaskView[] {
     const tasks = this.store.assignedTo(actor.orgId, actor.userId, actor.permissions.has("org.manage"));
-    for (const task of tasks) task.position = this.orders.position(task.columnId, task.id);
-    return tasks;
+    for (const task of tasks) {
+      task.position = this.orders.position(task.columnId, task.id);
+      this.record(task);
+    }
+    return tasks as MyTaskView[];
   }
 
   // Messages
@@ -349,7 +389,7 @@ export class TasksService {
   private require(actor: SpaceActor, id: string): TaskRecord {
     const task = isUuid(id) ? this.store.task(actor.space.id, id) : undefined;
     if (!task) throw taskNotFound();
-    return task;
+    return this.record(task);
   }
 
   /**

@@ -2,13 +2,22 @@
 import { and, asc, desc, eq, getTableColumns, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { changedColumnsUpdater, insertRow } from "../../db/prepared";
-import { fileNodes, spaceMembers, spaces, taskDeliverables, taskLabels, taskMessages, tasks } from "../../db/schema";
+import {
+  fileNodes,
+  labels,
+  spaceMembers,
+  spaces,
+  taskDeliverables,
+  taskLabels,
+  taskMessages,
+  tasks,
+} from "../../db/schema";
 
 export type TaskRow = typeof tasks.$inferSelect;
 export type TaskMessageRow = typeof taskMessages.$inferSelect;
 
 /** A task with the ids of its labels, in id order (the order the labels were made). */
-export type TaskRecord = TaskRow & { labelIds: string[] };
+export type TaskRecord = TaskRow & { labelIds: readonly string[] };
 
 /** A task with its dense 0-based position in its column. */
 export type TaskView = TaskRecord & { position: number };
@@ -16,24 +25,8 @@ export type TaskView = TaskRecord & { position: number };
 /** A task of "my tasks", with its space's name and organization. */
 export type MyTaskView = TaskView & { spaceName: string; orgId: string };
 
-/**
- * A task's label ids, read in the statement that reads the task (a seek in `task_labels`' primary key per
- * task): listing a page of tasks, or moving one, issues no statement more for its labels.
- */
-const labelList = sql<string | null>`(SELECT group_concat(tl.label_id) FROM task_labels tl
-  WHERE tl.task_id = "tasks"."id")`;
-const withLabelList = { ...getTableColumns(tasks), labelIds: labelList };
-
-/** Rows read with `labelList` as records: their label ids as a sorted array (in place, no copy of the rows). */
-function withLabels<T extends { labelIds: string | null }>(
-  rows: T[],
-): (Omit<T, "labelIds"> & { labelIds: string[] })[] {
-  for (const row of rows) {
-    const list = row.labelIds;
-    (row as { labelIds: unknown }).labelIds = list === null ? [] : list.split(",").sort();
-  }
-  return rows as unknown as (Omit<T, "labelIds"> & { labelIds: string[] })[];
-}
+/** A row of "my tasks" as read, before its position and labels are set. */
+export type MyTaskRow = TaskRow & { position: number; spaceName: string; orgId: string };
 
 /** A deliverable link with the file it points at. */
 export interface DeliverableView {
@@ -54,7 +47,7 @@ export class TasksStore {
 
   private readonly inColumn = prepared(() =>
     this.db
-      .select(withLabelList)
+      .select()
       .from(tasks)
       .where(eq(tasks.columnId, p("columnId")))
       .orderBy(asc(tasks.rank), asc(tasks.id))
@@ -62,20 +55,20 @@ export class TasksStore {
   );
 
   /** The tasks of a column in order. */
-  column(columnId: string): TaskRecord[] {
-    return withLabels(this.inColumn().all({ columnId }));
+  column(columnId: string): TaskRow[] {
+    return this.inColumn().all({ columnId });
   }
 
   private readonly byId = prepared(() =>
     this.db
-      .select(withLabelList)
+      .select()
       .from(tasks)
       .where(and(eq(tasks.id, p("id")), eq(tasks.spaceId, p("spaceId"))))
       .prepare(),
   );
 
-  task(spaceId: string, id: string): TaskRecord | undefined {
-    return withLabels(this.byId().all({ spaceId, id }))[0];
+  task(spaceId: string, id: string): TaskRow | undefined {
+    return this.byId().all({ spaceId, id })[0];
   }
 
   private readonly window = prepared(() =>
@@ -149,20 +142,32 @@ export class TasksStore {
     for (const labelId of labelIds) this.linkLabel().run({ taskId, labelId });
   }
 
-  /** The tasks carrying a label, with their labels. */
-  withLabel(labelId: string): TaskRecord[] {
-    return withLabels(
-      this.db
-        .select(withLabelList)
-        .from(tasks)
-        .where(
-          inArray(
-            tasks.id,
-            this.db.select({ id: taskLabels.taskId }).from(taskLabels).where(eq(taskLabels.labelId, labelId)),
-          ),
-        )
-        .all(),
-    );
+  /** The tasks carrying a label. */
+  withLabel(labelId: string): TaskRow[] {
+    return this.db
+      .select()
+      .from(tasks)
+      .where(
+        inArray(
+          tasks.id,
+          this.db.select({ id: taskLabels.taskId }).from(taskLabels).where(eq(taskLabels.labelId, labelId)),
+        ),
+      )
+      .all();
+  }
+
+  private readonly linksOfSpace = prepared(() =>
+    this.db
+      .select({ taskId: taskLabels.taskId, labelId: taskLabels.labelId })
+      .from(labels)
+      .innerJoin(taskLabels, eq(taskLabels.labelId, labels.id))
+      .where(eq(labels.spaceId, p("spaceId")))
+      .prepare(),
+  );
+
+  /** Which task carries which label, in the space (what `TaskLabelSets` loads). */
+  labelLinks(spaceId: string): { taskId: string; labelId: string }[] {
+    return this.linksOfSpace().all({ spaceId });
   }
 
   private readonly countComment = prepared(() =>
@@ -183,14 +188,14 @@ export class TasksStore {
   }
 
   /** Every task assigned to the user, in any space. */
-  assignedAnywhere(userId: string): TaskRecord[] {
-    return withLabels(this.db.select(withLabelList).from(tasks).where(eq(tasks.assigneeUserId, userId)).all());
+  assignedAnywhere(userId: string): TaskRow[] {
+    return this.db.select().from(tasks).where(eq(tasks.assigneeUserId, userId)).all();
   }
 
   private readonly mine = prepared(() =>
     this.db
       // Flat (no nested `task` object): this answers up to 200 rows on every refresh of "my tasks".
-      .select({ ...withLabelList, spaceName: spaces.name, orgId: spaces.orgId, position: sql<number>`0` })
+      .select({ ...getTableColumns(tasks), spaceName: spaces.name, orgId: spaces.orgId, position: sql<number>`0` })
       .from(tasks)
       .innerJoin(spaces, eq(spaces.id, tasks.spaceId))
       .where(
@@ -209,10 +214,10 @@ export class TasksStore {
 
   /**
    * Tasks assigned to the user in spaces they can see, most recently updated first, at most 200. `position`
-   * is left at 0 for the caller to set from the column orders.
+   * and `labelIds` are left for the caller to set from the column orders and the label sets.
    */
-  assignedTo(orgId: string, userId: string, seesAll: boolean): MyTaskView[] {
-    return withLabels(this.mine().all({ orgId, userId, seesAll: seesAll ? 1 : 0 }));
+  assignedTo(orgId: string, userId: string, seesAll: boolean): MyTaskRow[] {
+    return this.mine().all({ orgId, userId, seesAll: seesAll ? 1 : 0 });
   }
 
   // Messages
