@@ -19,7 +19,11 @@ const color = z
   .string()
   .refine((s) => /^#[0-9a-f]{6}$/i.test(s), { params: { message: "must be a #rrggbb color" } })
   .overwrite((s) => s.toLowerCase())
-  .meta({ description: "`#rrggbb` (six hexadecimal digits), stored in lower case", example: "#3b82f6" });
+  .meta({
+    description: "`#rrggbb` (six hexadecimal digits), stored in lower case",
+    pattern: "^#[0-9a-fA-F]{6}$",
+    example: "#3b82f6",
+  });
 
 export const createLabelIn = z.object({ name: labelName, color });
 export type CreateLabelIn = z.infer<typeof createLabelIn>;

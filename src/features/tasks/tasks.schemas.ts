@@ -124,7 +124,7 @@ const emptyAsAbsent = (value: unknown) => (value === "" ? undefined : value);
 
 export const tasksQuery = z.object({
   /** Only tasks carrying this label of the space (400 `invalid label` for any other, checked by the service). */
-  label_id: z.preprocess(emptyAsAbsent, idIn.optional()),
+  label_id: z.preprocess(emptyAsAbsent, idIn.meta({ format: "uuid" }).optional()),
   /** Only tasks of this priority. */
   priority: z.preprocess(emptyAsAbsent, priority.optional()),
 });
