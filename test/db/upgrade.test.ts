@@ -229,7 +229,7 @@ describe("migration 0018 (shaping the work) on a database with rows", () => {
     insert(sqlite, "task_messages", { id: "m1", task_id: "t1", content: "one", created_at: 1 });
     insert(sqlite, "task_messages", { id: "m2", task_id: "t1", content: "two", created_at: 2 });
 
-    expect(migrate(sqlite)).toEqual(["0018_shaping_work", "code_0001_unicode_name_keys"]);
+    expect(migrate(sqlite)).toEqual(["0018_shaping_work", "0019_audit", "code_0001_unicode_name_keys"]);
     expect(sqlite.query("SELECT id, comment_count, priority FROM tasks ORDER BY id").all()).toEqual([
       { id: "t1", comment_count: 2, priority: "none" },
       { id: "t2", comment_count: 0, priority: "none" },
