@@ -222,6 +222,8 @@ describe("columns on the board", () => {
     await page.getByRole("menuitem", { name: "Delete column…" }).click();
     await page.getByRole("button", { name: "Delete column" }).click();
     await page.getByRole("heading", { name: "In progress", exact: true }).waitFor({ state: "detached" });
+    // The keyboard is on the column that was before it.
+    await eventually(async () => expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("QA"));
     await eventually(async () =>
       expect((await boardColumns(space)).map((c) => [c.name, c.position])).toEqual([
         ["To do", 0],

@@ -210,7 +210,13 @@ function DeleteColumn({
     <ConfirmDialog
       title={`Delete “${column.name}”?`}
       confirmLabel="Delete column"
-      onConfirm={() => ops.remove(column.id)}
+      onConfirm={async () => {
+        // The keyboard goes to the heading of the column beside it (the one before, else the one after).
+        const lane = document.querySelector(`[data-column-id="${CSS.escape(column.id)}"]`);
+        const beside = (lane?.previousElementSibling ?? lane?.nextElementSibling)?.querySelector("h2");
+        await ops.remove(column.id);
+        requestAnimationFrame(() => (beside instanceof HTMLElement ? beside.focus() : undefined));
+      }}
       onClose={onClose}
     >
       The column goes from the board for everyone. It holds no tasks.
