@@ -44,6 +44,7 @@ import type {
   Provider as ProviderName,
 } from "./features/integrations/integrations.schemas";
 import type { acceptInviteIn, createInviteIn, InviteOut, inviteInfoOut } from "./features/invites/invites.schemas";
+import type { createLabelIn, LabelOut, patchLabelIn } from "./features/labels/labels.schemas";
 import type { createRoleIn, MemberOut, patchRoleIn, RoleOut, UserOut } from "./features/members/members.schemas";
 import type { pushKeyOut, pushSubscriptionIn } from "./features/notifications/notifications.schemas";
 import type { OrganizationOut, patchOrgIn } from "./features/organization/organization.schemas";
@@ -56,8 +57,10 @@ import type {
   addSpaceMemberIn,
   BoardOut,
   ColumnOut,
+  createColumnIn,
   createSpaceIn,
   GitLinkOut,
+  patchColumnIn,
   putGitLinkIn,
   SpaceMemberOut,
   SpaceOut,
@@ -67,6 +70,7 @@ import type {
   createTaskIn,
   DeliverableOut,
   MyTaskOut,
+  Priority as PriorityOut,
   patchTaskIn,
   TaskMessageOut,
   TaskOut,
@@ -150,6 +154,18 @@ export type GitLinkBody = z.input<typeof putGitLinkIn>;
 export type Board = BoardOut;
 /** A column of a board. */
 export type Column = ColumnOut;
+/** `POST .../board/columns`' body. */
+export type ColumnBody = z.input<typeof createColumnIn>;
+/** `PATCH .../board/columns/{columnId}`'s body. */
+export type ColumnChanges = z.input<typeof patchColumnIn>;
+/** A label of a space. */
+export type Label = LabelOut;
+/** `POST .../labels`' body. */
+export type LabelBody = z.input<typeof createLabelIn>;
+/** `PATCH .../labels/{labelId}`'s body. */
+export type LabelChanges = z.input<typeof patchLabelIn>;
+/** A task's priority. */
+export type Priority = PriorityOut;
 /** `GET .../spaces/{spaceId}/board`. */
 export interface BoardAnswer {
   board: Board;

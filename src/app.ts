@@ -15,6 +15,7 @@ import { inboxRoutes } from "./features/inbox/inbox.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
 import { integrationsRoutes } from "./features/integrations/integrations.routes";
 import { invitesRoutes } from "./features/invites/invites.routes";
+import { labelsRoutes } from "./features/labels/labels.routes";
 import { membersRoutes } from "./features/members/members.routes";
 import { notificationsRoutes } from "./features/notifications/notifications.routes";
 import { organizationRoutes } from "./features/organization/organization.routes";
@@ -71,6 +72,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(proposalsRoutes(auth, services.proposals))
     .use(filesRoutes(auth, files, events))
     .use(tasksRoutes(auth, services.tasks))
+    .use(labelsRoutes(auth, services.labels))
     .use(chatRoutes(auth, services.chat, events))
     .use(repliesRoutes(auth, services.retry))
     .use(inboxRoutes(auth, services.inbox))

@@ -37,6 +37,8 @@ import { IntegrationsService } from "./features/integrations/integrations.servic
 import { IntegrationsStore } from "./features/integrations/integrations.store";
 import { InvitesService } from "./features/invites/invites.service";
 import { InvitesStore } from "./features/invites/invites.store";
+import { LabelsService } from "./features/labels/labels.service";
+import { LabelsStore } from "./features/labels/labels.store";
 import { MembersService } from "./features/members/members.service";
 import { MembersStore } from "./features/members/members.store";
 import { type EmailOptions, EmailService } from "./features/notifications/notifications.email";
@@ -176,10 +178,11 @@ export function createServices(conn: Connection, config: Config, options: Servic
     hasPendingSignup: (orgId, userId) => signups.isPending(orgId, userId),
     spaceWithRole: (orgId, spaceId, userId) => spaces.withRole(orgId, spaceId, userId),
   });
-  const tasks = new TasksService(uow, new TasksStore(db), spaces, members, files);
+  const labels = new LabelsService(uow, new LabelsStore(db));
+  const tasks = new TasksService(uow, new TasksStore(db), spaces, members, files, labels);
   const staff = new StaffService(uow, new StaffStore(db, memo), members, tasks, chat, config.modelrouter.defaultModel);
   // What follows a write inside its transaction: each feature listens to what concerns it.
-  for (const feature of [auth, signups, invites, spaces]) feature.listen(events);
+  for (const feature of [auth, signups, invites, spaces, tasks]) feature.listen(events);
   new ReplyQueue({ staff, access, chat, jobs }).listen(events);
   // The audit log records the acts it follows in their own transactions.
   const audit = new AuditLog(uow, new AuditStore(db), members, options.origin);
@@ -305,6 +308,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     spaces,
     files,
     tasks,
+    labels,
     chat,
     events,
     docs,

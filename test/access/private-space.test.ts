@@ -128,6 +128,13 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["POST /tasks/:taskId/deliverables",                         "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["POST /tasks/:taskId/deliverables/upload",                  "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["DELETE /tasks/:taskId/deliverables/:fileNodeId",           "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["POST /board/columns",                                      "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["PATCH /board/columns/:columnId",                           "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /board/columns/:columnId",                          "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["GET /labels",                                              "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /labels",                                             "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["PATCH /labels/:labelId",                                   "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /labels/:labelId",                                  "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
 
   ["GET /chat-rooms",                                          "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
   ["POST /chat-rooms",                                         "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
@@ -217,6 +224,8 @@ interface SpaceRows {
   board: string;
   columns: string[];
   todo: string;
+  /** A label of the space. */
+  labelId: string;
   task: string;
   taskMessage: string;
   deliverables: string;
@@ -300,6 +309,8 @@ async function fill(api: Client, spaceId: string, label: string): Promise<SpaceR
   ).body.id;
   const taskMessage = must(await api.post(`${base}/tasks/${task}/messages`, { content: `${label} comment` }), 201).body
     .id;
+  const labelId = must(await api.post(`${base}/labels`, { name: `${label} label`, color: "#336699" }), 201).body.label
+    .id;
   const root = must(await api.get(`${base}/files`), 200).body.nodes as { id: string; name: string }[];
   const deliverables = root.find((n) => n.name === "Deliverables")?.id as string;
   const deliverableFile = must(
@@ -341,6 +352,7 @@ async function fill(api: Client, spaceId: string, label: string): Promise<SpaceR
     board: board.board.id,
     columns,
     todo: columns[0],
+    labelId,
     task,
     taskMessage,
     deliverables,
@@ -366,6 +378,16 @@ async function freshTask(rows: SpaceRows): Promise<string> {
     await rowsOwner().api.post(`${spaceBase(rows.id)}/tasks`, { title: unique("task"), column_id: rows.todo }),
     201,
   ).body.id;
+}
+async function freshColumn(rows: SpaceRows): Promise<string> {
+  return must(await rowsOwner().api.post(`${spaceBase(rows.id)}/board/columns`, { name: unique("column") }), 201).body
+    .column.id;
+}
+async function freshLabel(rows: SpaceRows): Promise<string> {
+  return must(
+    await rowsOwner().api.post(`${spaceBase(rows.id)}/labels`, { name: unique("label"), color: "#336699" }),
+    201,
+  ).body.label.id;
 }
 async function freshTextFile(rows: SpaceRows): Promise<string> {
   return must(
@@ -516,6 +538,27 @@ const PLANS: Record<string, Plan> = {
     },
   },
 
+  "POST /board/columns": { build: () => ({ body: { name: unique("column") } }) },
+  "PATCH /board/columns/:columnId": {
+    build: async ({ rows, live }) => ({
+      params: await freshParam(live, "columnId", () => freshColumn(rows)),
+      body: { name: unique("renamed column") },
+    }),
+  },
+  "DELETE /board/columns/:columnId": {
+    build: async ({ rows, live }) => ({ params: await freshParam(live, "columnId", () => freshColumn(rows)) }),
+  },
+  "POST /labels": { build: () => ({ body: { name: unique("label"), color: "#336699" } }) },
+  "PATCH /labels/:labelId": {
+    build: async ({ rows, live }) => ({
+      params: await freshParam(live, "labelId", () => freshLabel(rows)),
+      body: { name: unique("renamed label") },
+    }),
+  },
+  "DELETE /labels/:labelId": {
+    build: async ({ rows, live }) => ({ params: await freshParam(live, "labelId", () => freshLabel(rows)) }),
+  },
+
   "POST /chat-rooms": { build: () => ({ body: { name: unique("room") } }) },
   "DELETE /chat-rooms/:roomId": {
     build: async ({ rows, live }) => {
@@ -611,6 +654,8 @@ function defaultParams(rows: SpaceRows): Record<string, string> {
     orgId: org.id,
     spaceId: rows.id,
     taskId: rows.task,
+    columnId: rows.todo,
+    labelId: rows.labelId,
     roomId: rows.room,
     messageId: rows.message,
     nodeId: rows.textFile,

@@ -41,6 +41,7 @@ import {
 } from "../../src/features/inbox/inbox.store";
 import { IntegrationsStore } from "../../src/features/integrations/integrations.store";
 import { InvitesStore } from "../../src/features/invites/invites.store";
+import { LabelsStore } from "../../src/features/labels/labels.store";
 import { MembersStore } from "../../src/features/members/members.store";
 import { PUSH_SQL } from "../../src/features/notifications/notifications.store";
 import { OrganizationStore } from "../../src/features/organization/organization.store";
@@ -111,6 +112,7 @@ let stores: {
   automations: AutomationsStore;
   proposals: ProposalsStore;
   integrations: IntegrationsStore;
+  labels: LabelsStore;
 };
 
 /** Realistic ids picked from the seeded rows. */
@@ -129,6 +131,7 @@ const ids = {
   column: "",
   otherColumn: "",
   task: "",
+  label: "",
   room: "",
   message: "",
   pageMessageIds: [] as string[],
@@ -417,6 +420,20 @@ function seed(db: Database): void {
           });
       }
 
+      // Labels: eight per space, on a third of the tasks (one or two each).
+      const labelIds: string[] = [];
+      for (let l = 0; l < 8; l++) {
+        const label = id();
+        labelIds.push(label);
+        ins("labels", { id: label, space_id: space, name: `Label ${l}`, color: "#3b82f6", created_at: t() });
+      }
+      taskIds.forEach((task, k) => {
+        if (k % 3 !== 0) return;
+        ins("task_labels", { task_id: task, label_id: pick(labelIds, k) });
+        if (k % 2 === 0) ins("task_labels", { task_id: task, label_id: pick(labelIds, k + 1) });
+      });
+      if (s === 0) ids.label = labelIds[0] as string;
+
       // Chat: three rooms, ~300 messages each, reactions and attachments on some.
       for (let r = 0; r < 3; r++) {
         const room = id();
@@ -618,6 +635,7 @@ beforeAll(() => {
     automations: new AutomationsStore(db),
     proposals: new ProposalsStore(db),
     integrations: new IntegrationsStore(db),
+    labels: new LabelsStore(db),
   };
 });
 
@@ -664,6 +682,16 @@ const cases: Case[] = [
   { name: "spaces: columns of a board", run: () => stores.spaces.columns(ids.board) },
   { name: "spaces: column in space", run: () => stores.spaces.column(ids.space, ids.column) },
   { name: "spaces: user exists", run: () => stores.spaces.userExists(ids.user) },
+  { name: "spaces: whether a column has tasks (deleting it)", run: () => stores.spaces.columnHasTasks(ids.column) },
+  {
+    name: "spaces: shift columns (a column added, moved or deleted)",
+    writes: true,
+    run: () => stores.spaces.shiftColumns(ids.board, 1, 3, 1),
+  },
+
+  // Labels
+  { name: "labels: labels of a space", run: () => stores.labels.ofSpace(ids.space) },
+  { name: "labels: label by id", run: () => stores.labels.label(ids.space, ids.label) },
 
   // Tasks
   { name: "tasks: tasks of a column", run: () => stores.tasks.column(ids.column) },
@@ -680,6 +708,19 @@ const cases: Case[] = [
     tempBTree: "RIGHT PART only: the index (assignee, updated_at) gives the order; id breaks ties of equal updated_at",
   },
   { name: "tasks: every task of an assignee (staff deleted)", run: () => stores.tasks.assignedAnywhere(ids.user) },
+  { name: "tasks: tasks carrying a label (label deleted)", run: () => stores.tasks.withLabel(ids.label) },
+  { name: "tasks: which task carries which label, in a space", run: () => stores.tasks.labelLinks(ids.space) },
+  { name: "tasks: one comment more", writes: true, run: () => stores.tasks.addComment(ids.task) },
+  {
+    name: "tasks: a task's labels replaced",
+    writes: true,
+    run: () => {
+      const task = stores.tasks.task(ids.space, ids.task);
+      if (!task) throw new Error("no seeded task");
+      captured = [];
+      stores.tasks.save({ ...task, labelIds: [] }, { ...task, labelIds: [ids.label] });
+    },
+  },
   { name: "tasks: task messages page", run: () => stores.tasks.messages(ids.task, now + 10_000_000, 50) },
   { name: "tasks: latest task message", run: () => stores.tasks.latestMessageAt(ids.task) },
   { name: "tasks: latest update of an assignee's tasks", run: () => stores.tasks.latestUpdateOfAssignee(ids.user) },

@@ -141,3 +141,17 @@ export function contrast(a: string, b: string): number {
   const [x, y] = [lum(a), lum(b)];
   return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
 }
+
+/** Polls `check` until it passes, or throws its last failure after `timeout` ms (a page saves in the background). */
+export async function eventually(check: () => Promise<void>, timeout = 5000): Promise<void> {
+  const end = Date.now() + timeout;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await Bun.sleep(50);
+    }
+  }
+}
