@@ -290,7 +290,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
           agent: new AgentReplies(config.agent, integrations, spaces),
         },
       },
-      { chat, tasks, files, proposals, automations, spaces },
+      { chat, tasks, files, proposals, automations, spaces, labels },
       { ...DEFAULT_REPLY_TIMING, ...tuning.reply },
     ),
   );

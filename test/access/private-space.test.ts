@@ -72,6 +72,9 @@ const REFUSALS = {
   gitLink: { status: 403, error: "only a person can change the space's git link" },
   /** A room goes with everything said in it: its creator, the space's owners or org.manage decide. */
   room: { status: 403, error: "only the room's creator or a space owner can delete this room" },
+  /** Retrying is for a staff reply that failed, by a person: a plain message is not one. */
+  notFailed: { status: 400, error: "message is not a failed reply" },
+  retryPerson: { status: 403, error: "only a person can retry a reply" },
 } as const;
 
 type Cell = "2xx" | "403" | keyof typeof REFUSALS;
@@ -144,6 +147,7 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["PATCH /chat-rooms/:roomId/messages/:messageId",            "member",      "2xx",    "2xx",      "2xx",    "author", "2xx",      "author"],
   ["DELETE /chat-rooms/:roomId/messages/:messageId",           "member",      "2xx",    "2xx",      "2xx",    "chat",   "2xx",      "chat"],
   ["POST /chat-rooms/:roomId/messages/:messageId/reactions",   "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["POST /chat-rooms/:roomId/messages/:messageId/retry",       "chat.write",  "notFailed", "notFailed", "notFailed", "403", "retryPerson", "403"],
   ["DELETE /chat-rooms/:roomId/messages/:messageId/reactions", "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["POST /chat-rooms/:roomId/read",                            "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
 
@@ -583,6 +587,8 @@ const PLANS: Record<string, Plan> = {
   },
   "POST /chat-rooms/:roomId/messages/:messageId/reactions": { build: () => ({ body: { emoji: "👍" } }) },
   "POST /chat-rooms/:roomId/read": { build: ({ rows }) => ({ body: { message_id: rows.message } }) },
+  // The room's message is a person's, not a failed reply: what passes the checks is refused as such, changing nothing.
+  "POST /chat-rooms/:roomId/messages/:messageId/retry": { build: () => ({}) },
   "DELETE /chat-rooms/:roomId/messages/:messageId/reactions": {
     build: async ({ caller, rows, live }) => {
       const emoji = "🎉";

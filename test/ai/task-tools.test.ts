@@ -172,6 +172,30 @@ describe("create_task, move_task, comment_task", () => {
     expect(announced?.payload).toEqual(created);
   });
 
+  it("create_task and move_task into a column at its WIP limit are refused, and the model is told why", async () => {
+    const board = `${spacePath()}/board/columns`;
+    const full = await org.owner.api.post(board, { name: "Focus", wip_limit: 1 });
+    expect(full.status).toBe(201);
+    await newTask({ title: "Already focused", column_id: full.body.column.id });
+    const waiting = await newTask({ title: "Waiting its turn", column_id: column("To do") });
+    fake.handle(callThenAnswer("create_task", { title: "One more focus", column: "Focus" }, (r) => `Told: ${r}`));
+    const created = await ask("@Ada add a task to Focus");
+    expect(created.event.type).toBe("ai.reply.finished");
+    expect(created.toolResult).toContain("column is at its limit");
+    expect((await tasks()).some((t) => t.title === "One more focus")).toBe(false);
+    fake.handle(callThenAnswer("move_task", { task: "Waiting its turn", column: "Focus" }, (r) => `Told: ${r}`));
+    const moved = await ask("@Ada move Waiting its turn to Focus");
+    expect(moved.toolResult).toContain("column is at its limit");
+    expect((await tasks()).find((t) => t.id === waiting.id)?.column_id).toBe(column("To do"));
+    // A person may go over it.
+    expect(
+      (await org.owner.api.patch(`${spacePath()}/tasks/${waiting.id}`, { column_id: full.body.column.id })).status,
+    ).toBe(200);
+    for (const t of (await tasks()).filter((t) => t.column_id === full.body.column.id))
+      expect((await org.owner.api.delete(`${spacePath()}/tasks/${t.id}`)).status).toBe(204);
+    expect((await org.owner.api.delete(`${board}/${full.body.column.id}`)).status).toBe(204);
+  });
+
   it("a reply that links what it made already gets no second link", async () => {
     fake.handle((req) => {
       const last = req.body.messages.at(-1);
