@@ -18,6 +18,8 @@ import type { TasksService } from "../tasks/tasks.service";
 export interface ReplyScope {
   actor: SpaceActor;
   roomId: string | null;
+  /** The thread asked in: the conversation is the thread's. */
+  threadRootId?: string | null;
   taskId: string | null;
   nameOf(userId: string | null): string;
   /**
@@ -51,7 +53,7 @@ export function recentConversation(services: ToolServices, scope: ReplyScope, li
         .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
     : scope.roomId
       ? services.chat
-          .latestMessages(scope.actor, scope.roomId, limit)
+          .latestMessages(scope.actor, scope.roomId, limit, scope.threadRootId ?? null)
           .filter((m) => m.deletedAt === null)
           .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
       : [];
