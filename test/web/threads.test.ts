@@ -244,12 +244,24 @@ describe("uploads in chat", () => {
     await drafts.getByText("3.0 KB").waitFor();
     await drafts.getByRole("button", { name: "Remove drop-me.pdf" }).click();
     await drafts.getByText("drop-me.pdf").waitFor({ state: "detached" });
+    // A file dropped anywhere on the room is attached too.
+    await owner.evaluate(() => {
+      const zone = document.querySelector('section[aria-label="#files-room"]') as HTMLElement;
+      const data = new DataTransfer();
+      data.items.add(new File(["a,b\n1,2\n"], "numbers.csv", { type: "text/csv" }));
+      zone.dispatchEvent(new DragEvent("dragenter", { dataTransfer: data, bubbles: true, cancelable: true }));
+      zone.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+    });
+    await drafts.getByRole("button", { name: "Remove numbers.csv" }).waitFor();
     await owner.getByRole("button", { name: "Send" }).click();
 
     const chip = row(roomLog(mayaPage, "files-room"), "notes.pdf").getByRole("button", { name: /notes\.pdf/ });
     await chip.waitFor();
     expect(await chip.textContent()).toContain("3.0 KB");
     expect(await row(roomLog(mayaPage, "files-room"), "drop-me.pdf").count()).toBe(0);
+    await row(roomLog(mayaPage, "files-room"), "notes.pdf")
+      .getByRole("button", { name: /numbers\.csv/ })
+      .waitFor();
     // Clicking it downloads the file, with Maya's session.
     const download = mayaPage.waitForEvent("download");
     await chip.click();
