@@ -98,6 +98,15 @@ export function ThreadPanel({
     current.set(target);
   }, [loaded, target, data, loadOlder, jumped, current]);
 
+  // Opened to reply: the keyboard goes to the thread's composer (not on a touch screen, where it would open the
+  // keyboard over the thread, nor when opened at a reply to read).
+  const focused = useRef(false);
+  useEffect(() => {
+    if (focused.current || !root || target || matchMedia("(hover: none), (max-width: 760px)").matches) return;
+    focused.current = true;
+    panel.current?.querySelector<HTMLElement>('[role="combobox"]')?.focus();
+  }, [root, target]);
+
   const send = useCallback(
     (content: string, attachments: AttachmentDraft[], alsoInRoom: boolean) => {
       stick.current = true;
