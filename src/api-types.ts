@@ -25,6 +25,7 @@ import type {
   postMessageIn,
   ReactionOut,
   RoomOut,
+  UploadedOut,
 } from "./features/chat/chat.schemas";
 import type { createFolderIn, createTextIn, NodeOut, patchNodeIn } from "./features/files/files.schemas";
 import type { InboxReadOut } from "./features/inbox/inbox.events";
@@ -209,6 +210,15 @@ export interface MessagePage {
 export interface PostedMessage {
   message: Message;
   attachments: Attachment[];
+}
+/** `GET .../messages/{messageId}/replies`: a page of a thread's replies, oldest first, and its root. */
+export interface ThreadPage extends MessagePage {
+  root: { message: Message; reactions: Reaction[]; attachments: Attachment[] };
+}
+/** `POST .../chat-rooms/{roomId}/uploads`: the file stored, and the attachment to post for it. */
+export interface ChatUpload {
+  attachment: UploadedOut;
+  node: NodeOut;
 }
 /** `POST .../chat-rooms`' body. */
 export type RoomBody = z.input<typeof createRoomIn>;

@@ -170,7 +170,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const purge = new RoomPurge(uow, chatStore, (err) =>
     options.log?.error({ err }, "removing a deleted room's messages failed; trying again"),
   );
-  const chat = new ChatService(uow, chatStore, commits, purge);
+  const chat = new ChatService(uow, chatStore, commits, purge, files);
   const spaces = new SpacesService(uow, new SpacesStore(db, memo), chat, members);
   const activity = new ActivityService(uow, new ActivityStore(db), spaces);
   const access = new Access({

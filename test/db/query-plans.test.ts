@@ -36,6 +36,8 @@ import {
   ITEMS_SQL,
   MARK_EMAILED_SQL,
   READ_ROOM_ITEMS_SQL,
+  READ_THREAD_ITEMS_SQL,
+  THREAD_AUTHORS_SQL,
   UNREAD_ITEMS_SQL,
   UNREAD_ROOMS_SQL,
 } from "../../src/features/inbox/inbox.store";
@@ -133,6 +135,7 @@ const ids = {
   task: "",
   label: "",
   room: "",
+  threadRoot: "",
   message: "",
   pageMessageIds: [] as string[],
   folder: "",
@@ -445,9 +448,13 @@ function seed(db: Database): void {
           created_at: t(),
         });
         const pageIds: string[] = [];
+        let root = "";
         for (let k = 0; k < 300; k++) {
           const msg = id();
           const created = t();
+          // Every sixth message starts a thread; the next four reply in it, one of them in the room too.
+          const reply = k % 6 !== 0 && k % 6 !== 5;
+          if (k % 6 === 0) root = msg;
           ins("chat_messages", {
             id: msg,
             room_id: room,
@@ -458,6 +465,9 @@ function seed(db: Database): void {
             updated_at: created,
             edited_at: null,
             deleted_at: k % 50 === 0 ? created : null,
+            thread_root_id: reply ? root : null,
+            also_in_room: reply && k % 6 === 4 ? 1 : 0,
+            reply_count: k % 6 === 0 ? 4 : 0,
           });
           if (k % 3 === 0)
             ins("chat_reactions", { message_id: msg, user_id: pick(members, k), emoji: "👍", created_at: t() });
@@ -479,6 +489,7 @@ function seed(db: Database): void {
           ids.room = room;
           ids.pageMessageIds = pageIds;
           ids.message = pageIds[10] as string;
+          ids.threadRoot = root;
         }
       }
 
@@ -767,6 +778,20 @@ const cases: Case[] = [
     run: () => stores.chat.attachmentsBetween(ids.room, now - 10_000_000, now + 10_000_000),
     tempBTree: SMALL("the attachments of one page of messages"),
   },
+  { name: "chat: a thread's page", run: () => stores.chat.threadPage(ids.threadRoot, now + 10_000_000, 50) },
+  { name: "chat: a thread's newest live reply", run: () => stores.chat.newestReplyAt(ids.threadRoot) },
+  // Each reads a few rows (one page of a thread, one message) and sorts them.
+  ...(
+    [
+      ["reactions of a thread's page (its span)", () => stores.chat.threadReactionsBetween(ids.threadRoot, 0, now * 2)],
+      [
+        "attachments of a thread's page (its span)",
+        () => stores.chat.threadAttachmentsBetween(ids.threadRoot, 0, now * 2),
+      ],
+      ["reactions of one message (a thread's root)", () => stores.chat.reactionsOf(ids.threadRoot)],
+      ["attachments of one message (a thread's root)", () => stores.chat.attachmentsOf(ids.threadRoot)],
+    ] as const
+  ).map(([what, run]) => ({ name: `chat: ${what}`, run, tempBTree: SMALL(what) })),
   { name: "chat: one reaction", run: () => stores.chat.reaction(ids.message, ids.user, "👍") },
   {
     name: "chat: soft-delete a message with its reactions and attachments",
@@ -1101,6 +1126,18 @@ const cases: Case[] = [
   {
     name: "inbox: reading a room reads its items up to a message",
     raw: { sql: READ_ROOM_ITEMS_SQL, params: { userId: "$user", roomId: "$room", upTo: now * 2, now } },
+  },
+  {
+    name: "inbox: reading a thread reads its items up to a reply",
+    raw: {
+      sql: READ_THREAD_ITEMS_SQL,
+      params: { userId: "$user", roomId: "$room", rootId: "$root", upTo: now * 2, now },
+    },
+  },
+  {
+    name: "inbox: who wrote in a thread before a reply",
+    raw: { sql: THREAD_AUTHORS_SQL, params: { rootId: "$root", replyId: "$reply" } },
+    tempBTree: SMALL("the authors of one thread, made distinct"),
   },
   {
     name: "inbox: a member leaving forgets their read state",

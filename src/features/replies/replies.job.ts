@@ -188,6 +188,7 @@ export class ReplyJob implements JobKind {
     return {
       actor,
       roomId: payload.roomId,
+      threadRootId: payload.threadRootId ?? null,
       taskId: payload.taskId,
       nameOf: (userId) => (userId && names.get(userId)) || "someone",
       memberId: (ref) => {
@@ -326,7 +327,8 @@ export class ReplyJob implements JobKind {
   /** Posts a message of the staff member where it was asked, in the caller's unit; its id. */
   private postReply(actor: SpaceActor, payload: ReplyPayload, text: string): string {
     const { chat, tasks } = this.services;
-    if (payload.trigger === "chat") return chat.postReply(actor, payload.roomId as string, text).message.id;
+    if (payload.trigger === "chat")
+      return chat.postReply(actor, payload.roomId as string, text, payload.threadRootId ?? null).message.id;
     return tasks.postMessage(actor, payload.taskId as string, text).id;
   }
 

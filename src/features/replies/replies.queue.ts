@@ -21,6 +21,8 @@ export interface ReplyPayload {
   spaceId: string;
   staffUserId: string;
   roomId: string | null;
+  /** The thread the question was asked in (the answer goes there too); absent or null at a room's top level. */
+  threadRootId?: string | null;
   taskId: string | null;
   sourceMessageId: string | null;
   askedBy: string;
@@ -93,6 +95,7 @@ export class ReplyQueue {
         trigger: "chat",
         staffUserId: account.userId,
         roomId: message.chat_room_id,
+        threadRootId: message.thread_root_id,
         taskId: null,
         sourceMessageId: message.id,
         prompt: message.content,

@@ -21,6 +21,8 @@ import { taskTools, WRITING_TASK_TOOLS } from "./replies.task-tools";
 export interface ReplyScope {
   actor: SpaceActor;
   roomId: string | null;
+  /** The thread asked in: the conversation is the thread's. */
+  threadRootId?: string | null;
   taskId: string | null;
   nameOf(userId: string | null): string;
   /** The member a tool names: by user id, or by display name ignoring case. */
@@ -59,7 +61,7 @@ export function recentConversation(services: ToolServices, scope: ReplyScope, li
         .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
     : scope.roomId
       ? services.chat
-          .latestMessages(scope.actor, scope.roomId, limit)
+          .latestMessages(scope.actor, scope.roomId, limit, scope.threadRootId ?? null)
           .filter((m) => m.deletedAt === null)
           .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
       : [];
