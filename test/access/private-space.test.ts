@@ -143,6 +143,8 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["POST /chat-rooms",                                         "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["DELETE /chat-rooms/:roomId",                               "chat.write",  "2xx",    "2xx",      "room",   "403",    "room",     "403"],
   ["GET /chat-rooms/:roomId/messages",                         "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["GET /chat-rooms/:roomId/messages/:messageId/replies",      "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /chat-rooms/:roomId/uploads",                         "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["POST /chat-rooms/:roomId/messages",                        "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["PATCH /chat-rooms/:roomId/messages/:messageId",            "member",      "2xx",    "2xx",      "2xx",    "author", "2xx",      "author"],
   ["DELETE /chat-rooms/:roomId/messages/:messageId",           "member",      "2xx",    "2xx",      "2xx",    "chat",   "2xx",      "chat"],
@@ -607,6 +609,9 @@ const PLANS: Record<string, Plan> = {
   "POST /files/text": { build: () => ({ body: { name: unique("text.md"), content: "hello" } }) },
   "POST /files/upload": {
     build: async () => multipart(unique("upload.bin"), new Uint8Array([9, 8, 7]), "application/octet-stream"),
+  },
+  "POST /chat-rooms/:roomId/uploads": {
+    build: async () => multipart(unique("shot.png"), new Uint8Array([137, 80, 78, 71]), "image/png"),
   },
   "PUT /files/:nodeId/content": {
     build: async ({ rows, live }) => ({
