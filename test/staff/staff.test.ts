@@ -263,6 +263,35 @@ describe("instructions (contract §11)", () => {
   });
 });
 
+describe("grant only what you hold (staff)", () => {
+  it("a manager without org.manage cannot change, repoint or delete a staff member holding Owner: 403, nothing changed", async () => {
+    const orgBase = `/api/v1/organizations/${org.id}`;
+    const role = await org.owner.api.post(`${orgBase}/roles`, {
+      name: "Staff ops",
+      permissions: ["org.members.manage", "spaces.create", "tasks.write", "chat.write", "files.read", "files.write"],
+    });
+    const manager = await addMember(org, ["Member"]);
+    await org.owner.api.put(`${orgBase}/members/${manager.id}/roles`, { role_ids: [role.body.role.id] });
+    const mighty = await addStaff(org, { name: "Mighty", role_ids: [org.roles.Owner] });
+    const path = `${base}/${mighty.account.id}`;
+    const patched = await manager.api.patch(path, { agent_default_repo_url: "https://git.example.com/elsewhere" });
+    expect(patched.status).toBe(403);
+    expect(patched.body).toEqual({ error: "missing permission: org.manage" });
+    const deleted = await manager.api.delete(path);
+    expect(deleted.status).toBe(403);
+    expect(deleted.body).toEqual({ error: "missing permission: org.manage" });
+    const listed = (await org.owner.api.get(base)).body.service_accounts as {
+      id: string;
+      agent_default_repo_url: string | null;
+    }[];
+    expect(listed.find((a) => a.id === mighty.account.id)?.agent_default_repo_url).toBeNull();
+    // A staff member whose roles the manager holds is theirs to change.
+    const plain = await addStaff(org, { name: "Plain", role_ids: [org.roles.Member] });
+    expect((await manager.api.patch(`${base}/${plain.account.id}`, { instructions: "Be brief." })).status).toBe(200);
+    expect((await manager.api.delete(`${base}/${plain.account.id}`)).status).toBe(204);
+  });
+});
+
 describe("DELETE .../service-accounts/{id}", () => {
   it("removes account, user and membership; the token stops working at once", async () => {
     const { account, token } = await addStaff(org);

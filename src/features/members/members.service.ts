@@ -151,6 +151,17 @@ export class MembersService {
     return this.store.members(actor.orgId);
   }
 
+  /**
+   * Changing or removing a member (a staff member's settings or token included) needs every permission their
+   * roles hold, as taking those roles away would: `org.members.manage` alone does not repoint an Owner.
+   */
+  assertHoldsRolesOf(actor: OrgActor, userId: string): void {
+    assertCanGrant(
+      actor.permissions,
+      this.store.rolesByIds(actor.orgId, this.store.memberRoleIds(actor.orgId, userId)),
+    );
+  }
+
   removeMember(actor: OrgActor, userId: string): void {
     if (userId === actor.userId) throw invalid("cannot remove yourself");
     this.uow.write((unit) => {
@@ -162,7 +173,7 @@ export class MembersService {
       const roleIds = this.store.memberRoleIds(actor.orgId, userId);
       const isOwner = roleIds.includes(owner.id);
       // Removing a member takes their roles away: it needs what taking them away by PUT roles needs.
-      assertCanGrant(actor.permissions, this.store.rolesByIds(actor.orgId, roleIds));
+      this.assertHoldsRolesOf(actor, userId);
       assertKeepsAnOwner(this.store.countPeopleWithRole(owner.id), isOwner);
       const member = this.store.member(actor.orgId, userId);
       this.store.removeMember(actor.orgId, userId);

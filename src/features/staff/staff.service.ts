@@ -77,6 +77,7 @@ export class StaffService {
     const now = Date.now();
     return this.uow.write((unit) => {
       const account = this.require(actor, id);
+      this.members.assertHoldsRolesOf(actor, account.userId);
       const provider = input.provider ?? account.provider;
       let model = input.modelrouter_model ?? account.modelrouterModel;
       if (provider === "modelrouter" && !model) {
@@ -111,6 +112,7 @@ export class StaffService {
   delete(actor: OrgActor, id: string): void {
     this.uow.write((unit) => {
       const account = this.require(actor, id);
+      this.members.assertHoldsRolesOf(actor, account.userId);
       this.tasks.unassignAll(actor.orgId, account.userId);
       this.chat.removeReactionsOf(actor.orgId, account.userId);
       // The service account goes with its user.
