@@ -130,11 +130,13 @@ describe("PUT .../integrations/{provider}", () => {
     expect(Date.parse(res.body.integration.updated_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(res.text).not.toContain(key);
 
-    // Every member now reads the same thing, still without the key.
-    for (const api of [org.owner.api, member.api, viewer.api, staff.api]) {
+    // The owner reads the same; every other member that a key is set, without its hint; none the key.
+    const owner = seen(await org.owner.api.get(path("modelrouter")));
+    expect(owner.body).toEqual(res.body);
+    for (const api of [member.api, viewer.api, staff.api]) {
       const got = seen(await api.get(path("modelrouter")));
       expect(got.status).toBe(200);
-      expect(got.body).toEqual(res.body);
+      expect(got.body).toEqual({ integration: { ...res.body.integration, key_hint: null } });
       expect(got.text).not.toContain(key);
     }
   });
@@ -151,10 +153,15 @@ describe("PUT .../integrations/{provider}", () => {
       configured: true,
       key_hint: `****${agentKey.slice(-4)}`,
     });
-    expect(seen(await member.api.get(path("modelrouter"))).body.integration.key_hint).toBe(
+    expect(seen(await org.owner.api.get(path("modelrouter"))).body.integration.key_hint).toBe(
       `****${routerKey.slice(-4)}`,
     );
-    expect(seen(await member.api.get(path("agent"))).body.integration.key_hint).toBe(`****${agentKey.slice(-4)}`);
+    expect(seen(await org.owner.api.get(path("agent"))).body.integration.key_hint).toBe(`****${agentKey.slice(-4)}`);
+    // Members see that a key is set, not its hint: that is for those who manage it.
+    expect(seen(await member.api.get(path("agent"))).body.integration).toMatchObject({
+      configured: true,
+      key_hint: null,
+    });
   });
 
   it("replaces the stored key: a new hint and a newer updated_at", async () => {
@@ -167,7 +174,9 @@ describe("PUT .../integrations/{provider}", () => {
     expect(Date.parse(second.body.integration.updated_at)).toBeGreaterThan(
       Date.parse(first.body.integration.updated_at),
     );
-    expect(seen(await viewer.api.get(path("agent"))).body).toEqual(second.body);
+    expect(seen(await viewer.api.get(path("agent"))).body).toEqual({
+      integration: { ...second.body.integration, key_hint: null },
+    });
   });
 
   it("answers 400 naming api_key when it is missing, empty, not a string or not sendable in a header", async () => {

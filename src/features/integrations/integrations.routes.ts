@@ -20,12 +20,13 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
       "/:provider",
       ({ actor, params }) => {
         const provider = providerOf(params.provider);
-        return { integration: presentIntegration(provider, integrations.get(actor, provider)) };
+        const hint = actor.permissions.has("org.manage");
+        return { integration: presentIntegration(provider, integrations.get(actor, provider), hint) };
       },
       {
         permission: "member",
         detail: doc(
-          "Whether the provider's key (`modelrouter` or `agent`) is set, with its hint",
+          "Whether the provider's key (`modelrouter` or `agent`) is set, with its hint for `org.manage` (null to others)",
           { 200: answer },
           PROVIDER,
         ),
