@@ -300,6 +300,17 @@ describe("staff and provider keys", () => {
         changes: { name: { from: "Sage", to: "Sage Two" }, agent_default_ref: { from: null, to: "main" } },
       },
     });
+    const rotated = await oneRecordOf(async () => {
+      const res = await ok(org.owner.api.post(`${base}/service-accounts/${account.id}/token`), 200);
+      secrets.push(res.body.token);
+    });
+    expect(rotated).toMatchObject({
+      ...by(org.owner, "Olivia Owner"),
+      action: "service_account.token.rotated",
+      target_type: "service_account",
+      target_id: account.id,
+      target_label: "Sage Two",
+    });
     const deleted = await oneRecordOf(() => ok(org.owner.api.delete(`${base}/service-accounts/${account.id}`), 204));
     expect(deleted).toMatchObject({
       action: "service_account.deleted",

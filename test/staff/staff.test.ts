@@ -34,6 +34,7 @@ describe("POST .../service-accounts", () => {
       "name",
       "organization_id",
       "provider",
+      "token_expires_at",
       "user_id",
     ]);
     expect(account).toMatchObject({
@@ -45,6 +46,7 @@ describe("POST .../service-accounts", () => {
       agent_default_repo_url: null,
       agent_default_ref: null,
       instructions: "",
+      token_expires_at: null,
     });
     expect(account.id).toMatch(UUID);
     expect(account.created_at).toMatch(TIMESTAMP);
@@ -127,6 +129,58 @@ describe("sa_ tokens", () => {
     const email = members.body.members.find((m: { user_id: string }) => m.user_id === account.user_id).email;
     const res = await org.anon.post("/api/v1/auth/login", { email, password: "anything-at-all" });
     expect(res.status).toBe(401);
+  });
+});
+
+describe("token rotation and expiry (issue: sa_ tokens never expired)", () => {
+  it("POST .../token gives a new token once; the old one is dead at once, the new one works", async () => {
+    const staff = await addStaff(org);
+    expect(staff.account.token_expires_at).toBeNull();
+    const rotated = await org.owner.api.post(`${base}/${staff.account.id}/token`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.token).toMatch(/^sa_/);
+    expect(rotated.body.token).not.toBe(staff.token);
+    expect(rotated.body.service_account).toMatchObject({ id: staff.account.id, token_expires_at: null });
+    expect((await staff.api.get("/api/v1/me")).status).toBe(401);
+    expect((await client(server.url, rotated.body.token).get("/api/v1/me")).status).toBe(200);
+    // Listed, the account never shows a token.
+    expect(JSON.stringify((await org.owner.api.get(base)).body)).not.toContain(rotated.body.token);
+  });
+
+  it("takes token_expires_at at creation and at rotation: in the future, else 400; past it the token is 401", async () => {
+    const soon = new Date(Date.now() + 1500).toISOString();
+    const made = await org.owner.api.post(base, { name: "Shortlived", token_expires_at: soon });
+    expect(made.status).toBe(201);
+    expect(made.body.service_account.token_expires_at).toBe(soon);
+    const api = client(server.url, made.body.token);
+    expect((await api.get("/api/v1/me")).status).toBe(200);
+    await Bun.sleep(1600);
+    expect((await api.get("/api/v1/me")).status).toBe(401);
+    for (const body of [{ token_expires_at: "2001-01-01T00:00:00Z" }, { token_expires_at: "tomorrow" }]) {
+      const res = await org.owner.api.post(`${base}/${made.body.service_account.id}/token`, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toMatch(/^token_expires_at: /);
+    }
+    const past = await org.owner.api.post(base, { name: "Never", token_expires_at: "2001-01-01T00:00:00Z" });
+    expect(past.status).toBe(400);
+    expect(past.body).toEqual({ error: "token_expires_at: must be in the future" });
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    const renewed = await org.owner.api.post(`${base}/${made.body.service_account.id}/token`, {
+      token_expires_at: later,
+    });
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.service_account.token_expires_at).toBe(later);
+    expect((await client(server.url, renewed.body.token).get("/api/v1/me")).status).toBe(200);
+  });
+
+  it("needs org.members.manage and every permission of the staff member's roles; 404 for an unknown one", async () => {
+    const staff = await addStaff(org, { role_ids: [org.roles.Owner] });
+    const refused = await member.api.post(`${base}/${staff.account.id}/token`);
+    expect(refused.status).toBe(403);
+    expect((await staff.api.get("/api/v1/me")).status).toBe(200);
+    const unknown = await org.owner.api.post(`${base}/00000000-0000-4000-8000-000000000000/token`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: "service account not found" });
   });
 });
 

@@ -1,5 +1,5 @@
 /** Service-account rows to JSON; the token hash never leaves. */
-import { iso } from "../../lib/ids";
+import { iso, isoOrNull } from "../../lib/ids";
 import type { ServiceAccountOut } from "./staff.schemas";
 import type { ServiceAccountRow } from "./staff.store";
 
@@ -16,5 +16,6 @@ export function presentServiceAccount(row: ServiceAccountRow): ServiceAccountOut
     agent_default_repo_url: row.agentDefaultRepoUrl,
     agent_default_ref: row.agentDefaultRef,
     instructions: row.instructions,
+    token_expires_at: isoOrNull(row.tokenExpiresAt),
   };
 }

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { presentServiceAccount } from "./staff.present";
-import { createServiceAccountIn, patchServiceAccountIn, serviceAccountOut } from "./staff.schemas";
+import { createServiceAccountIn, patchServiceAccountIn, rotateTokenIn, serviceAccountOut } from "./staff.schemas";
 import type { StaffService } from "./staff.service";
 
 export function staffRoutes(auth: AuthMacro, staff: StaffService) {
@@ -47,6 +47,23 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
           200: z.object({ service_account: serviceAccountOut }),
           404: "`service account not found`",
           409: "`a staff member with that name already exists`",
+        }),
+      },
+    )
+    .post(
+      "/:serviceAccountId/token",
+      ({ actor, params, body }) => {
+        const { account, token } = staff.rotateToken(actor, params.serviceAccountId, body ?? {});
+        return { service_account: presentServiceAccount(account), token };
+      },
+      {
+        permission: "org.members.manage",
+        body: rotateTokenIn,
+        detail: doc("A new `sa_` token for the staff member, shown only here; the old one stops working at once", {
+          200: z.object({ service_account: serviceAccountOut, token: z.string() }),
+          400: "`token_expires_at: must be in the future`",
+          403: "A caller without every permission of the staff member's roles: `missing permission: <permission>`",
+          404: "`service account not found`",
         }),
       },
     )

@@ -1,6 +1,6 @@
 /** Request and response schemas of the service-account routes. */
 import { z } from "zod";
-import { nameIn, oneLine, repoUrlIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
+import { nameIn, oneLine, repoUrlIn, timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
 
 const provider = z.enum(["modelrouter", "agent"]);
 /** A model name or a git ref: sent to a provider and shown in messages, so one line, and not blank ("": the default). */
@@ -24,6 +24,8 @@ export const serviceAccountOut = z
     agent_default_repo_url: z.string().nullable(),
     agent_default_ref: z.string().nullable(),
     instructions: z.string(),
+    /** When its `sa_` token stops working; null: never (until rotated or the account is deleted). */
+    token_expires_at: timestampOut.nullable(),
   })
   .meta({ id: "ServiceAccount" });
 export type ServiceAccountOut = z.infer<typeof serviceAccountOut>;
@@ -36,6 +38,8 @@ export const createServiceAccountIn = z.object({
   agent_default_ref: optionalText.optional(),
   instructions: instructions.optional(),
   role_ids: z.array(uuidIn).max(100).optional(),
+  /** When the token stops working (in the future); omitted or null: never. */
+  token_expires_at: timestampIn("token_expires_at: must be an RFC 3339 timestamp").nullable().optional(),
 });
 export type CreateServiceAccountIn = z.infer<typeof createServiceAccountIn>;
 
@@ -48,3 +52,11 @@ export const patchServiceAccountIn = z.object({
   instructions: instructions.optional(),
 });
 export type PatchServiceAccountIn = z.infer<typeof patchServiceAccountIn>;
+
+/** `POST .../service-accounts/{id}/token`: a new token, expiring when given (none: never). */
+export const rotateTokenIn = z
+  .object({
+    token_expires_at: timestampIn("token_expires_at: must be an RFC 3339 timestamp").nullable().optional(),
+  })
+  .nullish();
+export type RotateTokenIn = z.infer<typeof rotateTokenIn>;

@@ -11,7 +11,7 @@ import type { ChatService } from "../chat/chat.service";
 import type { MembersService } from "../members/members.service";
 import type { TasksService } from "../tasks/tasks.service";
 import { presentServiceAccount } from "./staff.present";
-import type { CreateServiceAccountIn, PatchServiceAccountIn } from "./staff.schemas";
+import type { CreateServiceAccountIn, PatchServiceAccountIn, RotateTokenIn } from "./staff.schemas";
 import type { Mentionable, ServiceAccountRow, StaffStore } from "./staff.store";
 
 export type { Mentionable, ServiceAccountRow } from "./staff.store";
@@ -61,7 +61,7 @@ export class StaffService {
         agentDefaultRef: orNull(input.agent_default_ref),
         instructions: input.instructions ?? "",
         tokenHash: hashToken(token),
-        tokenExpiresAt: null,
+        tokenExpiresAt: expiryOf(input.token_expires_at, now),
         createdAt: now,
         updatedAt: now,
       };
@@ -121,6 +121,31 @@ export class StaffService {
     });
   }
 
+  /**
+   * A new `sa_` token for the staff member, shown once; the old one stops working at once. Needs what changing the
+   * staff member needs (every permission its roles hold).
+   */
+  rotateToken(
+    actor: OrgActor,
+    id: string,
+    input: NonNullable<RotateTokenIn>,
+  ): { account: ServiceAccountRow; token: string } {
+    const token = newToken("sa_");
+    const now = Date.now();
+    return this.uow.write((unit) => {
+      const account = this.require(actor, id);
+      this.members.assertHoldsRolesOf(actor, account.userId);
+      this.store.update(account.id, {
+        tokenHash: hashToken(token),
+        tokenExpiresAt: expiryOf(input.token_expires_at, now),
+        updatedAt: now,
+      });
+      const rotated = this.require(actor, id);
+      unit.emit(orgEvent(actor.orgId, "service_account.token.rotated", presentServiceAccount(rotated), actor));
+      return { account: rotated, token };
+    });
+  }
+
   /** The staff an organization's messages can mention, longest name first (a mention matches the longest). */
   mentionables(orgId: string): readonly Mentionable[] {
     return this.store.mentionables(orgId);
@@ -136,4 +161,12 @@ export class StaffService {
     if (!account) throw notFound("service account not found");
     return account;
   }
+}
+
+/** A token's expiry as given: null for none; a time not in the future is 400. */
+function expiryOf(given: string | null | undefined, now: number): number | null {
+  if (given === undefined || given === null) return null;
+  const at = Date.parse(given);
+  if (at <= now) throw invalid("token_expires_at: must be in the future");
+  return at;
 }
