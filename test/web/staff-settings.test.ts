@@ -8,6 +8,7 @@ import { screenshot } from "../helpers/browser";
 import { addStaff, type Org } from "../helpers/factories";
 import type { FakeProvider } from "../helpers/fake-providers";
 import { type BrowserGatewayWorld, browserGatewayWorld } from "../helpers/gateway-world";
+import { client } from "../helpers/http";
 
 const KEY = "sk-or-v1-browser-test-9f8e7d";
 
@@ -24,6 +25,22 @@ beforeAll(async () => {
 });
 afterEach(() => w.closePages());
 afterAll(() => w.stop());
+
+describe("a staff member's token", () => {
+  it("is replaced by New token: the new one shown once works, the old one answers 401", async () => {
+    const bot = await addStaff(org, { name: "Rotor" });
+    const page = await open(`/staff/${bot.account.user_id}`);
+    await page.getByText("Its token never expires.").waitFor();
+    await page.getByRole("button", { name: "New token" }).click();
+    await page.getByRole("button", { name: "Make a new token" }).click();
+    const dialog = page.getByRole("dialog", { name: "Rotor's new token" });
+    const token = await dialog.getByLabel("Token").inputValue();
+    expect(token).toMatch(/^sa_/);
+    await dialog.getByRole("button", { name: "I have saved it" }).click();
+    expect((await bot.api.get("/api/v1/me")).status).toBe(401);
+    expect((await client(org.owner.api.base, token).get("/api/v1/me")).status).toBe(200);
+  });
+});
 
 describe("staff instructions", () => {
   it("are typed with a character count, saved, and sent first in the next reply", async () => {

@@ -5,11 +5,11 @@
  */
 import { type FormEvent, useState } from "react";
 import type { Provider, ServiceAccount, ServiceAccountBody } from "../../../../src/api-types";
-import { ShownOnce } from "../../lib/dialogs";
+import { ConfirmDialog, ShownOnce } from "../../lib/dialogs";
 import { useAction } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { createServiceAccount, patchServiceAccount } from "./api";
+import { createServiceAccount, patchServiceAccount, rotateToken } from "./api";
 import { DEFAULT_MODEL, MAX_INSTRUCTIONS, PROVIDERS } from "./model";
 
 /**
@@ -197,7 +197,7 @@ export function CreateStaff({ onClose, onCreated }: { onClose: () => void; onCre
           <ShownOnce
             label="Token"
             value={created.token}
-            warning="This is the only time the token is shown: Tandem keeps only a hash of it. If it is lost, delete this staff member and create a new one."
+            warning="This is the only time the token is shown: Tandem keeps only a hash of it. If it is lost, make a new one from the staff member's page."
           />
           <div className="row end">
             <button type="button" className="primary" onClick={onClose}>
@@ -244,5 +244,56 @@ export function EditStaff({ account, onSaved }: { account: ServiceAccount; onSav
         </button>
       </div>
     </form>
+  );
+}
+
+/** Makes a staff member a new token (the old one stops working at once), then shows it once. */
+export function NewToken({ account, onRotated }: { account: ServiceAccount; onRotated: (a: ServiceAccount) => void }) {
+  const ws = useWorkspace();
+  const [asking, setAsking] = useState(false);
+  const [token, setToken] = useState<string | null>(null);
+  return (
+    <>
+      <p className="small muted">
+        {account.token_expires_at
+          ? `Its token works until ${new Date(account.token_expires_at).toLocaleString()}.`
+          : "Its token never expires."}{" "}
+        A new token ends the current one at once: scripts using it need the new one.
+      </p>
+      <button type="button" onClick={() => setAsking(true)}>
+        New token
+      </button>
+      {asking && (
+        <ConfirmDialog
+          title={`A new token for ${account.name}?`}
+          confirmLabel="Make a new token"
+          onClose={() => setAsking(false)}
+          onConfirm={async () => {
+            const answer = await rotateToken(ws.base, account.id);
+            onRotated(answer.service_account);
+            setAsking(false);
+            setToken(answer.token);
+          }}
+        >
+          <p>The current token of {account.name} stops working at once.</p>
+        </ConfirmDialog>
+      )}
+      {token && (
+        <Modal key="token" title={`${account.name}'s new token`} onClose={() => setToken(null)}>
+          <div className="stack">
+            <ShownOnce
+              label="Token"
+              value={token}
+              warning="This is the only time the token is shown: Tandem keeps only a hash of it."
+            />
+            <div className="row end">
+              <button type="button" className="primary" onClick={() => setToken(null)}>
+                I have saved it
+              </button>
+            </div>
+          </div>
+        </Modal>
+      )}
+    </>
   );
 }

@@ -14,7 +14,7 @@ import { useWorkspace } from "../../lib/workspace";
 import { ActivityFeed } from "./Activity";
 import { deleteServiceAccount, getIntegration, listServiceAccounts } from "./api";
 import { PROVIDERS } from "./model";
-import { CreateStaff, EditStaff } from "./StaffForm";
+import { CreateStaff, EditStaff, NewToken } from "./StaffForm";
 
 /** A staff member as listed: the account when the viewer may manage staff, else only the member. */
 interface StaffMember {
@@ -210,6 +210,12 @@ function StaffDetail({
               key={account.id}
               account={account}
               onSaved={(saved) => list.setAccounts((data) => data?.map((a) => (a.id === saved.id ? saved : a)))}
+            />
+            <hr />
+            <h3>Token</h3>
+            <NewToken
+              account={account}
+              onRotated={(saved) => list.setAccounts((data) => data?.map((a) => (a.id === saved.id ? saved : a)))}
             />
             <hr />
             <h3 className="danger-title">Remove from the staff</h3>

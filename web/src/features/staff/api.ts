@@ -31,6 +31,11 @@ export async function patchServiceAccount(
     .service_account;
 }
 
+/** A new token for a staff member, shown only in this answer; the old one stops working at once. */
+export function rotateToken(base: string, id: string): Promise<CreatedServiceAccount> {
+  return api<CreatedServiceAccount>("POST", `${base}/service-accounts/${id}/token`);
+}
+
 /** Deletes a staff member: it leaves the organization and its token stops working. */
 export async function deleteServiceAccount(base: string, id: string): Promise<void> {
   await api("DELETE", `${base}/service-accounts/${id}`);
