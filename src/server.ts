@@ -147,6 +147,7 @@ async function serveLocked(
   const maintain = inBackground("maintenance", () => {
     services.auth.pruneExpired();
     services.files.collectGarbage();
+    services.versions.thinAged();
     services.webhooks.pruneDeliveries();
   });
   // Off the start-up path: the first round runs once the server is already answering.

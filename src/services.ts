@@ -58,6 +58,8 @@ import { StaffStore } from "./features/staff/staff.store";
 import { TasksService } from "./features/tasks/tasks.service";
 import { TasksStore } from "./features/tasks/tasks.store";
 import { TunnelsService } from "./features/tunnels/tunnels.service";
+import { VersionsService } from "./features/versions/versions.service";
+import { VersionsStore } from "./features/versions/versions.store";
 import { JobsStore } from "./jobs/jobs.store";
 import { JobQueue } from "./jobs/queue";
 import { JobRunner } from "./jobs/runner";
@@ -141,10 +143,17 @@ export function createServices(conn: Connection, config: Config, options: Servic
     {
       stored: (unit, nodeId, scope) => files.documentStored(unit, nodeId, scope),
       failed: (error, nodeId) => options.onDocError?.(error, nodeId),
+      history: {
+        before: (unit, nodeId, scope, authors) => versions.before(unit, nodeId, scope, authors),
+        keep: (unit, nodeId, scope, authors) => versions.keep(unit, nodeId, scope, authors),
+      },
     },
     options.docs,
   );
   const files: FilesService = new FilesService(uow, new FilesStore(db), config.maxUploadBytes, docs);
+  // A text file's versions, kept as its document tells; they go with the file.
+  const versions: VersionsService = new VersionsService(uow, new VersionsStore(db), files);
+  versions.listen(events);
   const jobsStore = new JobsStore(db);
   const jobs = new JobQueue(uow, jobsStore);
   const tuning = options.jobs ?? {};
@@ -294,6 +303,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     tunnels,
     webhooks,
     proposals,
+    versions,
     activity,
     search,
     inbox,
