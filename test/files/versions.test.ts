@@ -8,6 +8,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import * as Y from "yjs";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { TIMESTAMP, UUID } from "../helpers/http";
 import { scenarios } from "../helpers/scenarios";
@@ -335,6 +336,22 @@ describe("POST .../files/{id}/versions/{versionId}/restore", () => {
     }
     expect(before).toContain("changed");
     for (const word of typed) expect(text.includes(word) || before.includes(word), word).toBe(true);
+  });
+
+  it("changes only the lines that differ: an editor's cursor in an unchanged line stays where it was", async () => {
+    const lines = Array.from({ length: 20 }, (_, i) => `line ${i}`);
+    const original = `${lines.join("\n")}\n`;
+    const file = await textFile(original);
+    await put(file.id, original.replace("line 3\n", "line three\n").replace("line 15\n", "line fifteen\n"));
+    const [, version] = await versions(file.id);
+    const a = await editor(file.id);
+    // A cursor after "line 1" of "line 10", as an editor keeps it: relative to the text around it.
+    const offset = a.text().indexOf("line 10") + 6;
+    const cursor = Y.createRelativePositionFromTypeIndex(a.doc.getText("content"), offset);
+    expect((await member.api.post(`${versionsOf(file.id)}/${version.id}/restore`)).status).toBe(200);
+    await eventually(() => a.text() === original, "the editor sees the restore");
+    const moved = Y.createAbsolutePositionFromRelativePosition(cursor, a.doc);
+    expect(moved?.index).toBe(original.indexOf("line 10") + 6);
   });
 
   it("restores a version of before several edits, and a restore can itself be undone by restoring again", async () => {
