@@ -78,8 +78,10 @@ export interface ServiceOptions {
   onEventError?: (error: unknown) => void;
   /** Where a document that could not be stored or loaded is reported. */
   onDocError?: (error: unknown, nodeId: string) => void;
-  /** Document memory settings (tests shorten the idle time). */
+  /** Document memory settings (tests shorten the idle time and the editing session of a version). */
   docs?: RegistryOptions;
+  /** The clock versions are stamped and thinned by (bench/versions.ts runs a simulated month). */
+  versionsClock?: () => number;
   /** Where the job runner reports; without one (CLI commands) jobs are stored but never run. */
   log?: Logger;
   /** Reply pacing and job leases (tests shrink them). */
@@ -144,7 +146,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
       stored: (unit, nodeId, scope) => files.documentStored(unit, nodeId, scope),
       failed: (error, nodeId) => options.onDocError?.(error, nodeId),
       history: {
-        before: (unit, nodeId, scope, authors) => versions.before(unit, nodeId, scope, authors),
+        before: (unit, nodeId, scope, authors, replaced) => versions.before(unit, nodeId, scope, authors, replaced),
         keep: (unit, nodeId, scope, authors) => versions.keep(unit, nodeId, scope, authors),
       },
     },
@@ -152,7 +154,9 @@ export function createServices(conn: Connection, config: Config, options: Servic
   );
   const files: FilesService = new FilesService(uow, new FilesStore(db), config.maxUploadBytes, docs);
   // A text file's versions, kept as its document tells; they go with the file.
-  const versions: VersionsService = new VersionsService(uow, new VersionsStore(db), files);
+  const versions: VersionsService = new VersionsService(uow, new VersionsStore(db), files, {
+    now: options.versionsClock,
+  });
   versions.listen(events);
   const jobsStore = new JobsStore(db);
   const jobs = new JobQueue(uow, jobsStore);

@@ -62,13 +62,19 @@ interface Applied {
   origin: Peer | null;
   /** Who made the change: the peer's user, or the person a server write is made for. */
   author: string | null;
-  /** A write of the server's on someone's behalf: a version is kept before and after it. */
-  checkpoint: boolean;
+  /**
+   * A write of the server's on someone's behalf (a version is kept before and after it): the text it replaced,
+   * as the document held it (edits applied and not yet stored included). Null for an editor's update.
+   */
+  replaced: string | null;
 }
 
-/** The origin of a server write made for a person (`DocRegistry.edit`). */
+/** The origin of a server write made for a person (`DocRegistry.edit`), with the text before it. */
 class ServerEdit {
-  constructor(readonly author: string) {}
+  constructor(
+    readonly author: string,
+    readonly replaced: string,
+  ) {}
 }
 
 /**
@@ -77,11 +83,11 @@ class ServerEdit {
  */
 export interface DocHistory {
   /**
-   * A change is about to be stored and the stored text is still the one before it: an editing session starts,
-   * or a server write comes. Keeps that text as a version unless it is kept already; `authors` changed the
-   * document since the last version.
+   * A change is about to be stored: an editing session starts (`replaced` null: the stored text is the one
+   * before it), or a server write comes (`replaced`: the text it replaces). Keeps that text as a version unless
+   * it is kept already; `authors` changed the document since the last version.
    */
-  before(unit: Unit, nodeId: string, scope: DocScope, authors: ReadonlySet<string>): void;
+  before(unit: Unit, nodeId: string, scope: DocScope, authors: ReadonlySet<string>, replaced: string | null): void;
   /** Keeps the stored text as a version (a session ended, a server write was stored), made by `authors`. */
   keep(unit: Unit, nodeId: string, scope: DocScope, authors: ReadonlySet<string>): void;
 }
@@ -283,7 +289,7 @@ export class DocRegistry {
     const live = this.open(nodeId, scope);
     if (!live) return false;
     const before = live.lastStored;
-    live.doc.transact(() => change(live.doc), new ServerEdit(author));
+    live.doc.transact(() => change(live.doc), new ServerEdit(author, live.text()));
     if (live.lastStored !== before) {
       const error = await live.lastStored;
       if (error) throw error;
@@ -339,10 +345,11 @@ export class DocRegistry {
   private changed(live: LiveDoc, update: Uint8Array, origin: unknown): void {
     if (live.peers.has(origin as Peer)) {
       const peer = origin as Peer;
-      live.pending.push({ update, origin: peer, author: peer.userId, checkpoint: false });
+      live.pending.push({ update, origin: peer, author: peer.userId, replaced: null });
+    } else if (origin instanceof ServerEdit) {
+      live.pending.push({ update, origin: null, author: origin.author, replaced: origin.replaced });
     } else {
-      const author = origin instanceof ServerEdit ? origin.author : null;
-      live.pending.push({ update, origin: null, author, checkpoint: author !== null });
+      live.pending.push({ update, origin: null, author: null, replaced: null });
     }
     live.inflight++;
     live.lastStored = this.commits
@@ -370,14 +377,14 @@ export class DocRegistry {
     live.pending = [];
     if (batch.length === 0 || live.failed) return null;
     const update = batch.length === 1 ? (batch[0] as Applied).update : Y.mergeUpdates(batch.map((a) => a.update));
-    const checkpoint = this.beginVersion(unit, live, batch);
+    const writers = this.beginVersion(unit, live, batch);
     const now = Date.now();
     this.persistence.append(live.nodeId, update, live.text(), now);
     if (++live.logged >= this.compactEvery) {
       this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), now);
       live.logged = 0;
     }
-    if (checkpoint) this.hooks.history.keep(unit, live.nodeId, live.scope, checkpoint);
+    if (writers) this.hooks.history.keep(unit, live.nodeId, live.scope, writers);
     this.hooks.stored(unit, live.nodeId, live.scope);
     return { batch, update };
   }
@@ -389,21 +396,21 @@ export class DocRegistry {
    * for the version of the text after it.
    */
   private beginVersion(unit: Unit, live: LiveDoc, batch: readonly Applied[]): Set<string> | null {
-    const checkpoint = batch.some((a) => a.checkpoint);
-    if (live.authors === null || checkpoint)
-      this.hooks.history.before(unit, live.nodeId, live.scope, live.authors ?? NOBODY);
+    const replaced = batch.find((a) => a.replaced !== null)?.replaced ?? null;
+    const serverWrite = replaced !== null;
+    if (live.authors === null || serverWrite)
+      this.hooks.history.before(unit, live.nodeId, live.scope, live.authors ?? NOBODY, replaced);
     let authors = live.authors;
-    if (checkpoint) {
+    if (serverWrite) {
       this.stopVersionTimer(live);
       live.authors = null;
       authors = new Set();
     } else if (authors === null) {
       authors = live.authors = new Set();
-      live.versionTimer = setTimeout(() => this.endSession(live), this.versionEveryMs);
-      live.versionTimer.unref?.();
+      this.startVersionTimer(live);
     }
     for (const applied of batch) if (applied.author !== null) authors.add(applied.author);
-    return checkpoint ? authors : null;
+    return serverWrite ? authors : null;
   }
 
   /** The editing session's time is up: its version is kept (what is stored of it by now). */
@@ -417,9 +424,13 @@ export class DocRegistry {
     } catch (error) {
       // Kept open: the next try comes after another interval, or when the document unloads.
       this.hooks.failed(error, live.nodeId);
-      live.versionTimer = setTimeout(() => this.endSession(live), this.versionEveryMs);
-      live.versionTimer.unref?.();
+      this.startVersionTimer(live);
     }
+  }
+
+  private startVersionTimer(live: LiveDoc): void {
+    live.versionTimer = setTimeout(() => this.endSession(live), this.versionEveryMs);
+    live.versionTimer.unref?.();
   }
 
   private stopVersionTimer(live: LiveDoc): void {

@@ -128,3 +128,16 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path });
   return path;
 }
+
+/** What a collaborative editor shows, line by line, without other people's cursor labels or the placeholder. */
+export function editorText(page: Page): Promise<string> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".cm-content .cm-line")]
+      .map((line) => {
+        const copy = line.cloneNode(true) as HTMLElement;
+        for (const extra of copy.querySelectorAll(".cm-ySelectionCaret, .cm-placeholder")) extra.remove();
+        return copy.textContent ?? "";
+      })
+      .join("\n"),
+  );
+}

@@ -38,19 +38,32 @@ export function replaceText(doc: Y.Doc, next: string): void {
   const parts = removed.includes("\n") && inserted.includes("\n") ? lineChanges(removed, inserted) : undefined;
   doc.transact(() => {
     if (!parts) {
-      if (removed) text.delete(start, removed.length);
-      if (inserted) text.insert(start, inserted);
+      replace(text, start, removed.length, inserted);
       return;
     }
     let at = start;
-    for (const part of parts) {
-      if (part.removed) text.delete(at, part.value.length);
-      else if (part.added) {
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i] as (typeof parts)[number];
+      if (part.added) {
         text.insert(at, part.value);
         at += part.value.length;
+      } else if (part.removed) {
+        const by = parts[i + 1]?.added ? (parts[++i] as (typeof parts)[number]).value : "";
+        at += replace(text, at, part.value.length, by);
       } else at += part.value.length;
     }
   });
+}
+
+/**
+ * Replaces `length` characters at `at` with `by`; returns `by`'s length. The new text goes in before the old
+ * is deleted, so it lands before the deleted characters: what someone types meanwhile right after the old
+ * text (where their cursor was) then stays after the new text rather than ahead of it.
+ */
+function replace(text: Y.Text, at: number, length: number, by: string): number {
+  if (by) text.insert(at, by);
+  if (length > 0) text.delete(at + by.length, length);
+  return by.length;
 }
 
 /**

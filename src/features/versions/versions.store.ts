@@ -30,14 +30,20 @@ export const SUBTREE_VERSIONS_DELETE_SQL = `
 export class VersionsStore {
   constructor(private readonly db: Db) {}
 
-  private readonly ofNode = prepared(() =>
-    this.db
-      .select(meta)
-      .from(fileVersions)
-      .where(eq(fileVersions.nodeId, p("nodeId")))
-      .orderBy(desc(fileVersions.createdAt), desc(fileVersions.id))
-      .prepare(),
-  );
+  /** A file's versions (without content), newest first: all of them, or the newest `limit`. */
+  private newestFirst(limit?: number) {
+    return prepared(() => {
+      const query = this.db
+        .select(meta)
+        .from(fileVersions)
+        .where(eq(fileVersions.nodeId, p("nodeId")))
+        .orderBy(desc(fileVersions.createdAt), desc(fileVersions.id));
+      return (limit === undefined ? query : query.limit(limit)).prepare();
+    });
+  }
+
+  private readonly ofNode = this.newestFirst();
+  private readonly latest = this.newestFirst(1);
 
   /** A file's versions, newest first. */
   list(nodeId: string): VersionMeta[] {
@@ -56,16 +62,6 @@ export class VersionsStore {
   get(nodeId: string, id: string): VersionRow | undefined {
     return this.one().all({ nodeId, id })[0];
   }
-
-  private readonly latest = prepared(() =>
-    this.db
-      .select(meta)
-      .from(fileVersions)
-      .where(eq(fileVersions.nodeId, p("nodeId")))
-      .orderBy(desc(fileVersions.createdAt), desc(fileVersions.id))
-      .limit(1)
-      .prepare(),
-  );
 
   /** A file's newest version, without its content. */
   newest(nodeId: string): VersionMeta | undefined {
