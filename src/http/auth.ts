@@ -18,6 +18,7 @@ import type { OrgActor, Principal, SpaceActor } from "../core/actor";
 import { invalid } from "../core/errors";
 import type { Need } from "../core/permissions";
 import { lowerUuid } from "../lib/ids";
+import { clientAddress } from "./base";
 import { assertPathIds } from "./path-ids";
 
 /** The macro plugin type, for route modules. */
@@ -38,6 +39,7 @@ interface TransformContext {
   body: unknown;
   request: Request;
   path: string;
+  server: Parameters<typeof clientAddress>[0]["server"];
 }
 
 /** A string field of a JSON object body, if there is one. */
@@ -99,7 +101,7 @@ export function authMacro(
    */
   const orgTransform =
     (need: Need, fallback: () => string | undefined) =>
-    async ({ params, query, body, request, path: requestPath }: TransformContext) => {
+    async ({ params, query, body, request, path: requestPath, server }: TransformContext) => {
       const given = credential(request);
       const principal = await auth.authenticate(given);
       lowerIds(params as Raw);
@@ -116,7 +118,7 @@ export function authMacro(
       const actor = access.orgActor(principal, orgId, need);
       assertPathIds(pathIds, requestPath);
       const recheck = recheckOf(auth, () => void access.orgActor(auth.reauthenticate(given, principal), orgId, need));
-      resolved.set(request, { ...actor, recheck });
+      resolved.set(request, { ...actor, recheck, address: clientAddress({ server, request }) });
     };
 
   return new Elysia({ name: "auth-macro", seed: ++instances }).macro({
@@ -125,9 +127,10 @@ export function authMacro(
     /** Any valid token; the route is outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
-      transform: async ({ params, request }) => {
+      transform: async ({ params, request, server }) => {
         lowerIds(params as Raw);
-        resolved.set(request, await auth.authenticate(credential(request)));
+        const principal = await auth.authenticate(credential(request));
+        resolved.set(request, { ...principal, address: clientAddress({ server, request }) });
       },
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
@@ -152,7 +155,7 @@ export function authMacro(
      */
     space: (need: Need) => ({
       detail: mark({ "x-permission": need, "x-space": true }),
-      transform: async ({ params, request, path }) => {
+      transform: async ({ params, request, path, server }) => {
         lowerIds(params as Raw);
         const { orgId, spaceId } = params as Record<string, string>;
         const given = credential(request);
@@ -160,7 +163,8 @@ export function authMacro(
         const actor = access.spaceActor(principal, orgId, spaceId ?? "", need);
         assertPathIds(params as Raw, path);
         const recheck = () => void access.spaceActor(auth.reauthenticate(given, principal), orgId, spaceId ?? "", need);
-        const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, recheck) };
+        const address = clientAddress({ server, request });
+        const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, recheck), address };
         resolved.set(request, spaceActor);
       },
       resolve: ({ request }) => ({ actor: take<SpaceActor>(request) }),
