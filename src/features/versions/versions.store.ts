@@ -27,6 +27,10 @@ export const SUBTREE_VERSIONS_DELETE_SQL = `
   )
   DELETE FROM file_versions WHERE node_id IN (SELECT id FROM sub)`;
 
+/** The files with versions made in [$from, $to): the hourly maintenance reads the versions' index once. */
+export const NODES_WITH_VERSIONS_BETWEEN_SQL =
+  "SELECT DISTINCT node_id FROM file_versions WHERE created_at >= $from AND created_at < $to";
+
 export class VersionsStore {
   constructor(private readonly db: Db) {}
 
@@ -118,15 +122,13 @@ export class VersionsStore {
   }
 
   private readonly agedBetween = prepared(() =>
-    this.db.$client.query<{ node_id: string }, [number, number]>(
-      "SELECT DISTINCT node_id FROM file_versions WHERE created_at >= ? AND created_at < ?",
-    ),
+    this.db.$client.query<{ node_id: string }, { from: number; to: number }>(NODES_WITH_VERSIONS_BETWEEN_SQL),
   );
 
   /** Files with versions made in [from, to). */
   nodesWithVersionsBetween(from: number, to: number): string[] {
     return this.agedBetween()
-      .all(from, to)
+      .all({ from, to })
       .map((row) => row.node_id);
   }
 }
