@@ -244,7 +244,7 @@ export function FileView({
   const [reviewing, setReviewing] = useState<string | null>(null);
   /**
    * Where the keyboard goes once a review is decided and its dialog is gone (its Review button went with the
-   * proposal): the next proposal waiting, else the text.
+   * proposal): the next proposal waiting, else the text; after a restore from the history, the text.
    */
   const [afterReview, setAfterReview] = useState<{ next: string | null } | null>(null);
   const article = useRef<HTMLElement>(null);
