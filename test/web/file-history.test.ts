@@ -13,9 +13,9 @@ import type { TestServer } from "../helpers/server";
 let browser: Browser;
 let server: TestServer;
 let org: Org;
+/** Mia, who types in the file while it is restored. */
 let member: Person;
 let spaceId: string;
-
 const filesApi = () => `/api/v1/organizations/${org.id}/spaces/${spaceId}/files`;
 const fileUrl = (id: string) => `/spaces/${spaceId}/files/${id}`;
 
