@@ -76,6 +76,7 @@ import type {
   TaskMessageOut,
   TaskOut,
 } from "./features/tasks/tasks.schemas";
+import type { VersionOut } from "./features/versions/versions.schemas";
 import type { TokenPair as TokenPairOut } from "./http/schemas";
 
 // Sessions, the install, invites.
@@ -270,6 +271,8 @@ export type PushSubscriptionBody = z.input<typeof pushSubscriptionIn>;
 export type FileNode = NodeOut;
 /** A staff member's proposed new text for a file. */
 export type Proposal = ProposalOut;
+/** A kept version of a text file. */
+export type FileVersion = VersionOut;
 /** `POST .../files/folders`' body. */
 export type FolderBody = z.input<typeof createFolderIn>;
 /** `POST .../files/text`'s body. */

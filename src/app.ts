@@ -27,6 +27,7 @@ import { spacesRoutes } from "./features/spaces/spaces.routes";
 import { staffRoutes } from "./features/staff/staff.routes";
 import { tasksRoutes } from "./features/tasks/tasks.routes";
 import { tunnelsRoutes } from "./features/tunnels/tunnels.routes";
+import { versionsRoutes } from "./features/versions/versions.routes";
 import { authMacro } from "./http/auth";
 import { httpBase } from "./http/base";
 import { docsRoutes, type RouteInfo } from "./http/openapi";
@@ -70,6 +71,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(spacesRoutes(auth, services.spaces))
     .use(collabRoutes(auth, collab))
     .use(proposalsRoutes(auth, services.proposals))
+    .use(versionsRoutes(auth, services.versions))
     .use(filesRoutes(auth, files, events))
     .use(tasksRoutes(auth, services.tasks))
     .use(labelsRoutes(auth, services.labels))

@@ -33,8 +33,8 @@ export async function startServer(
   config: Config,
   log: Logger,
   access: (entry: AccessEntry) => void,
-  /** Tuning a test may shorten (how long an unused document stays in memory). */
-  tuning: Pick<ServiceOptions, "docs" | "jobs" | "email"> = {},
+  /** Tuning a test may shorten (how long an unused document stays in memory), or a clock it moves (versions'). */
+  tuning: Pick<ServiceOptions, "docs" | "jobs" | "email" | "versionsClock"> = {},
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(config.dataDir);
@@ -51,7 +51,7 @@ async function serveLocked(
   config: Config,
   log: Logger,
   access: (entry: AccessEntry) => void,
-  tuning: Pick<ServiceOptions, "docs" | "jobs" | "email">,
+  tuning: Pick<ServiceOptions, "docs" | "jobs" | "email" | "versionsClock">,
   unlock: () => void,
 ): Promise<RunningServer> {
   const secrets = loadSecrets(config);
@@ -147,6 +147,7 @@ async function serveLocked(
   const maintain = inBackground("maintenance", () => {
     services.auth.pruneExpired();
     services.files.collectGarbage();
+    services.versions.thinAged();
     services.webhooks.pruneDeliveries();
     // In batches, with requests served in between; what a failure leaves is removed at the next round.
     services.audit

@@ -64,6 +64,8 @@ import { StaffStore } from "./features/staff/staff.store";
 import { TasksService } from "./features/tasks/tasks.service";
 import { TasksStore } from "./features/tasks/tasks.store";
 import { TunnelsService } from "./features/tunnels/tunnels.service";
+import { VersionsService } from "./features/versions/versions.service";
+import { VersionsStore } from "./features/versions/versions.store";
 import { JobsStore } from "./jobs/jobs.store";
 import { JobQueue } from "./jobs/queue";
 import { JobRunner } from "./jobs/runner";
@@ -84,8 +86,10 @@ export interface ServiceOptions {
   onEventError?: (error: unknown) => void;
   /** Where a document that could not be stored or loaded is reported. */
   onDocError?: (error: unknown, nodeId: string) => void;
-  /** Document memory settings (tests shorten the idle time). */
+  /** Document memory settings (tests shorten the idle time and the editing session of a version). */
   docs?: RegistryOptions;
+  /** The clock versions are stamped and thinned by (bench/versions.ts runs a simulated month). */
+  versionsClock?: () => number;
   /** Where the job runner reports; without one (CLI commands) jobs are stored but never run. */
   log?: Logger;
   /** Reply pacing and job leases (tests shrink them). */
@@ -151,10 +155,19 @@ export function createServices(conn: Connection, config: Config, options: Servic
     {
       stored: (unit, nodeId, scope) => files.documentStored(unit, nodeId, scope),
       failed: (error, nodeId) => options.onDocError?.(error, nodeId),
+      history: {
+        before: (unit, nodeId, scope, authors, replaced) => versions.before(unit, nodeId, scope, authors, replaced),
+        keep: (unit, nodeId, scope, authors) => versions.keep(unit, nodeId, scope, authors),
+      },
     },
     options.docs,
   );
   const files: FilesService = new FilesService(uow, new FilesStore(db), config.maxUploadBytes, docs);
+  // A text file's versions, kept as its document tells; they go with the file.
+  const versions: VersionsService = new VersionsService(uow, new VersionsStore(db), files, {
+    now: options.versionsClock,
+  });
+  versions.listen(events);
   const jobsStore = new JobsStore(db);
   const jobs = new JobQueue(uow, jobsStore);
   const tuning = options.jobs ?? {};
@@ -319,6 +332,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     tunnels,
     webhooks,
     proposals,
+    versions,
     activity,
     audit,
     search,

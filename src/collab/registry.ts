@@ -6,6 +6,11 @@
  * relayed to the other peers only once that commit is done, so whatever anyone has seen survives a crash. (The
  * peer that sent an update keeps it as well, and sends again what the server lacks when it reconnects.) The
  * log is folded into the snapshot every `compactEvery` commits and when the document unloads.
+ *
+ * Versions: the registry tells its `history` when an editing session starts (the first change stored after a
+ * version), when one ends (`versionEveryMs` after it started, or when the document unloads), and around each
+ * write of the server's on someone's behalf (a REST write, an accepted proposal, a restore), with who changed
+ * the document meanwhile. A timer per document in a session, no work per update beyond noting its author.
  */
 import {
   type Awareness,
@@ -39,6 +44,8 @@ import {
 export interface Peer {
   /** False for read-only peers: their updates are dropped, the socket stays open. */
   readonly canWrite: boolean;
+  /** Who edits through it: the author of its changes. */
+  readonly userId: string;
   send(message: Uint8Array): void;
   close(code: number, reason: string): void;
 }
@@ -53,6 +60,36 @@ export interface DocScope {
 interface Applied {
   update: Uint8Array;
   origin: Peer | null;
+  /** Who made the change: the peer's user, or the person a server write is made for. */
+  author: string | null;
+  /**
+   * A write of the server's on someone's behalf (a version is kept before and after it): the text it replaced,
+   * as the document held it (edits applied and not yet stored included). Null for an editor's update.
+   */
+  replaced: string | null;
+}
+
+/** The origin of a server write made for a person (`DocRegistry.edit`), with the text before it. */
+class ServerEdit {
+  constructor(
+    readonly author: string,
+    readonly replaced: string,
+  ) {}
+}
+
+/**
+ * What the registry tells of a document's changes, for its versions. Each call runs inside the unit of work
+ * that stores the change (or ends the session), so a version commits with what it describes.
+ */
+export interface DocHistory {
+  /**
+   * A change is about to be stored: an editing session starts (`replaced` null: the stored text is the one
+   * before it), or a server write comes (`replaced`: the text it replaces). Keeps that text as a version unless
+   * it is kept already; `authors` changed the document since the last version.
+   */
+  before(unit: Unit, nodeId: string, scope: DocScope, authors: ReadonlySet<string>, replaced: string | null): void;
+  /** Keeps the stored text as a version (a session ended, a server write was stored), made by `authors`. */
+  keep(unit: Unit, nodeId: string, scope: DocScope, authors: ReadonlySet<string>): void;
 }
 
 /** How often a document applies and relays the cursors it received, at most: 25 times a second. */
@@ -78,6 +115,10 @@ export class LiveDoc {
   /** Updates logged since the snapshot. */
   logged = 0;
   idleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Who changed the document since its last version; null while no editing session is open. */
+  authors: Set<string> | null = null;
+  /** Ends the open editing session: its version is kept. */
+  versionTimer: ReturnType<typeof setTimeout> | null = null;
   /** Unloads as soon as its last store settles, without waiting to be idle. */
   closing = false;
   /** Storing failed: nothing more of it is stored. */
@@ -105,6 +146,8 @@ export interface RegistryOptions {
   compactEvery?: number;
   /** The largest text a document may hold, in UTF-8 bytes (a text file's limit). */
   maxTextBytes?: number;
+  /** How long an editing session lasts before its version is kept: at most one version per this while people type. */
+  versionEveryMs?: number;
 }
 
 /** Hooks into the rest of the server. */
@@ -113,7 +156,11 @@ export interface RegistryHooks {
   stored(unit: Unit, nodeId: string, scope: DocScope): void;
   /** Something could not be stored or loaded; the document's peers were disconnected. */
   failed(error: unknown, nodeId: string): void;
+  /** Where the document's versions are kept. */
+  history: DocHistory;
 }
+
+const NOBODY: ReadonlySet<string> = new Set();
 
 /** The open documents. */
 export class DocRegistry {
@@ -121,6 +168,7 @@ export class DocRegistry {
   private readonly idleMs: number;
   private readonly compactEvery: number;
   private readonly maxTextBytes: number;
+  private readonly versionEveryMs: number;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -132,6 +180,7 @@ export class DocRegistry {
     this.idleMs = options.idleMs ?? 30_000;
     this.compactEvery = options.compactEvery ?? 200;
     this.maxTextBytes = options.maxTextBytes ?? MAX_TEXT_BYTES;
+    this.versionEveryMs = options.versionEveryMs ?? 5 * 60_000;
   }
 
   /**
@@ -239,14 +288,15 @@ export class DocRegistry {
   }
 
   /**
-   * Changes a file's document on the server's behalf (a REST write, an accepted proposal): every peer sees the
-   * change. Resolves once it is stored; false when the file has no document.
+   * Changes a file's document on the server's behalf, for `author` (a REST write, an accepted proposal, a
+   * restore): every peer sees the change, and a version is kept before (unless kept already) and after it.
+   * Resolves once it is stored; false when the file has no document.
    */
-  async edit(nodeId: string, scope: DocScope, change: (doc: Y.Doc) => void): Promise<boolean> {
+  async edit(nodeId: string, scope: DocScope, author: string, change: (doc: Y.Doc) => void): Promise<boolean> {
     const live = this.open(nodeId, scope);
     if (!live) return false;
     const before = live.lastStored;
-    live.doc.transact(() => change(live.doc), null);
+    live.doc.transact(() => change(live.doc), new ServerEdit(author, live.text()));
     if (live.lastStored !== before) {
       const error = await live.lastStored;
       if (error) throw error;
@@ -300,7 +350,14 @@ export class DocRegistry {
 
   /** Queues the update for the next group commit; relays it once stored. */
   private changed(live: LiveDoc, update: Uint8Array, origin: unknown): void {
-    live.pending.push({ update, origin: live.peers.has(origin as Peer) ? (origin as Peer) : null });
+    if (live.peers.has(origin as Peer)) {
+      const peer = origin as Peer;
+      live.pending.push({ update, origin: peer, author: peer.userId, replaced: null });
+    } else if (origin instanceof ServerEdit) {
+      live.pending.push({ update, origin: null, author: origin.author, replaced: origin.replaced });
+    } else {
+      live.pending.push({ update, origin: null, author: null, replaced: null });
+    }
     live.inflight++;
     live.lastStored = this.commits
       .run((unit) => this.store(unit, live))
@@ -327,14 +384,65 @@ export class DocRegistry {
     live.pending = [];
     if (batch.length === 0 || live.failed) return null;
     const update = batch.length === 1 ? (batch[0] as Applied).update : Y.mergeUpdates(batch.map((a) => a.update));
+    const writers = this.beginVersion(unit, live, batch);
     const now = Date.now();
     this.persistence.append(live.nodeId, update, live.text(), now);
     if (++live.logged >= this.compactEvery) {
       this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), now);
       live.logged = 0;
     }
+    if (writers) this.hooks.history.keep(unit, live.nodeId, live.scope, writers);
     this.hooks.stored(unit, live.nodeId, live.scope);
     return { batch, update };
+  }
+
+  /**
+   * Before a batch is stored: an editing session starts with the first batch after a version (the text before
+   * it is kept, unless it is already), and notes who changes the document. A batch holding a server write ends
+   * the session instead: the text before it is kept the same way, and the authors of the batch are returned,
+   * for the version of the text after it.
+   */
+  private beginVersion(unit: Unit, live: LiveDoc, batch: readonly Applied[]): Set<string> | null {
+    const replaced = batch.find((a) => a.replaced !== null)?.replaced ?? null;
+    const serverWrite = replaced !== null;
+    if (live.authors === null || serverWrite)
+      this.hooks.history.before(unit, live.nodeId, live.scope, live.authors ?? NOBODY, replaced);
+    let authors = live.authors;
+    if (serverWrite) {
+      this.stopVersionTimer(live);
+      live.authors = null;
+      authors = new Set();
+    } else if (authors === null) {
+      authors = live.authors = new Set();
+      this.startVersionTimer(live);
+    }
+    for (const applied of batch) if (applied.author !== null) authors.add(applied.author);
+    return serverWrite ? authors : null;
+  }
+
+  /** The editing session's time is up: its version is kept (what is stored of it by now). */
+  private endSession(live: LiveDoc): void {
+    live.versionTimer = null;
+    const authors = live.authors;
+    if (authors === null || live.closed || live.failed) return;
+    try {
+      this.uow.write((unit) => this.hooks.history.keep(unit, live.nodeId, live.scope, authors));
+      live.authors = null;
+    } catch (error) {
+      // Kept open: the next try comes after another interval, or when the document unloads.
+      this.hooks.failed(error, live.nodeId);
+      this.startVersionTimer(live);
+    }
+  }
+
+  private startVersionTimer(live: LiveDoc): void {
+    live.versionTimer = setTimeout(() => this.endSession(live), this.versionEveryMs);
+    live.versionTimer.unref?.();
+  }
+
+  private stopVersionTimer(live: LiveDoc): void {
+    if (live.versionTimer) clearTimeout(live.versionTimer);
+    live.versionTimer = null;
   }
 
   /**
@@ -427,6 +535,9 @@ export class DocRegistry {
   private fail(live: LiveDoc, error: unknown): void {
     if (live.failed) return;
     live.failed = true;
+    // The document in memory is ahead of the disk: its session's version would describe text never stored.
+    this.stopVersionTimer(live);
+    live.authors = null;
     this.hooks.failed(error, live.nodeId);
     for (const peer of [...live.peers.keys()]) peer.close(CLOSE.internal, "could not store the document");
     live.peers.clear();
@@ -452,20 +563,27 @@ export class DocRegistry {
   }
 
   /**
-   * Folds the log into the snapshot and lets the document go. Runs only with nothing left to store, and folds
-   * synchronously: a document loaded again right after must not find its new log rows deleted by a late fold.
+   * Keeps the open editing session's version, folds the log into the snapshot and lets the document go. Runs
+   * only with nothing left to store, and folds synchronously: a document loaded again right after must not find
+   * its new log rows deleted by a late fold.
    */
   private unload(live: LiveDoc): void {
     if (live.closed) return;
     live.closed = true;
     this.stopIdle(live);
+    this.stopVersionTimer(live);
     if (live.awarenessFlush) clearTimeout(live.awarenessFlush);
     live.awarenessFlush = null;
     live.awarenessQueue.clear();
     if (this.docs.get(live.nodeId) === live) this.docs.delete(live.nodeId);
-    if (live.logged > 0) {
+    const authors = live.authors;
+    live.authors = null;
+    if (live.logged > 0 || authors) {
       try {
-        this.uow.write(() => this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), Date.now()));
+        this.uow.write((unit) => {
+          if (authors) this.hooks.history.keep(unit, live.nodeId, live.scope, authors);
+          if (live.logged > 0) this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), Date.now());
+        });
       } catch (error) {
         this.hooks.failed(error, live.nodeId);
       }

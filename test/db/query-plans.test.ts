@@ -68,6 +68,11 @@ import { SignupsStore } from "../../src/features/signups/signups.store";
 import { SpacesStore } from "../../src/features/spaces/spaces.store";
 import { StaffStore } from "../../src/features/staff/staff.store";
 import { TasksStore } from "../../src/features/tasks/tasks.store";
+import {
+  NODES_WITH_VERSIONS_BETWEEN_SQL,
+  SUBTREE_VERSIONS_DELETE_SQL,
+  VersionsStore,
+} from "../../src/features/versions/versions.store";
 import { CLAIM_SQL, DUE_SQL, LAPSED_SQL, LIVE_WITH_SQL, RECLAIM_SQL } from "../../src/jobs/jobs.store";
 import { nameKey } from "../../src/lib/text";
 import { tempDir } from "../helpers/server";
@@ -115,6 +120,7 @@ let stores: {
   proposals: ProposalsStore;
   integrations: IntegrationsStore;
   labels: LabelsStore;
+  versions: VersionsStore;
 };
 
 /** Realistic ids picked from the seeded rows. */
@@ -361,8 +367,20 @@ function seed(db: Database): void {
           updated_at: t(),
           deleted_at: deleted ? t() : null,
         });
-        if (kind === "file" && !blob)
+        if (kind === "file" && !blob) {
           ins("file_docs", { node_id: n, state: new Uint8Array(8), text: "hello", updated_at: t() });
+          for (let v = 0; v < 6; v++) {
+            ins("file_versions", {
+              id: id(),
+              node_id: n,
+              size_bytes: 5,
+              checksum_sha256: `c${v}`,
+              author_user_ids: "[]",
+              content: new Uint8Array(4),
+              created_at: t(),
+            });
+          }
+        }
         if (kind === "folder") folders.push(n);
         else files.push(n);
         if (blob) ids.blob = blob;
@@ -647,6 +665,7 @@ beforeAll(() => {
     proposals: new ProposalsStore(db),
     integrations: new IntegrationsStore(db),
     labels: new LabelsStore(db),
+    versions: new VersionsStore(db),
   };
 });
 
@@ -1012,6 +1031,26 @@ const cases: Case[] = [
     name: "proposals: pending ones of a space's live files",
     run: () => stores.proposals.ofSpace(ids.space, "pending"),
     tempBTree: "the proposals of every live file of the space are merged by date: a space's files, not a table",
+  },
+  // Versions: a file's, by its index (node, time).
+  { name: "versions: of a file, newest first", run: () => stores.versions.list(ids.file) },
+  { name: "versions: one of a file", run: () => stores.versions.get(ids.file, ids.file) },
+  { name: "versions: a file's newest", run: () => stores.versions.newest(ids.file) },
+  { name: "versions: a file's versions older than a day", run: () => stores.versions.aged(ids.file, now) },
+  { name: "versions: drop one", run: () => stores.versions.delete(ids.file), writes: true },
+  { name: "versions: authors of a kept one", run: () => stores.versions.setAuthors(ids.file, []), writes: true },
+  {
+    name: "versions: a deleted folder's files' versions",
+    raw: { sql: SUBTREE_VERSIONS_DELETE_SQL, params: { id: ids.folder } },
+    writes: true,
+  },
+  {
+    name: "versions: files with versions that aged past a day (the hourly maintenance)",
+    raw: { sql: NODES_WITH_VERSIONS_BETWEEN_SQL, params: { from: now - 8 * 86_400_000, to: now } },
+    scan: {
+      file_versions:
+        "once an hour, off any request path: a read of the versions' index (no content), as the time range spans every file",
+    },
   },
   { name: "integrations: the org's key of a provider", run: () => stores.integrations.get(ids.org, "modelrouter") },
 

@@ -129,6 +129,19 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
+/** What a collaborative editor shows, line by line, without other people's cursor labels or the placeholder. */
+export function editorText(page: Page): Promise<string> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".cm-content .cm-line")]
+      .map((line) => {
+        const copy = line.cloneNode(true) as HTMLElement;
+        for (const extra of copy.querySelectorAll(".cm-ySelectionCaret, .cm-placeholder")) extra.remove();
+        return copy.textContent ?? "";
+      })
+      .join("\n"),
+  );
+}
+
 /** WCAG contrast of two computed `rgb(...)` colours. */
 export function contrast(a: string, b: string): number {
   const lum = (css: string) => {

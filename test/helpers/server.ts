@@ -44,6 +44,8 @@ export async function startTestServer(
     jobs?: JobTuning;
     /** How often email looks for unread items. */
     email?: EmailOptions;
+    /** The clock versions are stamped and thinned by, for a test that moves time on. */
+    versionsClock?: () => number;
   } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? tempDir();
@@ -54,6 +56,7 @@ export async function startTestServer(
     docs: options.docs,
     jobs: options.jobs,
     email: options.email,
+    versionsClock: options.versionsClock,
   });
   return {
     url: `http://127.0.0.1:${server.port}`,

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
+import { editorText, launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org, OWNER, type Person } from "../helpers/factories";
 import type { TestServer } from "../helpers/server";
 
@@ -37,19 +37,6 @@ async function served(id: string): Promise<string> {
   });
   expect(res.status).toBe(200);
   return res.text();
-}
-
-/** What the editor shows, line by line, without other people's cursor labels or the placeholder. */
-function editorText(page: Page): Promise<string> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll(".cm-content .cm-line")]
-      .map((line) => {
-        const copy = line.cloneNode(true) as HTMLElement;
-        for (const extra of copy.querySelectorAll(".cm-ySelectionCaret, .cm-placeholder")) extra.remove();
-        return copy.textContent ?? "";
-      })
-      .join("\n"),
-  );
 }
 
 const item = (page: Page, name: string) => page.getByRole("treeitem", { name, exact: true });

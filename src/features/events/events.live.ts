@@ -47,6 +47,7 @@ const LIVE: ReadonlySet<EventType> = new Set<EventType>([
   "file.deleted",
   "file.proposal.created",
   "file.proposal.updated",
+  "file.version.created",
   "automation.updated",
   "automation.deleted",
   "automation.run.started",

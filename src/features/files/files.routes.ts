@@ -53,7 +53,7 @@ function extValue(name: string): string {
  * memory (up to 8 MiB) also answers one byte `Range` (206; 416 with an error body past its end); a larger
  * one streams whole.
  */
-function contentResponse(
+export function contentResponse(
   { node, mimeType, body }: Content,
   request: Request,
   set: { headers: Record<string, string | number>; status?: number | string },

@@ -349,12 +349,12 @@ export class FilesService {
 
   /**
    * Sets a text file's text through its live document, so collaborators see the change at once; the document
-   * stores it (text, size, checksum) and announces `file.updated`. With `expectedSha256`, only if the text is
-   * still the one with that checksum (409 otherwise).
+   * stores it (text, size, checksum), keeps a version before and after it, and announces `file.updated`. With
+   * `expectedSha256`, only if the text is still the one with that checksum (409 otherwise).
    */
   async writeText(actor: SpaceActor, node: NodeRow, text: string, expectedSha256?: string): Promise<NodeRow> {
     this.checkTextSize(Buffer.byteLength(text));
-    const found = await this.docs.edit(node.id, scopeOf(actor), (doc) => {
+    const found = await this.docs.edit(node.id, scopeOf(actor), actor.userId, (doc) => {
       // Checked against the live document itself: the node's row may not yet hold this turn's edits.
       if (expectedSha256 !== undefined && sha256Hex(doc.getText(TEXT_KEY).toString()) !== expectedSha256) {
         throw conflict("file changed since the proposal");
@@ -370,6 +370,22 @@ export class FilesService {
     const node = this.file(actor, id);
     if (node.storage !== "text") throw invalid("not a text file");
     return node;
+  }
+
+  /**
+   * A live text file's stored text with its node (what its last stored change left), for its versions; undefined
+   * once the file is deleted.
+   */
+  storedText(spaceId: string, id: string): { node: NodeRow; text: string } | undefined {
+    const node = this.store.node(spaceId, id);
+    if (!node || node.deletedAt !== null || node.storage !== "text") return undefined;
+    return { node, text: this.store.doc(id)?.text ?? "" };
+  }
+
+  /** A live text file's node, without its text (undefined once deleted). */
+  liveText(spaceId: string, id: string): NodeRow | undefined {
+    const node = this.store.node(spaceId, id);
+    return node && node.deletedAt === null && node.storage === "text" ? node : undefined;
   }
 
   /** A node's name, deleted or not, for the records that name it. */

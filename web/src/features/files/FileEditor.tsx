@@ -1,11 +1,11 @@
 /**
  * The collaborative editor of a text file: CodeMirror 6 bound by y-codemirror.next to a Y.Doc that the stock
  * y-websocket client syncs with the server (docs/api.md "Editing together"), other people's cursors and names
- * through awareness, and a markdown preview beside or instead of the text. Loaded lazily: CodeMirror and Yjs
- * stay out of the first screen's JavaScript.
+ * through awareness, lists typed as markdown editors type them, and a markdown preview beside or instead of the
+ * text. Loaded lazily: CodeMirror and Yjs stay out of the first screen's JavaScript.
  */
 import { defaultKeymap, indentLess, indentMore } from "@codemirror/commands";
-import { markdownKeymap, markdownLanguage } from "@codemirror/lang-markdown";
+import { markdownLanguage } from "@codemirror/lang-markdown";
 import { LanguageSupport, syntaxHighlighting } from "@codemirror/language";
 import { Compartment, EditorState, Prec } from "@codemirror/state";
 import {
@@ -25,6 +25,7 @@ import * as Y from "yjs";
 import { accessToken } from "../../lib/api";
 import { Markdown } from "../../lib/markdown";
 import { Avatar } from "../../lib/ui";
+import { headingInList, listKeymap } from "./markdown-lists";
 
 /** How the file shows: the text, the text and its preview side by side, or the preview alone. */
 export type ViewMode = "edit" | "split" | "preview";
@@ -249,7 +250,8 @@ export default function FileEditor({
           drawSelection(),
           EditorView.lineWrapping,
           keymap.of([...yUndoManagerKeymap, ...tabKeys, ...defaultKeymap]),
-          isMarkdown ? [markdownSupport, Prec.high(keymap.of(markdownKeymap))] : [],
+          // Lists as markdown editors type them (markdown-lists.ts), ahead of the plain keys.
+          isMarkdown ? [markdownSupport, Prec.high(keymap.of(listKeymap)), headingInList] : [],
           isMarkdown ? syntaxHighlighting(markdownClasses) : [],
           placeholder(readOnly ? "This file is empty." : "Start writing…"),
           editable.current.of(access(readOnly)),

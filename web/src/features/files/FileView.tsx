@@ -3,7 +3,7 @@
  * with a markdown preview and the proposals waiting for review) or the details of a binary file with a
  * download and, for images, a preview.
  */
-import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { FileNode, Proposal } from "../../../../src/api-types";
 import { messageOf } from "../../lib/api";
 import { dataUrlOf } from "../../lib/blob";
@@ -21,6 +21,22 @@ import { ancestorsOf, formatSize, isMarkdown, type Tree } from "./tree";
 // CodeMirror, Yjs and the diff code load when a file is first opened, not with the first screen.
 const FileEditor = lazy(() => import("./FileEditor"));
 const ProposalReview = lazy(() => import("./ProposalReview"));
+const FileHistory = lazy(() => import("./FileHistory"));
+
+/** A phone's width, where the text and its preview take turns rather than sharing the screen. */
+const NARROW = "(max-width: 760px)";
+
+/** Whether the window is phone-narrow now, following changes. */
+function useNarrow(): boolean {
+  return useSyncExternalStore(
+    (changed) => {
+      const query = matchMedia(NARROW);
+      query.addEventListener("change", changed);
+      return () => query.removeEventListener("change", changed);
+    },
+    () => matchMedia(NARROW).matches,
+  );
+}
 
 /** What the file's header asks of the page. */
 export interface FileViewActions {
@@ -218,13 +234,17 @@ export function FileView({
   actions: FileViewActions;
 }) {
   const ws = useWorkspace();
-  const [mode, setMode] = useStored<ViewMode>("tandem.files.mode", "split");
+  const [stored, setMode] = useStored<ViewMode>("tandem.files.mode", "split");
+  const narrow = useNarrow();
+  // On a phone the text and the preview take turns: a split shows the text, and the choice is Edit or Preview.
+  const mode: ViewMode = narrow && stored === "split" ? "edit" : stored;
+  const [history, setHistory] = useState(false);
   const markdown = isMarkdown(node);
   const proposals = useLoad(node.editable ? listFileProposals : null, ws.base, node.space_id, node.id);
   const [reviewing, setReviewing] = useState<string | null>(null);
   /**
    * Where the keyboard goes once a review is decided and its dialog is gone (its Review button went with the
-   * proposal): the next proposal waiting, else the text.
+   * proposal): the next proposal waiting, else the text; after a restore from the history, the text.
    */
   const [afterReview, setAfterReview] = useState<{ next: string | null } | null>(null);
   const article = useRef<HTMLElement>(null);
@@ -290,12 +310,19 @@ export function FileView({
                   ["split", "Split"],
                   ["preview", "Preview"],
                 ] as const
-              ).map(([key, label]) => (
-                <button key={key} type="button" aria-pressed={mode === key} onClick={() => setMode(key)}>
-                  {label}
-                </button>
-              ))}
+              )
+                .filter(([key]) => !narrow || key !== "split")
+                .map(([key, label]) => (
+                  <button key={key} type="button" aria-pressed={mode === key} onClick={() => setMode(key)}>
+                    {label}
+                  </button>
+                ))}
             </div>
+          )}
+          {node.editable && (
+            <button type="button" aria-haspopup="dialog" onClick={() => setHistory(true)}>
+              History
+            </button>
           )}
           <button type="button" onClick={() => actions.download(node)}>
             Download
@@ -334,6 +361,18 @@ export function FileView({
               isStaff={ws.isStaff}
             />
           </Suspense>
+          {history && (
+            <Suspense fallback={null}>
+              <FileHistory
+                node={node}
+                onClose={() => setHistory(false)}
+                onRestored={() => {
+                  setHistory(false);
+                  setAfterReview({ next: null });
+                }}
+              />
+            </Suspense>
+          )}
           {reviewed && (
             <Suspense fallback={null}>
               <ProposalReview

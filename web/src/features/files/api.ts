@@ -1,8 +1,9 @@
 /**
  * The files feature's calls: a space's tree, creating, renaming, moving and deleting, moving bytes (uploads with
- * progress, downloads), edit proposals, and the address of the collaborative editor's socket.
+ * progress, downloads), edit proposals, a text file's versions, and the address of the collaborative editor's
+ * socket.
  */
-import type { FileNode, FolderBody, NodeChanges, Proposal, TextFileBody } from "../../../../src/api-types";
+import type { FileNode, FileVersion, FolderBody, NodeChanges, Proposal, TextFileBody } from "../../../../src/api-types";
 import { api, download, saveDownload, uploadForm } from "../../lib/api";
 
 const filesPath = (base: string, spaceId: string) => `${base}/spaces/${spaceId}/files`;
@@ -99,6 +100,27 @@ export async function resolveProposal(
 ): Promise<Proposal> {
   const path = `${filesPath(base, spaceId)}/proposals/${proposalId}/${action}`;
   return (await api<{ proposal: Proposal }>("POST", path)).proposal;
+}
+
+/** A text file's kept versions, newest first. */
+export async function listVersions(base: string, spaceId: string, nodeId: string): Promise<FileVersion[]> {
+  return (await api<{ versions: FileVersion[] }>("GET", `${nodePath(base, spaceId, nodeId)}/versions`)).versions;
+}
+
+/** The text of one version. */
+export async function versionText(base: string, spaceId: string, nodeId: string, versionId: string): Promise<string> {
+  return (await download(`${nodePath(base, spaceId, nodeId)}/versions/${versionId}/content`)).text();
+}
+
+/** Gives the file a version's text again (through the live document everyone edits); answers the file. */
+export async function restoreVersion(
+  base: string,
+  spaceId: string,
+  nodeId: string,
+  versionId: string,
+): Promise<FileNode> {
+  const path = `${nodePath(base, spaceId, nodeId)}/versions/${versionId}/restore`;
+  return (await api<{ node: FileNode }>("POST", path)).node;
 }
 
 /** `ws(s)://host/api/v1/organizations/{orgId}/spaces/{spaceId}/files/collab/ws`: the y-websocket endpoint. */
