@@ -6,6 +6,7 @@
  *
  * `check` adds a rule about the caller alone, beyond its permission (a person, not a service account; the
  * space's owner), checked in the same place; it is declared after one of those, as macros run in order.
+ * `urlToken: true`, declared before them, lets a WebSocket route's upgrade carry its token as `?token=`.
  *
  * The checks run in `transform`, before Elysia validates the body and query: a bad token answers 401, an
  * invisible space 404 and a caller without the right 403 whatever the body holds; so does a malformed id further
@@ -54,12 +55,13 @@ function lowerIds(params: Raw): void {
 }
 
 /**
- * The `Authorization` header, or on a WebSocket upgrade (browsers cannot set headers there) the `?token=` of
- * the URL as a bearer token. Elsewhere a token in the URL is ignored: URLs end up in logs and histories.
+ * The `Authorization` header, or, with `urlToken` (a route that declares it: the browser's WebSockets, whose
+ * upgrade cannot carry headers) and on a WebSocket upgrade, the `?token=` of the URL as a bearer token.
+ * Elsewhere a token in the URL is ignored, whatever headers come with it: URLs end up in logs and histories.
  */
-export function credential(request: Request): string | null {
+export function credential(request: Request, urlToken = false): string | null {
   const header = request.headers.get("authorization");
-  if (header !== null || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return header;
+  if (header !== null || !urlToken || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return header;
   const token = new URL(request.url).searchParams.get("token");
   return token ? `Bearer ${token}` : null;
 }
@@ -92,6 +94,9 @@ export function authMacro(
 ) {
   const resolved = new WeakMap<Request, unknown>();
   const take = <T>(request: Request) => resolved.get(request) as T;
+  /** Requests of a route that declared `urlToken`. */
+  const urlTokens = new WeakSet<Request>();
+  const credentialOf = (request: Request) => credential(request, urlTokens.has(request));
 
   /**
    * The actor of a route of the caller's own (`/me/...`) or of an organization: a member of `:orgId`, or of the
@@ -100,7 +105,7 @@ export function authMacro(
   const orgTransform =
     (need: Need, fallback: () => string | undefined) =>
     async ({ params, query, body, request, path: requestPath }: TransformContext) => {
-      const given = credential(request);
+      const given = credentialOf(request);
       const principal = await auth.authenticate(given);
       lowerIds(params as Raw);
       // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`); a POST to
@@ -120,6 +125,14 @@ export function authMacro(
     };
 
   return new Elysia({ name: "auth-macro", seed: ++instances }).macro({
+    /**
+     * A WebSocket route of the browser (live events, editing): its upgrade may carry the token as `?token=`.
+     * Declared before `permission` or `space`, whose check reads the token, as macros run in order.
+     */
+    urlToken: (_enabled: true) => ({
+      detail: mark({ "x-token-in-url": true }),
+      transform: ({ request }) => void urlTokens.add(request),
+    }),
     /** No token needed. */
     public: (_enabled: true) => ({ detail: mark({ "x-public": true }) }),
     /** Any valid token; the route is outside any organization. */
@@ -127,7 +140,7 @@ export function authMacro(
       detail: mark({ "x-signed-in": true }),
       transform: async ({ params, request }) => {
         lowerIds(params as Raw);
-        resolved.set(request, await auth.authenticate(credential(request)));
+        resolved.set(request, await auth.authenticate(credentialOf(request)));
       },
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
@@ -155,7 +168,7 @@ export function authMacro(
       transform: async ({ params, request, path }) => {
         lowerIds(params as Raw);
         const { orgId, spaceId } = params as Record<string, string>;
-        const given = credential(request);
+        const given = credentialOf(request);
         const principal = await auth.authenticate(given);
         const actor = access.spaceActor(principal, orgId, spaceId ?? "", need);
         assertPathIds(params as Raw, path);
