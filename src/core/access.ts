@@ -5,7 +5,7 @@
  */
 import { isUuid } from "../lib/ids";
 import type { OrgActor, Principal, SpaceAccess, SpaceActor } from "./actor";
-import { forbidden, missingPermission, notFound } from "./errors";
+import { forbidden, missingPermission, notFound, unauthenticated } from "./errors";
 import type { Need } from "./permissions";
 
 /** Turns a credential (an `Authorization` header or a bare token) into a principal; throws 401 when it cannot. */
@@ -63,6 +63,16 @@ export class Access {
     }
     assertPermission({ ...principal, orgId, permissions }, need);
     return { ...principal, orgId, permissions };
+  }
+
+  /**
+   * A caller of a route outside any organization (`/me`, the list of organizations) must still be one of the
+   * install's: a member of its organization, or an account awaiting approval. A member removed from it is
+   * neither, and is 401 there at once; its organization's routes tell it 404 `organization not found`.
+   */
+  assertInInstall(principal: Principal, orgId: string | undefined): void {
+    if (orgId === undefined || this.source.memberPermissions(orgId, principal.userId) !== null) return;
+    if (!this.source.hasPendingSignup(orgId, principal.userId)) throw unauthenticated();
   }
 
   /**

@@ -92,6 +92,9 @@ export function authMacro(
   access: Access,
   installOrgId: () => string | undefined = () => undefined,
 ) {
+  // Once set up, the install's organization stays the one (none is ever deleted): looked up until there is one.
+  let orgOfInstall: string | undefined;
+  const installOrg = () => (orgOfInstall ??= installOrgId());
   const resolved = new WeakMap<Request, unknown>();
   const take = <T>(request: Request) => resolved.get(request) as T;
   /** Requests of a route that declared `urlToken`. */
@@ -135,12 +138,14 @@ export function authMacro(
     }),
     /** No token needed. */
     public: (_enabled: true) => ({ detail: mark({ "x-public": true }) }),
-    /** Any valid token; the route is outside any organization. */
+    /** Any valid token of an account of the install (a member, or awaiting approval); outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
       transform: async ({ params, request }) => {
         lowerIds(params as Raw);
-        resolved.set(request, await auth.authenticate(credentialOf(request)));
+        const principal = await auth.authenticate(credentialOf(request));
+        access.assertInInstall(principal, installOrg());
+        resolved.set(request, principal);
       },
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
@@ -156,7 +161,7 @@ export function authMacro(
      */
     memberOrInstall: (_enabled: true) => ({
       detail: mark({ "x-permission": "member" }),
-      transform: orgTransform("member", installOrgId),
+      transform: orgTransform("member", installOrg),
       resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
     }),
     /**

@@ -62,11 +62,17 @@ export class AuthService implements Authenticator {
     this.tokens = new AccessTokens(jwtSecret);
   }
 
-  /** A password set anywhere (a change, a reset, an account readmitted) ends the account's other sessions. */
+  /**
+   * A password set anywhere (a change, a reset, an account readmitted) ends the account's other sessions. A
+   * member removed from the organization (the install's only one) can refresh none of theirs from then on, nor
+   * after being invited back; their access tokens answer 401 outside the organization (`/me`) and 404 inside it,
+   * and their sockets close, as access checks say (`Access.assertInInstall`, `orgActor`).
+   */
   listen(events: EventBus): void {
     events.onWrite("user.password.changed", ({ payload }) => {
       this.store.revokeUser(payload.user_id, Date.now(), payload.keep_session_id ?? undefined);
     });
+    events.onWrite("member.removed", ({ payload }) => this.store.expireUser(payload.user_id, Date.now()));
   }
 
   /**
