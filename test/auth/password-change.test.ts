@@ -122,14 +122,20 @@ describe("POST /api/v1/me/password", () => {
     expect((await refresh(other.refresh_token)).status).toBe(200);
   });
 
-  it("queues a burst of wrong guesses through the bounded hashing and answers each 400", async () => {
+  it("checks 8 of a burst of wrong guesses (400 each) and refuses the rest at once with 429, as login does", async () => {
     const { session } = await twoSessions();
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         change(session.access_token, { current_password: `guess-${i}`, new_password: "new-secret-5" }),
       ),
     );
-    for (const res of answers) expect(res.body).toEqual({ error: "current password is incorrect" });
+    const checked = answers.filter((res) => res.status === 400);
+    expect(checked.length).toBe(8);
+    for (const res of checked) expect(res.body).toEqual({ error: "current password is incorrect" });
+    for (const res of answers.filter((res) => res.status !== 400)) {
+      expect({ status: res.status, body: res.body }).toEqual({ status: 429, body: { error: "too many attempts" } });
+      expect(res.headers.get("retry-after")).toBe("1");
+    }
   });
 
   it("answers 400 naming new_password when it is under 8 or over 1,024 characters", async () => {

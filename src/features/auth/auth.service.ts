@@ -13,6 +13,7 @@ import { AccessTokens } from "../../lib/jwt";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../lib/password";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { MembersService, UserRow } from "../members/members.service";
+import { type Attempt, SignInLimits } from "./auth.limits";
 import { assertHasPassword } from "./auth.policy";
 import type { AuthStore } from "./auth.store";
 
@@ -51,6 +52,8 @@ export class AuthService implements Authenticator {
   /** The same entries by the principal handed out, for `reauthenticate` (an entry may leave `verified` meanwhile). */
   private readonly byPrincipal = new WeakMap<Principal, Verified>();
   private readonly tokens: AccessTokens;
+  /** What password checks may wait, run and fail, per client and account (`auth.limits.ts`). */
+  private readonly limits = new SignInLimits();
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -155,11 +158,36 @@ export class AuthService implements Authenticator {
     return this.members.accessGeneration + this.store.revocations;
   }
 
-  /** `client` is the caller's address: password checks take turns between clients. */
+  /**
+   * Checks `password` against `hash` (null: an unknown account, which costs the same) for `attempt`, within the
+   * sign-in limits: 429 `too many attempts` beyond them. Checks take turns between clients.
+   */
+  async checkPassword(password: string, hash: string | null, attempt: Attempt): Promise<boolean> {
+    const admitted = this.limits.admit(attempt);
+    let outcome: "right" | "wrong" | null = null;
+    try {
+      outcome = (await verifyPassword(password, hash, admitted.client)) ? "right" : "wrong";
+      return outcome === "right";
+    } finally {
+      admitted.done(outcome);
+    }
+  }
+
+  /** Hashes a new password (a signup, an invite accepted) for `attempt`, within the limits on checks at once. */
+  async hashNewPassword(password: string, attempt: Attempt): Promise<string> {
+    const admitted = this.limits.admit(attempt);
+    try {
+      return await hashPassword(password, admitted.client);
+    } finally {
+      admitted.done(null);
+    }
+  }
+
+  /** `client` is the caller's address, which the sign-in limits count by. */
   async login(emailInput: string, password: string, client = ""): Promise<TokenPair> {
     const email = emailInput.trim().toLowerCase();
     const user = this.members.userByEmail(email);
-    const ok = await verifyPassword(password, user?.passwordHash ?? null, client);
+    const ok = await this.checkPassword(password, user?.passwordHash ?? null, { client, account: email });
     if (!user || !ok) throw unauthenticated("invalid credentials");
     const state = this.signupState(user);
     if (state === "denied") throw unauthenticated("invalid credentials");
@@ -225,11 +253,18 @@ export class AuthService implements Authenticator {
     assertHasPassword(principal);
     const user = this.members.user(principal.userId);
     if (!user) throw unauthenticated();
-    // The same bounded argon2id path as login, so a burst of guesses queues rather than exhausting memory.
-    if (!(await verifyPassword(currentPassword, user.passwordHash, client))) {
-      throw invalid("current password is incorrect");
+    // Within the same limits as login: a stolen access token must not guess the password any faster. The new
+    // hash is made under the same admission.
+    const admitted = this.limits.admit({ client, account: user.email });
+    let outcome: "right" | "wrong" | null = null;
+    let passwordHash: string;
+    try {
+      outcome = (await verifyPassword(currentPassword, user.passwordHash, admitted.client)) ? "right" : "wrong";
+      if (outcome === "wrong") throw invalid("current password is incorrect");
+      passwordHash = await hashPassword(newPassword, admitted.client);
+    } finally {
+      admitted.done(outcome);
     }
-    const passwordHash = await hashPassword(newPassword, client);
     this.uow.write(() => {
       // Changed meanwhile (another change, a reset): the password just checked is no longer the current one.
       if (!this.samePassword(user)) throw invalid("current password is incorrect");
