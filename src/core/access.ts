@@ -5,15 +5,26 @@
  */
 import { isUuid } from "../lib/ids";
 import type { OrgActor, Principal, SpaceAccess, SpaceActor } from "./actor";
-import { forbidden, missingPermission, notFound, unauthenticated } from "./errors";
+import { forbidden, missingPermission, notFound } from "./errors";
 import type { Need } from "./permissions";
 
 /** Turns a credential (an `Authorization` header or a bare token) into a principal; throws 401 when it cannot. */
 export interface Authenticator {
-  /** At once for a token verified before; a promise when the JWT library must verify it (WebCrypto waits). */
-  authenticate(authorization: string | null | undefined): Principal | Promise<Principal>;
+  /**
+   * At once for a token verified before; a promise when the JWT library must verify it (WebCrypto waits). For a
+   * sound token whose sign-in session ended, `ended` is called with its principal before the 401, and may throw
+   * a refusal of its own instead (what the route would tell that principal: see the permission macro).
+   */
+  authenticate(
+    authorization: string | null | undefined,
+    ended?: (principal: Principal) => void,
+  ): Principal | Promise<Principal>;
   /** The same check again without waiting, for the credential `authenticate` resolved to `principal`. */
-  reauthenticate(authorization: string | null | undefined, principal: Principal): Principal;
+  reauthenticate(
+    authorization: string | null | undefined,
+    principal: Principal,
+    ended?: (principal: Principal) => void,
+  ): Principal;
   /**
    * Goes up whenever anyone's access may have changed in this process (a membership, a role, a space membership
    * or an account changed, a session ended). While it stands still, a check made a moment ago still holds.
@@ -63,16 +74,6 @@ export class Access {
     }
     assertPermission({ ...principal, orgId, permissions }, need);
     return { ...principal, orgId, permissions };
-  }
-
-  /**
-   * A caller of a route outside any organization (`/me`, the list of organizations) must still be one of the
-   * install's: a member of its organization, or an account awaiting approval. A member removed from it is
-   * neither, and is 401 there at once; its organization's routes tell it 404 `organization not found`.
-   */
-  assertInInstall(principal: Principal, orgId: string | undefined): void {
-    if (orgId === undefined || this.source.memberPermissions(orgId, principal.userId) !== null) return;
-    if (!this.source.hasPendingSignup(orgId, principal.userId)) throw unauthenticated();
   }
 
   /**

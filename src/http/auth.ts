@@ -102,6 +102,13 @@ export function authMacro(
   const credentialOf = (request: Request) => credential(request, urlTokens.has(request));
 
   /**
+   * What a token whose session ended is told on a route of `orgId`: 404 `organization not found` when its account
+   * is no longer a member (a removed member, whose sessions ended with the removal: contract §7 has their requests
+   * to the organization answer so); 401 otherwise, as the authenticator throws next.
+   */
+  const endedIn = (orgId: string) => (principal: Principal) => void access.orgActor(principal, orgId, "member");
+
+  /**
    * The actor of a route of the caller's own (`/me/...`) or of an organization: a member of `:orgId`, or of the
    * `org_id` of the query or the body, holding `need`. `fallback` answers the organization when none is named.
    */
@@ -109,7 +116,6 @@ export function authMacro(
     (need: Need, fallback: () => string | undefined) =>
     async ({ params, query, body, request, path: requestPath }: TransformContext) => {
       const given = credentialOf(request);
-      const principal = await auth.authenticate(given);
       lowerIds(params as Raw);
       // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`); a POST to
       // one may name it in its body (`/me/inbox/read {org_id}`).
@@ -120,10 +126,15 @@ export function authMacro(
         pathIds && "orgId" in pathIds
           ? (pathIds.orgId ?? "")
           : (lowerUuid((query as Raw)?.org_id ?? bodyField(body, "org_id")) ?? fallback());
+      const ended = orgId === undefined ? undefined : endedIn(orgId);
+      const principal = await auth.authenticate(given, ended);
       if (orgId === undefined) throw invalid("org_id: required");
       const actor = access.orgActor(principal, orgId, need);
       assertPathIds(pathIds, requestPath);
-      const recheck = recheckOf(auth, () => void access.orgActor(auth.reauthenticate(given, principal), orgId, need));
+      const recheck = recheckOf(
+        auth,
+        () => void access.orgActor(auth.reauthenticate(given, principal, ended), orgId, need),
+      );
       resolved.set(request, { ...actor, recheck });
     };
 
@@ -138,14 +149,12 @@ export function authMacro(
     }),
     /** No token needed. */
     public: (_enabled: true) => ({ detail: mark({ "x-public": true }) }),
-    /** Any valid token of an account of the install (a member, or awaiting approval); outside any organization. */
+    /** Any valid token; the route is outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
       transform: async ({ params, request }) => {
         lowerIds(params as Raw);
-        const principal = await auth.authenticate(credentialOf(request));
-        access.assertInInstall(principal, installOrg());
-        resolved.set(request, principal);
+        resolved.set(request, await auth.authenticate(credentialOf(request)));
       },
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
@@ -172,12 +181,14 @@ export function authMacro(
       detail: mark({ "x-permission": need, "x-space": true }),
       transform: async ({ params, request, path }) => {
         lowerIds(params as Raw);
-        const { orgId, spaceId } = params as Record<string, string>;
+        const { orgId = "", spaceId = "" } = params as Record<string, string | undefined>;
         const given = credentialOf(request);
-        const principal = await auth.authenticate(given);
-        const actor = access.spaceActor(principal, orgId, spaceId ?? "", need);
+        const ended = endedIn(orgId);
+        const principal = await auth.authenticate(given, ended);
+        const actor = access.spaceActor(principal, orgId, spaceId, need);
         assertPathIds(params as Raw, path);
-        const recheck = () => void access.spaceActor(auth.reauthenticate(given, principal), orgId, spaceId ?? "", need);
+        const recheck = () =>
+          void access.spaceActor(auth.reauthenticate(given, principal, ended), orgId, spaceId, need);
         const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, recheck) };
         resolved.set(request, spaceActor);
       },

@@ -96,7 +96,7 @@ const errorResponse = (description: string) => ({
 function describeAccess(detail: Json): string {
   if (detail["x-access"]) return `${String(detail["x-access"])}.`;
   if (detail["x-public"]) return "Public: no token needed.";
-  if (detail["x-signed-in"]) return "Needs any valid token of a member, or of an account awaiting approval.";
+  if (detail["x-signed-in"]) return "Needs any valid token.";
   const need = detail["x-permission"];
   return need === "member" ? "Needs membership of the organization." : `Needs the permission \`${String(need)}\`.`;
 }

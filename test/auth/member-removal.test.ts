@@ -1,7 +1,8 @@
 /**
- * Removing a member ends their sessions at once: no refresh token of theirs works again (not even once they are
- * invited back), their access tokens answer 401 outside the organization (`/me`) and 404
- * `organization not found` inside it (contract §7), and their sockets close.
+ * Removing a member ends their sessions at once, as denying a signup does: no refresh token of theirs works again
+ * (not even once they are invited back), their access tokens answer 401 outside the organization (`/me`) and 404
+ * `organization not found` inside it (contract §7), and their sockets close. The account stays: it can sign in
+ * again, to accept an invite back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { addMember, type Org, setupOrg } from "../helpers/factories";
@@ -65,8 +66,24 @@ describe("DELETE /api/v1/organizations/{orgId}/members/{userId}", () => {
     });
     expect(back.status).toBe(201);
     expect((await refresh(leaving.refreshToken)).status).toBe(401);
+    expect((await leaving.api.get("/api/v1/me")).status).toBe(401);
     expect((await client(server.url, back.body.access_token).get("/api/v1/me")).status).toBe(200);
     expect((await refresh(back.body.refresh_token)).status).toBe(200);
+  });
+
+  it("lets the removed account sign in again, to an install where it belongs to no organization", async () => {
+    const leaving = await addMember(org);
+    expect((await org.owner.api.delete(`/api/v1/organizations/${org.id}/members/${leaving.id}`)).status).toBe(204);
+    const again = await org.anon.post("/api/v1/auth/login", { email: leaving.email, password: leaving.password });
+    expect(again.status).toBe(200);
+    const api = client(server.url, again.body.access_token);
+    expect((await api.get("/api/v1/me")).status).toBe(200);
+    expect((await api.get("/api/v1/organizations")).body).toEqual({ organizations: [] });
+    const inside = await api.get(`/api/v1/organizations/${org.id}/spaces`);
+    expect({ status: inside.status, body: inside.body }).toEqual({
+      status: 404,
+      body: { error: "organization not found" },
+    });
   });
 
   it("ends no one else's session", async () => {

@@ -66,37 +66,39 @@ export class AuthService implements Authenticator {
   }
 
   /**
-   * A password set anywhere (a change, a reset, an account readmitted) ends the account's other sessions. A
-   * member removed from the organization (the install's only one) can refresh none of theirs from then on, nor
-   * after being invited back; their access tokens answer 401 outside the organization (`/me`) and 404 inside it,
-   * and their sockets close, as access checks say (`Access.assertInInstall`, `orgActor`).
+   * A password set anywhere (a change, a reset, an account readmitted) ends the account's other sessions; a
+   * member removed from the organization (the install's only one) loses every session at once, as a denied
+   * signup does. (The organization's routes still tell their tokens 404 `organization not found`: see `live`.)
    */
   listen(events: EventBus): void {
     events.onWrite("user.password.changed", ({ payload }) => {
       this.store.revokeUser(payload.user_id, Date.now(), payload.keep_session_id ?? undefined);
     });
-    events.onWrite("member.removed", ({ payload }) => this.store.expireUser(payload.user_id, Date.now()));
+    events.onWrite("member.removed", ({ payload }) => this.store.revokeUser(payload.user_id, Date.now()));
   }
 
   /**
    * Resolves an `Authorization` header to a principal, or throws 401 `unauthorized`. A token verified before is a
    * lookup, answered at once; a new one waits for the library's verification.
    */
-  authenticate(authorization: string | null | undefined): Principal | Promise<Principal> {
-    return this.authenticateToken(bearerToken(authorization));
+  authenticate(
+    authorization: string | null | undefined,
+    ended?: (principal: Principal) => void,
+  ): Principal | Promise<Principal> {
+    return this.authenticateToken(bearerToken(authorization), ended);
   }
 
   /** Resolves a bare token (JWT access token or `sa_` token) as `authenticate` does, or throws 401 `unauthorized`. */
-  authenticateToken(token: string): Principal | Promise<Principal> {
+  authenticateToken(token: string, ended?: (principal: Principal) => void): Principal | Promise<Principal> {
     if (token.startsWith("sa_")) return this.staffPrincipal(token);
     const now = Date.now();
     const known = this.verified.get(token);
-    if (!known) return this.verify(token, now);
+    if (!known) return this.verify(token, now, ended);
     if (known.exp * 1000 <= now) {
       this.verified.delete(token);
       throw unauthenticated();
     }
-    return this.live(known, now);
+    return this.live(known, now, ended);
   }
 
   /**
@@ -104,16 +106,20 @@ export class AuthService implements Authenticator {
    * (a write stored after the request waited). The token's signature was proven then; what can have changed is
    * checked again: the token's expiry and session, or the staff token.
    */
-  reauthenticate(authorization: string | null | undefined, principal: Principal): Principal {
+  reauthenticate(
+    authorization: string | null | undefined,
+    principal: Principal,
+    ended?: (principal: Principal) => void,
+  ): Principal {
     if (principal.serviceAccountId !== null) return this.staffPrincipal(bearerToken(authorization));
     const known = this.byPrincipal.get(principal);
     const now = Date.now();
     if (!known || known.exp * 1000 <= now) throw unauthenticated();
-    return this.live(known, now);
+    return this.live(known, now, ended);
   }
 
   /** A token not seen before: verified by the library, then remembered. */
-  private async verify(token: string, now: number): Promise<Principal> {
+  private async verify(token: string, now: number, ended?: (principal: Principal) => void): Promise<Principal> {
     const claims = await this.tokens.verify(token, now);
     if (!claims) throw unauthenticated();
     if (this.verified.size >= VERIFIED_MEMO) this.verified.delete(this.verified.keys().next().value as string);
@@ -121,13 +127,17 @@ export class AuthService implements Authenticator {
     const known = { principal, exp: claims.exp, sid: claims.sid };
     this.verified.set(token, known);
     this.byPrincipal.set(principal, known);
-    return this.live(known, now);
+    return this.live(known, now, ended);
   }
 
-  /** The principal of a verified token, unless its session ended (signed out, password reset) before it expired. */
-  private live(known: Verified, now: number): Principal {
-    if (!this.store.sessionLive(known.sid, now)) throw unauthenticated();
-    return known.principal;
+  /**
+   * The principal of a verified token, unless its session ended (signed out, password reset, removed from the
+   * organization) before it expired: then `ended` may refuse it its own way, else 401.
+   */
+  private live(known: Verified, now: number, ended?: (principal: Principal) => void): Principal {
+    if (this.store.sessionLive(known.sid, now)) return known.principal;
+    ended?.(known.principal);
+    throw unauthenticated();
   }
 
   private staffPrincipal(token: string): Principal {

@@ -1,5 +1,5 @@
 /** Refresh-token rows and the `sa_` token lookup. */
-import { and, eq, gt, isNull, ne, sql } from "drizzle-orm";
+import { and, eq, isNull, ne, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { refreshTokens } from "../../db/schema";
 
@@ -114,19 +114,6 @@ export class AuthStore {
       .where(keepFamilyId === undefined ? mine : and(mine, ne(refreshTokens.familyId, keepFamilyId)))
       .run();
     this.sessionsEnded();
-  }
-
-  /**
-   * Makes every refresh token of the user unusable from `now` (a member removed from the organization), without
-   * revoking them: their access tokens stay signed-in as far as the organization's routes go, which answer a
-   * removed member 404 `organization not found` (contract §7), until they expire.
-   */
-  expireUser(userId: string, now: number): void {
-    this.db
-      .update(refreshTokens)
-      .set({ expiresAt: now })
-      .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt), gt(refreshTokens.expiresAt, now)))
-      .run();
   }
 
   /** Drops tokens that can never be used again, so the table does not grow without bound. */
