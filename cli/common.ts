@@ -42,7 +42,8 @@ export function openServices(
     vapidPrivateKey: new Uint8Array(0),
     generated: [],
   };
-  const services = createServices(conn, config, { secrets });
+  // What a command does without anyone signed in, the audit log records as the command line's.
+  const services = createServices(conn, config, { secrets, origin: "command_line" });
   return { config, conn, services, close: () => conn.sqlite.close() };
 }
 

@@ -7,6 +7,7 @@
  */
 import type { z } from "zod";
 import type { activityOut, toolCallOut } from "./features/activity/activity.schemas";
+import type { AuditAction as AuditActionOut, AuditEventOut } from "./features/audit/audit.schemas";
 import type { changePasswordIn, loginIn } from "./features/auth/auth.schemas";
 import type {
   AUTOMATION_KINDS,
@@ -24,6 +25,7 @@ import type {
   postMessageIn,
   ReactionOut,
   RoomOut,
+  UploadedOut,
 } from "./features/chat/chat.schemas";
 import type { createFolderIn, createTextIn, NodeOut, patchNodeIn } from "./features/files/files.schemas";
 import type { InboxReadOut } from "./features/inbox/inbox.events";
@@ -37,21 +39,29 @@ import type {
   readRoomIn,
 } from "./features/inbox/inbox.schemas";
 import type { instanceOut, SetupOut, setupIn } from "./features/instance/instance.schemas";
-import type { IntegrationOut, Provider as ProviderName } from "./features/integrations/integrations.schemas";
+import type {
+  IntegrationOut,
+  KeyCheckOut,
+  Provider as ProviderName,
+} from "./features/integrations/integrations.schemas";
 import type { acceptInviteIn, createInviteIn, InviteOut, inviteInfoOut } from "./features/invites/invites.schemas";
+import type { createLabelIn, LabelOut, patchLabelIn } from "./features/labels/labels.schemas";
 import type { createRoleIn, MemberOut, patchRoleIn, RoleOut, UserOut } from "./features/members/members.schemas";
 import type { pushKeyOut, pushSubscriptionIn } from "./features/notifications/notifications.schemas";
 import type { OrganizationOut, patchOrgIn } from "./features/organization/organization.schemas";
 import type { ProposalOut } from "./features/proposals/proposals.schemas";
 import type { ReplyEventPayload } from "./features/replies/replies.events";
+import type { RetriedReply as RetriedReplyOut } from "./features/replies/replies.retry";
 import type { SearchOut, SearchResultOut, searchQuery } from "./features/search/search.schemas";
 import type { registerIn, SignupRequestOut } from "./features/signups/signups.schemas";
 import type {
   addSpaceMemberIn,
   BoardOut,
   ColumnOut,
+  createColumnIn,
   createSpaceIn,
   GitLinkOut,
+  patchColumnIn,
   putGitLinkIn,
   SpaceMemberOut,
   SpaceOut,
@@ -61,6 +71,7 @@ import type {
   createTaskIn,
   DeliverableOut,
   MyTaskOut,
+  Priority as PriorityOut,
   patchTaskIn,
   TaskMessageOut,
   TaskOut,
@@ -102,6 +113,16 @@ export type Role = RoleOut;
 export type Invite = InviteOut;
 /** An account made through open sign-ups, waiting for (or past) a person's decision. */
 export type SignupRequest = SignupRequestOut;
+/** One record of the audit log: who did what to what, when and from where. */
+export type AuditEvent = AuditEventOut;
+/** An action the audit log records (`member.removed`...). */
+export type AuditAction = AuditActionOut;
+/** `GET .../audit`'s filters and page. */
+export interface AuditQuery {
+  before?: string;
+  actor_user_id?: string;
+  action?: AuditAction;
+}
 /** `PATCH /organizations/{orgId}`'s body. */
 export type OrganizationChanges = z.input<typeof patchOrgIn>;
 /** `POST .../roles`' body. */
@@ -134,6 +155,18 @@ export type GitLinkBody = z.input<typeof putGitLinkIn>;
 export type Board = BoardOut;
 /** A column of a board. */
 export type Column = ColumnOut;
+/** `POST .../board/columns`' body. */
+export type ColumnBody = z.input<typeof createColumnIn>;
+/** `PATCH .../board/columns/{columnId}`'s body. */
+export type ColumnChanges = z.input<typeof patchColumnIn>;
+/** A label of a space. */
+export type Label = LabelOut;
+/** `POST .../labels`' body. */
+export type LabelBody = z.input<typeof createLabelIn>;
+/** `PATCH .../labels/{labelId}`'s body. */
+export type LabelChanges = z.input<typeof patchLabelIn>;
+/** A task's priority. */
+export type Priority = PriorityOut;
 /** `GET .../spaces/{spaceId}/board`. */
 export interface BoardAnswer {
   board: Board;
@@ -177,6 +210,15 @@ export interface MessagePage {
 export interface PostedMessage {
   message: Message;
   attachments: Attachment[];
+}
+/** `GET .../messages/{messageId}/replies`: a page of a thread's replies, oldest first, and its root. */
+export interface ThreadPage extends MessagePage {
+  root: { message: Message; reactions: Reaction[]; attachments: Attachment[] };
+}
+/** `POST .../chat-rooms/{roomId}/uploads`: the file stored, and the attachment to post for it. */
+export interface ChatUpload {
+  attachment: UploadedOut;
+  node: NodeOut;
 }
 /** `POST .../chat-rooms`' body. */
 export type RoomBody = z.input<typeof createRoomIn>;
@@ -259,6 +301,8 @@ export type ServiceAccountBody = z.input<typeof createServiceAccountIn>;
 export type ServiceAccountChanges = z.input<typeof patchServiceAccountIn>;
 /** The payload of the `ai.reply.started`, `.finished` and `.failed` live events. */
 export type ReplyEvent = ReplyEventPayload;
+/** A failed staff reply asked again: the reply job, and the failure reply its answer will replace. */
+export type RetriedReply = RetriedReplyOut;
 /** What a staff member did for one reply. */
 export type ActivityEntry = z.infer<typeof activityOut>;
 /** One tool a staff member called while answering. */
@@ -267,6 +311,8 @@ export type ToolCall = z.infer<typeof toolCallOut>;
 export type Integration = IntegrationOut;
 /** A provider staff answer through. */
 export type Provider = ProviderName;
+/** What testing a provider key found: accepted, or what the provider answered. */
+export type KeyCheck = KeyCheckOut;
 
 // Automations.
 

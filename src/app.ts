@@ -4,6 +4,7 @@ import { collabRoutes } from "./collab/collab.routes";
 import { CollabSockets } from "./collab/collab.sockets";
 import type { Config } from "./config";
 import { activityRoutes } from "./features/activity/activity.routes";
+import { auditRoutes } from "./features/audit/audit.routes";
 import { authRoutes } from "./features/auth/auth.routes";
 import { automationsRoutes } from "./features/automations/automations.routes";
 import { webhookRoutes } from "./features/automations/automations.webhook-routes";
@@ -14,10 +15,12 @@ import { inboxRoutes } from "./features/inbox/inbox.routes";
 import { instanceRoutes } from "./features/instance/instance.routes";
 import { integrationsRoutes } from "./features/integrations/integrations.routes";
 import { invitesRoutes } from "./features/invites/invites.routes";
+import { labelsRoutes } from "./features/labels/labels.routes";
 import { membersRoutes } from "./features/members/members.routes";
 import { notificationsRoutes } from "./features/notifications/notifications.routes";
 import { organizationRoutes } from "./features/organization/organization.routes";
 import { proposalsRoutes } from "./features/proposals/proposals.routes";
+import { repliesRoutes } from "./features/replies/replies.routes";
 import { searchRoutes } from "./features/search/search.routes";
 import { signupsRoutes } from "./features/signups/signups.routes";
 import { spacesRoutes } from "./features/spaces/spaces.routes";
@@ -63,12 +66,15 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(staffRoutes(auth, services.staff))
     .use(integrationsRoutes(auth, services.integrations))
     .use(activityRoutes(auth, services.activity))
+    .use(auditRoutes(auth, services.audit))
     .use(spacesRoutes(auth, services.spaces))
     .use(collabRoutes(auth, collab))
     .use(proposalsRoutes(auth, services.proposals))
     .use(filesRoutes(auth, files, events))
     .use(tasksRoutes(auth, services.tasks))
+    .use(labelsRoutes(auth, services.labels))
     .use(chatRoutes(auth, services.chat, events))
+    .use(repliesRoutes(auth, services.retry))
     .use(inboxRoutes(auth, services.inbox))
     .use(notificationsRoutes(auth, services.push))
     .use(automationsRoutes(auth, services.automations))

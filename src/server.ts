@@ -148,6 +148,10 @@ async function serveLocked(
     services.auth.pruneExpired();
     services.files.collectGarbage();
     services.webhooks.pruneDeliveries();
+    // In batches, with requests served in between; what a failure leaves is removed at the next round.
+    services.audit
+      .prune()
+      .catch((err) => log.error({ err }, "removing year-old audit records failed; trying again later"));
   });
   // Off the start-up path: the first round runs once the server is already answering.
   const firstRound = setTimeout(maintain, 1000);

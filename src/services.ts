@@ -13,6 +13,9 @@ import { StorageHealth } from "./db/health";
 import { UnitOfWork } from "./db/unit";
 import { ActivityService } from "./features/activity/activity.service";
 import { ActivityStore } from "./features/activity/activity.store";
+import { AuditRecords } from "./features/audit/audit.records";
+import { AuditLog, type Origin } from "./features/audit/audit.service";
+import { AuditStore } from "./features/audit/audit.store";
 import { AuthService } from "./features/auth/auth.service";
 import { AuthStore } from "./features/auth/auth.store";
 import { ConnectionRuns } from "./features/automations/automations.connections";
@@ -35,6 +38,8 @@ import { IntegrationsService } from "./features/integrations/integrations.servic
 import { IntegrationsStore } from "./features/integrations/integrations.store";
 import { InvitesService } from "./features/invites/invites.service";
 import { InvitesStore } from "./features/invites/invites.store";
+import { LabelsService } from "./features/labels/labels.service";
+import { LabelsStore } from "./features/labels/labels.store";
 import { MembersService } from "./features/members/members.service";
 import { MembersStore } from "./features/members/members.store";
 import { type EmailOptions, EmailService } from "./features/notifications/notifications.email";
@@ -48,6 +53,7 @@ import { AgentReplies } from "./features/replies/replies.agent";
 import { DEFAULT_REPLY_TIMING, ReplyJob, type ReplyTiming } from "./features/replies/replies.job";
 import { ModelrouterReplies } from "./features/replies/replies.modelrouter";
 import { ReplyQueue } from "./features/replies/replies.queue";
+import { ReplyRetry } from "./features/replies/replies.retry";
 import { SearchService } from "./features/search/search.service";
 import { SearchStore } from "./features/search/search.store";
 import { SignupsService } from "./features/signups/signups.service";
@@ -63,7 +69,9 @@ import { JobsStore } from "./jobs/jobs.store";
 import { JobQueue } from "./jobs/queue";
 import { JobRunner } from "./jobs/runner";
 import type { Logger } from "./lib/log";
+import { checkKey as checkAgentKey } from "./providers/agent";
 import { Mailer } from "./providers/mail";
+import { checkKey as checkModelrouterKey } from "./providers/modelrouter";
 import { PushClient } from "./providers/push";
 
 /** Every service of the app. */
@@ -87,6 +95,8 @@ export interface ServiceOptions {
   publicUrl?: () => string;
   /** How often email looks for unread items (tests shorten it). */
   email?: EmailOptions;
+  /** Who the audit log names for an act no one signed in made: the server (default) or a `tandem` command. */
+  origin?: Origin;
 }
 
 /** What tests shorten about staff replies. */
@@ -162,7 +172,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const purge = new RoomPurge(uow, chatStore, (err) =>
     options.log?.error({ err }, "removing a deleted room's messages failed; trying again"),
   );
-  const chat = new ChatService(uow, chatStore, commits, purge);
+  const chat = new ChatService(uow, chatStore, commits, purge, files);
   const spaces = new SpacesService(uow, new SpacesStore(db, memo), chat, members);
   const activity = new ActivityService(uow, new ActivityStore(db), spaces);
   const access = new Access({
@@ -170,11 +180,20 @@ export function createServices(conn: Connection, config: Config, options: Servic
     hasPendingSignup: (orgId, userId) => signups.isPending(orgId, userId),
     spaceWithRole: (orgId, spaceId, userId) => spaces.withRole(orgId, spaceId, userId),
   });
-  const tasks = new TasksService(uow, new TasksStore(db), spaces, members, files);
+  const labels = new LabelsService(uow, new LabelsStore(db));
+  const tasks = new TasksService(uow, new TasksStore(db), spaces, members, files, labels);
   const staff = new StaffService(uow, new StaffStore(db, memo), members, tasks, chat, config.modelrouter.defaultModel);
   // What follows a write inside its transaction: each feature listens to what concerns it.
-  for (const feature of [auth, signups, invites, spaces]) feature.listen(events);
+  for (const feature of [auth, signups, invites, spaces, tasks]) feature.listen(events);
   new ReplyQueue({ staff, access, chat, jobs }).listen(events);
+  // The audit log records the acts it follows in their own transactions.
+  const audit = new AuditLog(uow, new AuditStore(db), members, options.origin);
+  new AuditRecords(audit, {
+    user: (userId) => members.user(userId),
+    spaceName: (orgId, spaceId) => spaces.withRole(orgId, spaceId, "")?.name,
+    fileName: (spaceId, nodeId) => files.nameOf(spaceId, nodeId),
+    roles: (orgId, ids) => members.roleRefs(orgId, ids),
+  }).listen(events);
   const search = new SearchService(uow, new SearchStore(db), spaces, access, options.log);
   search.listen(events);
   // The inbox listens to what needs people: mentions, assignments, staff answers, approvals, and deletions.
@@ -222,7 +241,10 @@ export function createServices(conn: Connection, config: Config, options: Servic
   );
   push.listen(events);
   const encryptionKey = secrets?.encryptionKey ?? null;
-  const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey);
+  const integrations = new IntegrationsService(uow, new IntegrationsStore(db), encryptionKey, {
+    modelrouter: (key, signal) => checkModelrouterKey(config.modelrouter, key, signal),
+    agent: (key, signal) => checkAgentKey(config.agent, key, signal),
+  });
   const automationsStore = new AutomationsStore(db);
   const automations = new AutomationsService(
     uow,
@@ -270,12 +292,14 @@ export function createServices(conn: Connection, config: Config, options: Servic
           agent: new AgentReplies(config.agent, integrations, spaces),
         },
       },
-      { chat, tasks, files, proposals, automations },
+      { chat, tasks, files, proposals, automations, spaces, labels },
       { ...DEFAULT_REPLY_TIMING, ...tuning.reply },
     ),
   );
+  const retry = new ReplyRetry(uow, { chat, staff, activity, access, jobs });
   return {
     auth,
+    retry,
     live: new LiveEvents(events, memo, auth, access, (actor) => spaces.memberships(actor)),
     members,
     organization,
@@ -286,6 +310,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     spaces,
     files,
     tasks,
+    labels,
     chat,
     events,
     docs,
@@ -297,6 +322,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     webhooks,
     proposals,
     activity,
+    audit,
     search,
     inbox,
     email,

@@ -7,6 +7,8 @@ export interface Principal {
   readonly serviceAccountId: string | null;
   /** The sign-in session an access token belongs to (its `sid`); none for `sa_` tokens. */
   readonly sessionId?: string | undefined;
+  /** The client address of the request acting, as `clientAddress` reads it; absent where no request acts. */
+  readonly address?: string | undefined;
 }
 
 /** A principal in the context of one organization, with its permissions there. */

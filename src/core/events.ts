@@ -36,6 +36,11 @@ export interface EventOf<T extends EventType> {
   /** Not sent. Who made the change; absent when the server made it on its own. */
   actor?: Principal;
   /**
+   * Not sent. How people name what the event is about where its payload cannot say (a deleted task's title):
+   * for the records that outlive it (the audit log).
+   */
+  label?: string;
+  /**
    * Not sent. A person's own event (their read state moved, an item reached their inbox): only that user's
    * sockets hear it, never the rest of the organization, and it changes nothing that others read.
    */
@@ -123,4 +128,14 @@ export function spaceEvent<T extends EventType>(
   payload: EventPayloads[T],
 ): EventOf<T> {
   return { type, organization_id: actor.orgId, space_id: actor.space.id, payload, actor };
+}
+
+/** The event of an organization-wide change: made by `actor`, or by the server on its own when there is none. */
+export function orgEvent<T extends EventType>(
+  orgId: string,
+  type: T,
+  payload: EventPayloads[T],
+  actor?: Principal,
+): EventOf<T> {
+  return { type, organization_id: orgId, space_id: "", payload, ...(actor ? { actor } : {}) };
 }

@@ -87,10 +87,12 @@ export function changedColumnsUpdater<Row extends Record<string, unknown>>(
   keyProperty = "id",
 ) {
   const update = patchUpdater<Row>(db, table, key, keyProperty);
+  // The table's columns only: a row read with more (a task with its label ids) writes just its own fields.
+  const columns = Object.keys(getTableColumns(table)).filter((k) => k !== keyProperty) as (keyof Row & string)[];
   return (before: Row, after: Row): void => {
     const changed: Partial<Row> = {};
-    for (const k of Object.keys(after) as (keyof Row & string)[]) {
-      if (k !== keyProperty && after[k] !== before[k]) changed[k] = after[k];
+    for (const k of columns) {
+      if (after[k] !== before[k]) changed[k] = after[k];
     }
     update(after[keyProperty], changed);
   };

@@ -19,6 +19,7 @@ import type { OrgActor, Principal, SpaceActor } from "../core/actor";
 import { invalid } from "../core/errors";
 import type { Need } from "../core/permissions";
 import { lowerUuid } from "../lib/ids";
+import { clientAddress } from "./base";
 import { assertPathIds } from "./path-ids";
 
 /** The macro plugin type, for route modules. */
@@ -39,6 +40,8 @@ interface TransformContext {
   body: unknown;
   request: Request;
   path: string;
+  server: Parameters<typeof clientAddress>[0]["server"];
+  set: object;
 }
 
 /** A string field of a JSON object body, if there is one. */
@@ -114,7 +117,7 @@ export function authMacro(
    */
   const orgTransform =
     (need: Need, fallback: () => string | undefined) =>
-    async ({ params, query, body, request, path: requestPath }: TransformContext) => {
+    async ({ params, query, body, request, path: requestPath, server, set }: TransformContext) => {
       const given = credentialOf(request);
       lowerIds(params as Raw);
       // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`); a POST to
@@ -135,7 +138,7 @@ export function authMacro(
         auth,
         () => void access.orgActor(auth.reauthenticate(given, principal, ended), orgId, need),
       );
-      resolved.set(request, { ...actor, recheck });
+      resolved.set(request, { ...actor, recheck, address: clientAddress({ server, request, set }) });
     };
 
   return new Elysia({ name: "auth-macro", seed: ++instances }).macro({
@@ -152,9 +155,10 @@ export function authMacro(
     /** Any valid token; the route is outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
-      transform: async ({ params, request }) => {
+      transform: async ({ params, request, server, set }) => {
         lowerIds(params as Raw);
-        resolved.set(request, await auth.authenticate(credentialOf(request)));
+        const principal = await auth.authenticate(credentialOf(request));
+        resolved.set(request, { ...principal, address: clientAddress({ server, request, set }) });
       },
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
@@ -179,7 +183,7 @@ export function authMacro(
      */
     space: (need: Need) => ({
       detail: mark({ "x-permission": need, "x-space": true }),
-      transform: async ({ params, request, path }) => {
+      transform: async ({ params, request, path, server, set }) => {
         lowerIds(params as Raw);
         const { orgId = "", spaceId = "" } = params as Record<string, string | undefined>;
         const given = credentialOf(request);
@@ -189,7 +193,8 @@ export function authMacro(
         assertPathIds(params as Raw, path);
         const recheck = () =>
           void access.spaceActor(auth.reauthenticate(given, principal, ended), orgId, spaceId, need);
-        const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, recheck) };
+        const address = clientAddress({ server, request, set });
+        const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, recheck), address };
         resolved.set(request, spaceActor);
       },
       resolve: ({ request }) => ({ actor: take<SpaceActor>(request) }),

@@ -19,6 +19,8 @@ const NOT_FOUND_OF: Record<string, string> = {
   nodeId: "file not found",
   proposalId: "proposal not found",
   taskId: "task not found",
+  columnId: "column not found",
+  labelId: "label not found",
   fileNodeId: "deliverable not found",
   roomId: "chat room not found",
   messageId: "message not found",

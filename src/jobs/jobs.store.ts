@@ -33,6 +33,13 @@ export const LAPSED_SQL = "SELECT 1 AS lapsed FROM jobs WHERE status = 'running'
 /** Whether a job is due: the claim's scan, read only. */
 export const DUE_SQL = "SELECT 1 AS due FROM jobs WHERE status = 'queued' AND run_at <= $now LIMIT 1";
 
+/** When the soonest queued job is due (the table holds only live jobs: a short scan, once at start). */
+export const NEXT_RUN_SQL = "SELECT min(run_at) AS at FROM jobs WHERE status = 'queued'";
+
+/** Whether a live job of a kind has a value in its payload (a retry of a reply still under way). */
+export const LIVE_WITH_SQL =
+  "SELECT 1 AS live FROM jobs WHERE kind = $kind AND json_extract(payload, $path) = $value LIMIT 1";
+
 type Raw = Record<string, unknown>;
 
 /** A row as bun:sqlite returns it, in the schema's property names. */
@@ -114,6 +121,11 @@ export class JobsStore {
     return this.lapsed().all({ $now: now }).length > 0;
   }
 
+  /** When the soonest queued job is due; null when none waits. */
+  nextRunAt(): number | null {
+    return (this.db.$client.query(NEXT_RUN_SQL).get() as { at: number | null } | null)?.at ?? null;
+  }
+
   /** Whether some queued job is due at `now`. */
   hasDue(now: number): boolean {
     return this.due().all({ $now: now }).length > 0;
@@ -140,6 +152,18 @@ export class JobsStore {
   /** Puts the job back in the queue, due at `runAt`, with the error that ended this attempt. False when the lease was lost. */
   retryLater(seq: number, lease: string, error: string, runAt: number): boolean {
     return this.requeue().run({ $seq: seq, $lease: lease, $error: error, $runAt: runAt, $now: Date.now() }).changes > 0;
+  }
+
+  private readonly liveWith = prepared(() =>
+    this.db.$client.query<{ live: number }, Record<string, string>>(LIVE_WITH_SQL),
+  );
+
+  /**
+   * Whether a live job (queued or running) of `kind` has `value` at `path` of its payload (`$.replaces`). The
+   * table holds only the live queue, so the scan is short, and a caller asks this rarely (a person's retry).
+   */
+  hasLive(kind: string, path: string, value: string): boolean {
+    return this.liveWith().all({ $kind: kind, $path: path, $value: value }).length > 0;
   }
 
   /** Records progress that must survive a restart (a launched run); false when the lease was lost. */

@@ -9,12 +9,13 @@ export class JobQueue {
     private readonly store: JobsStore,
   ) {}
 
-  /** Queues a job of `kind`, due now, in the caller's unit (the write that causes it). */
-  enqueue(kind: string, payload: unknown): void {
-    this.uow.write((unit) => {
+  /** Queues a job of `kind`, due now, in the caller's unit (the write that causes it); its id. */
+  enqueue(kind: string, payload: unknown): string {
+    return this.uow.write((unit) => {
       const now = Date.now();
+      const id = newId();
       this.store.enqueue({
-        id: newId(),
+        id,
         kind,
         payload: JSON.stringify(payload),
         status: "queued",
@@ -27,6 +28,12 @@ export class JobQueue {
         updatedAt: now,
       });
       unit.emit({ type: "job.queued", organization_id: "", space_id: "", payload: { kind } });
+      return id;
     });
+  }
+
+  /** Whether a job of `kind` whose payload has `value` at `path` is queued or running. */
+  hasLive(kind: string, path: string, value: string): boolean {
+    return this.store.hasLive(kind, path, value);
   }
 }

@@ -80,6 +80,8 @@ export class JobRunner {
   private readonly maxAttempts: number;
   private readonly retryBaseMs: number;
   private timer: ReturnType<typeof setInterval> | null = null;
+  /** A wake-up at the time of the soonest job put back for later, so it runs then and not at a later poll. */
+  private alarm: { at: number; timer: ReturnType<typeof setTimeout> } | null = null;
   /** When a failure of the runner's own writes was last logged: at most one line a minute while it lasts. */
   private lastFailureLog = 0;
   private filling = false;
@@ -116,6 +118,9 @@ export class JobRunner {
     this.timer = setInterval(() => this.safely("looking at the job queue", () => this.tick()), this.pollMs);
     this.timer.unref?.();
     this.wake();
+    // A job waiting out a pause when the last run stopped (a provider's Retry-After) runs at its time.
+    const next = this.store.nextRunAt();
+    if (next !== null && next > now) this.wakeAt(next);
   }
 
   /** Stops claiming and aborts running jobs; their claims lapse and the next start resumes them. */
@@ -123,6 +128,8 @@ export class JobRunner {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    if (this.alarm) clearTimeout(this.alarm.timer);
+    this.alarm = null;
     for (const controller of this.running.values()) controller.abort();
   }
 
@@ -137,6 +144,21 @@ export class JobRunner {
       this.waking = false;
       this.fill();
     });
+  }
+
+  /** Looks at the queue at `at` (a job put back until then), unless an earlier wake-up is already set. */
+  private wakeAt(at: number): void {
+    if (this.stopped || (this.alarm && this.alarm.at <= at)) return;
+    if (this.alarm) clearTimeout(this.alarm.timer);
+    const timer = setTimeout(
+      () => {
+        this.alarm = null;
+        this.wake();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    timer.unref?.();
+    this.alarm = { at, timer };
   }
 
   /**
@@ -206,9 +228,7 @@ export class JobRunner {
       if (error instanceof LeaseLost || context.signal.aborted) return;
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof RetryLater) {
-        this.safely("scheduling a retry", () =>
-          this.uow.write(() => this.store.retryLater(job.seq, lease, message, error.at)),
-        );
+        this.retryAt(job, lease, message, error.at);
         return;
       }
       if (kind && job.attempts >= this.maxAttempts) {
@@ -226,11 +246,18 @@ export class JobRunner {
         { job_id: job.id, kind: job.kind, attempt: job.attempts, err: error },
         "job failed; retrying later",
       );
-      // Not recorded (a full disk): the claim lapses and the job is taken up again from the start.
-      this.safely("scheduling a retry", () =>
-        this.uow.write(() => this.store.retryLater(job.seq, lease, message, runAt)),
-      );
+      this.retryAt(job, lease, message, runAt);
     }
+  }
+
+  /**
+   * Puts the job back in the queue until `at`, and wakes then. Not recorded (a full disk): the claim lapses and the
+   * job is taken up again from the start.
+   */
+  private retryAt(job: JobRow, lease: string, message: string, at: number): void {
+    this.safely("scheduling a retry", () => {
+      if (this.uow.write(() => this.store.retryLater(job.seq, lease, message, at))) this.wakeAt(at);
+    });
   }
 
   private context(job: JobRow, lease: string, signal: AbortSignal): JobContext {

@@ -8,6 +8,12 @@ export function nameKey(name: string): string {
   return name.normalize("NFC").toLowerCase();
 }
 
+/** Whether one of `rows` other than `exceptId` is named `name`, ignoring case as `nameKey` does. */
+export function nameTaken(rows: readonly { id: string; name: string }[], name: string, exceptId?: string): boolean {
+  const key = nameKey(name);
+  return rows.some((row) => row.id !== exceptId && nameKey(row.name) === key);
+}
+
 /**
  * The length of a text in characters as every limit of the API counts them: Unicode code points, as zod's
  * string lengths do, so an emoji counts one (a ZWJ family, several). JavaScript's `length` counts UTF-16 units.

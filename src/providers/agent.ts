@@ -104,6 +104,30 @@ export async function readConversation(
     .join("\n\n");
 }
 
+/** How long a key check waits for the service, in one attempt: a person is waiting on it. */
+const CHECK_MS = 10_000;
+
+/**
+ * Checks the organization's key with one cheap authenticated GET: the cloud-agent API's `GET /v0/me` (the key's own
+ * description) with Basic auth, as every cloud-agent call; with the local bridge, its model list (the
+ * completions path's `chat/completions` made `models`) authenticated as `AGENT_HTTP_AUTH` says. Resolves when the
+ * service accepts the key; a `ProviderError` says what it answered.
+ */
+export async function checkKey(settings: AgentSettings, key: string, signal: AbortSignal): Promise<void> {
+  const options = { signal, pacing: { timeScale: 1 }, attempts: 1, attemptTimeoutMs: CHECK_MS, provider: PROVIDER };
+  if (!settings.localBridge) {
+    await callJson(agentsUrl(settings, "/v0/me"), request(key), options);
+    return;
+  }
+  const models = settings.chatCompletionsPath.replace(/chat\/completions\/?$/, "models");
+  const authorization = settings.httpAuth === "basic" ? basic(key) : `Bearer ${key}`;
+  await callJson(
+    settings.apiBaseUrl.replace(/\/+$/, "") + models,
+    { method: "GET", headers: { authorization, accept: "application/json" } },
+    options,
+  );
+}
+
 /** An answer from the local bridge's completions path. */
 export async function bridgeComplete(
   settings: AgentSettings,

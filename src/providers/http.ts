@@ -40,6 +40,8 @@ export interface CallOptions {
   errorsIn200?: boolean;
   /** Told of each pause before a retry, in milliseconds, so a job can resume no earlier after a restart. */
   onPause?: (ms: number) => void;
+  /** How many attempts at most (default `MAX_ATTEMPTS`): a person waiting on a check gets its first answer. */
+  attempts?: number;
 }
 
 /** What a caller gives a provider client: the signal, the pacing, where pauses are told; the client sets the rest. */
@@ -86,7 +88,8 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export async function callJson(url: string, init: RequestInit, options: CallOptions): Promise<unknown> {
   let lastError = "";
   let lastStatus: number | null = null;
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  const attempts = options.attempts ?? MAX_ATTEMPTS;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
     options.signal.throwIfAborted();
     let retryAfter: string | null = null;
     try {
@@ -119,13 +122,13 @@ export async function callJson(url: string, init: RequestInit, options: CallOpti
           ? `${options.provider} did not answer within ${Math.round(options.attemptTimeoutMs / 1000)} s`
           : `${options.provider} could not be reached`;
     }
-    if (attempt < MAX_ATTEMPTS) {
+    if (attempt < attempts) {
       const pause = pauseBefore(attempt, retryAfter) * options.pacing.timeScale;
       options.onPause?.(pause);
       await sleep(pause, options.signal);
     }
   }
-  throw new ProviderError(`${lastError} (after ${MAX_ATTEMPTS} attempts)`, lastStatus);
+  throw new ProviderError(attempts > 1 ? `${lastError} (after ${attempts} attempts)` : lastError, lastStatus);
 }
 
 /** The status an error inside a 2xx answer stands for (its numeric `code`, else 502); null when there is none. */

@@ -72,6 +72,31 @@ export type SaveLoop = (state: LoopState, write?: () => void) => void;
 const TRIM = 2000;
 const trim = (text: string) => (text.length > TRIM ? `${text.slice(0, TRIM)}…` : text);
 
+/** How long a key check waits for the gateway, in one attempt: a person is waiting on it. */
+const CHECK_MS = 10_000;
+
+/**
+ * Checks the organization's key with one cheap authenticated call: `GET {base}/key`, the gateway's description of
+ * the key asking (free, and refused with a 401 for a bad key); a compatible gateway without that route (404)
+ * is asked its model list instead, `GET {base}/models`, with the key. Resolves when the gateway accepts the key;
+ * a `ProviderError` says what it answered.
+ */
+export async function checkKey(settings: ModelrouterSettings, key: string, signal: AbortSignal): Promise<void> {
+  const base = settings.apiBaseUrl.replace(/\/+$/, "");
+  const get = (path: string) =>
+    callJson(
+      base + path,
+      { method: "GET", headers: { authorization: `Bearer ${key}`, accept: "application/json" } },
+      { signal, pacing: { timeScale: 1 }, attempts: 1, attemptTimeoutMs: CHECK_MS, provider: "the model gateway" },
+    );
+  try {
+    await get("/key");
+  } catch (error) {
+    if (!(error instanceof ProviderError && error.status === 404)) throw error;
+    await get("/models");
+  }
+}
+
 /** The `tools` of a request: our functions, then the gateway's server tools that are switched on. */
 export function toolsOf(settings: ModelrouterSettings, functions: readonly FunctionTool[]): unknown[] {
   const tools: unknown[] = functions.map((f) => ({

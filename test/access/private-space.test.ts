@@ -68,6 +68,13 @@ const REFUSALS = {
   /** Running an automation now, and a webhook's secret, are for people (contract §8). */
   run: { status: 403, error: "only a person can run an automation" },
   secret: { status: 403, error: "only a person can change a webhook's secret" },
+  /** The repository agent staff work on is chosen by people. */
+  gitLink: { status: 403, error: "only a person can change the space's git link" },
+  /** A room goes with everything said in it: its creator, the space's owners or org.manage decide. */
+  room: { status: 403, error: "only the room's creator or a space owner can delete this room" },
+  /** Retrying is for a staff reply that failed, by a person: a plain message is not one. */
+  notFailed: { status: 400, error: "message is not a failed reply" },
+  retryPerson: { status: 403, error: "only a person can retry a reply" },
 } as const;
 
 type Cell = "2xx" | "403" | keyof typeof REFUSALS;
@@ -90,8 +97,8 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["POST /members",                                            "member",      "2xx",    "2xx",      "owners", "owners", "owners",   "2xx"],
   ["DELETE /members/:userId",                                  "member",      "2xx",    "2xx",      "owners", "owners", "owners",   "2xx"],
   ["GET /git-link",                                            "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
-  ["PUT /git-link",                                            "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
-  ["DELETE /git-link",                                         "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["PUT /git-link",                                            "files.write", "2xx",    "2xx",      "2xx",    "403",    "gitLink",  "403"],
+  ["DELETE /git-link",                                         "files.write", "2xx",    "2xx",      "2xx",    "403",    "gitLink",  "403"],
 
   ["WS /files/collab/ws/:fileId",                              "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
   ["WS /files/collab/ws",                                      "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
@@ -124,15 +131,25 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["POST /tasks/:taskId/deliverables",                         "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["POST /tasks/:taskId/deliverables/upload",                  "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["DELETE /tasks/:taskId/deliverables/:fileNodeId",           "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["POST /board/columns",                                      "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["PATCH /board/columns/:columnId",                           "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /board/columns/:columnId",                          "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["GET /labels",                                              "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /labels",                                             "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["PATCH /labels/:labelId",                                   "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /labels/:labelId",                                  "tasks.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
 
   ["GET /chat-rooms",                                          "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
   ["POST /chat-rooms",                                         "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
-  ["DELETE /chat-rooms/:roomId",                               "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["DELETE /chat-rooms/:roomId",                               "chat.write",  "2xx",    "2xx",      "room",   "403",    "room",     "403"],
   ["GET /chat-rooms/:roomId/messages",                         "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["GET /chat-rooms/:roomId/messages/:messageId/replies",      "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
+  ["POST /chat-rooms/:roomId/uploads",                         "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["POST /chat-rooms/:roomId/messages",                        "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["PATCH /chat-rooms/:roomId/messages/:messageId",            "member",      "2xx",    "2xx",      "2xx",    "author", "2xx",      "author"],
   ["DELETE /chat-rooms/:roomId/messages/:messageId",           "member",      "2xx",    "2xx",      "2xx",    "chat",   "2xx",      "chat"],
   ["POST /chat-rooms/:roomId/messages/:messageId/reactions",   "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
+  ["POST /chat-rooms/:roomId/messages/:messageId/retry",       "chat.write",  "notFailed", "notFailed", "notFailed", "403", "retryPerson", "403"],
   ["DELETE /chat-rooms/:roomId/messages/:messageId/reactions", "chat.write",  "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["POST /chat-rooms/:roomId/read",                            "member",      "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "2xx"],
 
@@ -213,6 +230,8 @@ interface SpaceRows {
   board: string;
   columns: string[];
   todo: string;
+  /** A label of the space. */
+  labelId: string;
   task: string;
   taskMessage: string;
   deliverables: string;
@@ -296,6 +315,8 @@ async function fill(api: Client, spaceId: string, label: string): Promise<SpaceR
   ).body.id;
   const taskMessage = must(await api.post(`${base}/tasks/${task}/messages`, { content: `${label} comment` }), 201).body
     .id;
+  const labelId = must(await api.post(`${base}/labels`, { name: `${label} label`, color: "#336699" }), 201).body.label
+    .id;
   const root = must(await api.get(`${base}/files`), 200).body.nodes as { id: string; name: string }[];
   const deliverables = root.find((n) => n.name === "Deliverables")?.id as string;
   const deliverableFile = must(
@@ -337,6 +358,7 @@ async function fill(api: Client, spaceId: string, label: string): Promise<SpaceR
     board: board.board.id,
     columns,
     todo: columns[0],
+    labelId,
     task,
     taskMessage,
     deliverables,
@@ -362,6 +384,16 @@ async function freshTask(rows: SpaceRows): Promise<string> {
     await rowsOwner().api.post(`${spaceBase(rows.id)}/tasks`, { title: unique("task"), column_id: rows.todo }),
     201,
   ).body.id;
+}
+async function freshColumn(rows: SpaceRows): Promise<string> {
+  return must(await rowsOwner().api.post(`${spaceBase(rows.id)}/board/columns`, { name: unique("column") }), 201).body
+    .column.id;
+}
+async function freshLabel(rows: SpaceRows): Promise<string> {
+  return must(
+    await rowsOwner().api.post(`${spaceBase(rows.id)}/labels`, { name: unique("label"), color: "#336699" }),
+    201,
+  ).body.label.id;
 }
 async function freshTextFile(rows: SpaceRows): Promise<string> {
   return must(
@@ -512,6 +544,27 @@ const PLANS: Record<string, Plan> = {
     },
   },
 
+  "POST /board/columns": { build: () => ({ body: { name: unique("column") } }) },
+  "PATCH /board/columns/:columnId": {
+    build: async ({ rows, live }) => ({
+      params: await freshParam(live, "columnId", () => freshColumn(rows)),
+      body: { name: unique("renamed column") },
+    }),
+  },
+  "DELETE /board/columns/:columnId": {
+    build: async ({ rows, live }) => ({ params: await freshParam(live, "columnId", () => freshColumn(rows)) }),
+  },
+  "POST /labels": { build: () => ({ body: { name: unique("label"), color: "#336699" } }) },
+  "PATCH /labels/:labelId": {
+    build: async ({ rows, live }) => ({
+      params: await freshParam(live, "labelId", () => freshLabel(rows)),
+      body: { name: unique("renamed label") },
+    }),
+  },
+  "DELETE /labels/:labelId": {
+    build: async ({ rows, live }) => ({ params: await freshParam(live, "labelId", () => freshLabel(rows)) }),
+  },
+
   "POST /chat-rooms": { build: () => ({ body: { name: unique("room") } }) },
   "DELETE /chat-rooms/:roomId": {
     build: async ({ rows, live }) => {
@@ -536,6 +589,8 @@ const PLANS: Record<string, Plan> = {
   },
   "POST /chat-rooms/:roomId/messages/:messageId/reactions": { build: () => ({ body: { emoji: "👍" } }) },
   "POST /chat-rooms/:roomId/read": { build: ({ rows }) => ({ body: { message_id: rows.message } }) },
+  // The room's message is a person's, not a failed reply: what passes the checks is refused as such, changing nothing.
+  "POST /chat-rooms/:roomId/messages/:messageId/retry": { build: () => ({}) },
   "DELETE /chat-rooms/:roomId/messages/:messageId/reactions": {
     build: async ({ caller, rows, live }) => {
       const emoji = "🎉";
@@ -554,6 +609,9 @@ const PLANS: Record<string, Plan> = {
   "POST /files/text": { build: () => ({ body: { name: unique("text.md"), content: "hello" } }) },
   "POST /files/upload": {
     build: async () => multipart(unique("upload.bin"), new Uint8Array([9, 8, 7]), "application/octet-stream"),
+  },
+  "POST /chat-rooms/:roomId/uploads": {
+    build: async () => multipart(unique("shot.png"), new Uint8Array([137, 80, 78, 71]), "image/png"),
   },
   "PUT /files/:nodeId/content": {
     build: async ({ rows, live }) => ({
@@ -607,6 +665,8 @@ function defaultParams(rows: SpaceRows): Record<string, string> {
     orgId: org.id,
     spaceId: rows.id,
     taskId: rows.task,
+    columnId: rows.todo,
+    labelId: rows.labelId,
     roomId: rows.room,
     messageId: rows.message,
     nodeId: rows.textFile,
@@ -1021,10 +1081,10 @@ describe("listings never carry S's rows to those who cannot see it", () => {
         { method: "POST",  url: "{P}/tasks",                           as: ORG_OWNER, name: "(a column of S)", options: () => ({ body: { title: "x", column_id: S.todo } }),                 status: 400, error: "invalid column" },
         { method: "PATCH", url: "{P}/tasks/{task}",                    as: ORG_OWNER, name: "(to a column of S)", options: () => ({ body: { column_id: S.todo } }),                        status: 400, error: "invalid column" },
         { method: "POST",  url: "{P}/tasks/{task}/deliverables",       as: ORG_OWNER, name: "(a file of S)", options: () => ({ body: { file_node_id: S.deliverableFile } }),            status: 404, error: "file not found" },
-        { method: "POST",  url: "{P}/files/folders",                   as: ORG_OWNER, name: "(in a folder of S)", options: () => ({ body: { name: unique("f"), parent_id: S.folder } }),    status: 400, error: "parent_id: folder not found" },
-        { method: "POST",  url: "{P}/files/text",                      as: ORG_OWNER, name: "(in a folder of S)", options: () => ({ body: { name: unique("t.md"), parent_id: S.folder } }), status: 400, error: "parent_id: folder not found" },
-        { method: "PATCH", url: "{P}/files/{textFile}",                as: ORG_OWNER, name: "(into a folder of S)", options: () => ({ body: { parent_id: S.folder } }),                  status: 400, error: "parent_id: folder not found" },
-        { method: "POST",  url: "{P}/files/upload",                    as: ORG_OWNER, name: "(into a folder of S)", options: () => multipart(unique("u.bin"), new Uint8Array([1]), "application/octet-stream", S.folder), status: 400, error: "parent_id: folder not found" },
+        { method: "POST",  url: "{P}/files/folders",                   as: ORG_OWNER, name: "(in a folder of S)", options: () => ({ body: { name: unique("f"), parent_id: S.folder } }),    status: 404, error: "file not found" },
+        { method: "POST",  url: "{P}/files/text",                      as: ORG_OWNER, name: "(in a folder of S)", options: () => ({ body: { name: unique("t.md"), parent_id: S.folder } }), status: 404, error: "file not found" },
+        { method: "PATCH", url: "{P}/files/{textFile}",                as: ORG_OWNER, name: "(into a folder of S)", options: () => ({ body: { parent_id: S.folder } }),                  status: 404, error: "file not found" },
+        { method: "POST",  url: "{P}/files/upload",                    as: ORG_OWNER, name: "(into a folder of S)", options: () => multipart(unique("u.bin"), new Uint8Array([1]), "application/octet-stream", S.folder), status: 404, error: "file not found" },
         { method: "GET",   url: "{P}/files?parentId={sFolder}",         as: ORG_OWNER,                                                                                                    status: 404, error: "file not found" },
         { method: "GET",   url: "{P}/files?parentId={sFolder}&q=notes", as: ORG_OWNER,                                                                                                    status: 404, error: "file not found" },
       ],

@@ -281,6 +281,16 @@ describe("cloud-agent runs (AGENT_HTTP_AUTH default, bearer)", () => {
     expect(text).not.toContain("propose_file_patch");
   });
 
+  it("starts the run's prompt with the staff member's instructions", async () => {
+    const instructions = "You are our release manager; answer briefly.";
+    const rita = await agentStaff(h, "Rita", { agent_default_repo_url: REPO, instructions });
+    reset(h, new CloudAgent().handler);
+    const { message } = await askAndWait(h, rita, "what ships next?");
+    const text: string = h.fake.to("/v0/agents")[0]?.body.prompt.text ?? "";
+    expect(text.startsWith(`${instructions}\n\nYou are Rita, an AI staff member`)).toBe(true);
+    expect(text).toContain(message.content);
+  });
+
   it("an account with only a repository sends source {repository} with no ref", async () => {
     reset(h, new CloudAgent().handler);
     const { message, replies } = await askAndWait(h, remy, "what changed lately?");
@@ -426,7 +436,7 @@ describe("cloud-agent runs (AGENT_HTTP_AUTH default, bearer)", () => {
     expect(event.payload.reply_message_id).toBe(replies[1]?.id);
   });
 
-  it("without an agent key: 💭, one failure reply, and no request to the agent service", async () => {
+  it("without an agent key: one failure reply that takes the 💭 back, and no request to the agent service", async () => {
     const del = await h.org.owner.api.delete(`${h.base}/integrations/agent`);
     expect(del.status).toBe(204);
     try {
@@ -437,9 +447,11 @@ describe("cloud-agent runs (AGENT_HTTP_AUTH default, bearer)", () => {
       expect(event.type).toBe("ai.reply.failed");
       expect(event.payload.reply_message_id).toBe(replies[0]?.id);
       const listing = await h.org.owner.api.get(room.messages);
-      expect(listing.body.reactions.map((r: { message_id: string; emoji: string }) => [r.message_id, r.emoji])).toEqual(
-        [[message.id, "💭"]],
+      expect(listing.body.reactions.filter((r: { message_id: string }) => r.message_id === message.id)).toEqual([]);
+      const removed = h.events.events.filter(
+        (e) => e.type === "chat.reaction.removed" && e.payload.message_id === message.id,
       );
+      expect(removed.map((e) => [e.payload.user_id, e.payload.emoji])).toEqual([[cody.account.user_id, "💭"]]);
       expect(h.fake.requests).toEqual([]);
     } finally {
       const put = await h.org.owner.api.put(`${h.base}/integrations/agent`, { api_key: KEY });
@@ -615,6 +627,15 @@ describe("local bridge (AGENT_LOCAL_BRIDGE=true), default path, model and auth",
     expect(call.body.messages.at(-1)).toEqual({ role: "user", content: expect.stringContaining(message.content) });
     expect(agents.requests).toEqual([]);
     expect(h.fake.requests.filter((r) => r.path.startsWith("/v0"))).toEqual([]);
+  });
+
+  it("starts the bridge's system message with the staff member's instructions", async () => {
+    const rita = await agentStaff(h, "Rita", { instructions: "Answer in French." });
+    reset(h, () => completion("Bien sûr"));
+    await askAndWait(h, rita, "bridge this too");
+    const call = h.fake.requests[0] as SeenRequest;
+    expect(call.body.messages[0].role).toBe("system");
+    expect(call.body.messages[0].content).toStartWith("Answer in French.\n\nYou are Rita, an AI staff member");
   });
 
   it("a bridge answering 500 every time: 5 attempts, then one failure reply", async () => {

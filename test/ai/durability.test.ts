@@ -98,9 +98,13 @@ describe("a kill -9 between a tool that proposes and the answer", () => {
       if (replies.length === 0) await Bun.sleep(50);
     }
     await Bun.sleep(300);
-    expect((await byStaff(second.api, messages, staffUserId)).map((m) => m.content)).toEqual(["Proposed it."]);
     const proposals = (await second.api.get(`${files}/${file.id}/proposals`)).body.proposals;
     expect(proposals.map((p: { note: string }) => p.note)).toEqual(["once"]);
+    // The answer links the proposal made before the kill.
+    const link = `/spaces/${file.space_id}/files/${file.id}?proposal=${proposals[0].id}`;
+    expect((await byStaff(second.api, messages, staffUserId)).map((m) => m.content)).toEqual([
+      `Proposed it.\n\n→ [Proposed change to notes.md](${link})`,
+    ]);
     // Three requests in all: the resumed loop sent the saved conversation with the tool's result again.
     expect(fake.requests).toHaveLength(3);
     const resumed = fake.requests[2]?.body as { messages: { role: string; tool_call_id?: string }[] };

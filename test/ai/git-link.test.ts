@@ -159,11 +159,16 @@ describe("PUT .../git-link", () => {
     expect((await member.api.get(link(space))).body).toEqual({ git_link: null });
   });
 
-  it("is open to a service account holding files.write (AI Staff)", async () => {
+  it("is closed to a service account, even holding files.write: 403, the link unchanged (people decide)", async () => {
     const space = await newSpace();
+    await member.api.put(link(space), { repo_url: "https://git.example.com/ours", ref: "main" });
     const res = await staff.api.put(link(space), { repo_url: "https://git.example.com/staff", ref: "main" });
-    expect(res.status).toBe(200);
-    expect(res.body.git_link.repo_url).toBe("https://git.example.com/staff");
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ error: "only a person can change the space's git link" });
+    const removed = await staff.api.delete(link(space));
+    expect(removed.status).toBe(403);
+    expect(removed.body).toEqual({ error: "only a person can change the space's git link" });
+    expect((await member.api.get(link(space))).body.git_link.repo_url).toBe("https://git.example.com/ours");
   });
 });
 

@@ -28,7 +28,14 @@ const FUNCTION_TOOLS = [
   "read_space_file",
   "propose_file_patch",
   "propose_automation",
+  "list_tasks",
+  "read_task",
+  "create_task",
+  "move_task",
+  "comment_task",
 ];
+/** Where the function tools end in a request's `tools`: the gateway's own tools follow. */
+const N = FUNCTION_TOOLS.length;
 const WEB_SEARCH_DEFAULT = {
   type: "openrouter:web_search",
   parameters: { engine: "auto", max_results: 5, max_total_results: 15 },
@@ -241,12 +248,18 @@ describe("modelrouter staff replies (default settings)", () => {
   afterEach(() => w.fake.handle(answerByName));
 
   describe("a mention", () => {
-    it("gets the staff member's 💭 in the same request, one reply, and the live events in order", async () => {
-      w.fake.handle(() => completion("Tuesday works for me."));
+    it("gets the staff member's 💭 in the same request, one reply that takes it back, and the live events in order", async () => {
+      // The gateway answers once the 💭 has been seen: the answer takes it back.
+      const seen = Promise.withResolvers<void>();
+      w.fake.handle(async () => {
+        await seen.promise;
+        return completion("Tuesday works for me.");
+      });
       const roomId = await newRoom(w, "mention-basic");
       const source = await say(w, "@Ada can we ship on Tuesday?", { roomId });
       // The 💭 is committed with the message: the very next listing has it, whatever the worker does.
       const now = await listing(w, roomId);
+      seen.resolve();
       expect(now.reactions.filter((r) => r.message_id === source.id)).toEqual([
         {
           message_id: source.id,
@@ -268,10 +281,12 @@ describe("modelrouter staff replies (default settings)", () => {
       });
       expect(after.messages.map((m) => m.id)).toEqual([source.id, replies[0].id]);
       expect(job.reply_message_id).toBe(replies[0].id);
+      // The answer took the 💭 back.
+      expect(after.reactions.filter((r) => r.message_id === source.id)).toEqual([]);
 
       const mine = (e: LiveEvent) =>
         (e.type === "chat.message.created" && [source.id, replies[0].id].includes(e.payload.message?.id)) ||
-        (e.type === "chat.reaction.added" && e.payload.message_id === source.id) ||
+        (e.type.startsWith("chat.reaction.") && e.payload.message_id === source.id) ||
         (e.type.startsWith("ai.reply.") && e.payload.source_message_id === source.id);
       await eventually(
         () => listener.events.some((e) => e.type === "ai.reply.finished" && mine(e)),
@@ -279,11 +294,17 @@ describe("modelrouter staff replies (default settings)", () => {
       );
       const events = listener.events.filter(mine);
       const types = events.map((e) => e.type);
-      expect(types.slice(0, 3)).toEqual(["chat.message.created", "chat.reaction.added", "ai.reply.started"]);
-      expect(types.filter((t) => t.startsWith("ai.reply."))).toEqual(["ai.reply.started", "ai.reply.finished"]);
-      expect(types.at(-1)).toBe("ai.reply.finished");
+      expect(types).toEqual([
+        "chat.message.created",
+        "chat.reaction.added",
+        "ai.reply.started",
+        "chat.message.created",
+        "chat.reaction.removed",
+        "ai.reply.finished",
+      ]);
       expect(events[0]?.payload.message.id).toBe(source.id);
       expect(events[1]?.payload).toEqual(now.reactions.find((r) => r.message_id === source.id));
+      expect(events[4]?.payload).toEqual(events[1]?.payload);
       const replyCreated = events.find((e) => e.type === "chat.message.created" && e.payload.message.id !== source.id);
       expect(replyCreated?.payload).toEqual({ message: replies[0], attachments: [] });
 
@@ -329,10 +350,10 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(req.headers["content-type"]).toBe("application/json");
       expect(Object.keys(req.body).sort()).toEqual(["messages", "model", "tools"]);
       expect(req.body.model).toBe(DEFAULT_MODEL);
-      expect(req.body.tools).toHaveLength(7);
+      expect(req.body.tools).toHaveLength(N + 2);
       expectFunctionTools(req.body.tools);
-      expect(req.body.tools[5]).toEqual(WEB_SEARCH_DEFAULT);
-      expect(req.body.tools[6]).toEqual(DATETIME);
+      expect(req.body.tools[N]).toEqual(WEB_SEARCH_DEFAULT);
+      expect(req.body.tools[N + 1]).toEqual(DATETIME);
       expect(req.body.messages).toHaveLength(2);
       expect(req.body.messages[0].role).toBe("system");
       expect(req.body.messages[0].content).toContain("You are Ada");
@@ -361,6 +382,26 @@ describe("modelrouter staff replies (default settings)", () => {
       const [job] = await settled(w, "source_message_id", second.id);
       expect(w.fake.requests.slice(mark).map((r) => r.body.model)).toEqual(["model/two"]);
       expect(job.model).toBe("model/two");
+    });
+
+    it("sends the staff member's instructions as the system message's first part, as they are at each reply", async () => {
+      const instructions = "You are our release manager; answer briefly.\nDates in UTC.";
+      const rel = await addStaff(w.org, { name: "Relma", instructions });
+      const mark = w.fake.requests.length;
+      const first = await say(w, "@Relma when do we ship?");
+      await settled(w, "source_message_id", first.id);
+      const system: string = w.fake.requests[mark]?.body.messages[0].content;
+      expect(system.startsWith(`${instructions}\n\nYou are Relma, an AI staff member`)).toBe(true);
+      // Changed, they apply from the next reply on; cleared, the system message starts with Tandem's own text.
+      const path = `/api/v1/organizations/${w.org.id}/service-accounts/${rel.account.id}`;
+      expect((await w.org.owner.api.patch(path, { instructions: "Answer in French." })).status).toBe(200);
+      const again = await say(w, "@Relma and now?");
+      await settled(w, "source_message_id", again.id);
+      expect(w.fake.requests.at(-1)?.body.messages[0].content).toStartWith("Answer in French.\n\nYou are Relma,");
+      expect((await w.org.owner.api.patch(path, { instructions: "" })).status).toBe(200);
+      const plain = await say(w, "@Relma and without?");
+      await settled(w, "source_message_id", plain.id);
+      expect(w.fake.requests.at(-1)?.body.messages[0].content).toStartWith("You are Relma, an AI staff member");
     });
 
     it("pre-reads recent chat lines, the file paths and the text of a file the message names", async () => {
@@ -440,12 +481,21 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(system).toContain("Recent conversation:");
       expect(system).toContain("You cannot change the space's files or start automations");
       const names = request.tools.map((t: { type: string; function?: { name: string } }) => t.function?.name ?? t.type);
-      expect(names).toEqual(["read_recent_chat", "openrouter:web_search", "openrouter:datetime"]);
+      expect(names).toEqual([
+        "read_recent_chat",
+        "list_tasks",
+        "read_task",
+        "create_task",
+        "move_task",
+        "comment_task",
+        "openrouter:web_search",
+        "openrouter:datetime",
+      ]);
       // A Member (files.read and files.write) is offered every tool.
       const full = w.fake.requests.length;
       const again = await say(w, "@Ada and now?", { roomId });
       await settled(w, "source_message_id", again.id);
-      expect(w.fake.requests[full]?.body.tools).toHaveLength(7);
+      expect(w.fake.requests[full]?.body.tools).toHaveLength(N + 2);
     });
 
     it("the pre-read and list_space_files see every file change since the last reply", async () => {
@@ -792,14 +842,21 @@ describe("modelrouter staff replies (default settings)", () => {
       expect(await jobsFor(w, source.id)).toEqual([]);
     }
 
-    /** Asserts the message woke exactly `staff`: one 💭 each, one finished job each. */
+    /**
+     * Asserts the message woke exactly `staff`: one 💭 each (announced with the message: a reply may take it
+     * back before a listing could show it), one finished job each.
+     */
     async function expectWoken(source: any, staff: Staff[], roomId: string, spaceId = w.spaceId) {
-      const now = await listing(w, roomId, spaceId);
-      const acks = now.reactions.filter((r) => r.message_id === source.id);
+      const acked = (e: LiveEvent) => e.type === "chat.reaction.added" && e.payload.message_id === source.id;
+      await eventually(() => listener.events.filter(acked).length >= staff.length, "the 💭 of each staff member");
+      const acks = listener.events.filter(acked).map((e) => e.payload);
       expect(acks.map((r) => r.user_id).sort()).toEqual(staff.map((s) => s.account.user_id).sort());
       for (const r of acks) expect(r.emoji).toBe(THINKING);
       const jobs = await settled(w, "source_message_id", source.id, staff.length);
       expect(jobs.map((j) => j.staff_user_id).sort()).toEqual(staff.map((s) => s.account.user_id).sort());
+      // Each answer took its 💭 back.
+      const after = await listing(w, roomId, spaceId);
+      expect(after.reactions.filter((r) => r.message_id === source.id)).toEqual([]);
     }
 
     it("a message posted with a staff sa_ token wakes no other staff member, and sends no request", async () => {
@@ -1306,9 +1363,9 @@ describe("MODELROUTER_* settings", () => {
       expect(req.body.reasoning).toEqual({ effort: "high", max_tokens: 2000 });
       expect(req.body.max_tokens).toBe(4000);
       expect(req.body.plugins).toEqual([{ id: "web" }]);
-      expect(req.body.tools).toHaveLength(6);
+      expect(req.body.tools).toHaveLength(N + 1);
       expectFunctionTools(req.body.tools);
-      expect(req.body.tools[5]).toEqual({
+      expect(req.body.tools[N]).toEqual({
         type: "openrouter:web_search",
         parameters: { engine: "bing", max_results: 3, max_total_results: 9 },
       });
@@ -1349,9 +1406,9 @@ describe("MODELROUTER_* settings", () => {
       const source = await say(w, "@Ada no search");
       await settled(w, "source_message_id", source.id);
       const tools = w.fake.requests[0]?.body.tools;
-      expect(tools).toHaveLength(6);
+      expect(tools).toHaveLength(N + 1);
       expectFunctionTools(tools);
-      expect(tools[5]).toEqual(DATETIME);
+      expect(tools[N]).toEqual(DATETIME);
       expect(tools.some((t: any) => t.type === "openrouter:web_search")).toBe(false);
     } finally {
       await w.stop();
@@ -1372,7 +1429,7 @@ describe("MODELROUTER_* settings", () => {
       expect(job.status).toBe("done");
       expect(w.fake.requests).toHaveLength(3);
       expect(w.fake.requests.map((r) => "tools" in r.body)).toEqual([true, true, false]);
-      expect(functionToolsOf(w.fake.requests[0]?.body.tools)).toHaveLength(5);
+      expect(functionToolsOf(w.fake.requests[0]?.body.tools)).toHaveLength(N);
       expect(w.fake.requests[2]?.body.messages.map((m: any) => m.role)).toEqual([
         "system",
         "user",

@@ -12,6 +12,7 @@ let spaceId: string;
 let rooms: string;
 
 const MESSAGE_KEYS = [
+  "also_in_room",
   "author_user_id",
   "chat_room_id",
   "content",
@@ -19,7 +20,10 @@ const MESSAGE_KEYS = [
   "deleted_at",
   "edited_at",
   "id",
+  "last_reply_at",
+  "reply_count",
   "space_id",
+  "thread_root_id",
   "updated_at",
 ];
 const ATTACHMENT_KEYS = ["created_at", "id", "message_id", "mime", "name", "size_bytes", "url"];

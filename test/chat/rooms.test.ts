@@ -197,6 +197,22 @@ describe("POST .../spaces/{spaceId}/chat-rooms", () => {
 });
 
 describe("DELETE .../chat-rooms/{roomId}", () => {
+  it("is for the room's creator, a space owner or org.manage: another member with chat.write gets 403, the room stays", async () => {
+    const other = await addMember(org, ["Member"], "Otto Other");
+    const mine = (await member.api.post(rooms, { name: "Mine to delete" })).body;
+    const refused = await other.api.delete(`${rooms}/${mine.id}`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ error: "only the room's creator or a space owner can delete this room" });
+    expect((await other.api.get(rooms)).body.chat_rooms.some((r: { id: string }) => r.id === mine.id)).toBe(true);
+    // The general room was made with the space by its creator (its owner): a member cannot delete it.
+    const general = (await other.api.get(rooms)).body.chat_rooms.find((r: { name: string }) => r.name === "general");
+    expect((await other.api.delete(`${rooms}/${general.id}`)).status).toBe(403);
+    // The organization's owner (org.manage) may, and the creator may.
+    const theirs = (await other.api.post(rooms, { name: "Other's room" })).body;
+    expect((await org.owner.api.delete(`${rooms}/${theirs.id}`)).status).toBe(204);
+    expect((await member.api.delete(`${rooms}/${mine.id}`)).status).toBe(204);
+  });
+
   it("answers 204 and removes the room with its messages, reactions and attachments", async () => {
     const room = (await member.api.post(rooms, { name: "Doomed" })).body;
     const messages = `${rooms}/${room.id}/messages`;

@@ -19,6 +19,7 @@ import { openDatabase } from "../../src/db/client";
 import { migrate } from "../../src/db/migrate";
 import * as schema from "../../src/db/schema";
 import { ActivityStore } from "../../src/features/activity/activity.store";
+import { AuditStore, DELETE_OLD_SQL, NEWEST_SQL } from "../../src/features/audit/audit.store";
 import { AuthStore } from "../../src/features/auth/auth.store";
 import {
   AutomationsStore,
@@ -35,11 +36,14 @@ import {
   ITEMS_SQL,
   MARK_EMAILED_SQL,
   READ_ROOM_ITEMS_SQL,
+  READ_THREAD_ITEMS_SQL,
+  THREAD_AUTHORS_SQL,
   UNREAD_ITEMS_SQL,
   UNREAD_ROOMS_SQL,
 } from "../../src/features/inbox/inbox.store";
 import { IntegrationsStore } from "../../src/features/integrations/integrations.store";
 import { InvitesStore } from "../../src/features/invites/invites.store";
+import { LabelsStore } from "../../src/features/labels/labels.store";
 import { MembersStore } from "../../src/features/members/members.store";
 import { PUSH_SQL } from "../../src/features/notifications/notifications.store";
 import { OrganizationStore } from "../../src/features/organization/organization.store";
@@ -64,7 +68,7 @@ import { SignupsStore } from "../../src/features/signups/signups.store";
 import { SpacesStore } from "../../src/features/spaces/spaces.store";
 import { StaffStore } from "../../src/features/staff/staff.store";
 import { TasksStore } from "../../src/features/tasks/tasks.store";
-import { CLAIM_SQL, DUE_SQL, LAPSED_SQL, RECLAIM_SQL } from "../../src/jobs/jobs.store";
+import { CLAIM_SQL, DUE_SQL, LAPSED_SQL, LIVE_WITH_SQL, RECLAIM_SQL } from "../../src/jobs/jobs.store";
 import { nameKey } from "../../src/lib/text";
 import { tempDir } from "../helpers/server";
 
@@ -106,9 +110,11 @@ let stores: {
   auth: AuthStore;
   staff: StaffStore;
   activity: ActivityStore;
+  audit: AuditStore;
   automations: AutomationsStore;
   proposals: ProposalsStore;
   integrations: IntegrationsStore;
+  labels: LabelsStore;
 };
 
 /** Realistic ids picked from the seeded rows. */
@@ -127,7 +133,9 @@ const ids = {
   column: "",
   otherColumn: "",
   task: "",
+  label: "",
   room: "",
+  threadRoot: "",
   message: "",
   pageMessageIds: [] as string[],
   folder: "",
@@ -415,6 +423,20 @@ function seed(db: Database): void {
           });
       }
 
+      // Labels: eight per space, on a third of the tasks (one or two each).
+      const labelIds: string[] = [];
+      for (let l = 0; l < 8; l++) {
+        const label = id();
+        labelIds.push(label);
+        ins("labels", { id: label, space_id: space, name: `Label ${l}`, color: "#3b82f6", created_at: t() });
+      }
+      taskIds.forEach((task, k) => {
+        if (k % 3 !== 0) return;
+        ins("task_labels", { task_id: task, label_id: pick(labelIds, k) });
+        if (k % 2 === 0) ins("task_labels", { task_id: task, label_id: pick(labelIds, k + 1) });
+      });
+      if (s === 0) ids.label = labelIds[0] as string;
+
       // Chat: three rooms, ~300 messages each, reactions and attachments on some.
       for (let r = 0; r < 3; r++) {
         const room = id();
@@ -426,9 +448,13 @@ function seed(db: Database): void {
           created_at: t(),
         });
         const pageIds: string[] = [];
+        let root = "";
         for (let k = 0; k < 300; k++) {
           const msg = id();
           const created = t();
+          // Every sixth message starts a thread; the next four reply in it, one of them in the room too.
+          const reply = k % 6 !== 0 && k % 6 !== 5;
+          if (k % 6 === 0) root = msg;
           ins("chat_messages", {
             id: msg,
             room_id: room,
@@ -439,6 +465,9 @@ function seed(db: Database): void {
             updated_at: created,
             edited_at: null,
             deleted_at: k % 50 === 0 ? created : null,
+            thread_root_id: reply ? root : null,
+            also_in_room: reply && k % 6 === 4 ? 1 : 0,
+            reply_count: k % 6 === 0 ? 4 : 0,
           });
           if (k % 3 === 0)
             ins("chat_reactions", { message_id: msg, user_id: pick(members, k), emoji: "👍", created_at: t() });
@@ -460,6 +489,7 @@ function seed(db: Database): void {
           ids.room = room;
           ids.pageMessageIds = pageIds;
           ids.message = pageIds[10] as string;
+          ids.threadRoot = root;
         }
       }
 
@@ -513,6 +543,20 @@ function seed(db: Database): void {
           created_at: t(),
         });
       }
+    }
+    // A year of an organization's audit records, by a few dozen people, of every kind of act.
+    for (let i = 0; i < 3000; i++) {
+      ins("audit_events", {
+        id: id(),
+        org_id: org,
+        actor_user_id: pick(members.slice(0, 40), i),
+        actor_kind: "user",
+        actor_label: "Someone",
+        action: pick(["member.removed", "task.deleted", "file.deleted", "invite.created", "role.updated"], i),
+        target_type: "task",
+        target_id: id(),
+        created_at: t(),
+      });
     }
   })();
 }
@@ -598,9 +642,11 @@ beforeAll(() => {
     auth: new AuthStore(db),
     staff: new StaffStore(db, new AccessMemo()),
     activity: new ActivityStore(db),
+    audit: new AuditStore(db),
     automations: new AutomationsStore(db),
     proposals: new ProposalsStore(db),
     integrations: new IntegrationsStore(db),
+    labels: new LabelsStore(db),
   };
 });
 
@@ -647,6 +693,16 @@ const cases: Case[] = [
   { name: "spaces: columns of a board", run: () => stores.spaces.columns(ids.board) },
   { name: "spaces: column in space", run: () => stores.spaces.column(ids.space, ids.column) },
   { name: "spaces: user exists", run: () => stores.spaces.userExists(ids.user) },
+  { name: "spaces: whether a column has tasks (deleting it)", run: () => stores.spaces.columnHasTasks(ids.column) },
+  {
+    name: "spaces: shift columns (a column added, moved or deleted)",
+    writes: true,
+    run: () => stores.spaces.shiftColumns(ids.board, 1, 3, 1),
+  },
+
+  // Labels
+  { name: "labels: labels of a space", run: () => stores.labels.ofSpace(ids.space) },
+  { name: "labels: label by id", run: () => stores.labels.label(ids.space, ids.label) },
 
   // Tasks
   { name: "tasks: tasks of a column", run: () => stores.tasks.column(ids.column) },
@@ -663,6 +719,19 @@ const cases: Case[] = [
     tempBTree: "RIGHT PART only: the index (assignee, updated_at) gives the order; id breaks ties of equal updated_at",
   },
   { name: "tasks: every task of an assignee (staff deleted)", run: () => stores.tasks.assignedAnywhere(ids.user) },
+  { name: "tasks: tasks carrying a label (label deleted)", run: () => stores.tasks.withLabel(ids.label) },
+  { name: "tasks: which task carries which label, in a space", run: () => stores.tasks.labelLinks(ids.space) },
+  { name: "tasks: one comment more", writes: true, run: () => stores.tasks.addComment(ids.task) },
+  {
+    name: "tasks: a task's labels replaced",
+    writes: true,
+    run: () => {
+      const task = stores.tasks.task(ids.space, ids.task);
+      if (!task) throw new Error("no seeded task");
+      captured = [];
+      stores.tasks.save({ ...task, labelIds: [] }, { ...task, labelIds: [ids.label] });
+    },
+  },
   { name: "tasks: task messages page", run: () => stores.tasks.messages(ids.task, now + 10_000_000, 50) },
   { name: "tasks: latest task message", run: () => stores.tasks.latestMessageAt(ids.task) },
   { name: "tasks: latest update of an assignee's tasks", run: () => stores.tasks.latestUpdateOfAssignee(ids.user) },
@@ -709,6 +778,20 @@ const cases: Case[] = [
     run: () => stores.chat.attachmentsBetween(ids.room, now - 10_000_000, now + 10_000_000),
     tempBTree: SMALL("the attachments of one page of messages"),
   },
+  { name: "chat: a thread's page", run: () => stores.chat.threadPage(ids.threadRoot, now + 10_000_000, 50) },
+  { name: "chat: a thread's newest live reply", run: () => stores.chat.newestReplyAt(ids.threadRoot) },
+  // Each reads a few rows (one page of a thread, one message) and sorts them.
+  ...(
+    [
+      ["reactions of a thread's page (its span)", () => stores.chat.threadReactionsBetween(ids.threadRoot, 0, now * 2)],
+      [
+        "attachments of a thread's page (its span)",
+        () => stores.chat.threadAttachmentsBetween(ids.threadRoot, 0, now * 2),
+      ],
+      ["reactions of one message (a thread's root)", () => stores.chat.reactionsOf(ids.threadRoot)],
+      ["attachments of one message (a thread's root)", () => stores.chat.attachmentsOf(ids.threadRoot)],
+    ] as const
+  ).map(([what, run]) => ({ name: `chat: ${what}`, run, tempBTree: SMALL(what) })),
   { name: "chat: one reaction", run: () => stores.chat.reaction(ids.message, ids.user, "👍") },
   {
     name: "chat: soft-delete a message with its reactions and attachments",
@@ -872,6 +955,27 @@ const cases: Case[] = [
     run: () => stores.activity.list(ids.org, [ids.space], { staffUserId: ids.staffUser, before: now, limit: 50 }),
   },
   { name: "activity: one job's entry", run: () => stores.activity.get(ids.staffAccount) },
+  {
+    name: "activity: the newest entry of a staff member's reply (a retry's check)",
+    run: () => stores.activity.latestOfReply(ids.staffUser, ids.staffAccount),
+  },
+
+  // The audit log
+  { name: "audit: a page, newest first", run: () => stores.audit.list(ids.org, { before: now + 1e9, limit: 50 }) },
+  {
+    name: "audit: a page of one person's acts",
+    run: () => stores.audit.list(ids.org, { before: now + 1e9, limit: 50, actorUserId: ids.user }),
+  },
+  {
+    name: "audit: a page of one action",
+    run: () => stores.audit.list(ids.org, { before: now + 1e9, limit: 50, action: "member.removed" }),
+  },
+  { name: "audit: the newest record's time (each record's stamp)", raw: { sql: NEWEST_SQL, params: { org: ids.org } } },
+  {
+    name: "audit: a batch of year-old records removed",
+    raw: { sql: DELETE_OLD_SQL, params: { before: now + 1000, limit: 1000 } },
+    scan: { o: "the organizations, one per install: each then reads its old records through audit_events_org_idx" },
+  },
   { name: "automations: of a space", run: () => stores.automations.list(ids.space) },
   { name: "automations: by id", run: () => stores.automations.get(ids.space, ids.staffAccount) },
   // Inbound webhook deliveries: every one reads these.
@@ -924,6 +1028,11 @@ const cases: Case[] = [
   },
   { name: "jobs: a lapsed claim", raw: { sql: LAPSED_SQL, params: { now } } },
   { name: "jobs: reclaim lapsed claims", raw: { sql: RECLAIM_SQL, params: { before: now, now } } },
+  {
+    name: "jobs: a live job with a value in its payload (a retry under way)",
+    raw: { sql: LIVE_WITH_SQL, params: { kind: "staff_reply", path: "$.replaces", value: "x" } },
+    scan: { jobs: "the live queue only (a job that ends is deleted); asked when a person retries a reply" },
+  },
   // Search
   ...(() => {
     const scope = () => ({
@@ -1017,6 +1126,18 @@ const cases: Case[] = [
   {
     name: "inbox: reading a room reads its items up to a message",
     raw: { sql: READ_ROOM_ITEMS_SQL, params: { userId: "$user", roomId: "$room", upTo: now * 2, now } },
+  },
+  {
+    name: "inbox: reading a thread reads its items up to a reply",
+    raw: {
+      sql: READ_THREAD_ITEMS_SQL,
+      params: { userId: "$user", roomId: "$room", rootId: "$root", upTo: now * 2, now },
+    },
+  },
+  {
+    name: "inbox: who wrote in a thread before a reply",
+    raw: { sql: THREAD_AUTHORS_SQL, params: { rootId: "$root", replyId: "$reply" } },
+    tempBTree: SMALL("the authors of one thread, made distinct"),
   },
   {
     name: "inbox: a member leaving forgets their read state",

@@ -84,6 +84,7 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0016_automation_runs_queued",
       "0017_search_space",
       "0018_shaping_work",
+      "0019_audit",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
@@ -162,6 +163,7 @@ describe("migration 0015 (search) on a database with rows", () => {
       "0016_automation_runs_queued",
       "0017_search_space",
       "0018_shaping_work",
+      "0019_audit",
       "code_0001_unicode_name_keys",
     ]);
     const found = sqlite
@@ -211,6 +213,28 @@ describe("name keys made by migration 0002", () => {
     expect(keys("chat_rooms")).toEqual({ c1: "équipe" });
     expect(keys("service_accounts")).toEqual({ a1: "émile" });
     expect(migrate(sqlite)).toEqual([]);
+    sqlite.close();
+  });
+});
+
+describe("migration 0018 (shaping the work) on a database with rows", () => {
+  it("counts the messages each task already has as its comment_count", () => {
+    const { sqlite } = openDatabase(join(tempDir(), "comments.db"));
+    migrateUntil(sqlite, "0018_shaping_work");
+    insert(sqlite, "organizations", { id: "o1", slug: "acme" });
+    insert(sqlite, "spaces", { id: "s1", org_id: "o1" });
+    insert(sqlite, "boards", { id: "b1", space_id: "s1" });
+    insert(sqlite, "board_columns", { id: "c1", board_id: "b1" });
+    for (const id of ["t1", "t2"]) insert(sqlite, "tasks", { id, space_id: "s1", board_id: "b1", column_id: "c1" });
+    insert(sqlite, "task_messages", { id: "m1", task_id: "t1", content: "one", created_at: 1 });
+    insert(sqlite, "task_messages", { id: "m2", task_id: "t1", content: "two", created_at: 2 });
+
+    expect(migrate(sqlite)).toEqual(["0018_shaping_work", "0019_audit", "code_0001_unicode_name_keys"]);
+    expect(sqlite.query("SELECT id, comment_count, priority FROM tasks ORDER BY id").all()).toEqual([
+      { id: "t1", comment_count: 2, priority: "none" },
+      { id: "t2", comment_count: 0, priority: "none" },
+    ]);
+    expect(sqlite.query("SELECT wip_limit FROM board_columns").all()).toEqual([{ wip_limit: null }]);
     sqlite.close();
   });
 });

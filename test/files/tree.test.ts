@@ -187,18 +187,18 @@ describe("POST .../files/folders", () => {
     }
   });
 
-  it("refuses a parent_id that is not a live folder of the space", async () => {
+  it("refuses a parent_id that is not a live folder of the space: 404 file not found as for any file, 400 for a file", async () => {
     const parent = await sandbox();
     const file = await textFile("leaf.txt", parent.id);
     const gone = await folder("gone", parent.id);
     await member.api.delete(`${files}/${gone.id}`);
-    for (const [parentId, error] of [
-      [UNKNOWN, "parent_id: folder not found"],
-      [gone.id, "parent_id: folder not found"],
-      [file.id, "parent_id: not a folder"],
+    for (const [parentId, status, error] of [
+      [UNKNOWN, 404, "file not found"],
+      [gone.id, 404, "file not found"],
+      [file.id, 400, "parent_id: not a folder"],
     ] as const) {
       const res = await member.api.post(`${files}/folders`, { name: "child", parent_id: parentId });
-      expect(res.status).toBe(400);
+      expect(res.status).toBe(status);
       expect(res.body).toEqual({ error });
     }
   });
@@ -531,8 +531,8 @@ describe("PATCH .../files/{nodeId}", () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: "parent_id: not a folder" });
     const unknown = await member.api.patch(`${files}/${node.id}`, { parent_id: UNKNOWN });
-    expect(unknown.status).toBe(400);
-    expect(unknown.body).toEqual({ error: "parent_id: folder not found" });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: "file not found" });
   });
 
   it("needs files.write: a Viewer gets 403 missing permission: files.write", async () => {
@@ -584,8 +584,8 @@ describe("DELETE .../files/{nodeId}", () => {
     const b = await sandbox();
     await member.api.delete(`${files}/${b.id}`);
     const res = await member.api.patch(`${files}/${a.id}`, { parent_id: b.id });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "parent_id: folder not found" });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "file not found" });
   });
 
   it("needs files.write: a Viewer gets 403 missing permission: files.write", async () => {

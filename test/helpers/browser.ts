@@ -128,3 +128,30 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path });
   return path;
 }
+
+/** WCAG contrast of two computed `rgb(...)` colours. */
+export function contrast(a: string, b: string): number {
+  const lum = (css: string) => {
+    const [r, g, bl] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((n) => {
+      const c = Number(n) / 255;
+      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    }) as [number, number, number];
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [lum(a), lum(b)];
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+}
+
+/** Polls `check` until it passes, or throws its last failure after `timeout` ms (a page saves in the background). */
+export async function eventually(check: () => Promise<void>, timeout = 5000): Promise<void> {
+  const end = Date.now() + timeout;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      if (Date.now() > end) throw err;
+      await Bun.sleep(50);
+    }
+  }
+}

@@ -174,6 +174,13 @@ describe("routes below a space answer 404 space not found", () => {
   const routes: { method: string; path: string; body?: unknown }[] = [
     { method: "GET",    path: "" },
     { method: "GET",    path: "/board" },
+    { method: "POST",   path: "/board/columns",                          body: { name: "c" } },
+    { method: "PATCH",  path: "/board/columns/{unknown}",                body: { name: "c" } },
+    { method: "DELETE", path: "/board/columns/{unknown}" },
+    { method: "GET",    path: "/labels" },
+    { method: "POST",   path: "/labels",                                 body: { name: "l", color: "#000000" } },
+    { method: "PATCH",  path: "/labels/{unknown}",                       body: { name: "l" } },
+    { method: "DELETE", path: "/labels/{unknown}" },
     { method: "GET",    path: "/members" },
     { method: "POST",   path: "/members",                                body: { user_id: UNKNOWN } },
     { method: "DELETE", path: "/members/{unknown}" },
@@ -241,7 +248,8 @@ describe("GET /organizations/{orgId}/spaces/{spaceId}/board", () => {
       ["Done", 3],
     ]);
     for (const c of columns) {
-      expect(Object.keys(c).sort()).toEqual(["board_id", "id", "name", "position"]);
+      expect(Object.keys(c).sort()).toEqual(["board_id", "id", "name", "position", "wip_limit"]);
+      expect(c.wip_limit).toBeNull();
       expect(c.id).toMatch(UUID);
       expect(c.board_id).toBe(board.id);
     }

@@ -29,6 +29,7 @@ describe("POST .../service-accounts", () => {
       "created_at",
       "created_by",
       "id",
+      "instructions",
       "modelrouter_model",
       "name",
       "organization_id",
@@ -43,6 +44,7 @@ describe("POST .../service-accounts", () => {
       modelrouter_model: "meta-llama/llama-3.3-70b-instruct:free",
       agent_default_repo_url: null,
       agent_default_ref: null,
+      instructions: "",
     });
     expect(account.id).toMatch(UUID);
     expect(account.created_at).toMatch(TIMESTAMP);
@@ -214,6 +216,79 @@ describe("PATCH .../service-accounts/{id}", () => {
     const res = await org.owner.api.patch(`${base}/01a1fdb9-0000-7000-8000-000000000000`, { name: "x" });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: "service account not found" });
+  });
+});
+
+describe("instructions (contract §11)", () => {
+  const RELEASE = "You are our release manager; answer briefly.\n\n- Dates in UTC\n- No emojis";
+
+  it("are set at create, in every answer, changed and cleared by PATCH", async () => {
+    const created = await org.owner.api.post(base, { name: "Rel", instructions: RELEASE });
+    expect(created.status).toBe(201);
+    const id = created.body.service_account.id;
+    expect(created.body.service_account.instructions).toBe(RELEASE);
+    const listed = (await org.owner.api.get(base)).body.service_accounts.find((a: { id: string }) => a.id === id);
+    expect(listed.instructions).toBe(RELEASE);
+    const changed = await org.owner.api.patch(`${base}/${id}`, { instructions: "Answer in French." });
+    expect(changed.status).toBe(200);
+    expect(changed.body.service_account).toMatchObject({ name: "Rel", instructions: "Answer in French." });
+    // A PATCH without the field leaves them as they are.
+    const renamed = await org.owner.api.patch(`${base}/${id}`, { name: "Release" });
+    expect(renamed.body.service_account.instructions).toBe("Answer in French.");
+    const cleared = await org.owner.api.patch(`${base}/${id}`, { instructions: "" });
+    expect(cleared.body.service_account.instructions).toBe("");
+  });
+
+  it("take up to 8,000 characters, counted as code points, and refuse more naming the field", async () => {
+    const { account } = await addStaff(org);
+    const path = `${base}/${account.id}`;
+    // 8,000 emoji are 16,000 UTF-16 units: still 8,000 characters.
+    const full = await org.owner.api.patch(path, { instructions: "🚀".repeat(8000) });
+    expect(full.status).toBe(200);
+    expect([...full.body.service_account.instructions]).toHaveLength(8000);
+    for (const [body, where] of [
+      [{ instructions: "x".repeat(8001) }, "PATCH"],
+      [{ name: "Verbose", instructions: "x".repeat(8001) }, "POST"],
+    ] as const) {
+      const res = where === "PATCH" ? await org.owner.api.patch(path, body) : await org.owner.api.post(base, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "instructions: must be at most 8000 characters" });
+    }
+    const wrongType = await org.owner.api.patch(path, { instructions: 42 });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body).toEqual({ error: "instructions: must be a string" });
+    expect(
+      (await org.owner.api.get(base)).body.service_accounts.some((a: { name: string }) => a.name === "Verbose"),
+    ).toBe(false);
+  });
+});
+
+describe("grant only what you hold (staff)", () => {
+  it("a manager without org.manage cannot change, repoint or delete a staff member holding Owner: 403, nothing changed", async () => {
+    const orgBase = `/api/v1/organizations/${org.id}`;
+    const role = await org.owner.api.post(`${orgBase}/roles`, {
+      name: "Staff ops",
+      permissions: ["org.members.manage", "spaces.create", "tasks.write", "chat.write", "files.read", "files.write"],
+    });
+    const manager = await addMember(org, ["Member"]);
+    await org.owner.api.put(`${orgBase}/members/${manager.id}/roles`, { role_ids: [role.body.role.id] });
+    const mighty = await addStaff(org, { name: "Mighty", role_ids: [org.roles.Owner] });
+    const path = `${base}/${mighty.account.id}`;
+    const patched = await manager.api.patch(path, { agent_default_repo_url: "https://git.example.com/elsewhere" });
+    expect(patched.status).toBe(403);
+    expect(patched.body).toEqual({ error: "missing permission: org.manage" });
+    const deleted = await manager.api.delete(path);
+    expect(deleted.status).toBe(403);
+    expect(deleted.body).toEqual({ error: "missing permission: org.manage" });
+    const listed = (await org.owner.api.get(base)).body.service_accounts as {
+      id: string;
+      agent_default_repo_url: string | null;
+    }[];
+    expect(listed.find((a) => a.id === mighty.account.id)?.agent_default_repo_url).toBeNull();
+    // A staff member whose roles the manager holds is theirs to change.
+    const plain = await addStaff(org, { name: "Plain", role_ids: [org.roles.Member] });
+    expect((await manager.api.patch(`${base}/${plain.account.id}`, { instructions: "Be brief." })).status).toBe(200);
+    expect((await manager.api.delete(`${base}/${plain.account.id}`)).status).toBe(204);
   });
 });
 

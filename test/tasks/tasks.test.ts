@@ -8,6 +8,7 @@ const TASK_FIELDS = [
   "assignee_user_id",
   "board_id",
   "column_id",
+  "comment_count",
   "created_at",
   "created_by",
   "deliverable_instructions",
@@ -15,7 +16,9 @@ const TASK_FIELDS = [
   "description",
   "due_at",
   "id",
+  "label_ids",
   "position",
+  "priority",
   "space_id",
   "title",
   "updated_at",
@@ -34,6 +37,9 @@ interface Task {
   deliverable_required: boolean;
   deliverable_instructions: string;
   position: number;
+  label_ids: string[];
+  priority: string;
+  comment_count: number;
   version: number;
   created_by: string | null;
   created_at: string;

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import type { Column, Task } from "../../src/api-types";
 import { dropPosition, find, lanesOf, place, remove, upsert } from "../../web/src/features/board/board-state";
-import { filterLanes, filterOf, fullSlot, withFilter } from "../../web/src/features/board/filter";
+import { type BoardFilter, filterLanes, filterOf, fullSlot, withFilter } from "../../web/src/features/board/filter";
 import { dueText } from "../../web/src/features/board/model";
 import { renderMarkdown } from "../../web/src/lib/markdown";
 import { formatSize } from "../../web/src/lib/size";
-import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
+import { eventually, launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org, type Person } from "../helpers/factories";
 import type { TestServer } from "../helpers/server";
 
@@ -40,20 +40,6 @@ async function taskById(id: string): Promise<Task> {
   return task;
 }
 
-/** Polls `check` until it passes (the page saves in the background). */
-async function eventually(check: () => Promise<void>, timeout = 5000): Promise<void> {
-  const end = Date.now() + timeout;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (err) {
-      if (Date.now() > end) throw err;
-      await Bun.sleep(50);
-    }
-  }
-}
-
 const lane = (page: Page, name: string) => page.getByRole("region", { name, exact: true });
 const card = (page: Page, title: string) => page.locator(".task-card", { hasText: title });
 
@@ -78,7 +64,7 @@ afterAll(async () => {
 });
 
 describe("board state", () => {
-  const cols: Column[] = ["a", "b"].map((id, position) => ({ id, board_id: "x", name: id, position }));
+  const cols: Column[] = ["a", "b"].map((id, position) => ({ id, board_id: "x", name: id, position, wip_limit: null }));
   const t = (id: string, column_id: string, position: number, version = 1) =>
     ({ id, column_id, position, version, title: id }) as Task;
   const ids = (lanes: ReturnType<typeof lanesOf>, column: string) => lanes[column]?.map((x) => x.id);
@@ -106,16 +92,41 @@ describe("board state", () => {
 });
 
 describe("filter, dates, sizes and markdown", () => {
-  const cols: Column[] = ["a", "done"].map((id, position) => ({ id, board_id: "x", name: id, position }));
+  const cols: Column[] = ["a", "done"].map((id, position) => ({
+    id,
+    board_id: "x",
+    name: id,
+    position,
+    wip_limit: null,
+  }));
   const day = 86_400_000;
   const now = Date.now();
   const t = (id: string, column_id: string, extra: Partial<Task> = {}) =>
-    ({ id, column_id, title: id, description: "", assignee_user_id: null, due_at: null, ...extra }) as Task;
+    ({
+      id,
+      column_id,
+      title: id,
+      description: "",
+      assignee_user_id: null,
+      due_at: null,
+      label_ids: [],
+      priority: "none",
+      ...extra,
+    }) as Task;
+  /** A filter with only `given` set. */
+  const only = (given: Partial<BoardFilter>): BoardFilter => ({
+    text: "",
+    assignee: "",
+    due: "",
+    label: "",
+    priority: "",
+    ...given,
+  });
   const lanes = {
     a: [
       t("Write plan", "a", { assignee_user_id: "me", due_at: new Date(now - day).toISOString() }),
       t("Book venue", "a", { description: "near the PLAN", due_at: new Date(now + 2 * day).toISOString() }),
-      t("Order food", "a"),
+      t("Order food", "a", { label_ids: ["l1", "l2"], priority: "urgent" }),
     ],
     done: [t("Old plan", "done", { due_at: new Date(now - 3 * day).toISOString() })],
   };
@@ -124,21 +135,30 @@ describe("filter, dates, sizes and markdown", () => {
   it("filters by words, assignee and due date, kept in the query", () => {
     const f = filterOf(new URLSearchParams("q=plan&task=x"));
     expect(ids(filterLanes(lanes, cols, f, "me", now), "a")).toEqual(["Write plan", "Book venue"]);
-    expect(ids(filterLanes(lanes, cols, { text: "", assignee: "none", due: "" }, "me", now), "a")).toEqual([
+    expect(ids(filterLanes(lanes, cols, only({ assignee: "none" }), "me", now), "a")).toEqual([
       "Book venue",
       "Order food",
     ]);
-    const overdue = filterLanes(lanes, cols, { text: "", assignee: "", due: "overdue" }, "me", now);
+    const overdue = filterLanes(lanes, cols, only({ due: "overdue" }), "me", now);
     expect([ids(overdue, "a"), ids(overdue, "done")]).toEqual([["Write plan"], []]);
-    expect(ids(filterLanes(lanes, cols, { text: "", assignee: "", due: "week" }, "me", now), "a")).toEqual([
+    expect(ids(filterLanes(lanes, cols, only({ due: "week" }), "me", now), "a")).toEqual(["Book venue"]);
+    expect(ids(filterLanes(lanes, cols, only({ due: "none" }), "me", now), "a")).toEqual(["Order food"]);
+    expect(filterLanes(lanes, cols, filterOf(new URLSearchParams()), "me", now)).toBe(lanes);
+    expect(withFilter(new URLSearchParams("task=x"), only({ text: "a b", assignee: "me" })).toString()).toBe(
+      "task=x&q=a+b&assignee=me",
+    );
+    // Labels and priority: kept in the query, a label id the task carries, a priority it has.
+    const byLabel = filterOf(new URLSearchParams("label=l2&priority=urgent"));
+    expect(byLabel).toMatchObject({ label: "l2", priority: "urgent" });
+    expect(ids(filterLanes(lanes, cols, byLabel, "me", now), "a")).toEqual(["Order food"]);
+    expect(ids(filterLanes(lanes, cols, only({ label: "l3" }), "me", now), "a")).toEqual([]);
+    expect(ids(filterLanes(lanes, cols, only({ priority: "none" }), "me", now), "a")).toEqual([
+      "Write plan",
       "Book venue",
     ]);
-    expect(ids(filterLanes(lanes, cols, { text: "", assignee: "", due: "none" }, "me", now), "a")).toEqual([
-      "Order food",
-    ]);
-    expect(filterLanes(lanes, cols, filterOf(new URLSearchParams()), "me", now)).toBe(lanes);
-    expect(withFilter(new URLSearchParams("task=x"), { text: "a b", assignee: "me", due: "" }).toString()).toBe(
-      "task=x&q=a+b&assignee=me",
+    expect(filterOf(new URLSearchParams("priority=asap")).priority).toBe("");
+    expect(withFilter(new URLSearchParams(), only({ label: "l1", priority: "low" })).toString()).toBe(
+      "label=l1&priority=low",
     );
     // A slot among the shown cards is a slot in the whole column.
     const shown = { a: [lanes.a[0] as Task, lanes.a[2] as Task], done: lanes.done };
@@ -232,7 +252,9 @@ describe("the board", () => {
     const k1 = await createTask("K1", "In progress");
     const k2 = await createTask("K2", "In progress");
     const { context, page } = await openBoard();
-    await page.getByText("Alt + ← / → moves the focused task").waitFor();
+    // The keys are no line on the board (they are in the "?" popover) but each movable card is described by them.
+    await page.locator(`.task-card[aria-describedby="board-keys-hint"]`, { hasText: "K1" }).waitFor();
+    expect(await page.locator("#board-keys-hint").textContent()).toContain("Alt + ← / → moves the focused task");
     await card(page, "K1").focus();
     await page.keyboard.press("Alt+ArrowDown");
     await eventually(async () => expect((await taskById(k1.id)).position).toBe(1));

@@ -11,7 +11,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "bun:test";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
+import { contrast, launchBrowser, PHONE, screenshot, signedInPage, startWorkspace } from "../helpers/browser";
 import { addMember, addStaff, type Org, OWNER, type Person, readEverything } from "../helpers/factories";
 import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
 import type { Client } from "../helpers/http";
@@ -61,6 +61,14 @@ async function open(who: { email: string; password: string }, path: string, phon
 const composer = (page: Page, room = "general") => page.getByRole("combobox", { name: `Message #${room}` });
 const messageList = (page: Page, room = "general") => page.getByRole("log", { name: `Messages in #${room}` });
 const message = (page: Page, text: string) => page.getByRole("article").filter({ hasText: text });
+
+/** The room's "⋯" menu opened: its entries, by name. */
+async function roomMenu(page: Page) {
+  await page.getByRole("button", { name: "Room actions" }).click();
+  const menu = page.getByRole("menu");
+  await menu.waitFor();
+  return menu;
+}
 
 beforeAll(async () => {
   fake = startFakeProvider(async () => {
@@ -403,7 +411,7 @@ describe("composing", () => {
       .filter({ hasText: "Only web links can be attached: the URL must start with http:// or https://." })
       .waitFor();
     // No chip: nothing is left to block the next message.
-    expect(await owner.getByRole("list", { name: "Links to attach" }).count()).toBe(0);
+    expect(await owner.getByRole("list", { name: "Attachments to send" }).count()).toBe(0);
     expect(await owner.getByText("must be an http(s) URL").count()).toBe(0);
     // Typing again clears the refusal.
     await owner.getByLabel("Link URL").fill("ftp://files.example.com/spec.pdf");
@@ -609,7 +617,7 @@ describe("rooms", () => {
     await maya.getByText("New messages").waitFor();
     expect(await designLink.getByText("unread").count()).toBe(0);
 
-    await owner.getByRole("button", { name: "Delete room" }).click();
+    await (await roomMenu(owner)).getByRole("menuitem", { name: "Delete room" }).click();
     const confirm = owner.getByRole("dialog", { name: "Delete #design" });
     await confirm.getByRole("button", { name: "Delete room" }).click();
     await owner.waitForURL(new RegExp(`/chat/${generalId}$`));
@@ -683,31 +691,40 @@ describe("rooms", () => {
     await sidebar.getByRole("link", { name: "# Launch", exact: true }).waitFor();
   });
 
-  it("offers Delete room to org.manage holders and the room's creator, and general to org.manage only", async () => {
+  it("offers Delete room in the room's ⋯ menu to org.manage holders and the room's creator, general to org.manage only", async () => {
     const ownersRoom = await newRoom("owners-room");
     const maya = await open(member, `/spaces/${spaceId}/chat/${generalId}`);
     await messageList(maya).waitFor();
+    // Nothing destructive sits in the header itself.
     expect(await maya.getByRole("button", { name: "Delete room" }).count()).toBe(0);
+    let menu = await roomMenu(maya);
+    await menu.getByRole("menuitem", { name: "Copy link to room" }).waitFor();
+    expect(await menu.getByRole("menuitem", { name: "Delete room" }).count()).toBe(0);
+    await maya.keyboard.press("Escape");
+    await menu.waitFor({ state: "detached" });
     await maya
       .getByRole("navigation", { name: "Rooms" })
       .getByRole("link", { name: /owners-room/ })
       .click();
     await messageList(maya, "owners-room").waitFor();
-    expect(await maya.getByRole("button", { name: "Delete room" }).count()).toBe(0);
+    menu = await roomMenu(maya);
+    expect(await menu.getByRole("menuitem", { name: "Delete room" }).count()).toBe(0);
+    await maya.keyboard.press("Escape");
 
     // A room Maya creates is hers to delete.
     await maya.getByRole("button", { name: "New room" }).click();
     await maya.getByLabel("Room name").fill("mayas-room");
     await maya.getByRole("button", { name: "Create room" }).click();
     await messageList(maya, "mayas-room").waitFor();
-    await maya.getByRole("button", { name: "Delete room" }).click();
+    await (await roomMenu(maya)).getByRole("menuitem", { name: "Delete room" }).click();
     await maya.getByRole("dialog", { name: "Delete #mayas-room" }).getByRole("button", { name: "Delete room" }).click();
     await maya.waitForURL(new RegExp(`/chat/${generalId}$`));
 
     // The owner (org.manage) may delete any room, general included.
     const owner = await open(OWNER, `/spaces/${spaceId}/chat/${generalId}`);
     await messageList(owner).waitFor();
-    await owner.getByRole("button", { name: "Delete room" }).waitFor();
+    expect(await owner.getByRole("button", { name: "Delete room" }).count()).toBe(0);
+    await (await roomMenu(owner)).getByRole("menuitem", { name: "Delete room" }).waitFor();
     await org.owner.api.delete(`${spacePath()}/chat-rooms/${ownersRoom}`);
   });
 
@@ -905,19 +922,6 @@ const focused = (page: Page) =>
     return el?.getAttribute("aria-label") ?? el?.textContent?.trim() ?? "";
   });
 
-/** WCAG contrast of two computed `rgb(...)` colours. */
-function contrast(a: string, b: string): number {
-  const lum = (css: string) => {
-    const [r, g, bl] = (css.match(/[\d.]+/g) ?? []).slice(0, 3).map((n) => {
-      const c = Number(n) / 255;
-      return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    }) as [number, number, number];
-    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
-  };
-  const [x, y] = [lum(a), lum(b)];
-  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
-}
-
 describe("keyboard and screen readers", () => {
   it("below 760 px (a desktop window at 200% zoom) reaches a message's react, edit and delete by keyboard", async () => {
     const roomId = await newRoom("zoomed");
@@ -946,6 +950,8 @@ describe("keyboard and screen readers", () => {
     await last.getByRole("button", { name: /^👍 1: you/ }).waitFor();
     // Its other actions follow it in the Tab order.
     await last.getByRole("button", { name: "Add reaction" }).focus();
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Reply in thread");
     await page.keyboard.press("Tab");
     expect(await focused(page)).toBe("Edit message");
     await page.keyboard.press("Tab");
@@ -984,6 +990,8 @@ describe("keyboard and screen readers", () => {
     expect(await page.evaluate(() => document.activeElement?.getAttribute("href"))).toBe("https://example.com/2");
     await page.keyboard.press("Tab");
     expect(await focused(page)).toBe("Add reaction");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Reply in thread");
     await page.keyboard.press("Tab");
     expect(await focused(page)).toBe("Edit message");
     await page.keyboard.press("Tab");

@@ -1,17 +1,20 @@
 /**
  * The frame of every workspace screen: the sidebar (search, the inbox and spaces with what is unread, my tasks,
  * staff, approvals with how many wait, settings; who is signed in, their profile, changing their password,
- * signing out), the command palette and the page.
+ * signing out), on phones a top bar instead (the menu, the space or organization on screen, search), the
+ * keyboard shortcuts, the command palette and the page.
  */
 import { type ReactNode, useCallback, useEffect, useRef, useState } from "react";
 import { ChangePasswordDialog } from "./features/auth/ChangePassword";
 import { usePendingApprovals } from "./features/automations/pending";
 import { Counts, InboxCount, useSpaceCount } from "./features/inbox/Counts";
+import { MuteButton } from "./features/inbox/MuteButton";
 import { useInboxTracker, useUnreadState } from "./features/inbox/unread";
 import { PaletteHost, SearchButton } from "./features/search/PaletteHost";
 import { signOut } from "./lib/api";
 import { useEventsStatus } from "./lib/events";
-import { Link, navigate, useLocation } from "./lib/router";
+import { HelpButton, HelpPopover } from "./lib/help";
+import { Link, match, navigate, useLocation } from "./lib/router";
 import { Avatar } from "./lib/ui";
 import { useWorkspace } from "./lib/workspace";
 
@@ -50,21 +53,57 @@ function PendingCount({ count }: { count: number | null }) {
   );
 }
 
-/** The organization's name, with a dot that says whether live updates are flowing. */
+/** A dot that says whether live updates are flowing. */
+function LiveDot() {
+  const status = useEventsStatus();
+  return (
+    <span
+      className={`live-dot ${status}`}
+      title={status === "live" ? "Live" : status === "offline" ? "Offline: reconnecting" : "Connecting"}
+      role="img"
+      aria-label={`Live updates: ${status}`}
+    />
+  );
+}
+
+/** The organization's name, with the live dot. */
 function OrgName() {
   const ws = useWorkspace();
-  const status = useEventsStatus();
   return (
     <>
       <Link href="/spaces" className="brand">
         {ws.org.name}
       </Link>
-      <span
-        className={`live-dot ${status}`}
-        title={status === "live" ? "Live" : status === "offline" ? "Offline: reconnecting" : "Connecting"}
-        role="img"
-        aria-label={`Live updates: ${status}`}
-      />
+      <LiveDot />
+    </>
+  );
+}
+
+type SpaceRef = { id: string; name: string; private: boolean };
+
+/** The space on screen, if any. */
+function useSpaceOnScreen(): SpaceRef | undefined {
+  const ws = useWorkspace();
+  const { path } = useLocation();
+  const spaceId = match("/spaces/:spaceId/:tab?/:item?", path)?.spaceId;
+  return ws.spaces.find((s) => s.id === spaceId);
+}
+
+/**
+ * What the phone's top bar names: the space on screen, with its Mute button (so that its tabs have a line of
+ * their own under the bar, and the header stays two short lines), else the organization.
+ */
+function TopbarTitle({ space }: { space: SpaceRef | undefined }) {
+  if (!space) return <OrgName />;
+  return (
+    <>
+      <Link href={`/spaces/${space.id}/board`} className="brand">
+        {space.private ? "🔒 " : ""}
+        {space.name}
+      </Link>
+      <LiveDot />
+      <span className="grow" />
+      <MuteButton what="space" id={space.id} name={space.name} />
     </>
   );
 }
@@ -72,6 +111,7 @@ function OrgName() {
 export function Shell({ children }: { children: ReactNode }) {
   const ws = useWorkspace();
   const { path } = useLocation();
+  const space = useSpaceOnScreen();
   const [open, setOpen] = useState(false);
   const [changingPassword, setChangingPassword] = useState(false);
   const menuButton = useRef<HTMLButtonElement>(null);
@@ -88,7 +128,7 @@ export function Shell({ children }: { children: ReactNode }) {
     if (!open) return;
     const onKey = (event: KeyboardEvent) => {
       // A dialog above the menu takes its own keys first.
-      if (event.defaultPrevented || document.querySelector("dialog[open]")) return;
+      if (event.defaultPrevented || document.querySelector("dialog[open], :popover-open")) return;
       if (event.key === "Escape") {
         event.preventDefault();
         dismiss();
@@ -130,7 +170,7 @@ export function Shell({ children }: { children: ReactNode }) {
   );
 
   return (
-    <div className={`shell${open ? " nav-open" : ""}`}>
+    <div className={`shell${open ? " nav-open" : ""}${space ? " in-space" : ""}`}>
       <a href="#main" className="skip-link" inert={open}>
         Skip to content
       </a>
@@ -146,8 +186,9 @@ export function Shell({ children }: { children: ReactNode }) {
         >
           ☰{inbox || pending ? <span className={inbox ? "menu-dot inbox" : "menu-dot"} aria-hidden="true" /> : null}
         </button>
-        <OrgName />
+        <TopbarTitle space={space} />
         <SearchButton className="icon topbar-search" />
+        <HelpButton className="icon help-button" />
       </header>
       {open && (
         // A tap outside the phone menu closes it; keyboards use Escape or the menu button (hence aria-hidden).
@@ -156,6 +197,7 @@ export function Shell({ children }: { children: ReactNode }) {
       <nav ref={nav} id="workspace-nav" className="sidebar" aria-label="Workspace">
         <div className="sidebar-org">
           <OrgName />
+          <HelpButton className="icon help-button" />
         </div>
         <SearchButton className="nav-search" />
         <NavLink href="/inbox">
@@ -210,6 +252,7 @@ export function Shell({ children }: { children: ReactNode }) {
       </main>
       {changingPassword && <ChangePasswordDialog onClose={() => setChangingPassword(false)} />}
       <PaletteHost />
+      <HelpPopover />
     </div>
   );
 }

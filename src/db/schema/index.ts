@@ -1,4 +1,5 @@
 /** Every table, for drizzle and drizzle-kit. */
+export * from "./audit";
 export * from "./auth";
 export * from "./automations";
 export * from "./chat";

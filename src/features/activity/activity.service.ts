@@ -66,6 +66,11 @@ export class ActivityService {
     return this.store.get(jobId)?.startedAt ?? null;
   }
 
+  /** How the newest reply job that posted (or rewrote) `replyMessageId` as `staffUserId` ended, if one did. */
+  latestOfReply(staffUserId: string, replyMessageId: string): ActivityRow | undefined {
+    return this.store.latestOfReply(staffUserId, replyMessageId);
+  }
+
   /** A worker took the job for the first time: its entry, running, in the caller's unit. */
   start(entry: ActivityStart): void {
     this.uow.write(() =>

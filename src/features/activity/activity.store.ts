@@ -28,6 +28,29 @@ export class ActivityStore {
     return this.byJob().all({ jobId })[0];
   }
 
+  private readonly byReply = prepared(() =>
+    this.db
+      .select()
+      .from(staffActivity)
+      .where(
+        and(
+          eq(staffActivity.staffUserId, sql.placeholder("staffUserId")),
+          eq(staffActivity.replyMessageId, sql.placeholder("replyMessageId")),
+        ),
+      )
+      .orderBy(desc(staffActivity.createdAt), desc(staffActivity.jobId))
+      .limit(1)
+      .prepare(),
+  );
+
+  /**
+   * The newest entry of a staff member whose reply is `replyMessageId` (a retried reply is the same message);
+   * read through `staff_activity_staff_idx`, that staff member's entries only.
+   */
+  latestOfReply(staffUserId: string, replyMessageId: string): ActivityRow | undefined {
+    return this.byReply().all({ staffUserId, replyMessageId })[0];
+  }
+
   /** Writes the columns `patch` names; the reply job runs this once or twice per reply. */
   readonly update = patchUpdater<ActivityRow>(() => this.db, staffActivity, staffActivity.jobId, "jobId");
 

@@ -7,5 +7,9 @@ declare module "../../core/events" {
     "automation.deleted": { id: string };
     "automation.run.started": RunOut;
     "automation.run.finished": RunOut;
+    /** Not sent (clients hear `automation.updated`): a person approved the automation, as it is now. */
+    "automation.approved": AutomationOut;
+    /** Not sent (clients hear `automation.updated`): a person rejected the automation, as it is now. */
+    "automation.rejected": AutomationOut;
   }
 }

@@ -58,13 +58,20 @@ export class AutomationsService {
   ) {}
 
   /**
-   * A config that named what went away (a room deleted, a staff member's account deleted) is checked again in the
-   * same unit: it becomes the automation's `config_problem`, and its schedule stops.
+   * A config that named what went away (a room deleted, a column renamed or deleted, a staff member's account
+   * deleted) is checked again in the same unit: it becomes the automation's `config_problem`, and its schedule
+   * stops.
    */
   listen(events: EventBus): void {
     events.onWrite("chat.room.deleted", (event, unit) => {
       for (const row of this.store.list(event.space_id)) this.recheck(unit, row);
     });
+    // A task's `column` is a column's name: a rename or a deletion can break it, or mend it.
+    for (const type of ["board.column.created", "board.column.updated", "board.column.deleted"] as const) {
+      events.onWrite(type, (event, unit) => {
+        for (const row of this.store.list(event.space_id)) this.recheck(unit, row);
+      });
+    }
     events.onWrite("user.deleted", (event, unit) => {
       for (const row of this.store.ofOrg(event.organization_id)) this.recheck(unit, row);
     });
@@ -153,6 +160,7 @@ export class AutomationsService {
       const settled = this.settle(current, next);
       this.store.save(current, settled);
       unit.emit(spaceEvent(actor, "automation.updated", presentAutomation(settled)));
+      if (approved) unit.emit(spaceEvent(actor, "automation.approved", presentAutomation(settled)));
       return settled;
     });
   }
@@ -194,7 +202,9 @@ export class AutomationsService {
       };
       const settled = this.settle(current, next);
       this.store.save(current, settled);
-      unit.emit(spaceEvent(actor, "automation.updated", presentAutomation(settled)));
+      const out = presentAutomation(settled);
+      unit.emit(spaceEvent(actor, "automation.updated", out));
+      unit.emit(spaceEvent(actor, outcome.status === "active" ? "automation.approved" : "automation.rejected", out));
       return settled;
     });
   }
@@ -310,12 +320,9 @@ export class AutomationsService {
       hasOauthToken: row.oauthTokenCiphertext !== null,
     });
     if (configProblem === row.configProblem) return;
-    const next = {
-      ...row,
-      configProblem,
-      nextRunAt: configProblem === null ? row.nextRunAt : null,
-      updatedAt: Date.now(),
-    };
+    // A mended config (a column named again) is scheduled again; a broken one stops.
+    const next = { ...row, configProblem, updatedAt: Date.now() };
+    next.nextRunAt = this.nextRunOf(row, next, config);
     this.store.save(row, next);
     unit.emit(automationEvent(next, "automation.updated", presentAutomation(next)));
   }

@@ -46,6 +46,16 @@ export function assertCanEdit(actor: SpaceActor, message: MessageRow): void {
   if (message.authorUserId !== actor.userId) throw forbidden("only the author can edit this message");
 }
 
+/**
+ * A room is deleted, with everything said in it, by whoever made it, the space's owners, or an `org.manage`
+ * holder: not by any member who can write in the space.
+ */
+export function assertCanDeleteRoom(actor: SpaceActor, room: { createdBy: string | null }): void {
+  const allowed =
+    room.createdBy === actor.userId || actor.space.memberRole === "owner" || actor.permissions.has("org.manage");
+  if (!allowed) throw forbidden("only the room's creator or a space owner can delete this room");
+}
+
 /** The author deletes their own message; anyone else needs `chat.write`. */
 export function assertCanDelete(actor: SpaceActor, message: MessageRow): void {
   if (message.authorUserId !== actor.userId && !actor.permissions.has("chat.write")) {

@@ -24,6 +24,10 @@ export function presentMessage(row: MessageRow): MessageOut {
     updated_at: iso(row.updatedAt),
     edited_at: isoOrNull(row.editedAt),
     deleted_at: isoOrNull(row.deletedAt),
+    thread_root_id: row.threadRootId,
+    also_in_room: row.alsoInRoom,
+    reply_count: row.replyCount,
+    last_reply_at: isoOrNull(row.lastReplyAt),
   };
   // Only on what an automation posted (an extension; every other message keeps the spec's fields).
   if (row.automationId !== null) out.automation_id = row.automationId;

@@ -7,8 +7,12 @@ import type { PageQuery } from "../../core/paging";
 import { pageOf } from "../../core/paging";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import { multipartFile } from "../../http/multipart";
+import { originOf } from "../../http/origin";
 import { pageQuery } from "../../http/schemas";
 import { SpaceJsonCache, sendJson } from "../events/space-cache";
+import { presentNode } from "../files/files.present";
+import { nodeOut } from "../files/files.schemas";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
 import {
   attachmentOut,
@@ -20,8 +24,9 @@ import {
   reactionOut,
   roomOut,
   unreactQuery,
+  uploadedOut,
 } from "./chat.schemas";
-import type { ChatService, MessagePage } from "./chat.service";
+import type { ChatService, MessagePage, ThreadPage } from "./chat.service";
 
 const pageOut = z.object({
   messages: z.array(messageOut),
@@ -29,11 +34,28 @@ const pageOut = z.object({
   attachments: z.array(attachmentOut),
 });
 
+const threadOut = pageOut.extend({
+  /** (extension) The thread's root, with its own reactions and attachments. */
+  root: z.object({ message: messageOut, reactions: z.array(reactionOut), attachments: z.array(attachmentOut) }),
+});
+
 function presentPage(page: MessagePage) {
   return {
     messages: page.messages.map(presentMessage),
     reactions: page.reactions.map(presentReaction),
     attachments: page.attachments.map(presentAttachment),
+  };
+}
+
+function presentThread(page: ThreadPage) {
+  const { root } = page;
+  return {
+    ...presentPage(page),
+    root: {
+      message: presentMessage(root.message),
+      reactions: root.reactions.map(presentReaction),
+      attachments: root.attachments.map(presentAttachment),
+    },
   };
 }
 
@@ -67,7 +89,10 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       },
       {
         space: "chat.write",
-        detail: doc("Deletes the room with its messages, reactions and attachments, for good", { 204: null }),
+        detail: doc("Deletes the room with its messages, reactions and attachments, for good", {
+          204: null,
+          403: "Not the room's creator, a space owner or org.manage: `only the room's creator or a space owner can delete this room`",
+        }),
       },
     )
     .get("/:roomId/messages", ({ actor, params, query, set }) => sendJson(set, page(actor, params.roomId, query)), {
@@ -86,9 +111,53 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       {
         space: "chat.write",
         body: postMessageIn,
-        detail: doc("Posts a message (content, or attachments by URL, or both)", {
-          201: z.object({ message: messageOut, attachments: z.array(attachmentOut) }),
-        }),
+        detail: doc(
+          "Posts a message (content, or attachments by URL, or both); with `thread_root_id`, a reply in that message's thread (`also_in_room`: shown in the room too)",
+          {
+            201: z.object({ message: messageOut, attachments: z.array(attachmentOut) }),
+            400: "`content: required`; `thread_root_id: no such message in this room`; `thread_root_id: message has been deleted` (a deleted message without a thread); `also_in_room: needs thread_root_id`",
+          },
+        ),
+      },
+    )
+    .get(
+      "/:roomId/messages/:messageId/replies",
+      ({ actor, params, query }) => presentThread(chat.replies(actor, params.roomId, params.messageId, query)),
+      {
+        space: "member",
+        query: pageQuery,
+        detail: doc(
+          "The thread of a message (of a reply: the thread it is in): its newest `limit` (default 50, at most 200) replies before `before`, oldest first, with their reactions and attachments, and its root",
+          { 200: threadOut, 404: "`message not found`" },
+        ),
+      },
+    )
+    .post(
+      "/:roomId/uploads",
+      async ({ actor, params, request, status }) => {
+        const { node, attachment } = await chat.upload(actor, params.roomId, multipartFile(request), originOf(request));
+        return status(201, { attachment, node: presentNode(node) });
+      },
+      {
+        space: "chat.write",
+        detail: doc(
+          "Uploads a file for a message into the space's Attachments folder (created when missing), under a free name: multipart/form-data with `file`, streamed. Post `attachment` in the message's `attachments`",
+          {
+            201: z.object({ attachment: uploadedOut, node: nodeOut }),
+            400: "`content-type must be multipart/form-data`; `file: required`",
+            409: "`a file named Attachments is in the way` (a root file, not a folder, has the name)",
+            413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
+          },
+          {
+            body: {
+              "multipart/form-data": {
+                type: "object",
+                properties: { file: { type: "string", format: "binary" } },
+                required: ["file"],
+              },
+            },
+          },
+        ),
       },
     )
     .patch(

@@ -1,6 +1,6 @@
 /** Request and response schemas of chat rooms, messages, reactions and attachments. */
 import { z } from "zod";
-import { nameIn, oneLine, timestampOut, uuidOut, visible } from "../../http/schemas";
+import { idIn, nameIn, oneLine, timestampOut, uuidOut, visible } from "../../http/schemas";
 import { isHttpUrl, MAX_CONTENT } from "./chat.policy";
 
 export const roomOut = z
@@ -28,6 +28,14 @@ export const messageOut = z
     deleted_at: timestampOut.nullable(),
     /** (extension) On a message an automation posted (its author is null): the automation. */
     automation_id: uuidOut.optional(),
+    /** The top-level message whose thread this reply is in; null for a top-level message. */
+    thread_root_id: uuidOut.nullable(),
+    /** A reply also shown in the room's own list (false for a top-level message). */
+    also_in_room: z.boolean(),
+    /** How many live replies the message's thread holds (0 for a reply, which has no thread of its own). */
+    reply_count: z.number().int(),
+    /** When the newest live reply of its thread was posted; null while it has none. */
+    last_reply_at: timestampOut.nullable(),
   })
   .meta({ id: "ChatMessage" });
 export type MessageOut = z.infer<typeof messageOut>;
@@ -73,7 +81,26 @@ export type AttachmentIn = z.infer<typeof attachmentIn>;
 export const postMessageIn = z.object({
   content: z.string().max(MAX_CONTENT).optional(),
   attachments: z.array(attachmentIn).max(20).optional(),
+  /**
+   * A message of the same room whose thread the reply goes in (a reply's id: its root's thread); null or absent
+   * for a top-level message. Looked up by the service (400 `thread_root_id: ...` when it is not one).
+   */
+  thread_root_id: idIn.nullable().optional().meta({ format: "uuid" }),
+  /** A reply also shown in the room (needs `thread_root_id`). */
+  also_in_room: z.boolean().optional(),
 });
+export type PostMessageIn = z.infer<typeof postMessageIn>;
+
+/** An upload made ready to attach: what `attachments` of a post takes. */
+export const uploadedOut = z
+  .object({
+    url: z.string(),
+    name: z.string(),
+    mime: z.string(),
+    size_bytes: z.number().int(),
+  })
+  .meta({ id: "ChatUpload" });
+export type UploadedOut = z.infer<typeof uploadedOut>;
 /**
  * An edit's `content` is checked by the service after the author is (403 first, docs/api.md: a caller without
  * access learns nothing from a validation message); here it is only described.

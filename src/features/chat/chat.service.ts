@@ -4,13 +4,15 @@ import type { SpaceActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
 import { spaceEvent, type Unit } from "../../core/events";
 import { type PageQuery, pageOf } from "../../core/paging";
+import type { IncomingFile } from "../../core/upload";
 import type { GroupCommit } from "../../db/group-commit";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
 import { isInvisible, nameKey, withoutControls } from "../../lib/text";
-import { assertCanDelete, assertCanEdit, assertEditContent, normalizeEmoji } from "./chat.policy";
+import type { FilesService, NodeRow } from "../files/files.service";
+import { assertCanDelete, assertCanDeleteRoom, assertCanEdit, assertEditContent, normalizeEmoji } from "./chat.policy";
 import { presentAttachment, presentMessage, presentReaction, presentRoom } from "./chat.present";
-import type { AttachmentIn, AttachmentOut, MessageOut } from "./chat.schemas";
+import type { AttachmentIn, AttachmentOut, MessageOut, PostMessageIn, UploadedOut } from "./chat.schemas";
 import type { AttachmentRow, ChatStore, MessageRow, ReactionRow, RoomRow } from "./chat.store";
 
 /** A page of a room: messages oldest first, with the reactions and attachments of exactly those messages. */
@@ -22,6 +24,22 @@ export interface MessagePage {
 
 /** A posted message as the API answers it (and as its event carries it). */
 export type PostedMessage = { message: MessageOut; attachments: AttachmentOut[] };
+
+/** A page of a thread: its replies as a room's page holds messages, and its root with its own. */
+export interface ThreadPage extends MessagePage {
+  root: { message: MessageRow; reactions: ReactionRow[]; attachments: AttachmentRow[] };
+}
+
+/** The root folder chat uploads go to. */
+export const ATTACHMENTS = "Attachments";
+
+/** Where a message goes: its room's list, or a thread (and the room too when `alsoInRoom`). */
+interface Placement {
+  root: MessageRow | null;
+  alsoInRoom: boolean;
+}
+
+const TOP_LEVEL: Placement = { root: null, alsoInRoom: false };
 
 /** The longest attachment name, as a given one may be. */
 const MAX_ATTACHMENT_NAME = 255;
@@ -93,6 +111,8 @@ export class ChatService {
     private readonly writes: GroupCommit,
     /** Removes what deleted rooms held. */
     readonly purge: RoomPurge,
+    /** Where uploads go: the space's `Attachments` folder. */
+    private readonly files: FilesService,
   ) {}
 
   // Rooms
@@ -144,18 +164,24 @@ export class ChatService {
   deleteRoom(actor: SpaceActor, roomId: string): void {
     this.uow.write((unit) => {
       const room = this.room(actor, roomId);
+      assertCanDeleteRoom(actor, room);
       this.store.deleteRoom(room.id, Date.now());
-      unit.emit(spaceEvent(actor, "chat.room.deleted", { id: room.id }));
+      unit.emit({ ...spaceEvent(actor, "chat.room.deleted", { id: room.id }), label: room.name });
       unit.afterCommit(() => void this.purge.run());
     });
   }
 
   // Messages
 
-  /** The room's newest `limit` messages, oldest first, without reactions or attachments: what staff read. */
-  latestMessages(actor: SpaceActor, roomId: string, limit: number): MessageRow[] {
+  /**
+   * The room's newest `limit` messages, oldest first, without reactions or attachments: what staff read. In a
+   * thread (`threadRootId`), its root and newest replies instead.
+   */
+  latestMessages(actor: SpaceActor, roomId: string, limit: number, threadRootId: string | null = null): MessageRow[] {
     const room = this.room(actor, roomId);
-    return this.store.page(room.id, Number.MAX_SAFE_INTEGER, limit);
+    if (threadRootId === null) return this.store.page(room.id, Number.MAX_SAFE_INTEGER, limit);
+    const root = this.message(actor, room.id, threadRootId);
+    return [root, ...this.store.threadPage(root.id, Number.MAX_SAFE_INTEGER, Math.max(0, limit - 1))];
   }
 
   messages(actor: SpaceActor, roomId: string, query: PageQuery): MessagePage {
@@ -172,30 +198,96 @@ export class ChatService {
     };
   }
 
-  async post(
-    actor: SpaceActor,
-    roomId: string,
-    input: { content?: string | undefined; attachments?: AttachmentIn[] | undefined },
-  ): Promise<PostedMessage> {
+  /**
+   * A thread, its newest `limit` replies before `before` oldest first, with its root (a reply's id stands for
+   * the thread it is in). A deleted root keeps its thread.
+   */
+  replies(actor: SpaceActor, roomId: string, messageId: string, query: PageQuery): ThreadPage {
+    const given = this.message(actor, roomId, messageId);
+    const root = given.threadRootId === null ? given : this.message(actor, roomId, given.threadRootId);
+    const { limit, before } = pageOf(query);
+    const messages = this.store.threadPage(root.id, before, limit);
+    const oldest = messages[0];
+    return {
+      messages,
+      reactions: oldest ? this.store.threadReactionsBetween(root.id, oldest.createdAt, before) : [],
+      attachments: oldest ? this.store.threadAttachmentsBetween(root.id, oldest.createdAt, before) : [],
+      root: {
+        message: root,
+        reactions: this.store.reactionsOf(root.id),
+        attachments: this.store.attachmentsOf(root.id),
+      },
+    };
+  }
+
+  async post(actor: SpaceActor, roomId: string, input: PostMessageIn): Promise<PostedMessage> {
     const content = input.content ?? "";
     const given = input.attachments ?? [];
     if (isInvisible(content) && given.length === 0) throw invalid("content: required");
-    // Most posts are a single row (no attachments, and no handler of the post that may write: no staff named):
-    // they need no savepoint in the group.
-    const oneWrite = given.length === 0 && !this.uow.events.mayWrite("chat.message.created", actor, content);
+    const rootId = input.thread_root_id ?? null;
+    if (input.also_in_room === true && rootId === null) throw invalid("also_in_room: needs thread_root_id");
+    // Most posts are a single row (top level, no attachments, and no handler of the post that may write: no
+    // staff named): they need no savepoint in the group. A reply writes its root's counters too.
+    const oneWrite =
+      rootId === null && given.length === 0 && !this.uow.events.mayWrite("chat.message.created", actor, content);
     return this.writes.run(
       (unit) => {
         // The group commits a turn later: the caller's access is checked again where the message is stored.
         actor.recheck?.();
-        return this.insertPost(unit, actor, roomId, content, given);
+        const room = this.room(actor, roomId);
+        const placement = rootId === null ? TOP_LEVEL : this.placement(room, rootId, input.also_in_room === true);
+        return this.insertPost(unit, actor, room, content, given, placement);
       },
       { oneWrite },
     );
   }
 
-  /** A message of the server's making (a staff reply), in the unit of the write it belongs to when there is one. */
-  postReply(actor: SpaceActor, roomId: string, content: string): PostedMessage {
-    return this.uow.write((unit) => this.insertPost(unit, actor, roomId, content, []));
+  /**
+   * A message of the server's making (a staff reply), in the unit of the write it belongs to when there is one;
+   * in the thread of `threadRootId` when the question was asked in one.
+   */
+  postReply(actor: SpaceActor, roomId: string, content: string, threadRootId: string | null = null): PostedMessage {
+    return this.uow.write((unit) => {
+      const room = this.room(actor, roomId);
+      const placement = threadRootId === null ? TOP_LEVEL : this.placement(room, threadRootId, false);
+      return this.insertPost(unit, actor, room, content, [], placement);
+    });
+  }
+
+  /**
+   * Uploads a file of the composer into the space's `Attachments` root folder (made when missing), under a
+   * free name (`image.png`, then `image (2).png`, ...), and answers it as an attachment ready to post: `url` is
+   * the file's content route at `origin`, which answers only those who can see the space.
+   */
+  async upload(
+    actor: SpaceActor,
+    roomId: string,
+    incoming: IncomingFile,
+    origin: string,
+  ): Promise<{ node: NodeRow; attachment: UploadedOut }> {
+    this.room(actor, roomId);
+    const received = await this.files.receive(incoming);
+    try {
+      const node = this.uow.write(() => {
+        // The body took its time: the uploader may have lost access meanwhile, or the room may be gone.
+        actor.recheck?.();
+        this.room(actor, roomId);
+        const folder = this.files.rootFolder(actor, ATTACHMENTS);
+        const name = this.files.freeName(actor, folder.id, received.name);
+        return this.files.place(actor, { ...received, name }, folder.id);
+      });
+      const url = `${origin}/api/v1/organizations/${actor.orgId}/spaces/${actor.space.id}/files/${node.id}/content`;
+      const attachment = {
+        url,
+        name: node.name,
+        mime: node.mimeType ?? "application/octet-stream",
+        size_bytes: node.sizeBytes ?? 0,
+      };
+      return { node, attachment };
+    } catch (error) {
+      received.blob.discard();
+      throw error;
+    }
   }
 
   /**
@@ -204,7 +296,9 @@ export class ChatService {
    * person had asked.
    */
   postAsAutomation(actor: SpaceActor, roomId: string, content: string, automationId: string): PostedMessage {
-    return this.uow.write((unit) => this.insertPost(unit, actor, roomId, content, [], automationId));
+    return this.uow.write((unit) =>
+      this.insertPost(unit, actor, this.room(actor, roomId), content, [], TOP_LEVEL, automationId),
+    );
   }
 
   /** A live room of the space by its name, ignoring case and a leading `#`. */
@@ -218,16 +312,32 @@ export class ChatService {
     if (this.message(actor, roomId, messageId).deletedAt !== null) throw notFound("the message was deleted");
   }
 
-  /** Stores a message; its event and the answer are the same JSON, presented once. */
+  /**
+   * The thread a reply to `rootId` goes in: that message's, or its root's when it is a reply itself. 400 when it
+   * is not a message of the room, or a deleted one whose thread holds nothing (a deleted root keeps its thread).
+   */
+  private placement(room: RoomRow, rootId: string, alsoInRoom: boolean): Placement {
+    const given = isUuid(rootId) ? this.store.message(room.id, rootId) : undefined;
+    if (!given) throw invalid("thread_root_id: no such message in this room");
+    const root = given.threadRootId === null ? given : this.store.message(room.id, given.threadRootId);
+    if (!root) throw invalid("thread_root_id: no such message in this room");
+    if (root.deletedAt !== null && root.replyCount === 0) throw invalid("thread_root_id: message has been deleted");
+    return { root, alsoInRoom };
+  }
+
+  /**
+   * Stores a message; its event and the answer are the same JSON, presented once. A reply counts on its root,
+   * in the same unit, and the root's new counts go out as its `chat.message.updated`.
+   */
   private insertPost(
     unit: Unit,
     actor: SpaceActor,
-    roomId: string,
+    room: RoomRow,
     content: string,
     given: readonly AttachmentIn[],
+    placement: Placement,
     automationId: string | null = null,
   ): PostedMessage {
-    const room = this.room(actor, roomId);
     const now = nextStamp(this.store.latestCreatedAt(room.id));
     const message: MessageRow = {
       id: newId(),
@@ -241,8 +351,8 @@ export class ChatService {
       updatedAt: now,
       editedAt: null,
       deletedAt: null,
-      threadRootId: null,
-      alsoInRoom: false,
+      threadRootId: placement.root?.id ?? null,
+      alsoInRoom: placement.alsoInRoom,
       replyCount: 0,
       lastReplyAt: null,
     };
@@ -258,7 +368,24 @@ export class ChatService {
     this.store.insertMessage(message, attachments);
     const presented = { message: presentMessage(message), attachments: attachments.map(presentAttachment) };
     unit.emit(spaceEvent(actor, "chat.message.created", presented));
+    const { root } = placement;
+    if (root) {
+      this.countReplies(unit, actor, root, { replyCount: root.replyCount + 1, lastReplyAt: now }, now);
+    }
     return presented;
+  }
+
+  /** Writes a root's reply counts (a reply posted or deleted) and announces the root as it now reads. */
+  private countReplies(
+    unit: Unit,
+    actor: SpaceActor,
+    root: MessageRow,
+    counts: Pick<MessageRow, "replyCount" | "lastReplyAt">,
+    now: number,
+  ): void {
+    const row = { ...root, ...counts, updatedAt: Math.max(now, root.updatedAt) };
+    this.store.saveMessage(root, row);
+    unit.emit(spaceEvent(actor, "chat.message.updated", presentMessage(row)));
   }
 
   edit(actor: SpaceActor, roomId: string, messageId: string, content: unknown): MessageRow {
@@ -285,6 +412,12 @@ export class ChatService {
       const row = { ...message, content: "", deletedAt: now, updatedAt: now };
       // The event carries no content: presentMessage shows a deleted message's content as "".
       unit.emit(spaceEvent(actor, "chat.message.deleted", presentMessage(row)));
+      // A deleted reply no longer counts on its root (a deleted root keeps its thread and its counts).
+      const root = message.threadRootId === null ? undefined : this.store.message(message.roomId, message.threadRootId);
+      if (root) {
+        const counts = { replyCount: Math.max(0, root.replyCount - 1), lastReplyAt: this.store.newestReplyAt(root.id) };
+        this.countReplies(unit, actor, root, counts, now);
+      }
       return row;
     });
   }
@@ -339,7 +472,8 @@ export class ChatService {
     return room;
   }
 
-  private message(actor: SpaceActor, roomId: string, messageId: string): MessageRow {
+  /** A message of a room of the space, deleted ones included; 404 for an unknown room or message. */
+  message(actor: SpaceActor, roomId: string, messageId: string): MessageRow {
     const room = this.room(actor, roomId);
     const message = isUuid(messageId) ? this.store.message(room.id, messageId) : undefined;
     if (!message) throw notFound("message not found");

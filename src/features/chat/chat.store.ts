@@ -1,5 +1,5 @@
 /** Chat rooms, messages, reactions and attachments. Every statement is prepared once. */
-import { and, asc, desc, eq, gte, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, isNotNull, isNull, lt, or, type SQL, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { changedColumnsUpdater, insertRow } from "../../db/prepared";
 import { chatAttachments, chatMessages, chatReactions, chatRooms } from "../../db/schema";
@@ -16,6 +16,24 @@ const p = sql.placeholder;
 export const PURGE_MESSAGES_SQL =
   "DELETE FROM chat_messages WHERE rowid IN (SELECT rowid FROM chat_messages WHERE room_id = $room LIMIT $batch)";
 const REMEMBERED_ROOMS = 10_000;
+
+/** The messages a room's own list shows: top-level ones, and replies sent to the room too. */
+const inRoomList = or(isNull(chatMessages.threadRootId), eq(chatMessages.alsoInRoom, true)) as SQL;
+/** The messages of a room created in [from, before): a page's span of its timeline. */
+const roomSpan = and(
+  eq(chatMessages.roomId, p("roomId")),
+  gte(chatMessages.createdAt, p("from")),
+  lt(chatMessages.createdAt, p("before")),
+  inRoomList,
+) as SQL;
+/** The replies of a thread created in [from, before). */
+const threadSpan = and(
+  eq(chatMessages.threadRootId, p("rootId")),
+  gte(chatMessages.createdAt, p("from")),
+  lt(chatMessages.createdAt, p("before")),
+) as SQL;
+/** One message. */
+const oneMessage = eq(chatMessages.id, p("messageId"));
 
 /** Sets `key` in a map that keeps at most REMEMBERED_ROOMS entries (the oldest go first). */
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
@@ -124,19 +142,48 @@ export class ChatStore {
 
   // Messages
 
-  private readonly pageQuery = prepared(() =>
+  /** The newest `$limit` messages that `where` selects, newest first. */
+  private newestWhere(where: SQL) {
+    return prepared(() =>
+      this.db
+        .select()
+        .from(chatMessages)
+        .where(and(where, lt(chatMessages.createdAt, p("before"))))
+        .orderBy(desc(chatMessages.createdAt), desc(chatMessages.id))
+        .limit(p("limit"))
+        .prepare(),
+    );
+  }
+
+  private readonly pageQuery = this.newestWhere(and(eq(chatMessages.roomId, p("roomId")), inRoomList) as SQL);
+  private readonly threadQuery = this.newestWhere(eq(chatMessages.threadRootId, p("rootId")));
+
+  /**
+   * The newest `limit` messages of the room's own list created before `before`, oldest first: replies that
+   * stay in their thread are not in it.
+   */
+  page(roomId: string, before: number, limit: number): MessageRow[] {
+    return this.pageQuery().all({ roomId, before, limit }).reverse();
+  }
+
+  /** The newest `limit` replies of a thread created before `before`, oldest first. */
+  threadPage(rootId: string, before: number, limit: number): MessageRow[] {
+    return this.threadQuery().all({ rootId, before, limit }).reverse();
+  }
+
+  private readonly newestReplyQuery = prepared(() =>
     this.db
-      .select()
+      .select({ createdAt: chatMessages.createdAt })
       .from(chatMessages)
-      .where(and(eq(chatMessages.roomId, p("roomId")), lt(chatMessages.createdAt, p("before"))))
-      .orderBy(desc(chatMessages.createdAt), desc(chatMessages.id))
-      .limit(p("limit"))
+      .where(and(eq(chatMessages.threadRootId, p("rootId")), isNull(chatMessages.deletedAt)))
+      .orderBy(desc(chatMessages.createdAt))
+      .limit(1)
       .prepare(),
   );
 
-  /** The newest `limit` messages created before `before`, oldest first. */
-  page(roomId: string, before: number, limit: number): MessageRow[] {
-    return this.pageQuery().all({ roomId, before, limit }).reverse();
+  /** When the newest live reply of a thread was posted; null when none is left. */
+  newestReplyAt(rootId: string): number | null {
+    return this.newestReplyQuery().all({ rootId })[0]?.createdAt ?? null;
   }
 
   private readonly messageById = prepared(() =>
@@ -209,52 +256,78 @@ export class ChatStore {
     this.dropAttachments().run({ id: row.id });
   }
 
-  // Reactions and attachments of a page: a page is one span of the room's timeline (times are unique per room).
+  // Reactions and attachments of a page: a page is one span of the room's timeline (times are unique per room),
+  // or of a thread's.
 
-  private readonly reactionsIn = prepared(() =>
-    this.db
-      .select({ reaction: chatReactions })
-      .from(chatReactions)
-      .innerJoin(chatMessages, eq(chatMessages.id, chatReactions.messageId))
-      .where(
-        and(
-          eq(chatMessages.roomId, p("roomId")),
-          gte(chatMessages.createdAt, p("from")),
-          lt(chatMessages.createdAt, p("before")),
-        ),
-      )
-      .orderBy(asc(chatReactions.createdAt), asc(chatReactions.messageId), asc(chatReactions.userId))
-      .prepare(),
-  );
-
-  /** Reactions to the room's messages created in [from, before). */
-  reactionsBetween(roomId: string, from: number, before: number): ReactionRow[] {
-    return this.reactionsIn()
-      .all({ roomId, from, before })
-      .map((r) => r.reaction);
+  /** The reactions to the messages `where` selects (its placeholders given by name). */
+  private reactionsWhere(where: SQL): (params: Record<string, string | number>) => ReactionRow[] {
+    const query = prepared(() =>
+      this.db
+        .select({ reaction: chatReactions })
+        .from(chatReactions)
+        .innerJoin(chatMessages, eq(chatMessages.id, chatReactions.messageId))
+        .where(where)
+        .orderBy(asc(chatReactions.createdAt), asc(chatReactions.messageId), asc(chatReactions.userId))
+        .prepare(),
+    );
+    return (params) =>
+      query()
+        .all(params)
+        .map((r) => r.reaction);
   }
 
-  private readonly attachmentsIn = prepared(() =>
-    this.db
-      .select({ attachment: chatAttachments })
-      .from(chatAttachments)
-      .innerJoin(chatMessages, eq(chatMessages.id, chatAttachments.messageId))
-      .where(
-        and(
-          eq(chatMessages.roomId, p("roomId")),
-          gte(chatMessages.createdAt, p("from")),
-          lt(chatMessages.createdAt, p("before")),
-        ),
-      )
-      .orderBy(asc(chatAttachments.createdAt), asc(chatAttachments.id))
-      .prepare(),
-  );
+  /** The attachments of the messages `where` selects. */
+  private attachmentsWhere(where: SQL): (params: Record<string, string | number>) => AttachmentRow[] {
+    const query = prepared(() =>
+      this.db
+        .select({ attachment: chatAttachments })
+        .from(chatAttachments)
+        .innerJoin(chatMessages, eq(chatMessages.id, chatAttachments.messageId))
+        .where(where)
+        .orderBy(asc(chatAttachments.createdAt), asc(chatAttachments.id))
+        .prepare(),
+    );
+    return (params) =>
+      query()
+        .all(params)
+        .map((r) => r.attachment);
+  }
 
-  /** Attachments of the room's messages created in [from, before). */
+  private readonly reactionsInRoom = this.reactionsWhere(roomSpan);
+  private readonly attachmentsInRoom = this.attachmentsWhere(roomSpan);
+  private readonly reactionsInThread = this.reactionsWhere(threadSpan);
+  private readonly attachmentsInThread = this.attachmentsWhere(threadSpan);
+  private readonly reactionsOfOne = this.reactionsWhere(oneMessage);
+  private readonly attachmentsOfOne = this.attachmentsWhere(oneMessage);
+
+  /** Reactions to the messages of the room's own list created in [from, before). */
+  reactionsBetween(roomId: string, from: number, before: number): ReactionRow[] {
+    return this.reactionsInRoom({ roomId, from, before });
+  }
+
+  /** Attachments of the messages of the room's own list created in [from, before). */
   attachmentsBetween(roomId: string, from: number, before: number): AttachmentRow[] {
-    return this.attachmentsIn()
-      .all({ roomId, from, before })
-      .map((r) => r.attachment);
+    return this.attachmentsInRoom({ roomId, from, before });
+  }
+
+  /** Reactions to the replies of a thread created in [from, before). */
+  threadReactionsBetween(rootId: string, from: number, before: number): ReactionRow[] {
+    return this.reactionsInThread({ rootId, from, before });
+  }
+
+  /** Attachments of the replies of a thread created in [from, before). */
+  threadAttachmentsBetween(rootId: string, from: number, before: number): AttachmentRow[] {
+    return this.attachmentsInThread({ rootId, from, before });
+  }
+
+  /** The reactions to one message. */
+  reactionsOf(messageId: string): ReactionRow[] {
+    return this.reactionsOfOne({ messageId });
+  }
+
+  /** The attachments of one message. */
+  attachmentsOf(messageId: string): AttachmentRow[] {
+    return this.attachmentsOfOne({ messageId });
   }
 
   private readonly reactionByKey = prepared(() =>

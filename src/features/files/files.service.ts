@@ -372,6 +372,11 @@ export class FilesService {
     return node;
   }
 
+  /** A node's name, deleted or not, for the records that name it. */
+  nameOf(spaceId: string, id: string): string | undefined {
+    return this.store.node(spaceId, id)?.name;
+  }
+
   /** Whether a node is still live (a document's file may be deleted while open). */
   isLive(spaceId: string, id: string): boolean {
     const node = this.store.node(spaceId, id);
@@ -444,13 +449,34 @@ export class FilesService {
 
   /** The `Deliverables` root folder, created when missing (in the caller's unit); 409 when a file has the name. */
   deliverablesFolder(actor: SpaceActor): NodeRow {
+    return this.rootFolder(actor, DELIVERABLES);
+  }
+
+  /** The root folder `name` (ignoring case), created when missing (in the caller's unit); 409 when a file has it. */
+  rootFolder(actor: SpaceActor, name: string): NodeRow {
     return this.uow.write((unit) => {
-      const existing = this.store.rootFolderNamed(actor.space.id, DELIVERABLES);
+      const existing = this.store.rootFolderNamed(actor.space.id, name);
       if (existing) return existing;
-      if (this.store.siblingNamed(actor.space.id, null, DELIVERABLES))
-        throw conflict(`a file named ${DELIVERABLES} is in the way`);
-      return this.insert(unit, actor, { parentId: null, name: DELIVERABLES, kind: "folder" });
+      if (this.store.siblingNamed(actor.space.id, null, name)) throw conflict(`a file named ${name} is in the way`);
+      return this.insert(unit, actor, { parentId: null, name, kind: "folder" });
     });
+  }
+
+  /**
+   * `name`, or the first of `name (2)`, `name (3)`, ... (before the extension: `image (2).png`) that no live node
+   * of the folder has, as a file manager names a copy. Names stay within 255 characters.
+   */
+  freeName(actor: SpaceActor, parentId: string, name: string): string {
+    const taken = (candidate: string) => this.store.siblingNamed(actor.space.id, parentId, candidate) !== undefined;
+    if (!taken(name)) return name;
+    const dot = name.lastIndexOf(".");
+    // An extension is a short ending after a dot (`.png`, `.tar.gz` keeps `.gz`); anything longer is the name.
+    const [stem, ext] = dot > 0 && name.length - dot <= 16 ? [name.slice(0, dot), name.slice(dot)] : [name, ""];
+    for (let n = 2; ; n++) {
+      const suffix = ` (${n})${ext}`;
+      const candidate = `${[...stem].slice(0, 255 - [...suffix].length).join("")}${suffix}`;
+      if (!taken(candidate)) return candidate;
+    }
   }
 
   /** A live file (not folder) somewhere below the `Deliverables` root folder. */
@@ -484,11 +510,14 @@ export class FilesService {
     return node;
   }
 
-  /** A parent given in a body: null for the root, else a live folder of the space (400 otherwise). */
+  /**
+   * A parent given in a body: null for the root, else a live folder of the space. An unknown, deleted or invisible
+   * one is 404 `file not found`, as for every file a route names (contract §7); a file is 400.
+   */
   private parentFor(actor: SpaceActor, parentId: string | null | undefined): string | null {
     if (parentId === undefined || parentId === null) return null;
     const node = isUuid(parentId) ? this.store.node(actor.space.id, parentId) : undefined;
-    if (!node || node.deletedAt !== null) throw invalid("parent_id: folder not found");
+    if (!node || node.deletedAt !== null) throw fileNotFound();
     if (node.kind !== "folder") throw invalid("parent_id: not a folder");
     return node.id;
   }

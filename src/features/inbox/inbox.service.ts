@@ -79,6 +79,11 @@ export class InboxService {
     if (!room) throw notFound("chat room not found");
     const message = isUuid(messageId) ? this.store.message(room.id, messageId) : undefined;
     if (!message) throw notFound("message not found");
+    const { threadRootId } = message;
+    if (threadRootId !== null && !message.alsoInRoom) {
+      await this.readThread(actor, room, threadRootId, message.createdAt);
+      return;
+    }
     await this.writes.run((unit) => {
       actor.recheck?.();
       const current = this.store.readState(actor.userId, room.id);
@@ -100,17 +105,42 @@ export class InboxService {
         actor,
         to: actor.userId,
       });
-      if (itemIds.length > 0) {
-        unit.emit({
-          type: "inbox.read",
-          organization_id: actor.orgId,
-          space_id: room.spaceId,
-          payload: { ids: itemIds },
-          actor,
-          to: actor.userId,
-        });
-      }
+      if (itemIds.length > 0) this.emitRead(unit, actor, room.spaceId, itemIds);
     });
+  }
+
+  /**
+   * Reading a thread up to one of its replies (which the room's own list does not show): the caller's items
+   * about its replies up to it are read, their tabs and devices hear `inbox.read`; the room's read position
+   * stays where it is.
+   */
+  private async readThread(
+    actor: SpaceActor,
+    room: { id: string; spaceId: string },
+    rootId: string,
+    upTo: number,
+  ): Promise<void> {
+    await this.writes.run((unit) => {
+      actor.recheck?.();
+      const ids = this.store.readThreadItems(actor.userId, room.id, rootId, upTo, Date.now());
+      if (ids.length > 0) this.emitRead(unit, actor, room.spaceId, ids);
+    });
+  }
+
+  private emitRead(unit: Unit, actor: SpaceActor, spaceId: string, ids: string[]): void {
+    unit.emit({
+      type: "inbox.read",
+      organization_id: actor.orgId,
+      space_id: spaceId,
+      payload: { ids },
+      actor,
+      to: actor.userId,
+    });
+  }
+
+  /** Who wrote in the thread of `rootId` before its reply `replyId`: the root's author and earlier repliers. */
+  threadAuthors(rootId: string, replyId: string): string[] {
+    return this.store.threadAuthors(rootId, replyId);
   }
 
   /** The rooms the caller can see with something unread, muted ones included. */

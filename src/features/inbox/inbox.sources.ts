@@ -1,8 +1,7 @@
 /**
  * Where inbox items come from: handlers of the domain events, each writing in the transaction of the write it
  * follows, so an item commits with its message, assignment, answer or proposal, or not at all. One method per
- * kind; `thread_reply` (a reply in a thread the person wrote in) plugs in here as one more handler of
- * `chat.message.created` once messages carry `thread_root_id`. Deleting a subject deletes its items here too.
+ * kind. Deleting a subject deletes its items here too.
  */
 import type { EventBus, EventOf, MayWrite, Unit } from "../../core/events";
 import { mentioned } from "../staff/staff.mentions";
@@ -27,6 +26,10 @@ export class InboxSources {
 
   listen(events: EventBus): void {
     events.onWrite("chat.message.created", (e, unit) => this.chatMentions(e, unit), { mayWrite: mayMention });
+    // Registered after the mentions: a person a reply names has their mention, and no second item. It writes
+    // only for a reply, whose post runs in a savepoint of its own anyway (it writes its root's counts), so a
+    // top-level post is told it never writes.
+    events.onWrite("chat.message.created", (e, unit) => this.threadReply(e, unit), { mayWrite: () => false });
     events.onWrite("task.message.created", (e, unit) => this.taskMentions(e, unit), { mayWrite: mayMention });
     events.onWrite("task.assigned", (e, unit) => this.assigned(e, unit));
     events.onWrite("ai.reply.finished", (e, unit) => this.staffReply(e, unit));
@@ -50,6 +53,33 @@ export class InboxSources {
   private chatMentions(event: EventOf<"chat.message.created">, unit: Unit): void {
     const { message } = event.payload;
     this.mentions(event, unit, message, { chatRoomId: message.chat_room_id });
+  }
+
+  /**
+   * `thread_reply`: everyone who wrote in the thread before (the root's author, earlier repliers), once each;
+   * never the replier, and not those the reply names (their mention is the item).
+   */
+  private threadReply(event: EventOf<"chat.message.created">, unit: Unit): void {
+    const { message, attachments } = event.payload;
+    if (message.thread_root_id === null) return;
+    // A reply of files alone is said by their names.
+    const summary = summaryOf(message.content) || summaryOf(attachments.map((a) => a.name).join(", "));
+    const named = message.content.includes("@")
+      ? new Set(this.mentionedPeople(event.organization_id, message.content).map((m) => m.userId))
+      : null;
+    for (const userId of this.inbox.threadAuthors(message.thread_root_id, message.id)) {
+      if (named?.has(userId)) continue;
+      this.inbox.deliver(unit, {
+        orgId: event.organization_id,
+        userId,
+        kind: "thread_reply",
+        spaceId: event.space_id,
+        actorUserId: message.author_user_id,
+        chatRoomId: message.chat_room_id,
+        messageId: message.id,
+        summary,
+      });
+    }
   }
 
   /** `mention`: the people a task comment names. */

@@ -11,6 +11,14 @@ export type ReadStateRow = typeof chatReadStates.$inferSelect;
 export type ItemRow = typeof inboxItems.$inferSelect;
 export type SettingsRow = typeof notificationSettings.$inferSelect;
 
+/** A message as reading places it: its time, and whether it is a reply that stays in its thread. */
+export interface MessagePlace {
+  id: string;
+  createdAt: number;
+  threadRootId: string | null;
+  alsoInRoom: boolean;
+}
+
 /** A room the person can see with its unread count, as counted. */
 export interface RoomUnreadRow {
   roomId: string;
@@ -21,14 +29,16 @@ export interface RoomUnreadRow {
 }
 
 /**
- * Each room of the given spaces with what is unread in it for the user: the messages after the one they read
- * last (and not before they joined), neither theirs nor deleted; and their unread mentions there. Counted in
+ * Each room of the given spaces with what is unread in it for the user: the messages of the room's own list (a
+ * reply that stays in its thread is not) after the one they read last (and not before they joined), neither
+ * theirs nor deleted; and their unread mentions there. Counted in
  * the room's index range from the read position, so a post writes nothing per member.
  */
 export const UNREAD_ROOMS_SQL = `SELECT r.id AS roomId, r.space_id AS spaceId, rs.message_id AS lastReadMessageId,
   (SELECT count(*) FROM chat_messages m
     WHERE m.room_id = r.id AND m.created_at > max(coalesce(rs.message_created_at, 0), $joinedAt - 1)
-      AND m.deleted_at IS NULL AND (m.author_user_id IS NULL OR m.author_user_id <> $userId)) AS unread,
+      AND m.deleted_at IS NULL AND (m.author_user_id IS NULL OR m.author_user_id <> $userId)
+      AND (m.thread_root_id IS NULL OR m.also_in_room = 1)) AS unread,
   (SELECT count(*) FROM inbox_items i
     WHERE i.user_id = $userId AND i.chat_room_id = r.id AND i.read_at IS NULL AND i.kind = 'mention') AS mentions
 FROM chat_rooms r
@@ -60,11 +70,32 @@ ORDER BY created_at LIMIT $limit`;
 export const MARK_EMAILED_SQL = `UPDATE inbox_items SET emailed_at = $now
 WHERE id IN (SELECT value FROM json_each($ids)) AND emailed_at IS NULL`;
 
-/** Marks read the user's unread items of a room about messages up to a time (reading the room reads them). */
+/**
+ * Marks read the user's unread items of a room about messages of its own list up to a time (reading the room
+ * reads them; items about replies that stay in their thread are read in the thread).
+ */
 export const READ_ROOM_ITEMS_SQL = `UPDATE inbox_items SET read_at = $now
 WHERE user_id = $userId AND chat_room_id = $roomId AND read_at IS NULL
-  AND (SELECT m.created_at FROM chat_messages m WHERE m.id = inbox_items.message_id) <= $upTo
+  AND (SELECT m.created_at FROM chat_messages m WHERE m.id = inbox_items.message_id
+    AND (m.thread_root_id IS NULL OR m.also_in_room = 1)) <= $upTo
 RETURNING id`;
+
+/** Marks read the user's unread items of a room about the replies of one thread up to a time (reading it). */
+export const READ_THREAD_ITEMS_SQL = `UPDATE inbox_items SET read_at = $now
+WHERE user_id = $userId AND chat_room_id = $roomId AND read_at IS NULL
+  AND (SELECT m.created_at FROM chat_messages m WHERE m.id = inbox_items.message_id
+    AND m.thread_root_id = $rootId) <= $upTo
+RETURNING id`;
+
+/**
+ * Who wrote in a thread before a reply: the root's author and the authors of its other replies (deleted ones
+ * too: they took part), once each.
+ */
+export const THREAD_AUTHORS_SQL = `SELECT author_user_id AS userId FROM chat_messages
+  WHERE id = $rootId AND author_user_id IS NOT NULL
+UNION
+SELECT author_user_id FROM chat_messages
+  WHERE thread_root_id = $rootId AND id <> $replyId AND author_user_id IS NOT NULL`;
 
 /** The read state rows of a member's rooms in an organization (they left it). */
 export const FORGET_READ_STATES_SQL = `DELETE FROM chat_read_states WHERE user_id = $userId
@@ -73,8 +104,8 @@ export const FORGET_READ_STATES_SQL = `DELETE FROM chat_read_states WHERE user_i
 // The point statements: each reads or writes a few rows through a primary key or an index.
 const SQL_ROOM_ROW =
   "SELECT id, space_id AS spaceId FROM chat_rooms WHERE id = $roomId AND space_id = $spaceId AND deleted_at IS NULL";
-const SQL_MESSAGE_ROW =
-  "SELECT id, created_at AS createdAt FROM chat_messages WHERE id = $messageId AND room_id = $roomId";
+const SQL_MESSAGE_ROW = `SELECT id, created_at AS createdAt, thread_root_id AS threadRootId, also_in_room AS alsoInRoom
+  FROM chat_messages WHERE id = $messageId AND room_id = $roomId`;
 const SQL_LIVE_ROOMS_ROW =
   "SELECT id, space_id AS spaceId FROM chat_rooms WHERE id IN (SELECT value FROM json_each($ids)) AND deleted_at IS NULL";
 const SQL_CHAT_TEXT_ROW = "SELECT content FROM chat_messages WHERE id = $id AND deleted_at IS NULL";
@@ -167,9 +198,19 @@ export class InboxStore {
 
   private readonly messageRow = this.raw(SQL_MESSAGE_ROW);
 
-  /** A message of the room (deleted or not: it keeps its place in the timeline). */
-  message(roomId: string, messageId: string): { id: string; createdAt: number } | undefined {
-    return this.messageRow().all(named({ roomId, messageId }))[0] as { id: string; createdAt: number } | undefined;
+  /** A message of the room (deleted or not: it keeps its place in the timeline), and where it is shown. */
+  message(roomId: string, messageId: string): MessagePlace | undefined {
+    const row = this.messageRow().all(named({ roomId, messageId }))[0] as
+      | (Omit<MessagePlace, "alsoInRoom"> & { alsoInRoom: number })
+      | undefined;
+    return row && { ...row, alsoInRoom: row.alsoInRoom === 1 };
+  }
+
+  private readonly threadAuthorsRow = this.raw(THREAD_AUTHORS_SQL);
+
+  /** Who wrote in the thread of `rootId` besides the reply `replyId`. */
+  threadAuthors(rootId: string, replyId: string): string[] {
+    return (this.threadAuthorsRow().all(named({ rootId, replyId })) as { userId: string }[]).map((r) => r.userId);
   }
 
   private readonly liveRoomsRow = this.raw(SQL_LIVE_ROOMS_ROW);
@@ -215,6 +256,14 @@ export class InboxStore {
   /** Marks read the user's unread items about the room's messages up to `upTo`; the ids of those it read. */
   readRoomItems(userId: string, roomId: string, upTo: number, now: number): string[] {
     return (this.readRoomItemsRow().all(named({ userId, roomId, upTo, now })) as { id: string }[]).map((r) => r.id);
+  }
+
+  private readonly readThreadItemsRow = this.raw(READ_THREAD_ITEMS_SQL);
+
+  /** Marks read the user's unread items about the thread's replies up to `upTo`; the ids of those it read. */
+  readThreadItems(userId: string, roomId: string, rootId: string, upTo: number, now: number): string[] {
+    const rows = this.readThreadItemsRow().all(named({ userId, roomId, rootId, upTo, now })) as { id: string }[];
+    return rows.map((r) => r.id);
   }
 
   private readonly unreadRoomsQuery = this.raw(UNREAD_ROOMS_SQL);

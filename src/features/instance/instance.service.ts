@@ -2,6 +2,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { BUILD, type Config, PROVISIONING_KEYS, type ProvisioningKey } from "../../config";
 import { AppError, conflict, forbidden, invalid } from "../../core/errors";
+import { orgEvent } from "../../core/events";
 import type { StorageHealth } from "../../db/health";
 import type { UnitOfWork } from "../../db/unit";
 import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
@@ -66,6 +67,18 @@ export class InstanceService {
       adminName: input.admin_name,
     });
     return { organization_id: org.id, user_id: user.id, ...(await this.sessions.startSession(user.id)) };
+  }
+
+  // Backups
+
+  /**
+   * Announces a backup written from this database, or this database restored from one, in the install's
+   * organization (none yet: nothing to tell); the command line does both, as no one signed in.
+   */
+  backupMade(type: "backup.created" | "backup.restored", file: string, bytes: number): void {
+    const org = this.organization.current();
+    if (!org) return;
+    this.uow.write((unit) => unit.emit(orgEvent(org.id, type, { file, bytes })));
   }
 
   // Provisioning

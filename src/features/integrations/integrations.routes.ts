@@ -3,8 +3,9 @@ import { Elysia } from "elysia";
 import { z } from "zod";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
+import { noBodyIn } from "../../http/schemas";
 import { presentIntegration } from "./integrations.present";
-import { integrationOut, PROVIDERS, putIntegrationIn } from "./integrations.schemas";
+import { integrationOut, keyCheckOut, PROVIDERS, putIntegrationIn } from "./integrations.schemas";
 import { type IntegrationsService, providerOf } from "./integrations.service";
 
 const answer = z.object({ integration: integrationOut });
@@ -44,6 +45,19 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
         detail: doc("Stores the provider's key, encrypted; only its hint is ever shown", { 200: answer }, PROVIDER),
       },
     )
+    .post("/:provider/test", ({ actor, params }) => integrations.test(actor, providerOf(params.provider)), {
+      permission: "org.manage",
+      transform: ({ params }) => void providerOf(params.provider),
+      body: noBodyIn,
+      detail: doc(
+        "Calls the provider once with the stored key: whether it accepts it, else what it answered (never the key)",
+        {
+          200: keyCheckOut,
+          409: "`no key is set`; `the stored key cannot be read with this server's encryption key: store it again`",
+        },
+        PROVIDER,
+      ),
+    })
     .delete(
       "/:provider",
       ({ actor, params, status }) => {

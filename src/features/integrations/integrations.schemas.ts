@@ -30,3 +30,9 @@ export const integrationOut = z
   })
   .meta({ id: "Integration" });
 export type IntegrationOut = z.infer<typeof integrationOut>;
+
+/** What a key check found: the provider accepted the key, or what it answered instead. */
+export const keyCheckOut = z
+  .union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), error: z.string() })])
+  .meta({ id: "KeyCheck" });
+export type KeyCheckOut = z.infer<typeof keyCheckOut>;

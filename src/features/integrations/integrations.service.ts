@@ -4,10 +4,12 @@
  */
 
 import type { OrgActor } from "../../core/actor";
-import { notFound } from "../../core/errors";
+import { conflict, notFound } from "../../core/errors";
+import { orgEvent } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
-import { PROVIDERS, type Provider } from "./integrations.schemas";
+import { ProviderError } from "../../providers/http";
+import { type KeyCheckOut, PROVIDERS, type Provider } from "./integrations.schemas";
 import type { IntegrationRow, IntegrationsStore } from "./integrations.store";
 
 /** A provider name from a path: anything else is a route that does not exist. */
@@ -23,12 +25,23 @@ export class UnreadableKey extends Error {
   }
 }
 
+/**
+ * One cheap authenticated call to a provider with a key: resolves when the provider accepts it, throws a
+ * `ProviderError` saying what it answered otherwise.
+ */
+export type KeyCheck = (key: string, signal: AbortSignal) => Promise<void>;
+
+/** Longer than a check's own attempt (10 s): the provider clients time out first, with their own words. */
+const CHECK_DEADLINE_MS = 30_000;
+
 export class IntegrationsService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: IntegrationsStore,
     /** Null in CLI commands that never touch keys. */
     private readonly encryptionKey: Uint8Array | null,
+    /** How each provider's key is checked; absent in CLI commands, which check none. */
+    private readonly checks: Partial<Record<Provider, KeyCheck>> = {},
   ) {}
 
   get(actor: OrgActor, provider: Provider): IntegrationRow | undefined {
@@ -44,12 +57,49 @@ export class IntegrationsService {
       updatedBy: actor.userId,
       updatedAt: Date.now(),
     };
-    this.uow.write(() => this.store.put(row));
+    this.uow.write((unit) => {
+      const replaced = this.store.get(actor.orgId, provider) !== undefined;
+      this.store.put(row);
+      unit.emit(orgEvent(actor.orgId, "integration.key.set", { provider, replaced }, actor));
+    });
     return row;
   }
 
+  /** Removes the key; with none stored, nothing changes (and nothing is announced). */
   delete(actor: OrgActor, provider: Provider): void {
-    this.uow.write(() => this.store.delete(actor.orgId, provider));
+    this.uow.write((unit) => {
+      if (this.store.get(actor.orgId, provider) === undefined) return;
+      this.store.delete(actor.orgId, provider);
+      unit.emit(orgEvent(actor.orgId, "integration.key.cleared", { provider }, actor));
+    });
+  }
+
+  /**
+   * Calls the provider once with the stored key: `{ok: true}` when it accepts it, else `{ok: false, error}` with
+   * what it answered (its status and message, never the key). 409 when no key is stored, or when the stored one
+   * cannot be read with this server's encryption key.
+   */
+  async test(actor: OrgActor, provider: Provider): Promise<KeyCheckOut> {
+    let key: string | null;
+    try {
+      key = this.reveal(actor.orgId, provider);
+    } catch (error) {
+      if (!(error instanceof UnreadableKey)) throw error;
+      throw conflict("the stored key cannot be read with this server's encryption key: store it again");
+    }
+    if (key === null) throw conflict("no key is set");
+    const check = this.checks[provider];
+    if (!check) throw new Error(`no check of ${provider} keys in this process`);
+    try {
+      await check(key, AbortSignal.timeout(CHECK_DEADLINE_MS));
+      return { ok: true };
+    } catch (error) {
+      if (error instanceof ProviderError) return { ok: false, error: error.message };
+      if (error instanceof DOMException && error.name === "TimeoutError") {
+        return { ok: false, error: `no answer within ${CHECK_DEADLINE_MS / 1000} s` };
+      }
+      throw error;
+    }
   }
 
   /**

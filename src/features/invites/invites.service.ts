@@ -5,7 +5,7 @@
  */
 import type { OrgActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
-import type { EventBus } from "../../core/events";
+import { type EventBus, orgEvent } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import type { TokenPair } from "../../http/schemas";
 import { isUuid, newId } from "../../lib/ids";
@@ -13,6 +13,7 @@ import { hashToken, newToken } from "../../lib/tokens";
 import type { AuthService } from "../auth/auth.service";
 import type { MembersService } from "../members/members.service";
 import type { OrganizationService } from "../organization/organization.service";
+import { presentInvite } from "./invites.present";
 import type { InviteRow, InvitesStore } from "./invites.store";
 
 const INVITE_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -71,6 +72,7 @@ export class InvitesService {
         acceptedBy: null,
       };
       this.store.insertInvite(invite);
+      unit.emit(orgEvent(actor.orgId, "invite.created", presentInvite(invite), actor));
       // Emailed once committed, never for an invite that rolled back; a failure is the mailer's to log.
       const { mail } = this;
       const email = invite.email;
@@ -81,10 +83,11 @@ export class InvitesService {
   }
 
   delete(actor: OrgActor, inviteId: string): void {
-    this.uow.write(() => {
+    this.uow.write((unit) => {
       const invite = isUuid(inviteId) ? this.store.invite(actor.orgId, inviteId) : undefined;
       if (!invite) throw notFound("invite not found");
       this.store.deleteInvite(invite.id);
+      unit.emit(orgEvent(actor.orgId, "invite.revoked", presentInvite(invite), actor));
     });
   }
 

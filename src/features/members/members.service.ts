@@ -1,7 +1,7 @@
 /** Accounts, the organization's members and their roles: the rules, over the store. */
 import type { OrgActor, Principal } from "../../core/actor";
 import { conflict, invalid, notFound, unauthenticated } from "../../core/errors";
-import type { EventBus, EventOf, EventPayloads, EventType, Unit } from "../../core/events";
+import { type EventBus, type EventOf, orgEvent, type Unit } from "../../core/events";
 import { isPermission, PERMISSIONS, SYSTEM_ROLES, type SystemRole } from "../../core/permissions";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
@@ -16,7 +16,7 @@ import {
   isEmail,
   nameFromEmail,
 } from "./members.policy";
-import { presentMember } from "./members.present";
+import { presentMember, presentRole } from "./members.present";
 import type { ListedUser, MemberRow, MembersStore, RoleRow, UserRow } from "./members.store";
 
 export type { ListedUser, MemberRow, RoleRow, UserRow } from "./members.store";
@@ -36,16 +36,6 @@ function parsePermissions(names: readonly string[]): string[] {
   const unique = [...new Set(names)];
   for (const name of unique) if (!isPermission(name)) throw invalid(`permissions: unknown permission "${name}"`);
   return PERMISSIONS.filter((p) => unique.includes(p));
-}
-
-/** An organization-wide event of the members feature. */
-function orgEvent<T extends EventType>(
-  orgId: string,
-  type: T,
-  payload: EventPayloads[T],
-  actor?: Principal,
-): EventOf<T> {
-  return { type, organization_id: orgId, space_id: "", payload, ...(actor ? { actor } : {}) };
 }
 
 /** The members feature's operations. Those of a route take the actor the permission macro resolved. */
@@ -161,6 +151,17 @@ export class MembersService {
     return this.store.members(actor.orgId);
   }
 
+  /**
+   * Changing or removing a member (a staff member's settings or token included) needs every permission their
+   * roles hold, as taking those roles away would: `org.members.manage` alone does not repoint an Owner.
+   */
+  assertHoldsRolesOf(actor: OrgActor, userId: string): void {
+    assertCanGrant(
+      actor.permissions,
+      this.store.rolesByIds(actor.orgId, this.store.memberRoleIds(actor.orgId, userId)),
+    );
+  }
+
   removeMember(actor: OrgActor, userId: string): void {
     if (userId === actor.userId) throw invalid("cannot remove yourself");
     this.uow.write((unit) => {
@@ -172,7 +173,7 @@ export class MembersService {
       const roleIds = this.store.memberRoleIds(actor.orgId, userId);
       const isOwner = roleIds.includes(owner.id);
       // Removing a member takes their roles away: it needs what taking them away by PUT roles needs.
-      assertCanGrant(actor.permissions, this.store.rolesByIds(actor.orgId, roleIds));
+      this.assertHoldsRolesOf(actor, userId);
       assertKeepsAnOwner(this.store.countPeopleWithRole(owner.id), isOwner);
       const member = this.store.member(actor.orgId, userId);
       this.store.removeMember(actor.orgId, userId);
@@ -203,6 +204,11 @@ export class MembersService {
       assertKeepsAnOwner(this.store.countPeopleWithRole(owner.id), losing && person);
       this.store.setMemberRoles(actor.orgId, userId, unique);
       this.emitMember(unit, actor.orgId, "member.updated", userId, actor);
+      if (added.length + removed.length > 0) {
+        const refs = (roles: RoleRow[]) => roles.map((r) => ({ id: r.id, name: r.name }));
+        const payload = { user_id: userId, added: refs(added), removed: refs(removed) };
+        unit.emit(orgEvent(actor.orgId, "member.roles.changed", payload, actor));
+      }
       return unique.sort();
     });
   }
@@ -227,9 +233,10 @@ export class MembersService {
       updatedAt: now,
     };
     assertCanGrant(actor.permissions, [role]);
-    return this.uow.write(() => {
+    return this.uow.write((unit) => {
       if (this.store.roleByName(actor.orgId, input.name)) throw conflict("role name already exists");
       this.store.insertRole(role);
+      unit.emit(orgEvent(actor.orgId, "role.created", presentRole(role), actor));
       return role;
     });
   }
@@ -239,7 +246,7 @@ export class MembersService {
     roleId: string,
     input: { name?: string | undefined; permissions?: string[] | undefined },
   ): RoleRow {
-    return this.uow.write(() => {
+    return this.uow.write((unit) => {
       const role = this.requireRole(actor.orgId, roleId);
       const changes: Partial<Pick<RoleRow, "name" | "permissions">> = {};
       if (input.name !== undefined && input.name !== role.name) {
@@ -260,7 +267,10 @@ export class MembersService {
       // Changing a role changes what its holders may do: only a caller who could grant it may.
       assertCanGrant(actor.permissions, [role]);
       this.store.updateRole(role.id, changes, Date.now());
-      return this.requireRole(actor.orgId, roleId);
+      const updated = this.requireRole(actor.orgId, roleId);
+      const payload = { role: presentRole(updated), previous: presentRole(role) };
+      unit.emit(orgEvent(actor.orgId, "role.updated", payload, actor));
+      return updated;
     });
   }
 
@@ -271,7 +281,8 @@ export class MembersService {
       assertCanGrant(actor.permissions, [role]);
       const holders = this.store.holdersOf(role.id);
       this.store.deleteRole(role.id);
-      unit.emit(orgEvent(actor.orgId, "role.deleted", { role_id: role.id }, actor));
+      const { id, name, permissions } = presentRole(role);
+      unit.emit(orgEvent(actor.orgId, "role.deleted", { role_id: id, name, permissions }, actor));
       for (const holder of holders) this.emitMember(unit, holder.orgId, "member.updated", holder.userId, actor);
     });
   }
@@ -296,6 +307,11 @@ export class MembersService {
       }
     });
     return ids;
+  }
+
+  /** The roles of `ids` that still exist in the organization, by id and name. */
+  roleRefs(orgId: string, ids: readonly string[]): { id: string; name: string }[] {
+    return this.store.rolesByIds(orgId, [...ids]).map((r) => ({ id: r.id, name: r.name }));
   }
 
   /** Of `ids`, those that still name a role of the organization (an invite's roles, some deleted since). */

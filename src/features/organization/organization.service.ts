@@ -1,11 +1,13 @@
 /** The organization of this install: first-run setup, what it is called, whether it takes open signups. */
 import type { OrgActor, Principal } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
+import { orgEvent } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import { newId } from "../../lib/ids";
 import { hashPassword, MIN_PASSWORD_LENGTH } from "../../lib/password";
 import { checkDisplayName, isEmail, nameFromEmail } from "../members/members.policy";
 import type { MembersService, UserRow } from "../members/members.service";
+import { presentOrganization } from "./organization.present";
 import type { OrganizationStore, OrgRow } from "./organization.store";
 
 export type { OrgRow } from "./organization.store";
@@ -119,7 +121,14 @@ export class OrganizationService {
     const changes: Partial<Pick<OrgRow, "name" | "openSignupsEnabled">> = {};
     if (patch.name !== undefined) changes.name = patch.name;
     if (patch.open_signups_enabled !== undefined) changes.openSignupsEnabled = patch.open_signups_enabled;
-    if (Object.keys(changes).length > 0) this.uow.write(() => this.store.updateOrg(actor.orgId, changes, Date.now()));
-    return this.organization(actor);
+    if (Object.keys(changes).length === 0) return this.organization(actor);
+    return this.uow.write((unit) => {
+      const previous = this.organization(actor);
+      this.store.updateOrg(actor.orgId, changes, Date.now());
+      const organization = this.organization(actor);
+      const payload = { organization: presentOrganization(organization), previous: presentOrganization(previous) };
+      unit.emit(orgEvent(actor.orgId, "organization.updated", payload, actor));
+      return organization;
+    });
   }
 }

@@ -31,9 +31,10 @@ import type { ActivityService } from "../activity/activity.service";
 import { MAX_CONTENT } from "../chat/chat.policy";
 import type { Provider } from "../integrations/integrations.schemas";
 import type { ServiceAccountRow, StaffService } from "../staff/staff.service";
+import { withLinks } from "./replies.links";
 import { ReplyPrompt } from "./replies.prompt";
 import { type AnswerContext, isSaid, noWork, type ReplyProvider } from "./replies.provider";
-import { type ReplyPayload, STAFF_REPLY, staffActor } from "./replies.queue";
+import { type ReplyPayload, STAFF_REPLY, staffActor, THINKING } from "./replies.queue";
 import type { ReplyScope, ToolServices } from "./replies.tools";
 
 /** What a reply has done so far, for its activity entry whatever the outcome. */
@@ -182,12 +183,18 @@ export class ReplyJob implements JobKind {
   }
 
   private scope(payload: ReplyPayload, actor: SpaceActor): ReplyScope {
-    const names = new Map(this.deps.staff.mentionables(payload.orgId).map((m) => [m.userId, m.name]));
+    const directory = this.deps.staff.mentionables(payload.orgId);
+    const names = new Map(directory.map((m) => [m.userId, m.name]));
     return {
       actor,
       roomId: payload.roomId,
+      threadRootId: payload.threadRootId ?? null,
       taskId: payload.taskId,
       nameOf: (userId) => (userId && names.get(userId)) || "someone",
+      memberId: (ref) => {
+        const key = ref.toLowerCase();
+        return directory.find((m) => m.userId === key || m.key === key)?.userId;
+      },
       asker: this.deps.permissionsOf(payload.orgId, payload.askedBy) ?? new Set(),
     };
   }
@@ -241,13 +248,15 @@ export class ReplyJob implements JobKind {
     const failure = "failure" in outcome ? outcome.failure : null;
     const answer = "answer" in outcome ? outcome.answer : null;
     const work = "answer" in outcome ? outcome.answer : (outcome.work ?? noWork());
-    const text = clip(answer ? answer.text : `Sorry, I couldn't answer: ${failure}.`);
+    // What it made on the way (a proposal, a task) is linked, even in a failure reply.
+    const text = clip(withLinks(answer ? answer.text : `Sorry, I couldn't answer: ${failure}.`, work.toolCalls));
     try {
       context.complete((unit) => {
         // Deleted or no longer allowed here while it worked: the staff member has nothing to post.
         if (!this.actorOf(payload).actor) throw notFound("the staff member can no longer answer here");
         this.assertStillAsked(payload, actor);
-        const replyId = this.postReply(actor, payload, text);
+        const replyId = this.answerIn(actor, payload, text);
+        this.takeBackThinking(payload);
         this.deps.activity.finish(context.job.id, {
           status: failure ? "failed" : "done",
           error: failure,
@@ -278,15 +287,48 @@ export class ReplyJob implements JobKind {
   /** Ends the job with no reply (the staff member or the conversation is gone), keeping what it did. */
   private settleWithoutReply(context: JobContext, payload: ReplyPayload, error: string, work?: Work): void {
     context.complete((unit) => {
+      this.takeBackThinking(payload);
       this.deps.activity.finish(context.job.id, { status: "failed", error, work });
       unit.emit(this.event(context.job.id, payload, "ai.reply.failed", null, error));
     });
   }
 
+  /**
+   * Takes back the staff member's 💭 on the chat message it was asked in, in the caller's unit (announced as
+   * `chat.reaction.removed`): once it answered, failed, or has nowhere to answer. Seeing the space is enough, as
+   * for anyone taking their reaction back; a staff member that no longer sees it, or a reaction already gone
+   * (with its message or its room), leaves nothing to take back.
+   */
+  private takeBackThinking(payload: ReplyPayload): void {
+    if (payload.sourceMessageId === null || payload.roomId === null) return;
+    const { account } = this.actorOf(payload);
+    const viewer = account && staffActor(this.deps.access, account, payload.spaceId, "member");
+    if (!viewer) return;
+    try {
+      this.services.chat.unreact(viewer, payload.roomId, payload.sourceMessageId, THINKING);
+    } catch (error) {
+      if (!(error instanceof AppError && error.kind === "not_found")) throw error;
+    }
+  }
+
+  /**
+   * Puts the answer (or the failure reply) where it was asked, in the caller's unit; its message's id. A retry
+   * rewrites the failure reply it retries, in place (`chat.message.updated`); one deleted meanwhile gets a new
+   * message instead.
+   */
+  private answerIn(actor: SpaceActor, payload: ReplyPayload, text: string): string {
+    if (payload.replaces && payload.roomId) {
+      const failure = this.services.chat.message(actor, payload.roomId, payload.replaces);
+      if (failure.deletedAt === null) return this.services.chat.edit(actor, payload.roomId, failure.id, text).id;
+    }
+    return this.postReply(actor, payload, text);
+  }
+
   /** Posts a message of the staff member where it was asked, in the caller's unit; its id. */
   private postReply(actor: SpaceActor, payload: ReplyPayload, text: string): string {
     const { chat, tasks } = this.services;
-    if (payload.trigger === "chat") return chat.postReply(actor, payload.roomId as string, text).message.id;
+    if (payload.trigger === "chat")
+      return chat.postReply(actor, payload.roomId as string, text, payload.threadRootId ?? null).message.id;
     return tasks.postMessage(actor, payload.taskId as string, text).id;
   }
 

@@ -15,6 +15,14 @@ const RECENT_MESSAGES = 20;
 const LISTED_FILES = 200;
 const NAMED_FILES = 3;
 
+/** What the prompt says of the board's tools, as far as they are offered. */
+function boardTools(offered: ReadonlySet<string>): string {
+  const writes = offered.has("create_task")
+    ? "; create_task, move_task and comment_task change it at once, as you"
+    : "; you cannot change it";
+  return `To answer about the board (tasks, who does what, what is left), call list_tasks, and read_task for one task${writes}. When a tool's result gives a Markdown link, put that link in your answer.`;
+}
+
 /** The parts of one reply's prompt, built as a provider asks for them. */
 export class ReplyPrompt {
   constructor(
@@ -35,9 +43,9 @@ export class ReplyPrompt {
   }
 
   /**
-   * Who the staff member is, where it is asked, and (pre-read) what it can see there, for the person who
-   * asked: the space's files only when they may read them. `tools`: the tools it is offered (none for agents,
-   * which only read what this text gives them).
+   * The organization's instructions to the staff member (when it has any), then who it is, where it is asked,
+   * and (pre-read) what it can see there, for the person who asked: the space's files only when they may read
+   * them. `tools`: the tools it is offered (none for agents, which only read what this text gives them).
    */
   instructions({ preread, tools }: { preread: boolean; tools: readonly FunctionTool[] }): string {
     const { account, payload, scope, services } = this;
@@ -54,11 +62,16 @@ export class ReplyPrompt {
         "to suggest a change to a file, call propose_file_patch with its whole new text",
       offered.has("propose_automation") && "to suggest an automation, call propose_automation",
     ].filter(Boolean);
+    // The organization's own instructions come first: what it says of the staff member's role and manner
+    // frames everything Tandem adds after it.
+    const own = account.instructions.trim();
     const parts = [
+      ...(own ? [`${own}\n`] : []),
       `You are ${account.name}, an AI staff member working alongside the people of the space "${actor.space.name}" in Tandem, a team workspace. You are answering in ${where}. Reply in Markdown, briefly and concretely.`,
       ways.length > 0
         ? `You cannot change files or start automations yourself: ${ways.join("; ")}. A person reviews every proposal.`
         : "You cannot change the space's files or start automations: say what you would change, and a person will.",
+      ...(offered.has("list_tasks") ? [boardTools(offered)] : []),
       `Current time: ${new Date().toISOString()}.`,
     ];
     if (!preread) return parts.join("\n");

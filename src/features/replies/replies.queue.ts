@@ -11,7 +11,8 @@ import type { Mentionable, ServiceAccountRow, StaffService } from "../staff/staf
 
 /** The job kind's name in the job table. */
 export const STAFF_REPLY = "staff_reply";
-const THINKING = "💭";
+/** The reaction a staff member acknowledges a message with, and takes back once it has answered. */
+export const THINKING = "💭";
 
 /** What a reply job knows from the moment it is queued. */
 export interface ReplyPayload {
@@ -20,6 +21,8 @@ export interface ReplyPayload {
   spaceId: string;
   staffUserId: string;
   roomId: string | null;
+  /** The thread the question was asked in (the answer goes there too); absent or null at a room's top level. */
+  threadRootId?: string | null;
   taskId: string | null;
   sourceMessageId: string | null;
   askedBy: string;
@@ -29,16 +32,22 @@ export interface ReplyPayload {
   run?: { id: string; url: string | null; linkMessageId: string; launchedAt?: number };
   /** A model gateway's tool loop, as far as it got (a restart resumes it). */
   loop?: LoopState;
+  /** A retry: the failure reply (a chat message of the staff member) whose text the answer replaces. */
+  replaces?: string;
 }
 
-const needOf = (trigger: ReplyPayload["trigger"]) => (trigger === "chat" ? "chat.write" : "tasks.write");
+const needOf = (trigger: ReplyPayload["trigger"] | "member") =>
+  trigger === "chat" ? "chat.write" : trigger === "task" ? "tasks.write" : "member";
 
-/** The staff member acting in a space, with the permission its reply needs; null when it may not. */
+/**
+ * The staff member acting in a space, with the permission its reply needs (`member`: only seeing the space);
+ * null when it may not.
+ */
 export function staffActor(
   access: Access,
   account: ServiceAccountRow,
   spaceId: string,
-  trigger: ReplyPayload["trigger"],
+  trigger: ReplyPayload["trigger"] | "member",
 ): SpaceActor | null {
   try {
     return access.spaceActor(
@@ -86,6 +95,7 @@ export class ReplyQueue {
         trigger: "chat",
         staffUserId: account.userId,
         roomId: message.chat_room_id,
+        threadRootId: message.thread_root_id,
         taskId: null,
         sourceMessageId: message.id,
         prompt: message.content,

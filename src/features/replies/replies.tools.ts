@@ -1,8 +1,8 @@
 /**
  * What a staff member can look at and propose while it answers: recent chat, the space's files, a file's
- * text, and proposals (a file patch, an automation) that wait for a person. Every tool acts as the staff
- * member, through the same services and checks as its REST calls, so it can read no more than its `sa_`
- * token could and change nothing without a person's approval.
+ * text, proposals (a file patch, an automation) that wait for a person, and the board (`replies.task-tools.ts`).
+ * Every tool acts as the staff member, through the same services and checks as its REST calls, so it can
+ * read no more than its `sa_` token could and change no file or automation without a person's approval.
  */
 
 import type { SpaceActor } from "../../core/actor";
@@ -12,14 +12,21 @@ import type { AutomationsService } from "../automations/automations.service";
 import type { ChatService } from "../chat/chat.service";
 import type { FilesService, NodeRow } from "../files/files.service";
 import type { ProposalsService } from "../proposals/proposals.service";
+import type { SpacesService } from "../spaces/spaces.service";
 import type { TasksService } from "../tasks/tasks.service";
+import { uiLink, uiPaths } from "./replies.links";
+import { taskTools, WRITING_TASK_TOOLS } from "./replies.task-tools";
 
 /** Where the reply goes, how people are named, and what the person who asked may do. */
 export interface ReplyScope {
   actor: SpaceActor;
   roomId: string | null;
+  /** The thread asked in: the conversation is the thread's. */
+  threadRootId?: string | null;
   taskId: string | null;
   nameOf(userId: string | null): string;
+  /** The member a tool names: by user id, or by display name ignoring case. */
+  memberId(ref: string): string | undefined;
   /**
    * The permissions of the person who asked (empty once they left the organization). Staff act for them: a
    * tool or a pre-read that needs a permission is offered only when both the staff member and they have it,
@@ -37,6 +44,9 @@ export interface ToolServices {
   files: FilesService;
   proposals: ProposalsService;
   automations: AutomationsService;
+  spaces: Pick<SpacesService, "columns">;
+  /** The space's task labels, where the board has them: `list_tasks` names a task's labels with them. */
+  labels?: { list(actor: SpaceActor): readonly { id: string; name: string }[] };
 }
 
 const MAX_FILE_CHARS = 50_000;
@@ -51,7 +61,7 @@ export function recentConversation(services: ToolServices, scope: ReplyScope, li
         .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
     : scope.roomId
       ? services.chat
-          .latestMessages(scope.actor, scope.roomId, limit)
+          .latestMessages(scope.actor, scope.roomId, limit, scope.threadRootId ?? null)
           .filter((m) => m.deletedAt === null)
           .map((m) => `[${iso(m.createdAt)}] ${scope.nameOf(m.authorUserId)}: ${m.content}`)
       : [];
@@ -85,9 +95,11 @@ export function readFile(services: ToolServices, actor: SpaceActor, node: NodeRo
 const str = (value: unknown) => (typeof value === "string" ? value : undefined);
 
 /**
- * The function tools of one reply: reading the conversation always; the space's files when the person who
- * asked may read them (a file patch is proposed with `files.read`, as REST has it); an automation when they
- * may create one (`files.write`). The staff member's own permissions apply on top, in the services.
+ * The function tools of one reply: reading the conversation and the board always; the space's files when the
+ * person who asked may read them (a file patch is proposed with `files.read`, as REST has it); an automation
+ * when they may create one (`files.write`). Creating, moving and commenting on tasks need `tasks.write` of
+ * both the staff member and the person who asked, as the REST routes check it; the staff member's other
+ * permissions apply on top, in the services.
  */
 export function staffTools(services: ToolServices, scope: ReplyScope): FunctionTool[] {
   const needs: Record<string, string> = {
@@ -96,7 +108,9 @@ export function staffTools(services: ToolServices, scope: ReplyScope): FunctionT
     propose_file_patch: "files.read",
     propose_automation: "files.write",
   };
-  return allTools(services, scope).filter((tool) => {
+  const writesTasks = scope.asker.has("tasks.write") && scope.actor.permissions.has("tasks.write");
+  return [...allTools(services, scope), ...taskTools(services, scope)].filter((tool) => {
+    if (WRITING_TASK_TOOLS.has(tool.name)) return writesTasks;
     const need = needs[tool.name];
     return need === undefined || scope.asker.has(need);
   });
@@ -140,7 +154,7 @@ function allTools(services: ToolServices, scope: ReplyScope): FunctionTool[] {
       writes: true,
       description:
         "Proposes a new full text for a text file. Nothing changes until a person accepts the proposal; " +
-        "say in your answer that you proposed it.",
+        "say in your answer that you proposed it, with the Markdown link the result gives.",
       parameters: {
         type: "object",
         properties: {
@@ -155,14 +169,16 @@ function allTools(services: ToolServices, scope: ReplyScope): FunctionTool[] {
         if (content === undefined) throw new Error("proposed_content must be a string");
         const node = findFile(services, actor, args.path ?? args.file_id);
         const proposal = services.proposals.create(actor, node.id, { proposed_content: content, note: str(args.note) });
-        return `Proposal ${proposal.id} for ${node.name} is waiting for a person to accept or reject it.`;
+        const link = uiLink(`Proposed change to ${node.name}`, uiPaths.proposal(actor.space.id, node.id, proposal.id));
+        return `${link} (proposal ${proposal.id}) is waiting for a person to accept or reject it.`;
       },
     },
     {
       name: "propose_automation",
       writes: true,
       description:
-        "Proposes an automation for this space. It waits for a person's approval before it can run. Kinds and " +
+        "Proposes an automation for this space. It waits for a person's approval before it can run; link to it " +
+        "in your answer with the Markdown link the result gives. Kinds and " +
         "their config: scheduled {cron, timezone?, channel?, message?, staff_user_id?, staff_prompt?, task?}: at " +
         "each tick of the cron it posts `message` in the room `channel`, asks the staff member `staff_user_id` " +
         "there with `staff_prompt`, and/or creates `task`; at least one of message, staff_prompt, task, and " +
@@ -229,7 +245,8 @@ function allTools(services: ToolServices, scope: ReplyScope): FunctionTool[] {
           description: str(args.description),
         });
         const lacking = automation.configProblem ? ` It cannot run as it is: ${automation.configProblem}.` : "";
-        return `Automation ${automation.id} "${automation.name}" is pending a person's approval.${lacking}`;
+        const link = uiLink(`Automation “${automation.name}”`, uiPaths.automation(actor.space.id, automation.id));
+        return `${link} (id ${automation.id}) is pending a person's approval.${lacking}`;
       },
     },
   ];

@@ -5,13 +5,14 @@
  */
 import type { OrgActor } from "../../core/actor";
 import { conflict, forbidden, notFound } from "../../core/errors";
-import type { EventBus } from "../../core/events";
+import { type EventBus, orgEvent } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import type { TokenPair } from "../../http/schemas";
 import { isUuid, newId } from "../../lib/ids";
 import type { AuthService, SignupState } from "../auth/auth.service";
 import type { ListedUser, MembersService, UserRow } from "../members/members.service";
 import type { OrganizationService } from "../organization/organization.service";
+import { presentSignupRequest } from "./signups.present";
 import type { SignupRequestView, SignupsStore } from "./signups.store";
 
 /** Where a user stands, as `tandem users list` shows it. */
@@ -81,22 +82,25 @@ export class SignupsService {
 
   approve(actor: OrgActor, requestId: string, roleIdsInput?: string[]): void {
     const now = Date.now();
-    this.uow.write(() => {
+    this.uow.write((unit) => {
       const request = this.requirePending(actor, requestId);
       const roleIds = this.members.grantableRoleIds(actor, roleIdsInput, "member");
       this.store.resolveSignupRequest(request.id, "approved", actor.userId, now);
-      if (!this.members.isMember(actor.orgId, request.userId)) {
-        this.members.addMember(actor.orgId, request.userId, roleIds, now);
-      }
+      const joins = !this.members.isMember(actor.orgId, request.userId);
+      if (joins) this.members.addMember(actor.orgId, request.userId, roleIds, now);
+      const resolved = presentSignupRequest({ ...request, status: "approved", resolvedAt: now });
+      unit.emit(orgEvent(actor.orgId, "signup.approved", { ...resolved, role_ids: joins ? roleIds : [] }, actor));
     });
   }
 
   deny(actor: OrgActor, requestId: string): void {
     const now = Date.now();
-    this.uow.write(() => {
+    this.uow.write((unit) => {
       const request = this.requirePending(actor, requestId);
       this.store.resolveSignupRequest(request.id, "denied", actor.userId, now);
       this.sessions.endSessions(request.userId);
+      const resolved = presentSignupRequest({ ...request, status: "denied", resolvedAt: now });
+      unit.emit(orgEvent(actor.orgId, "signup.denied", resolved, actor));
     });
   }
 

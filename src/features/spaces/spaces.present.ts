@@ -20,7 +20,7 @@ export function presentBoard(row: BoardRow): BoardOut {
 }
 
 export function presentColumn(row: ColumnRow): ColumnOut {
-  return { id: row.id, board_id: row.boardId, name: row.name, position: row.position };
+  return { id: row.id, board_id: row.boardId, name: row.name, position: row.position, wip_limit: row.wipLimit };
 }
 
 export function presentSpaceMember(row: SpaceMemberRow): SpaceMemberOut {

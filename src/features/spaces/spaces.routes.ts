@@ -9,8 +9,10 @@ import {
   addSpaceMemberIn,
   boardOut,
   columnOut,
+  createColumnIn,
   createSpaceIn,
   gitLinkOut,
+  patchColumnIn,
   putGitLinkIn,
   spaceMemberOut,
   spaceOut,
@@ -43,6 +45,44 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
         space: "member",
         detail: doc("The space's board and its columns in order", {
           200: z.object({ board: boardOut, columns: z.array(columnOut) }),
+        }),
+      },
+    )
+    .post(
+      "/:spaceId/board/columns",
+      ({ actor, body, status }) => status(201, { column: presentColumn(spaces.addColumn(actor, body)) }),
+      {
+        space: "tasks.write",
+        body: createColumnIn,
+        detail: doc("Adds a column to the board at `position` (omitted or past the end: last)", {
+          201: z.object({ column: columnOut }),
+          409: "`name already exists` (a column of the board has that name, ignoring case)",
+        }),
+      },
+    )
+    .patch(
+      "/:spaceId/board/columns/:columnId",
+      ({ actor, params, body }) => ({ column: presentColumn(spaces.updateColumn(actor, params.columnId, body)) }),
+      {
+        space: "tasks.write",
+        body: patchColumnIn,
+        detail: doc("Renames a column, moves it to `position` (past the end: last) or sets its WIP limit", {
+          200: z.object({ column: columnOut }),
+          409: "`name already exists` (another column of the board has that name, ignoring case)",
+        }),
+      },
+    )
+    .delete(
+      "/:spaceId/board/columns/:columnId",
+      ({ actor, params, status }) => {
+        spaces.deleteColumn(actor, params.columnId);
+        return status(204);
+      },
+      {
+        space: "tasks.write",
+        detail: doc("Deletes an empty column; the board keeps at least one", {
+          204: null,
+          409: "`column is not empty` (tasks are in it); `a board needs a column` (it is the board's only column)",
         }),
       },
     )
@@ -106,7 +146,10 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
     .put("/:spaceId/git-link", ({ actor, body }) => ({ git_link: presentGitLink(spaces.setGitLink(actor, body)) }), {
       space: "files.write",
       body: putGitLinkIn,
-      detail: doc("Links the space to a git repository (`ref` optional)", { 200: z.object({ git_link: gitLinkOut }) }),
+      detail: doc("Links the space to a git repository (`ref` optional)", {
+        200: z.object({ git_link: gitLinkOut }),
+        403: "A service account: `only a person can change the space's git link`",
+      }),
     })
     .delete(
       "/:spaceId/git-link",
@@ -114,6 +157,12 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
         spaces.removeGitLink(actor);
         return status(204);
       },
-      { space: "files.write", detail: doc("Removes the space's git repository link", { 204: null }) },
+      {
+        space: "files.write",
+        detail: doc("Removes the space's git repository link", {
+          204: null,
+          403: "A service account: `only a person can change the space's git link`",
+        }),
+      },
     );
 }

@@ -19,10 +19,35 @@ export const boardOut = z
   .object({ id: uuidOut, space_id: uuidOut, name: z.string(), created_at: timestampOut })
   .meta({ id: "Board" });
 export const columnOut = z
-  .object({ id: uuidOut, board_id: uuidOut, name: z.string(), position: z.number().int() })
+  .object({
+    id: uuidOut,
+    board_id: uuidOut,
+    name: z.string(),
+    position: z.number().int(),
+    /** At most this many tasks (staff are held to it, people are warned); null: no limit. */
+    wip_limit: z.number().int().nullable(),
+  })
   .meta({ id: "Column" });
 export type BoardOut = z.infer<typeof boardOut>;
 export type ColumnOut = z.infer<typeof columnOut>;
+
+const columnName = nameIn(100);
+const wipLimit = z.number().int().min(1).max(100_000).nullable();
+
+export const createColumnIn = z.object({
+  name: columnName,
+  /** 0-based place among the columns; omitted or past the end: last. */
+  position: z.number().int().min(0).optional(),
+  wip_limit: wipLimit.optional(),
+});
+export type CreateColumnIn = z.infer<typeof createColumnIn>;
+
+export const patchColumnIn = z.object({
+  name: columnName.optional(),
+  position: z.number().int().min(0).optional(),
+  wip_limit: wipLimit.optional(),
+});
+export type PatchColumnIn = z.infer<typeof patchColumnIn>;
 
 export const spaceMemberOut = z
   .object({ user_id: uuidOut, role: z.enum(["owner", "member"]), added_at: timestampOut })

@@ -2,13 +2,15 @@
 
 import type { OrgActor, SpaceActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
-import type { EventBus } from "../../core/events";
+import { type EventBus, spaceEvent } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
+import { nameTaken } from "../../lib/text";
 import type { ChatService } from "../chat/chat.service";
 import type { MembersService } from "../members/members.service";
-import { assertManagesSpace } from "./spaces.policy";
-import { presentSpace } from "./spaces.present";
+import { assertManagesSpace, assertPersonLinksRepository } from "./spaces.policy";
+import { presentColumn, presentSpace } from "./spaces.present";
+import type { CreateColumnIn, PatchColumnIn } from "./spaces.schemas";
 import type {
   BoardRow,
   ColumnRow,
@@ -21,6 +23,20 @@ import type {
 
 /** The columns every new board starts with. */
 export const DEFAULT_COLUMNS = ["To do", "In progress", "Review", "Done"] as const;
+
+const columnNotFound = () => notFound("column not found");
+
+/** The column of the board's `columns` with that id: 404 otherwise. */
+function requireColumn(columns: readonly ColumnRow[], id: string): ColumnRow {
+  const column = isUuid(id) ? columns.find((c) => c.id === id) : undefined;
+  if (!column) throw columnNotFound();
+  return column;
+}
+
+/** Column names are unique on a board, ignoring case (in every script). */
+function assertFreeName(columns: readonly ColumnRow[], name: string, exceptId?: string): void {
+  if (nameTaken(columns, name, exceptId)) throw conflict("name already exists");
+}
 
 /** Space operations. */
 export class SpacesService {
@@ -114,6 +130,69 @@ export class SpacesService {
     return this.store.column(actor.space.id, columnId);
   }
 
+  /**
+   * Adds a column at `position` (omitted or past the end: last); the columns from there move one place on, so
+   * positions stay 0..n-1. One event, for the new column: the others' positions follow from it.
+   */
+  addColumn(actor: SpaceActor, input: CreateColumnIn): ColumnRow {
+    return this.uow.write((unit) => {
+      const { board, columns } = this.board(actor);
+      assertFreeName(columns, input.name);
+      const position = Math.min(input.position ?? columns.length, columns.length);
+      if (position < columns.length) this.store.shiftColumns(board.id, position, columns.length - 1, 1);
+      const column: ColumnRow = {
+        id: newId(),
+        boardId: board.id,
+        name: input.name,
+        position,
+        wipLimit: input.wip_limit ?? null,
+      };
+      this.store.insertColumn(column);
+      unit.emit(spaceEvent(actor, "board.column.created", presentColumn(column)));
+      return column;
+    });
+  }
+
+  /**
+   * Renames, moves (`position` past the end: last; the columns between close up) or sets the WIP limit of a
+   * column; only the fields present change. One event, for that column.
+   */
+  updateColumn(actor: SpaceActor, columnId: string, input: PatchColumnIn): ColumnRow {
+    return this.uow.write((unit) => {
+      const { board, columns } = this.board(actor);
+      const column = requireColumn(columns, columnId);
+      const next: ColumnRow = { ...column };
+      if (input.name !== undefined) {
+        assertFreeName(columns, input.name, column.id);
+        next.name = input.name;
+      }
+      if (input.wip_limit !== undefined) next.wipLimit = input.wip_limit;
+      if (input.position !== undefined) {
+        next.position = Math.min(input.position, columns.length - 1);
+        if (next.position < column.position) this.store.shiftColumns(board.id, next.position, column.position - 1, 1);
+        if (next.position > column.position) this.store.shiftColumns(board.id, column.position + 1, next.position, -1);
+      }
+      this.store.saveColumn(column, next);
+      unit.emit(spaceEvent(actor, "board.column.updated", presentColumn(next)));
+      return next;
+    });
+  }
+
+  /** Deletes an empty column that is not the board's last; the columns after it move one place back. */
+  deleteColumn(actor: SpaceActor, columnId: string): void {
+    this.uow.write((unit) => {
+      const { board, columns } = this.board(actor);
+      const column = requireColumn(columns, columnId);
+      if (columns.length <= 1) throw conflict("a board needs a column");
+      if (this.store.columnHasTasks(column.id)) throw conflict("column is not empty");
+      this.store.deleteColumn(column.id);
+      if (column.position < columns.length - 1) {
+        this.store.shiftColumns(board.id, column.position + 1, columns.length - 1, -1);
+      }
+      unit.emit(spaceEvent(actor, "board.column.deleted", { id: column.id }));
+    });
+  }
+
   // Members
 
   /** Whether the user is a member of the space (who sees a private one, with `org.manage` holders). */
@@ -156,6 +235,7 @@ export class SpacesService {
   }
 
   setGitLink(actor: SpaceActor, input: { repo_url: string; ref?: string | undefined }): GitLinkRow {
+    assertPersonLinksRepository(actor);
     const row: GitLinkRow = {
       spaceId: actor.space.id,
       repoUrl: input.repo_url,
@@ -168,6 +248,7 @@ export class SpacesService {
   }
 
   removeGitLink(actor: SpaceActor): void {
+    assertPersonLinksRepository(actor);
     this.uow.write(() => this.store.deleteGitLink(actor.space.id));
   }
 }

@@ -1,9 +1,9 @@
 /** Spaces, space members, boards and columns. */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, between, eq, sql } from "drizzle-orm";
 import type { AccessMemo } from "../../core/access-memo";
 import { type Db, prepared } from "../../db/client";
-import { insertRow } from "../../db/prepared";
-import { boardColumns, boards, spaceGitLinks, spaceMembers, spaces, users } from "../../db/schema";
+import { changedColumnsUpdater, insertRow } from "../../db/prepared";
+import { boardColumns, boards, spaceGitLinks, spaceMembers, spaces, tasks, users } from "../../db/schema";
 
 export type SpaceRow = typeof spaces.$inferSelect;
 export type BoardRow = typeof boards.$inferSelect;
@@ -188,6 +188,36 @@ export class SpacesStore {
   /** The column when it belongs to a board of the space. */
   column(spaceId: string, columnId: string): ColumnRow | undefined {
     return this.columnInSpace().all({ spaceId, columnId })[0]?.column;
+  }
+
+  private readonly insertColumnRow = prepared(() => insertRow(this.db, boardColumns));
+  private readonly saveColumnRow = changedColumnsUpdater<ColumnRow>(() => this.db, boardColumns, boardColumns.id);
+
+  insertColumn(row: ColumnRow): void {
+    this.insertColumnRow().run(row);
+  }
+
+  /** Writes the fields of `after` that differ from `before`. */
+  saveColumn(before: ColumnRow, after: ColumnRow): void {
+    this.saveColumnRow(before, after);
+  }
+
+  deleteColumn(id: string): void {
+    this.db.delete(boardColumns).where(eq(boardColumns.id, id)).run();
+  }
+
+  /** Moves the board's columns at positions `from` to `to` (inclusive) by `by` places. */
+  shiftColumns(boardId: string, from: number, to: number, by: number): void {
+    this.db
+      .update(boardColumns)
+      .set({ position: sql`${boardColumns.position} + ${by}` })
+      .where(and(eq(boardColumns.boardId, boardId), between(boardColumns.position, from, to)))
+      .run();
+  }
+
+  /** Whether a task is in the column (a read of the tasks' table: a column is deleted only when empty). */
+  columnHasTasks(columnId: string): boolean {
+    return this.db.select({ id: tasks.id }).from(tasks).where(eq(tasks.columnId, columnId)).limit(1).all().length > 0;
   }
 
   insertBoard(board: BoardRow, columns: readonly ColumnRow[]): void {

@@ -15,5 +15,6 @@ export function presentServiceAccount(row: ServiceAccountRow): ServiceAccountOut
     modelrouter_model: row.modelrouterModel,
     agent_default_repo_url: row.agentDefaultRepoUrl,
     agent_default_ref: row.agentDefaultRef,
+    instructions: row.instructions,
   };
 }

@@ -43,7 +43,7 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
       {
         permission: "org.members.manage",
         body: patchServiceAccountIn,
-        detail: doc("Changes a staff member's name, provider or defaults", {
+        detail: doc("Changes a staff member's name, provider, defaults or instructions", {
           200: z.object({ service_account: serviceAccountOut }),
           404: "`service account not found`",
           409: "`a staff member with that name already exists`",

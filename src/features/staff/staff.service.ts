@@ -2,6 +2,7 @@
 
 import type { OrgActor } from "../../core/actor";
 import { conflict, invalid, notFound } from "../../core/errors";
+import { orgEvent } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
 import { nameKey } from "../../lib/text";
@@ -9,6 +10,7 @@ import { hashToken, newToken } from "../../lib/tokens";
 import type { ChatService } from "../chat/chat.service";
 import type { MembersService } from "../members/members.service";
 import type { TasksService } from "../tasks/tasks.service";
+import { presentServiceAccount } from "./staff.present";
 import type { CreateServiceAccountIn, PatchServiceAccountIn } from "./staff.schemas";
 import type { Mentionable, ServiceAccountRow, StaffStore } from "./staff.store";
 
@@ -37,7 +39,7 @@ export class StaffService {
     const now = Date.now();
     const model =
       input.provider === "modelrouter" ? input.modelrouter_model || this.defaultModel : (input.modelrouter_model ?? "");
-    return this.uow.write(() => {
+    return this.uow.write((unit) => {
       if (this.store.byName(actor.orgId, input.name)) throw conflict("a staff member with that name already exists");
       const roleIds = this.members.grantableRoleIds(actor, input.role_ids, "ai_staff");
       const id = newId();
@@ -57,7 +59,7 @@ export class StaffService {
         modelrouterModel: model,
         agentDefaultRepoUrl: orNull(input.agent_default_repo_url),
         agentDefaultRef: orNull(input.agent_default_ref),
-        instructions: "",
+        instructions: input.instructions ?? "",
         tokenHash: hashToken(token),
         tokenExpiresAt: null,
         createdAt: now,
@@ -65,14 +67,17 @@ export class StaffService {
       };
       this.store.insert(account);
       this.members.addMember(actor.orgId, userId, roleIds, now);
+      const created = { ...presentServiceAccount(account), role_ids: roleIds };
+      unit.emit(orgEvent(actor.orgId, "service_account.created", created, actor));
       return { account, token };
     });
   }
 
   patch(actor: OrgActor, id: string, input: PatchServiceAccountIn): ServiceAccountRow {
     const now = Date.now();
-    return this.uow.write(() => {
+    return this.uow.write((unit) => {
       const account = this.require(actor, id);
+      this.members.assertHoldsRolesOf(actor, account.userId);
       const provider = input.provider ?? account.provider;
       let model = input.modelrouter_model ?? account.modelrouterModel;
       if (provider === "modelrouter" && !model) {
@@ -84,6 +89,7 @@ export class StaffService {
       const patch: Partial<ServiceAccountRow> = { provider, modelrouterModel: model, updatedAt: now };
       if (input.agent_default_repo_url !== undefined) patch.agentDefaultRepoUrl = orNull(input.agent_default_repo_url);
       if (input.agent_default_ref !== undefined) patch.agentDefaultRef = orNull(input.agent_default_ref);
+      if (input.instructions !== undefined) patch.instructions = input.instructions;
       if (input.name !== undefined && input.name !== account.name) {
         const other = this.store.byName(actor.orgId, input.name);
         if (other && other.id !== account.id) throw conflict("a staff member with that name already exists");
@@ -92,7 +98,10 @@ export class StaffService {
         this.members.rename(account.userId, input.name, now);
       }
       this.store.update(account.id, patch);
-      return this.require(actor, id);
+      const updated = this.require(actor, id);
+      const payload = { service_account: presentServiceAccount(updated), previous: presentServiceAccount(account) };
+      unit.emit(orgEvent(actor.orgId, "service_account.updated", payload, actor));
+      return updated;
     });
   }
 
@@ -101,12 +110,14 @@ export class StaffService {
    * reactions (the 💭 included) are removed, each as a removal. Its chat messages lose their author.
    */
   delete(actor: OrgActor, id: string): void {
-    this.uow.write(() => {
+    this.uow.write((unit) => {
       const account = this.require(actor, id);
+      this.members.assertHoldsRolesOf(actor, account.userId);
       this.tasks.unassignAll(actor.orgId, account.userId);
       this.chat.removeReactionsOf(actor.orgId, account.userId);
       // The service account goes with its user.
       this.members.deleteUser(actor.orgId, account.userId, actor);
+      unit.emit(orgEvent(actor.orgId, "service_account.deleted", presentServiceAccount(account), actor));
     });
   }
 

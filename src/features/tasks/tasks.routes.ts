@@ -20,6 +20,7 @@ import {
   postTaskMessageIn,
   taskMessageOut,
   taskOut,
+  tasksQuery,
 } from "./tasks.schemas";
 import type { TasksService } from "./tasks.service";
 
@@ -39,16 +40,24 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
     })
     .group("/organizations/:orgId/spaces/:spaceId/tasks", (space) =>
       space
-        .get("", ({ actor }) => ({ tasks: tasks.list(actor).map(presentTask) }), {
+        .get("", ({ actor, query }) => ({ tasks: tasks.list(actor, query).map(presentTask) }), {
           space: "member",
-          detail: doc("Tasks of the board, by column then position", { 200: z.object({ tasks: z.array(taskOut) }) }),
+          query: tasksQuery,
+          detail: doc(
+            "Tasks of the board, by column then position; `label_id` and `priority` keep only those that match",
+            {
+              200: z.object({ tasks: z.array(taskOut) }),
+              400: "`invalid label` (`label_id` is not a label of this space)",
+            },
+          ),
         })
         .post("", ({ actor, body, status }) => status(201, presentTask(tasks.create(actor, body))), {
           space: "tasks.write",
           body: createTaskIn,
           detail: doc("Creates a task at the bottom of its column", {
             201: taskOut,
-            400: "`invalid column` (not a column of this space's board); `invalid assignee` (not a member who can see the space)",
+            400: "`invalid column` (not a column of this space's board); `invalid assignee` (not a member who can see the space); `invalid label` (not a label of this space)",
+            409: "`column is at its limit` (a staff member, into a column holding its WIP limit of tasks or more)",
           }),
         })
         .get("/:taskId", ({ actor, params }) => presentTask(tasks.get(actor, params.taskId)), {
@@ -59,11 +68,14 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           space: "tasks.write",
           body: patchTaskIn,
           detail: doc(
-            "Updates the fields present, moves the task (`column_id`, `position`); 409 with `task` on a stale `version`",
+            "Updates the fields present, moves the task (`column_id`, `position`); 409 with `task` on a stale `version`; 409 `column is at its limit` for a staff member moving it into a column holding its WIP limit of tasks or more",
             {
               200: taskOut,
-              400: "`invalid column`; `invalid assignee`",
-              409: z.object({ error: z.literal("version conflict"), task: taskOut }),
+              400: "`invalid column`; `invalid assignee`; `invalid label`",
+              409: z.union([
+                z.object({ error: z.literal("version conflict"), task: taskOut }),
+                z.object({ error: z.literal("column is at its limit") }),
+              ]),
             },
           ),
         })

@@ -1,7 +1,12 @@
 /** Request and response schemas of tasks, task messages and deliverables. */
 import { z } from "zod";
-import { timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
+import { idIn, timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
 import { isInvisible } from "../../lib/text";
+
+/** A task's priority, from none to urgent. */
+export const PRIORITIES = ["none", "low", "medium", "high", "urgent"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+const priority = z.enum(PRIORITIES);
 
 export const taskOut = z
   .object({
@@ -16,6 +21,11 @@ export const taskOut = z
     deliverable_required: z.boolean(),
     deliverable_instructions: z.string(),
     position: z.number().int(),
+    /** The ids of the task's labels, in the order the labels were made. */
+    label_ids: z.array(uuidOut),
+    priority,
+    /** How many messages (comments) the task has. */
+    comment_count: z.number().int(),
     version: z.number().int(),
     created_by: uuidOut.nullable(),
     created_at: timestampOut,
@@ -55,6 +65,8 @@ const title = visible(z.string().trim().min(1).max(500));
 const description = z.string().max(100_000);
 const instructions = z.string().max(10_000);
 const dueAt = timestampIn("due_at: must be an RFC 3339 timestamp");
+/** Labels of the space (400 `invalid label` for any other, checked by the service); repeats count once. */
+const labelIds = z.array(idIn.meta({ format: "uuid" })).max(50);
 
 export const createTaskIn = z.object({
   title,
@@ -64,6 +76,8 @@ export const createTaskIn = z.object({
   due_at: dueAt.nullish(),
   deliverable_required: z.boolean().optional(),
   deliverable_instructions: instructions.optional(),
+  label_ids: labelIds.optional(),
+  priority: priority.optional().meta({ default: "none" }),
 });
 export type CreateTaskIn = z.infer<typeof createTaskIn>;
 
@@ -87,6 +101,9 @@ export const patchTaskIn = z.preprocess(
     clear_due_at: z.boolean().optional(),
     deliverable_required: z.boolean().optional(),
     deliverable_instructions: instructions.optional(),
+    /** The task's labels from now on (all of them: `[]` removes every label). */
+    label_ids: labelIds.optional(),
+    priority: priority.optional(),
     /** When given, the update applies only if the task is still at this version (409 otherwise). */
     version: z.number().int().min(1).optional(),
   }),
@@ -101,3 +118,14 @@ export const postTaskMessageIn = z.object({
 });
 export const linkDeliverableIn = z.object({ file_node_id: uuidIn });
 export const myTasksQuery = z.object({ org_id: z.string().max(64) });
+
+/** An empty parameter (`?priority=`) filters nothing, as when it is absent. */
+const emptyAsAbsent = (value: unknown) => (value === "" ? undefined : value);
+
+export const tasksQuery = z.object({
+  /** Only tasks carrying this label of the space (400 `invalid label` for any other, checked by the service). */
+  label_id: z.preprocess(emptyAsAbsent, idIn.meta({ format: "uuid" }).optional()),
+  /** Only tasks of this priority. */
+  priority: z.preprocess(emptyAsAbsent, priority.optional()),
+});
+export type TasksQuery = z.infer<typeof tasksQuery>;

@@ -1,17 +1,32 @@
 /** Tasks, task messages and deliverable links. Every statement is prepared once. */
-import { and, asc, desc, eq, getTableColumns, isNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import { type Db, prepared } from "../../db/client";
 import { changedColumnsUpdater, insertRow } from "../../db/prepared";
-import { fileNodes, spaceMembers, spaces, taskDeliverables, taskMessages, tasks } from "../../db/schema";
+import {
+  fileNodes,
+  labels,
+  spaceMembers,
+  spaces,
+  taskDeliverables,
+  taskLabels,
+  taskMessages,
+  tasks,
+} from "../../db/schema";
 
 export type TaskRow = typeof tasks.$inferSelect;
 export type TaskMessageRow = typeof taskMessages.$inferSelect;
 
+/** A task with the ids of its labels, in id order (the order the labels were made). */
+export type TaskRecord = TaskRow & { labelIds: readonly string[] };
+
 /** A task with its dense 0-based position in its column. */
-export type TaskView = TaskRow & { position: number };
+export type TaskView = TaskRecord & { position: number };
 
 /** A task of "my tasks", with its space's name and organization. */
 export type MyTaskView = TaskView & { spaceName: string; orgId: string };
+
+/** A row of "my tasks" as read, before its position and labels are set. */
+export type MyTaskRow = TaskRow & { position: number; spaceName: string; orgId: string };
 
 /** A deliverable link with the file it points at. */
 export interface DeliverableView {
@@ -100,13 +115,72 @@ export class TasksStore {
       .prepare(),
   );
 
-  insert(row: TaskRow): void {
+  /** Inserts the task with its labels. */
+  insert(row: TaskRecord): void {
     this.insertTaskRow().run(row);
+    this.linkLabels(row.id, row.labelIds);
   }
 
-  /** Writes the fields of `after` that differ from `before`. */
-  save(before: TaskRow, after: TaskRow): void {
+  /** Writes the fields of `after` that differ from `before`, its labels when they are another array. */
+  save(before: TaskRecord, after: TaskRecord): void {
     this.saveTaskRow(before, after);
+    if (after.labelIds !== before.labelIds) {
+      this.unlinkLabels().run({ taskId: after.id });
+      this.linkLabels(after.id, after.labelIds);
+    }
+  }
+
+  private readonly linkLabel = prepared(() => insertRow(this.db, taskLabels));
+  private readonly unlinkLabels = prepared(() =>
+    this.db
+      .delete(taskLabels)
+      .where(eq(taskLabels.taskId, p("taskId")))
+      .prepare(),
+  );
+
+  private linkLabels(taskId: string, labelIds: readonly string[]): void {
+    for (const labelId of labelIds) this.linkLabel().run({ taskId, labelId });
+  }
+
+  /** The tasks carrying a label. */
+  withLabel(labelId: string): TaskRow[] {
+    return this.db
+      .select()
+      .from(tasks)
+      .where(
+        inArray(
+          tasks.id,
+          this.db.select({ id: taskLabels.taskId }).from(taskLabels).where(eq(taskLabels.labelId, labelId)),
+        ),
+      )
+      .all();
+  }
+
+  private readonly linksOfSpace = prepared(() =>
+    this.db
+      .select({ taskId: taskLabels.taskId, labelId: taskLabels.labelId })
+      .from(labels)
+      .innerJoin(taskLabels, eq(taskLabels.labelId, labels.id))
+      .where(eq(labels.spaceId, p("spaceId")))
+      .prepare(),
+  );
+
+  /** Which task carries which label, in the space (what `TaskLabelSets` loads). */
+  labelLinks(spaceId: string): { taskId: string; labelId: string }[] {
+    return this.linksOfSpace().all({ spaceId });
+  }
+
+  private readonly countComment = prepared(() =>
+    this.db
+      .update(tasks)
+      .set({ commentCount: sql`${tasks.commentCount} + 1` })
+      .where(eq(tasks.id, p("id")))
+      .prepare(),
+  );
+
+  /** One message more on the task (`comment_count`, kept as messages are written). */
+  addComment(taskId: string): void {
+    this.countComment().run({ id: taskId });
   }
 
   delete(id: string): void {
@@ -140,9 +214,9 @@ export class TasksStore {
 
   /**
    * Tasks assigned to the user in spaces they can see, most recently updated first, at most 200. `position`
-   * is left at 0 for the caller to set from the column orders.
+   * and `labelIds` are left for the caller to set from the column orders and the label sets.
    */
-  assignedTo(orgId: string, userId: string, seesAll: boolean): MyTaskView[] {
+  assignedTo(orgId: string, userId: string, seesAll: boolean): MyTaskRow[] {
     return this.mine().all({ orgId, userId, seesAll: seesAll ? 1 : 0 });
   }
 

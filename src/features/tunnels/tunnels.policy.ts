@@ -5,6 +5,8 @@
  * not reach it (docs/api.md, Reverse tunnels: what a tunnel cannot do).
  */
 
+import { publicOrigin } from "../../http/origin";
+
 /** The visitor's cookie of a tunnel (its pass), scoped to the tunnel's path. */
 export const PASS_COOKIE = "tandem_tunnel";
 
@@ -202,20 +204,6 @@ export function tunnelCookie(setCookie: string, root: string): string | null {
     kept.push(attribute.trim());
   }
   return [pair.trim(), `Path=${path}`, ...kept].join("; ");
-}
-
-/** The first value of a comma-separated forwarding header, or undefined. */
-const firstOf = (value: string | null) => value?.split(",")[0]?.trim() || undefined;
-
-/**
- * The origin the visitor reached Tandem at: `X-Forwarded-Proto` and `X-Forwarded-Host` when a proxy in front
- * says so, else the request's own. (Only ever used to answer the same caller, or to set `Secure`.)
- */
-export function publicOrigin(request: Request): { proto: string; host: string } {
-  const url = new URL(request.url);
-  const proto = firstOf(request.headers.get("x-forwarded-proto")) ?? url.protocol.slice(0, -1);
-  const host = firstOf(request.headers.get("x-forwarded-host")) ?? request.headers.get("host") ?? url.host;
-  return { proto: proto === "https" ? "https" : "http", host: host.toLowerCase() };
 }
 
 /** Whether the request came to the configured tunnel origin (which serves tunnels and nothing else). */

@@ -13,6 +13,7 @@ import { AppError, conflict, invalid, notFound, unauthenticated } from "../../co
 import type { EventBus } from "../../core/events";
 import type { Need } from "../../core/permissions";
 import { credential } from "../../http/auth";
+import { publicOrigin } from "../../http/origin";
 import { closeFor, OpenSockets, type Sessions } from "../../http/sockets";
 import { isUuid } from "../../lib/ids";
 import type { ConnectionRuns } from "../automations/automations.connections";
@@ -24,7 +25,6 @@ import {
   onTunnelOrigin,
   passCookie,
   passOf,
-  publicOrigin,
   TUNNEL_PREFIX,
   tunnelRoot,
   visitorResponseHeaders,

@@ -234,6 +234,58 @@ export function publicApi<T = unknown>(method: string, path: string, body?: unkn
   return request<T>(method, path, body, null);
 }
 
+/** An upload under way: its answer, and a way to call it off. */
+export interface Upload<T> {
+  done: Promise<T>;
+  /** Cancels it (its promise rejects); nothing once it has finished. */
+  abort: () => void;
+}
+
+/**
+ * POSTs `form` to `/api/v1{path}` as the signed-in user, reporting progress from 0 to 1: through
+ * XMLHttpRequest, since fetch cannot report an upload's progress. Rejects with an ApiError carrying the API's
+ * message (409 `name already exists`, 413 `file too large`, ...).
+ */
+export function uploadForm<T>(path: string, form: FormData, onProgress: (fraction: number) => void): Upload<T> {
+  let xhr: XMLHttpRequest | null = null;
+  let aborted = false;
+  const cancelled = () => new ApiError(0, "upload cancelled");
+  // accessToken() refreshes the session first when the token is about to expire.
+  const done = accessToken().then(
+    (token) =>
+      new Promise<T>((resolve, reject) => {
+        if (aborted) return reject(cancelled());
+        const request = new XMLHttpRequest();
+        xhr = request;
+        request.open("POST", `/api/v1${path}`);
+        if (token) request.setRequestHeader("authorization", `Bearer ${token}`);
+        request.upload.onprogress = (event) => {
+          if (event.lengthComputable) onProgress(event.loaded / event.total);
+        };
+        request.onerror = () => reject(new ApiError(0, "the server cannot be reached; check your connection"));
+        request.onabort = () => reject(cancelled());
+        request.onload = () => {
+          let data: { error?: string } | null = null;
+          try {
+            data = JSON.parse(request.responseText);
+          } catch {
+            data = null;
+          }
+          if (request.status >= 200 && request.status < 300 && data) resolve(data as T);
+          else reject(new ApiError(request.status, data?.error ?? `upload failed (${request.status})`, data));
+        };
+        request.send(form);
+      }),
+  );
+  return {
+    done,
+    abort: () => {
+      aborted = true;
+      xhr?.abort();
+    },
+  };
+}
+
 /** Fetches a binary answer (file content) with the session's token. */
 export async function download(path: string): Promise<Blob> {
   const token = await accessToken();

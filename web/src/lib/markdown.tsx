@@ -1,24 +1,39 @@
 /**
  * Markdown rendered safely: raw HTML in the source is shown as text (markdown-it with `html: false`), links
- * are limited to http(s), mailto and relative URLs and open in a new tab without the opener, and images are
- * links to them, never loaded by the page.
+ * are limited to http(s), mailto and relative URLs, and images are links to them, never loaded by the page.
+ * Links elsewhere open in a new tab without the opener; a path of Tandem's own (`/spaces/…`, as a staff reply
+ * links the proposal it made) opens in place, through the router.
  */
 import MarkdownIt from "markdown-it";
-import { useMemo } from "react";
+import { type MouseEvent, useMemo } from "react";
+import { navigate } from "./router";
 
 const md = new MarkdownIt({ html: false, linkify: true, breaks: true });
 const SAFE_LINK = /^(https?:|mailto:|\/|#)/i;
 md.validateLink = (url) => SAFE_LINK.test(url.trim());
 const defaultLinkOpen =
   md.renderer.rules.link_open ?? ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+/** A path of this origin (`/spaces/…`), not a scheme-relative URL (`//host/…`). */
+const isOwnPath = (href: string) => href.startsWith("/") && !href.startsWith("//") && !href.startsWith("/\\");
+
 md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   const token = tokens[idx];
-  if (token) {
+  if (token && !isOwnPath(String(token.attrGet("href") ?? ""))) {
     token.attrSet("target", "_blank");
     token.attrSet("rel", "noopener noreferrer nofollow");
   }
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
+
+/** A plain click on a link to a path of Tandem's own goes there in place, as `<Link>` does. */
+function followOwnLink(event: MouseEvent<HTMLElement>): void {
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  const link = (event.target as Element).closest?.("a[href]");
+  const href = link?.getAttribute("href") ?? "";
+  if (!link || link.hasAttribute("target") || !isOwnPath(href)) return;
+  event.preventDefault();
+  navigate(href);
+}
 
 // An image is shown as a link to it. Loaded as the page opens, a picture on someone else's server would tell
 // that server who read the message and when, and a reply written by staff that read something it was asked to
@@ -134,6 +149,10 @@ export function Markdown({
   highlight?: Highlighter;
 }) {
   const html = useMemo(() => renderMarkdown(source, highlight), [source, highlight]);
-  // biome-ignore lint/security/noDangerouslySetInnerHtml: markdown-it escapes all raw HTML (html: false) and links are filtered.
-  return <div className={`markdown ${className ?? ""}`} dangerouslySetInnerHTML={{ __html: html }} />;
+  return (
+    // biome-ignore lint/security/noDangerouslySetInnerHtml: markdown-it escapes all raw HTML (html: false) and links are filtered.
+    // biome-ignore lint/a11y/useKeyWithClickEvents: only clicks on the links inside are handled, and a link takes Enter as a click.
+    // biome-ignore lint/a11y/noStaticElementInteractions: the same: what is clicked is a link inside.
+    <div className={`markdown ${className ?? ""}`} onClick={followOwnLink} dangerouslySetInnerHTML={{ __html: html }} />
+  );
 }

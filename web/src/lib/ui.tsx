@@ -1,5 +1,6 @@
 /** Small building blocks shared by every screen. */
-import { type ReactNode, useEffect, useRef, useSyncExternalStore } from "react";
+import { type ReactNode, useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { createPortal } from "react-dom";
 
 /** An API error (or any failure) in words, announced to screen readers. */
 export function ErrorText({ error }: { error: string | null | undefined }) {
@@ -9,6 +10,12 @@ export function ErrorText({ error }: { error: string | null | undefined }) {
       {error}
     </p>
   );
+}
+
+/** True when the keyboard is in something that takes text, where a key like "/" or "?" is typed, not a shortcut. */
+export function typingIn(target: EventTarget | null): boolean {
+  const el = target instanceof HTMLElement ? target : null;
+  return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
 }
 
 /**
@@ -267,22 +274,86 @@ interface Toast {
 let toasts: Toast[] = [];
 let nextToast = 1;
 const toastListeners = new Set<() => void>();
+/** At most this many show at once (the oldest give way), so a burst of notices never fills the screen. */
+const MAX_TOASTS = 3;
 
-/** Shows a notice for a few seconds. */
-export function toast(text: string, kind: Toast["kind"] = "info"): void {
-  const id = nextToast++;
-  toasts = [...toasts, { id, text, kind }];
+function setToasts(next: Toast[]): void {
+  toasts = next;
   for (const listener of toastListeners) listener();
-  setTimeout(
-    () => {
-      toasts = toasts.filter((t) => t.id !== id);
-      for (const listener of toastListeners) listener();
-    },
-    kind === "error" ? 8000 : 3000,
+}
+
+/** Shows a notice for a few seconds (longer for an error); the user can dismiss it sooner. */
+export function toast(text: string, kind: Toast["kind"] = "info"): void {
+  setToasts([...toasts, { id: nextToast++, text, kind }].slice(-MAX_TOASTS));
+}
+
+function dismissToast(id: number): void {
+  setToasts(toasts.filter((t) => t.id !== id));
+}
+
+/**
+ * The open modal dialog on top, if any: toasts show inside it, since everything outside a modal dialog is
+ * inert and under its backdrop (a notice from the task panel would be dimmed, and its Dismiss unusable).
+ */
+function topModal(): HTMLDialogElement | null {
+  const open = [...document.querySelectorAll<HTMLDialogElement>("dialog[open]")].filter((d) => d.matches(":modal"));
+  return open[open.length - 1] ?? null;
+}
+
+/** Follows modal dialogs opening and closing while toasts show (not otherwise: nothing to place). */
+function useToastHost(active: boolean): HTMLElement | null {
+  const [host, setHost] = useState<HTMLElement | null>(null);
+  useEffect(() => {
+    if (!active) return;
+    const place = () => setHost(topModal());
+    place();
+    const observer = new MutationObserver(place);
+    observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ["open"] });
+    return () => {
+      observer.disconnect();
+      setHost(null);
+    };
+  }, [active]);
+  return active ? host : null;
+}
+
+/** One notice: it goes after its time unless the pointer or the keyboard is on it, or at once by its button. */
+function ToastItem({ item }: { item: Toast }) {
+  const [held, setHeld] = useState(false);
+  useEffect(() => {
+    if (held) return;
+    const timer = setTimeout(() => dismissToast(item.id), item.kind === "error" ? 8000 : 4000);
+    return () => clearTimeout(timer);
+  }, [held, item]);
+  const dismiss = (event: React.MouseEvent<HTMLButtonElement>) => {
+    // Dismissed from the keyboard, the focus goes to the next notice, else back to the page.
+    const next = event.currentTarget.closest(".toast")?.nextElementSibling?.querySelector("button");
+    if (event.detail === 0) (next ?? document.getElementById("main"))?.focus();
+    dismissToast(item.id);
+  };
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: the pointer or the keyboard on it holds its timer; nothing to do.
+    <div
+      className={`toast ${item.kind}`}
+      onPointerEnter={() => setHeld(true)}
+      onPointerLeave={() => setHeld(false)}
+      onFocus={() => setHeld(true)}
+      onBlur={() => setHeld(false)}
+    >
+      <p className="toast-text" role={item.kind === "error" ? "alert" : "status"}>
+        {item.text}
+      </p>
+      <button type="button" className="icon toast-close" aria-label="Dismiss" title="Dismiss" onClick={dismiss}>
+        ✕
+      </button>
+    </div>
   );
 }
 
-/** Where toasts appear (once, in the shell). */
+/**
+ * Where toasts appear (once, for the whole app): over the sidebar's foot on a desktop, at the top under the bar
+ * on a phone (see style.css), clear of the composer, the board's buttons and the editor.
+ */
 export function Toasts() {
   const list = useSyncExternalStore(
     (listener) => {
@@ -291,15 +362,15 @@ export function Toasts() {
     },
     () => toasts,
   );
-  return (
-    <div className="toasts" aria-live="polite">
+  const host = useToastHost(list.length > 0);
+  const stack = (
+    <section className="toasts" aria-label="Notices" aria-live="polite">
       {list.map((t) => (
-        <div key={t.id} className={`toast ${t.kind}`} role={t.kind === "error" ? "alert" : "status"}>
-          {t.text}
-        </div>
+        <ToastItem key={t.id} item={t} />
       ))}
-    </div>
+    </section>
   );
+  return host ? createPortal(stack, host) : stack;
 }
 
 /** Copies `text` and says so. */

@@ -1,17 +1,20 @@
 /**
  * A space's board: its columns and tasks, adding a task at the bottom of a column, moving tasks by drag and
  * drop or by keyboard (optimistic, rolled back with the API's error when refused), live from the events
- * socket, a filter kept in the address (filter.ts), and the task detail opened by `?task=<id>`.
+ * socket, a filter kept in the address (filter.ts), the task detail opened by `?task=<id>`, and the columns'
+ * and labels' own changes (a column's menu, "+ Add column", the Labels dialog).
  */
-import { useCallback, useMemo, useRef } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import type { Space, Task } from "../../../../src/api-types";
 import { navigate, useLocation } from "../../lib/router";
 import { ErrorText, Spinner } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { AddColumn } from "./AddColumn";
 import { useAudience } from "./AssigneeOptions";
 import { dropPosition, find } from "./board-state";
 import { FilterBar } from "./FilterBar";
 import { type BoardFilter, filterLanes, filterOf, fullSlot, isFiltering, withFilter } from "./filter";
+import { LabelsDialog } from "./LabelsDialog";
 import { endDrag, HINT_ID, Lane, startDrag } from "./Lane";
 import { TaskDetail } from "./TaskDetail";
 import { useBoard } from "./use-board";
@@ -24,7 +27,9 @@ export function BoardPage({ space }: { space: Space }) {
   const openId = query.get("task");
   const board = useBoard(ws.base, space.id);
   const audience = useAudience(space);
-  const { columns, lanes, current, move } = board;
+  const { columns, lanes, current, move, labels } = board;
+  const [labelsOpen, setLabelsOpen] = useState(false);
+  const labelsById = useMemo(() => new Map(labels.map((label) => [label.id, label])), [labels]);
   const canWrite = ws.can("tasks.write");
   const root = useRef<HTMLDivElement>(null);
   const filter = filterOf(query);
@@ -43,11 +48,17 @@ export function BoardPage({ space }: { space: Space }) {
       filterLanes(
         lanes,
         columns ?? [],
-        { text: filter.text, assignee: filter.assignee, due: filter.due },
+        {
+          text: filter.text,
+          assignee: filter.assignee,
+          due: filter.due,
+          label: filter.label,
+          priority: filter.priority,
+        },
         me,
         Date.now(),
       ),
-    [lanes, columns, filter.text, filter.assignee, filter.due, me],
+    [lanes, columns, filter.text, filter.assignee, filter.due, filter.label, filter.priority, me],
   );
   /** The shown lanes for handlers made once (a drop), which must see the latest filter. */
   const shownRef = useRef(shown);
@@ -110,7 +121,7 @@ export function BoardPage({ space }: { space: Space }) {
   return (
     <div className="board">
       <div className="board-bar">
-        <p className="small muted" id={HINT_ID}>
+        <p className={canWrite ? "sr-only" : "small muted"} id={HINT_ID}>
           {canWrite
             ? "Drag tasks to move them. Keyboard: arrows go from task to task; Alt + ← / → moves the focused task to the previous / next column, Alt + ↑ / ↓ moves it up / down."
             : "You can read this board; moving and adding tasks needs the tasks.write permission."}
@@ -121,9 +132,25 @@ export function BoardPage({ space }: { space: Space }) {
         setFilter={setFilter}
         filtering={filtering}
         audience={audience.members}
+        labels={labels}
         shownTotal={shownTotal}
         total={total}
-      />
+      >
+        <button type="button" onClick={() => setLabelsOpen(true)}>
+          Labels
+        </button>
+      </FilterBar>
+      {labelsOpen && (
+        <LabelsDialog
+          labels={labels}
+          ops={board.labelOps}
+          canWrite={canWrite}
+          usage={(id) =>
+            Object.values(current.current).reduce((n, l) => n + l.filter((t) => t.label_ids.includes(id)).length, 0)
+          }
+          onClose={() => setLabelsOpen(false)}
+        />
+      )}
       <ErrorText error={board.error} />
       <ErrorText error={audience.error && `Could not load who can see this space: ${audience.error}`} />
       {/* biome-ignore lint/a11y/noStaticElementInteractions: keyboard and drag events of the cards, delegated to one listener. */}
@@ -141,6 +168,10 @@ export function BoardPage({ space }: { space: Space }) {
             key={column.id}
             column={column}
             tasks={shown[column.id] ?? EMPTY}
+            total={lanes[column.id]?.length ?? 0}
+            columns={columns.length}
+            labels={labelsById}
+            ops={board.columnOps}
             filtering={filtering}
             filterQuery={filterQuery}
             spaceId={space.id}
@@ -149,6 +180,7 @@ export function BoardPage({ space }: { space: Space }) {
             onCreate={board.create}
           />
         ))}
+        {canWrite && <AddColumn onAdd={board.columnOps.add} />}
       </div>
       <p className="sr-only" role="status" aria-live="polite">
         {announcement}
@@ -160,6 +192,7 @@ export function BoardPage({ space }: { space: Space }) {
           taskId={openId}
           task={open}
           columns={columns}
+          labels={labels}
           audience={audience.members}
           taskAt={taskAt}
           cardOf={cardOf}

@@ -1,18 +1,20 @@
 /** What the task panel says when someone else changed a field the user was editing: both values, and a choice. */
-import type { Task } from "../../../../src/api-types";
+import type { Label, Priority, Task } from "../../../../src/api-types";
 import { useWorkspace } from "../../lib/workspace";
-import { dueText } from "./model";
+import { dueText, priorityName } from "./model";
 import { type Conflict, type Field, LABELS, wanted } from "./task-save";
 
 /** The conflict `conflict` on `task` (as it is now): "Keep their version" or "Apply my change". */
 export function ConflictNotice({
   conflict,
   task,
+  labels,
   onKeep,
   onApply,
 }: {
   conflict: Conflict;
   task: Task;
+  labels: readonly Label[];
   onKeep: () => void;
   onApply: () => void;
 }) {
@@ -21,6 +23,11 @@ export function ConflictNotice({
     if (field === "assignee_user_id") return value ? ws.nameOf(String(value)) : "Nobody";
     if (field === "due_at") return value ? dueText(String(value)) : "No due date";
     if (field === "deliverable_required") return value ? "Yes" : "No";
+    if (field === "priority") return priorityName(value as Priority);
+    if (field === "label_ids") {
+      const names = labels.filter((l) => (value as string[]).includes(l.id)).map((l) => l.name);
+      return names.join(", ") || "No labels";
+    }
     return String(value ?? "") || "(empty)";
   };
   return (

@@ -1,11 +1,12 @@
 /**
- * The filter above the board's columns: words, assignee and due date, and how many tasks show. "/" anywhere on
- * the board puts the cursor in its words.
+ * The filter above the board's columns: words, assignee, due date, label and priority, and how many tasks
+ * show. "/" anywhere on the board puts the cursor in its words.
  */
-import { useEffect, useRef } from "react";
-import type { Member } from "../../../../src/api-types";
+import { type ReactNode, useEffect, useRef } from "react";
+import type { Label, Member, Priority } from "../../../../src/api-types";
 import { AssigneeOptions } from "./AssigneeOptions";
 import type { BoardFilter, DueChoice } from "./filter";
+import { PriorityOptions } from "./TaskCard";
 
 /** True when the keyboard is in something that takes text (so "/" is typed there, not a shortcut). */
 function typingIn(target: EventTarget | null): boolean {
@@ -19,16 +20,21 @@ export function FilterBar({
   setFilter,
   filtering,
   audience,
+  labels,
   shownTotal,
   total,
+  children,
 }: {
   filter: BoardFilter;
   setFilter: (change: Partial<BoardFilter>) => void;
   filtering: boolean;
   /** Who the tasks can be assigned to; null while a private space's members load. */
   audience: readonly Member[] | null;
+  labels: readonly Label[];
   shownTotal: number;
   total: number;
+  /** What follows the count on the same line (the board's Labels button). */
+  children?: ReactNode;
 }) {
   const filterBox = useRef<HTMLInputElement>(null);
 
@@ -83,12 +89,37 @@ export function FilterBar({
           <option value="none">No due date</option>
         </select>
       </label>
+      <label className="board-filter-choice">
+        <span>Label</span>
+        <select value={filter.label} onChange={(event) => setFilter({ label: event.target.value })}>
+          <option value="">Any label</option>
+          {labels.map((label) => (
+            <option key={label.id} value={label.id}>
+              {label.name}
+            </option>
+          ))}
+          {/* A label in the address that is gone (deleted, or of a link from elsewhere) still shows as chosen. */}
+          {filter.label && !labels.some((l) => l.id === filter.label) && (
+            <option value={filter.label}>(a deleted label)</option>
+          )}
+        </select>
+      </label>
+      <label className="board-filter-choice">
+        <span>Priority</span>
+        <select
+          value={filter.priority}
+          onChange={(event) => setFilter({ priority: event.target.value as "" | Priority })}
+        >
+          <option value="">Any priority</option>
+          <PriorityOptions />
+        </select>
+      </label>
       {filtering && (
         <button
           type="button"
           className="link"
           onClick={() => {
-            setFilter({ text: "", assignee: "", due: "" });
+            setFilter({ text: "", assignee: "", due: "", label: "", priority: "" });
             filterBox.current?.focus();
           }}
         >
@@ -100,6 +131,7 @@ export function FilterBar({
           ? `${shownTotal} of ${total} ${total === 1 ? "task" : "tasks"}`
           : `${total} ${total === 1 ? "task" : "tasks"}`}
       </span>
+      {children}
     </search>
   );
 }

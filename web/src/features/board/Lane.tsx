@@ -4,18 +4,18 @@
  * card.
  */
 import { type DragEvent, memo, useEffect, useRef, useState } from "react";
-import type { Column, Task } from "../../../../src/api-types";
-import { Link } from "../../lib/router";
-import { Avatar } from "../../lib/ui";
+import type { Column, Label, Task } from "../../../../src/api-types";
 import { useWorkspace } from "../../lib/workspace";
 import { AddTask } from "./AddTask";
-import { PaperClip } from "./icons";
-import { dueText, isDoneColumn, isOverdue } from "./model";
+import { LaneHead } from "./LaneHead";
+import { isDoneColumn } from "./model";
+import { TaskCard } from "./TaskCard";
+import type { ColumnOps } from "./use-board";
+
+export { HINT_ID } from "./TaskCard";
 
 /** The drag data type of a task, so drops of anything else (files, text) are refused. */
 const DRAG_TYPE = "application/x-tandem-task";
-/** The id of the keyboard hint, which every movable card points to (aria-describedby). */
-export const HINT_ID = "board-keys-hint";
 /** The gap between cards (board.css `.lane-cards`), to centre the drop line in it. */
 const GAP = 8;
 
@@ -44,6 +44,13 @@ interface LaneProps {
   column: Column;
   /** The tasks shown (those that pass the filter). */
   tasks: readonly Task[];
+  /** How many tasks the column holds, shown or not (what its WIP limit counts). */
+  total: number;
+  /** How many columns the board has. */
+  columns: number;
+  /** The space's labels by id. */
+  labels: ReadonlyMap<string, Label>;
+  ops: ColumnOps;
   filtering: boolean;
   /** The filter part of the address, kept by the cards' links. */
   filterQuery: string;
@@ -57,6 +64,10 @@ interface LaneProps {
 export const Lane = memo(function Lane({
   column,
   tasks,
+  total,
+  columns,
+  labels,
+  ops,
   filtering,
   filterQuery,
   spaceId,
@@ -132,21 +143,13 @@ export const Lane = memo(function Lane({
       onDragLeave={onDragLeave}
       onDrop={onDropHere}
     >
-      <header className="lane-head">
-        {/* Focusable by script only: where the keyboard goes when the last card of a read-only column is deleted. */}
-        <h2 id={`lane-${column.id}`} tabIndex={-1}>
-          {column.name}
-        </h2>
-        <span className="lane-count" title={`${tasks.length} tasks`}>
-          {tasks.length}
-        </span>
-      </header>
+      <LaneHead column={column} count={total} shown={tasks.length} columns={columns} canWrite={canWrite} ops={ops} />
       <div className="lane-scroll" ref={scroller}>
         <ol className="lane-cards" aria-label={`Tasks in ${column.name}`}>
           {tasks.map((task) => {
             const member = task.assignee_user_id;
             return (
-              <Card
+              <TaskCard
                 key={task.id}
                 task={task}
                 spaceId={spaceId}
@@ -155,6 +158,7 @@ export const Lane = memo(function Lane({
                 done={done}
                 assignee={member ? ws.nameOf(member) : null}
                 assigneeStaff={member ? ws.isStaff(member) : false}
+                labels={labels}
               />
             );
           })}
@@ -166,58 +170,5 @@ export const Lane = memo(function Lane({
       </div>
       {canWrite && <AddTask column={column} onCreate={created} />}
     </section>
-  );
-});
-
-interface CardProps {
-  task: Task;
-  spaceId: string;
-  filterQuery: string;
-  canWrite: boolean;
-  done: boolean;
-  assignee: string | null;
-  assigneeStaff: boolean;
-}
-
-/** One task on the board: a link to its detail, draggable; re-renders only when its own props change. */
-const Card = memo(function Card({ task, spaceId, filterQuery, canWrite, done, assignee, assigneeStaff }: CardProps) {
-  const overdue = !done && isOverdue(task.due_at);
-  const hasMeta = task.due_at || task.deliverable_required || assignee;
-  return (
-    <li>
-      <Link
-        href={`/spaces/${spaceId}/board?${filterQuery ? `${filterQuery}&` : ""}task=${encodeURIComponent(task.id)}`}
-        className={`task-card${overdue ? " overdue" : ""}`}
-        data-task-id={task.id}
-        draggable={canWrite}
-        aria-describedby={canWrite ? HINT_ID : undefined}
-      >
-        <span className="task-card-title">{task.title}</span>
-        {hasMeta && (
-          <span className="task-card-meta">
-            {task.due_at && (
-              <span className={`due${overdue ? " overdue" : ""}`} title={new Date(task.due_at).toLocaleString()}>
-                {dueText(task.due_at, { overdue, done })}
-              </span>
-            )}
-            {task.deliverable_required && (
-              <span className="deliverable-flag" title="A deliverable is required">
-                <PaperClip />
-                <span className="sr-only">Deliverable required</span>
-              </span>
-            )}
-            {assignee && task.assignee_user_id && (
-              <span className="task-card-assignee">
-                <Avatar id={task.assignee_user_id} name={assignee} staff={assigneeStaff} />
-                <span className="sr-only">
-                  Assigned to {assignee}
-                  {assigneeStaff ? " (AI staff)" : ""}
-                </span>
-              </span>
-            )}
-          </span>
-        )}
-      </Link>
-    </li>
   );
 });

@@ -1,11 +1,11 @@
 /**
- * A task's detail, in a side panel: title, status, assignee, due date, deliverable requirement, description
- * (markdown), deliverables and comments. Saving and its conflicts are task-save.ts's; leaving the task (closing
+ * A task's detail, in a side panel: title, status, assignee, due date, priority, labels, deliverable
+ * requirement, description (markdown), deliverables and comments. Saving and its conflicts are task-save.ts's; leaving the task (closing
  * the panel, clicking another card beside it) asks first when a description or a comment being typed would be
  * lost.
  */
 import { useRef, useState } from "react";
-import type { Column, Member, Space, Task } from "../../../../src/api-types";
+import type { Column, Label, Member, Space, Task } from "../../../../src/api-types";
 import { copy, ErrorText } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { ConflictNotice } from "./ConflictNotice";
@@ -25,6 +25,7 @@ export function TaskDetail({
   taskId,
   task,
   columns,
+  labels,
   audience,
   taskAt,
   cardOf,
@@ -38,6 +39,7 @@ export function TaskDetail({
   taskId: string;
   task: Task | null;
   columns: Column[];
+  labels: readonly Label[];
   /** Who can see the space, so may be assigned (null while a private space's members load). */
   audience: readonly Member[] | null;
   /** The task whose card is at a point of the window (a click beside the panel), if any. */
@@ -141,6 +143,7 @@ export function TaskDetail({
           <ConflictNotice
             conflict={conflict}
             task={task}
+            labels={labels}
             onKeep={() => setConflict(null)}
             onApply={() => {
               const changes = conflict.changes;
@@ -180,6 +183,7 @@ export function TaskDetail({
         <TaskFields
           task={task}
           columns={columns}
+          labels={labels}
           audience={audience}
           canWrite={canWrite}
           pending={pending}

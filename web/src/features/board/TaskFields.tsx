@@ -1,9 +1,14 @@
-/** The task panel's status, assignee and due date; a typed due date saves once it has been still a moment. */
+/**
+ * The task panel's status, assignee, due date, priority and labels; a typed due date saves once it has been
+ * still a moment.
+ */
 import { useEffect } from "react";
-import type { Column, Member, Task, TaskChanges } from "../../../../src/api-types";
+import type { Column, Label, Member, Priority, Task, TaskChanges } from "../../../../src/api-types";
 import { useWorkspace } from "../../lib/workspace";
 import { AssigneeOptions } from "./AssigneeOptions";
+import { LabelPicker } from "./LabelPicker";
 import { dayOf, dueText, endOfDay, isDoneColumn, isOverdue } from "./model";
+import { PriorityOptions } from "./TaskCard";
 import type { Saved } from "./task-save";
 import { type Draft, useDraft } from "./use-draft";
 
@@ -11,6 +16,7 @@ import { type Draft, useDraft } from "./use-draft";
 export function TaskFields({
   task,
   columns,
+  labels,
   audience,
   canWrite,
   pending,
@@ -19,6 +25,7 @@ export function TaskFields({
 }: {
   task: Task;
   columns: Column[];
+  labels: readonly Label[];
   /** Who can see the space, so may be assigned (null while a private space's members load). */
   audience: readonly Member[] | null;
   canWrite: boolean;
@@ -57,7 +64,7 @@ export function TaskFields({
   const column = columns.find((c) => c.id === task.column_id);
   const overdue = !isDoneColumn(column) && isOverdue(task.due_at);
   return (
-    <div className="detail-props">
+    <div className="stack">
       <div className="detail-props">
         <label className="field">
           <span>Status</span>
@@ -133,7 +140,18 @@ export function TaskFields({
             <span className="due overdue wrap">{dueText(task.due_at, { overdue: true })}</span>
           )}
         </div>
+        <label className="field">
+          <span>Priority</span>
+          <select
+            value={pending?.priority ?? task.priority}
+            disabled={!canWrite}
+            onChange={(event) => void save({ priority: event.target.value as Priority }, task)}
+          >
+            <PriorityOptions />
+          </select>
+        </label>
       </div>
+      <LabelPicker task={task} labels={labels} canWrite={canWrite} pending={pending} save={save} />
     </div>
   );
 }

@@ -1,8 +1,17 @@
-/** The board feature's calls: a space's board and tasks, a task's comments and deliverables, and My tasks. */
+/**
+ * The board feature's calls: a space's board, its columns and labels, its tasks, a task's comments and
+ * deliverables, and My tasks.
+ */
 import type {
   BoardAnswer,
+  Column,
+  ColumnBody,
+  ColumnChanges,
   Deliverable,
   DeliverableUpload,
+  Label,
+  LabelBody,
+  LabelChanges,
   MyTask,
   Task,
   TaskBody,
@@ -17,6 +26,54 @@ const taskPath = (base: string, spaceId: string, taskId: string) => `${tasksPath
 /** The space's board and its columns. */
 export function getBoard(base: string, spaceId: string): Promise<BoardAnswer> {
   return api<BoardAnswer>("GET", `${base}/spaces/${spaceId}/board`);
+}
+
+const columnsPath = (base: string, spaceId: string) => `${base}/spaces/${spaceId}/board/columns`;
+const labelsPath = (base: string, spaceId: string) => `${base}/spaces/${spaceId}/labels`;
+
+/** Adds a column to the board at `position` (omitted: last). 409 `name already exists`. */
+export async function addColumn(base: string, spaceId: string, body: ColumnBody): Promise<Column> {
+  return (await api<{ column: Column }>("POST", columnsPath(base, spaceId), body)).column;
+}
+
+/** Renames, moves or sets the WIP limit of a column. 409 `name already exists`. */
+export async function changeColumn(
+  base: string,
+  spaceId: string,
+  columnId: string,
+  changes: ColumnChanges,
+): Promise<Column> {
+  return (await api<{ column: Column }>("PATCH", `${columnsPath(base, spaceId)}/${columnId}`, changes)).column;
+}
+
+/** Deletes an empty column. 409 `column is not empty`, `a board needs a column`. */
+export async function deleteColumn(base: string, spaceId: string, columnId: string): Promise<void> {
+  await api("DELETE", `${columnsPath(base, spaceId)}/${columnId}`);
+}
+
+/** The space's labels, oldest first. */
+export async function listLabels(base: string, spaceId: string): Promise<Label[]> {
+  return (await api<{ labels: Label[] }>("GET", labelsPath(base, spaceId))).labels;
+}
+
+/** Creates a label. 409 `name already exists`. */
+export async function createLabel(base: string, spaceId: string, body: LabelBody): Promise<Label> {
+  return (await api<{ label: Label }>("POST", labelsPath(base, spaceId), body)).label;
+}
+
+/** Renames or recolours a label. 409 `name already exists`. */
+export async function changeLabel(
+  base: string,
+  spaceId: string,
+  labelId: string,
+  changes: LabelChanges,
+): Promise<Label> {
+  return (await api<{ label: Label }>("PATCH", `${labelsPath(base, spaceId)}/${labelId}`, changes)).label;
+}
+
+/** Deletes a label; its tasks drop it (each one a `task.updated`). */
+export async function deleteLabel(base: string, spaceId: string, labelId: string): Promise<void> {
+  await api("DELETE", `${labelsPath(base, spaceId)}/${labelId}`);
 }
 
 /** The tasks of the space's board, by column then position. */

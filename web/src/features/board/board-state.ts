@@ -7,7 +7,7 @@
  * shifts its neighbours without an event for each of them (the server sends one `task.updated`, for the task
  * that moved), and copying new positions into every neighbour would re-render them all.
  */
-import type { Column, Task } from "../../../../src/api-types";
+import type { Column, Label, Task } from "../../../../src/api-types";
 
 /** Tasks by column id, each array in board order. */
 export type Lanes = Readonly<Record<string, readonly Task[]>>;
@@ -85,4 +85,46 @@ export function dropPosition(lanes: Lanes, id: string, columnId: string, slot: n
   const at = find(lanes, id);
   if (at && at.columnId === columnId && at.index < slot) return slot - 1;
   return slot;
+}
+
+/** The task `id` with one comment more (a `task.message.created`): not an update, so its version stays. */
+export function commented(lanes: Lanes, id: string): Lanes {
+  const at = find(lanes, id);
+  if (!at) return lanes;
+  const lane = lanes[at.columnId] as readonly Task[];
+  const task = { ...at.task, comment_count: at.task.comment_count + 1 };
+  return { ...lanes, [at.columnId]: [...lane.slice(0, at.index), task, ...lane.slice(at.index + 1)] };
+}
+
+/**
+ * The board's columns with `column` at its `position` (taken out of where it was), positions made dense again:
+ * what the server did for a column added, moved or renamed (one event, for that column; the others follow).
+ */
+export function withColumn(columns: readonly Column[], column: Column): Column[] {
+  const others = columns.filter((c) => c.id !== column.id);
+  const at = Math.max(0, Math.min(column.position, others.length));
+  return [...others.slice(0, at), column, ...others.slice(at)].map((c, position) =>
+    c.position === position ? c : { ...c, position },
+  );
+}
+
+/** The board's columns without `id`, those after it one place back. */
+export function withoutColumn(columns: readonly Column[], id: string): Column[] {
+  return columns.filter((c) => c.id !== id).map((c, position) => (c.position === position ? c : { ...c, position }));
+}
+
+/** The lanes with an empty lane for each column that has none (a column added). */
+export function withLanes(lanes: Lanes, columns: readonly Column[]): Lanes {
+  const missing = columns.filter((c) => !lanes[c.id]);
+  if (missing.length === 0) return lanes;
+  return { ...lanes, ...Object.fromEntries(missing.map((c) => [c.id, []])) };
+}
+
+/** The space's labels with `label` added or changed, oldest first (as the API lists them). */
+export function withLabel(labels: readonly Label[], label: Label): Label[] {
+  const others = labels.filter((l) => l.id !== label.id);
+  const at = others.findIndex(
+    (l) => l.created_at > label.created_at || (l.created_at === label.created_at && l.id > label.id),
+  );
+  return at === -1 ? [...others, label] : [...others.slice(0, at), label, ...others.slice(at)];
 }

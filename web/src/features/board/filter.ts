@@ -1,10 +1,11 @@
 /**
- * The board's filter: words in the title or description, an assignee and a due date, kept in the address
- * (`?q=…&assignee=me|none|<userId>&due=overdue|week|none`) so a reload, back and a shared link keep it. The
+ * The board's filter: words in the title or description, an assignee, a due date, a label and a priority, kept
+ * in the address (`?q=…&assignee=me|none|<userId>&due=overdue|week|none&label=<labelId>&priority=<priority>`)
+ * so a reload, back and a shared link keep it. The
  * board shows the lanes filtered; moves are worked out on the shown cards and sent as places in the whole
  * column, so a task moved between two shown cards lands between them.
  */
-import type { Column, Task } from "../../../../src/api-types";
+import type { Column, Priority, Task } from "../../../../src/api-types";
 import type { Lanes } from "./board-state";
 import { daysUntil, isDoneColumn, isOverdue } from "./model";
 
@@ -17,23 +18,36 @@ export interface BoardFilter {
   /** "" anyone, "me", "none" (unassigned), or a user id. */
   assignee: string;
   due: DueChoice;
+  /** "" any, or a label's id. */
+  label: string;
+  priority: "" | Priority;
 }
 
 const DUE: readonly DueChoice[] = ["", "overdue", "week", "none"];
+const PRIORITY: readonly string[] = ["none", "low", "medium", "high", "urgent"];
 
 /** The filter in an address's query. */
 export function filterOf(query: URLSearchParams): BoardFilter {
   const due = query.get("due") ?? "";
+  const priority = query.get("priority") ?? "";
   return {
     text: query.get("q") ?? "",
     assignee: query.get("assignee") ?? "",
     due: (DUE as readonly string[]).includes(due) ? (due as DueChoice) : "",
+    label: query.get("label") ?? "",
+    priority: PRIORITY.includes(priority) ? (priority as Priority) : "",
   };
 }
 
 /** True when the filter hides anything. */
 export function isFiltering(filter: BoardFilter): boolean {
-  return filter.text.trim() !== "" || filter.assignee !== "" || filter.due !== "";
+  return (
+    filter.text.trim() !== "" ||
+    filter.assignee !== "" ||
+    filter.due !== "" ||
+    filter.label !== "" ||
+    filter.priority !== ""
+  );
 }
 
 /** `query` with the filter written in (empty parts left out), other parameters (`task`) kept. */
@@ -43,6 +57,8 @@ export function withFilter(query: URLSearchParams, filter: BoardFilter): URLSear
   set("q", filter.text);
   set("assignee", filter.assignee);
   set("due", filter.due);
+  set("label", filter.label);
+  set("priority", filter.priority);
   return next;
 }
 
@@ -56,6 +72,8 @@ export function matchesText(task: Pick<Task, "title" | "description">, text: str
 /** True when the task passes the filter (`me` is the viewer's id; a task in Done is never overdue). */
 export function matchesFilter(task: Task, filter: BoardFilter, me: string, done: boolean, now: number): boolean {
   if (!matchesText(task, filter.text)) return false;
+  if (filter.label && !task.label_ids.includes(filter.label)) return false;
+  if (filter.priority && task.priority !== filter.priority) return false;
   if (filter.assignee === "me" && task.assignee_user_id !== me) return false;
   if (filter.assignee === "none" && task.assignee_user_id !== null) return false;
   if (!["", "me", "none"].includes(filter.assignee) && task.assignee_user_id !== filter.assignee) return false;

@@ -1,9 +1,50 @@
-/** What the board screens share: the Done column, a task's link, and the due-date rules. */
-import type { Column } from "../../../../src/api-types";
+/** What the board screens share: the Done column, WIP limits, priorities, a task's link, and the due-date rules. */
+import type { Column, Priority } from "../../../../src/api-types";
 
 /** True for the column that means finished (overdue no longer applies there). */
 export function isDoneColumn(column: Pick<Column, "name"> | undefined): boolean {
   return column?.name.trim().toLowerCase() === "done";
+}
+
+/** True when a column holds more tasks than its WIP limit. */
+export function isOverLimit(column: Pick<Column, "wip_limit">, count: number): boolean {
+  return column.wip_limit !== null && count > column.wip_limit;
+}
+
+/** What a column's count says: "4/3" against its WIP limit, else the count alone. */
+export function countText(column: Pick<Column, "wip_limit">, count: number): string {
+  return column.wip_limit === null ? String(count) : `${count}/${column.wip_limit}`;
+}
+
+/** The count in words, for a screen reader and a tooltip. */
+export function countTitle(column: Pick<Column, "wip_limit">, count: number): string {
+  const tasks = `${count} ${count === 1 ? "task" : "tasks"}`;
+  if (column.wip_limit === null) return tasks;
+  return `${tasks}, limit ${column.wip_limit}${isOverLimit(column, count) ? ": over the limit" : ""}`;
+}
+
+/** The notice when a task put into `column` (now holding `count`) takes it over its WIP limit, else null. */
+export function overLimitNotice(
+  column: Pick<Column, "name" | "wip_limit">,
+  count: number,
+  title: string,
+): string | null {
+  if (!isOverLimit(column, count)) return null;
+  return `“${title}” is in ${column.name}, which now holds ${count} tasks: over its limit of ${column.wip_limit}.`;
+}
+
+/** The priorities from the most urgent, with their names for people. */
+export const PRIORITIES: readonly { value: Priority; name: string }[] = [
+  { value: "urgent", name: "Urgent" },
+  { value: "high", name: "High" },
+  { value: "medium", name: "Medium" },
+  { value: "low", name: "Low" },
+  { value: "none", name: "No priority" },
+];
+
+/** A priority's name for people. */
+export function priorityName(priority: Priority): string {
+  return PRIORITIES.find((p) => p.value === priority)?.name ?? priority;
 }
 
 /** The board URL that opens the task, so it can be linked. */

@@ -16,7 +16,9 @@ export type Field =
   | "assignee_user_id"
   | "due_at"
   | "deliverable_required"
-  | "deliverable_instructions";
+  | "deliverable_instructions"
+  | "priority"
+  | "label_ids";
 
 /** The fields' names for people. */
 export const LABELS: Record<Field, string> = {
@@ -26,6 +28,8 @@ export const LABELS: Record<Field, string> = {
   due_at: "Due date",
   deliverable_required: "Deliverable required",
   deliverable_instructions: "Deliverable instructions",
+  priority: "Priority",
+  label_ids: "Labels",
 };
 
 function fieldsOf(changes: TaskChanges): Field[] {
@@ -49,6 +53,9 @@ function same(field: Field, a: unknown, b: unknown): boolean {
       (a === null || a === undefined ? null : Date.parse(String(a))) ===
       (b === null || b === undefined ? null : Date.parse(String(b)))
     );
+  // Label ids are a set: the same labels in another order are the same.
+  if (field === "label_ids")
+    return [...((a as string[]) ?? [])].sort().join() === [...((b as string[]) ?? [])].sort().join();
   return a === b;
 }
 

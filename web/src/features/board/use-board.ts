@@ -1,18 +1,48 @@
 /**
- * The board's state, loaded and kept live: the columns and the lanes of tasks, moves (optimistic, undone with
- * the API's error when refused, one task's moves sent one after the other) and new tasks.
+ * The board's state, loaded and kept live: the columns, the space's labels and the lanes of tasks, moves
+ * (optimistic, undone with the API's error when refused, one task's moves sent one after the other), new tasks,
+ * and the changes to columns and labels (shown once the server answered, and as others' changes arrive).
  */
-import { useCallback, useEffect, useRef, useState } from "react";
-import type { Column, Task } from "../../../../src/api-types";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { Column, ColumnChanges, Label, LabelBody, LabelChanges, Task } from "../../../../src/api-types";
 import { ApiError, messageOf } from "../../lib/api";
 import { type LiveEvent, useLiveEvents } from "../../lib/events";
 import { toast } from "../../lib/ui";
-import { createTask, getBoard, listTasks, moveTask } from "./api";
-import { find, type Lanes, lanesOf, place, remove, upsert } from "./board-state";
+import {
+  addColumn,
+  changeColumn,
+  changeLabel,
+  createLabel,
+  createTask,
+  deleteColumn,
+  deleteLabel,
+  getBoard,
+  listLabels,
+  listTasks,
+  moveTask,
+} from "./api";
+import {
+  commented,
+  find,
+  type Lanes,
+  lanesOf,
+  place,
+  remove,
+  upsert,
+  withColumn,
+  withLabel,
+  withLanes,
+  withoutColumn,
+} from "./board-state";
+import { overLimitNotice } from "./model";
+
+/** The live events the board follows. */
+const FOLLOWED = /^(task|board\.column|label)\./;
 
 /** The board's state, loaded and kept live; moves and creations go through here. */
 export function useBoard(base: string, spaceId: string) {
-  const [columns, setColumns] = useState<Column[] | null>(null);
+  const [columns, setColumnsState] = useState<Column[] | null>(null);
+  const [labels, setLabelsState] = useState<Label[]>([]);
   const [lanes, setLanes] = useState<Lanes>({});
   const [error, setError] = useState<string | null>(null);
   // The ref is the source of truth, so several moves before the next render each see the previous one.
@@ -29,6 +59,29 @@ export function useBoard(base: string, spaceId: string) {
     if (next === current.current) return;
     current.current = next;
     setLanes(next);
+  }, []);
+
+  // The columns and labels as of now, for handlers made once (a move's notice, a held event replayed).
+  const columnsRef = useRef<Column[]>([]);
+  const labelsRef = useRef<Label[]>([]);
+  const setColumns = useCallback(
+    (change: (columns: Column[]) => Column[]) => {
+      columnsRef.current = change(columnsRef.current);
+      setColumnsState(columnsRef.current);
+      update((l) => withLanes(l, columnsRef.current));
+    },
+    [update],
+  );
+  const setLabels = useCallback((change: (labels: Label[]) => Label[]) => {
+    labelsRef.current = change(labelsRef.current);
+    setLabelsState(labelsRef.current);
+  }, []);
+
+  /** Says so when a task put in `columnId` (by a move or a new task) takes it over its WIP limit. */
+  const noticeLimit = useCallback((columnId: string, title: string) => {
+    const column = columnsRef.current.find((c) => c.id === columnId);
+    const notice = column && overLimitNotice(column, current.current[columnId]?.length ?? 0, title);
+    if (notice) toast(notice);
   }, []);
 
   /**
@@ -51,14 +104,30 @@ export function useBoard(base: string, spaceId: string) {
 
   const apply = useCallback(
     (event: LiveEvent) => {
-      if (event.type === "task.created" || event.type === "task.updated") hear(event.payload as Task);
-      else if (event.type === "task.deleted") {
-        const id = (event.payload as { id: string }).id;
-        gone.current.add(id);
-        update((l) => remove(l, id));
+      const id = (event.payload as { id: string }).id;
+      switch (event.type) {
+        case "task.created":
+        case "task.updated":
+          return hear(event.payload as Task);
+        case "task.deleted":
+          gone.current.add(id);
+          return update((l) => remove(l, id));
+        case "task.message.created":
+          return update((l) => commented(l, (event.payload as { task_id: string }).task_id));
+        case "board.column.created":
+        case "board.column.updated":
+          return setColumns((c) => withColumn(c, event.payload as Column));
+        case "board.column.deleted":
+          return setColumns((c) => withoutColumn(c, id));
+        case "label.created":
+        case "label.updated":
+          return setLabels((l) => withLabel(l, event.payload as Label));
+        case "label.deleted":
+          // Its tasks come as task.updated events of their own, without it.
+          return setLabels((l) => l.filter((label) => label.id !== id));
       }
     },
-    [update, hear],
+    [update, hear, setColumns, setLabels],
   );
 
   const load = useCallback(async () => {
@@ -68,12 +137,20 @@ export function useBoard(base: string, spaceId: string) {
     const request = ++latest.current;
     loading.current = true;
     try {
-      const [board, tasks] = await Promise.all([getBoard(base, spaceId), listTasks(base, spaceId)]);
+      const [board, tasks, spaceLabels] = await Promise.all([
+        getBoard(base, spaceId),
+        listTasks(base, spaceId),
+        listLabels(base, spaceId),
+      ]);
       if (request !== latest.current) return;
       const sorted = [...board.columns].sort((a, b) => a.position - b.position);
       current.current = lanesOf(sorted, tasks);
-      for (const event of held.current) apply(event);
-      setColumns(sorted);
+      columnsRef.current = sorted;
+      labelsRef.current = spaceLabels;
+      // A comment made while the listing was on its way is most likely counted in it already: not counted twice.
+      for (const event of held.current) if (event.type !== "task.message.created") apply(event);
+      setColumnsState(columnsRef.current);
+      setLabelsState(labelsRef.current);
       setLanes(current.current);
       setError(null);
     } catch (err) {
@@ -89,15 +166,18 @@ export function useBoard(base: string, spaceId: string) {
   useEffect(() => {
     current.current = {};
     gone.current = new Set();
+    columnsRef.current = [];
+    labelsRef.current = [];
     setLanes({});
-    setColumns(null);
+    setColumnsState(null);
+    setLabelsState([]);
     setError(null);
     void load();
   }, [load]);
 
   useLiveEvents((event) => {
     if (event.type === "resync") void load();
-    else if (event.space_id !== spaceId || !event.type.startsWith("task.")) return;
+    else if (event.space_id !== spaceId || !FOLLOWED.test(event.type)) return;
     else if (loading.current) held.current.push(event);
     else apply(event);
   });
@@ -111,6 +191,7 @@ export function useBoard(base: string, spaceId: string) {
       const before = find(current.current, id);
       if (!before || (before.columnId === columnId && before.index === index)) return;
       update((l) => place(l, before.task, columnId, index));
+      if (before.columnId !== columnId) noticeLimit(columnId, before.task.title);
       const waiting = pending.current.get(id) ?? { moves: 0, latest: null };
       waiting.moves++;
       pending.current.set(id, waiting);
@@ -147,16 +228,59 @@ export function useBoard(base: string, spaceId: string) {
         if (chains.current.get(id) === next) chains.current.delete(id);
       });
     },
-    [base, spaceId, update, hear],
+    [base, spaceId, update, hear, noticeLimit],
   );
 
   const create = useCallback(
     async (columnId: string, title: string) => {
       const task = await createTask(base, spaceId, { title, column_id: columnId });
       update((l) => upsert(l, task));
+      noticeLimit(columnId, task.title);
       return task;
     },
-    [base, spaceId, update],
+    [base, spaceId, update, noticeLimit],
+  );
+
+  /** Adding, changing and deleting columns: each shown once the server answered (and as others' arrive). */
+  const columnOps = useMemo(
+    () => ({
+      add: async (name: string) => {
+        const column = await addColumn(base, spaceId, { name });
+        setColumns((c) => withColumn(c, column));
+        return column;
+      },
+      change: async (id: string, changes: ColumnChanges) => {
+        const column = await changeColumn(base, spaceId, id, changes);
+        setColumns((c) => withColumn(c, column));
+        return column;
+      },
+      remove: async (id: string) => {
+        await deleteColumn(base, spaceId, id);
+        setColumns((c) => withoutColumn(c, id));
+      },
+    }),
+    [base, spaceId, setColumns],
+  );
+
+  /** Creating, changing and deleting the space's labels. */
+  const labelOps = useMemo(
+    () => ({
+      create: async (body: LabelBody) => {
+        const label = await createLabel(base, spaceId, body);
+        setLabels((l) => withLabel(l, label));
+        return label;
+      },
+      change: async (id: string, changes: LabelChanges) => {
+        const label = await changeLabel(base, spaceId, id, changes);
+        setLabels((l) => withLabel(l, label));
+        return label;
+      },
+      remove: async (id: string) => {
+        await deleteLabel(base, spaceId, id);
+        setLabels((l) => l.filter((label) => label.id !== id));
+      },
+    }),
+    [base, spaceId, setLabels],
   );
 
   /** A task as the server answered it (an edit in the detail). */
@@ -170,5 +294,24 @@ export function useBoard(base: string, spaceId: string) {
     [update],
   );
 
-  return { columns, lanes, current, pending, error, load, move, create, receive, forget };
+  return {
+    columns,
+    labels,
+    lanes,
+    current,
+    pending,
+    error,
+    load,
+    move,
+    create,
+    receive,
+    forget,
+    columnOps,
+    labelOps,
+  };
 }
+
+/** What the board lets its screens do to columns. */
+export type ColumnOps = ReturnType<typeof useBoard>["columnOps"];
+/** What the board lets its screens do to labels. */
+export type LabelOps = ReturnType<typeof useBoard>["labelOps"];

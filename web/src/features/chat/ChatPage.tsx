@@ -1,6 +1,8 @@
 /**
- * The chat of a space: its rooms (with unread counts and live creation and deletion) beside the open room.
- * `/spaces/:spaceId/chat` opens `general`, or the first room.
+ * The chat of a space: its rooms (with unread counts and live creation and deletion) beside the open room, and
+ * a thread of it beside that (`?thread=<rootId>`). `/spaces/:spaceId/chat` opens `general`, or the first room;
+ * `?message=<id>` opens the room at a message, or, for a reply in a thread, the thread at the reply beside the
+ * room at its root.
  *
  * Unread counts and mentions are the server's (the inbox feature's store, which the "Chat" tab and the sidebar
  * read too); the open room, on screen in a focused window, is read as its messages arrive.
@@ -9,21 +11,23 @@
  * room's creator, and `general` only to `org.manage` holders; the API lets any `chat.write` holder do it.
  */
 
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { ChatRoom, Space } from "../../../../src/api-types";
 import { useLiveEvents } from "../../lib/events";
 import { useLoad } from "../../lib/hooks";
 import { navigate, useLocation } from "../../lib/router";
-import { Empty, ErrorText, Spinner, toast, usePageTitle } from "../../lib/ui";
+import { copy, Empty, ErrorText, Spinner, toast, usePageTitle } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { Counts, useSpaceCount } from "../inbox/Counts";
 import { listSpaceMembers } from "../spaces/api";
-import { listRooms } from "./api";
+import { listReplies, listRooms } from "./api";
 import type { Thinking } from "./chat-types";
 import type { Candidate } from "./mentions";
 import { CreateRoom, DeleteRoom } from "./RoomDialogs";
 import { RoomList } from "./RoomList";
+import type { RoomMenuItem } from "./RoomParts";
 import { RoomView } from "./RoomView";
+import { ThreadPanel } from "./ThreadPanel";
 import { useThinking } from "./use-thinking";
 
 /** The chat screen of `space`, with `roomId` open. */
@@ -114,6 +118,14 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
       .map((m) => ({ id: m.user_id, name: m.display_name, staff: m.is_service_account }));
   }, [ws.members, me, space.private, spaceMembers.data]);
 
+  // A message asked for (`?message=`) that is a reply opens its thread beside the room, the room at its root.
+  const place = useMessagePlace(ws.base, space.id, currentId, query.get("message"));
+  const threadId = query.get("thread") ?? place?.root ?? null;
+  const roomTarget = place ? (place.root ?? place.message) : null;
+  const roomPath = `/spaces/${space.id}/chat/${currentId}`;
+  const openThread = useCallback((rootId: string) => navigate(`${roomPath}?thread=${rootId}`), [roomPath]);
+  const closeThread = useCallback(() => navigate(roomPath, { replace: true }), [roomPath]);
+
   const others = useSpaceCount(space.id);
   const canWrite = ws.can("chat.write");
   const canManage = ws.can("org.manage");
@@ -136,8 +148,19 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
     </button>
   );
 
+  // The room's actions, in its header's "⋯" menu.
+  const menu: RoomMenuItem[] = current
+    ? [
+        {
+          label: "Copy link to room",
+          run: () => void copy(`${location.origin}${roomPath}`, "Link to the room copied"),
+        },
+        ...(canDeleteRoom(current) ? [{ label: "Delete room", danger: true, run: () => setDeleting(current) }] : []),
+      ]
+    : [];
+
   return (
-    <div className={`chat${roomsOpen ? " rooms-open" : ""}`}>
+    <div className={`chat${roomsOpen ? " rooms-open" : ""}${current && threadId ? " thread-open" : ""}`}>
       <RoomList
         spaceId={space.id}
         rooms={rooms}
@@ -157,10 +180,11 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
           candidates={candidates}
           outsiders={outsiders}
           roomsButton={roomsButton}
-          onDeleteRoom={canDeleteRoom(current) ? () => setDeleting(current) : null}
+          menu={menu}
           notice={notice?.roomId === current.id ? notice.text : null}
           onDismissNotice={() => setNotice(null)}
-          target={query.get("message")}
+          target={roomTarget}
+          onOpenThread={openThread}
         />
       ) : rooms.length === 0 ? (
         <div className="chat-room">
@@ -180,6 +204,18 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
         </div>
       ) : (
         <Spinner />
+      )}
+      {current && threadId && (
+        <ThreadPanel
+          key={threadId}
+          spaceId={space.id}
+          room={current}
+          rootId={threadId}
+          target={place?.root ? place.message : null}
+          candidates={candidates}
+          outsiders={outsiders}
+          onClose={closeThread}
+        />
       )}
       {creating && (
         <CreateRoom
@@ -209,3 +245,32 @@ function ChatScreen({ space, roomId }: { space: Space; roomId: string | null }) 
 }
 
 const NO_THINKING: readonly Thinking[] = Object.freeze([]);
+
+/**
+ * Where a message asked for by id is: its id, and its thread's root when it is a reply (null at the top level,
+ * or when it is not found: the room says so). Null while it is being looked up.
+ */
+function useMessagePlace(
+  base: string,
+  spaceId: string,
+  roomId: string | null,
+  messageId: string | null,
+): { message: string; root: string | null } | null {
+  const [place, setPlace] = useState<{ message: string; root: string | null } | null>(null);
+  useEffect(() => {
+    setPlace(null);
+    if (!roomId || !messageId) return;
+    let stale = false;
+    listReplies(base, spaceId, roomId, messageId, { limit: 1 }).then(
+      (page) => {
+        const root = page.root.message.id;
+        if (!stale) setPlace({ message: messageId, root: root === messageId ? null : root });
+      },
+      () => !stale && setPlace({ message: messageId, root: null }),
+    );
+    return () => {
+      stale = true;
+    };
+  }, [base, spaceId, roomId, messageId]);
+  return place;
+}

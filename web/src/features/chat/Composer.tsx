@@ -1,18 +1,34 @@
 /**
  * Writing a message: Enter sends (inside an unclosed code fence it starts a new line), Shift+Enter starts a
- * new line, `@` opens the list of people and staff to mention (arrows, then Enter or Tab), links can be
- * attached by URL, and an emoji can be inserted. Up in an empty composer edits one's last message. The draft
- * of each room is kept while switching rooms. A message that could not reach the server is offered again
- * (Retry, or Enter) and the error makes way for that once the live connection is back.
+ * new line, `@` opens the list of people and staff to mention (arrows, then Enter or Tab), files are attached
+ * by pasting, dropping or picking them (uploaded at once, with their progress), links by URL, and an emoji can
+ * be inserted. Up in an empty composer edits one's last message. The draft of each room (and thread) is kept
+ * while switching rooms. A message that could not reach the server is offered again (Retry, or Enter) and the
+ * error makes way for that once the live connection is back. In a thread, "Also send to #room" sends the reply
+ * to the room too.
  */
-import { type FormEvent, type KeyboardEvent, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import {
+  type ClipboardEvent,
+  type FormEvent,
+  type KeyboardEvent,
+  type RefObject,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+} from "react";
+import type { ChatRoom } from "../../../../src/api-types";
 import { useLiveEvents } from "../../lib/events";
 import { useMentionPicker } from "../../lib/mention-picker";
 import { ErrorText } from "../../lib/ui";
+import { useWorkspace } from "../../lib/workspace";
 import type { AttachmentDraft } from "./chat-types";
+import { DraftAttachments } from "./DraftAttachments";
 import { EmojiPicker } from "./EmojiPicker";
-import { LinkIcon, SmileIcon } from "./icons";
+import { LinkIcon, PaperclipIcon, SmileIcon } from "./icons";
 import { type Candidate, mentionFinder } from "./mentions";
+import { forgetPreview, useComposerFiles, useFileDrop } from "./use-composer-files";
 
 /** Why a message was not sent: the API's words, and whether the server could not be reached at all. */
 export interface SendFailure {
@@ -60,24 +76,34 @@ interface Draft {
 // Unsent drafts by room, for this tab's lifetime.
 const drafts = new Map<string, Draft>();
 
-/** The composer of one room. `onSend` resolves to the API's error in words, or null once sent. */
+/**
+ * The composer of one room, or of a thread of it (`thread`). `onSend` resolves to the API's error in words, or
+ * null once sent; `alsoInRoom` is the thread's "Also send to #room".
+ */
 export function Composer({
-  roomId,
-  roomName,
+  room,
+  thread,
   candidates,
   outsiders = [],
+  dropZone,
   onSend,
   onEditLast,
 }: {
-  roomId: string;
-  roomName: string;
+  room: ChatRoom;
+  /** The root of the thread this composer replies in; absent for the room's own composer. */
+  thread?: string;
   candidates: readonly Candidate[];
   /** Members of the organization who cannot read this (private) space: mentioning them gets a hint. */
   outsiders?: readonly Candidate[];
-  onSend: (content: string, attachments: AttachmentDraft[]) => Promise<SendFailure | null>;
+  /** Where files may be dropped (the whole room or panel); the composer itself when absent. */
+  dropZone?: RefObject<HTMLElement | null>;
+  onSend: (content: string, attachments: AttachmentDraft[], alsoInRoom: boolean) => Promise<SendFailure | null>;
   onEditLast: () => boolean;
 }) {
-  const saved = drafts.get(roomId);
+  const ws = useWorkspace();
+  const roomName = room.name;
+  const draftKey = thread ? `${room.id}:${thread}` : room.id;
+  const saved = drafts.get(draftKey);
   const [text, setText] = useState(saved?.text ?? "");
   const [attachments, setAttachments] = useState<AttachmentDraft[]>(saved?.attachments ?? []);
   const [failure, setFailure] = useState<SendFailure | null>(null);
@@ -90,10 +116,31 @@ export function Composer({
   const linkUrl = useRef<HTMLInputElement>(null);
   const pendingCaret = useRef<number | null>(null);
   const picker = useMentionPicker(text, setText, candidates, area);
+  const [alsoInRoom, setAlsoInRoom] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  const fileField = useRef<HTMLInputElement>(null);
+  const files = useComposerFiles(ws.base, room.space_id, room.id, ws.can("files.write"), (uploaded) =>
+    setAttachments((list) => [...list, uploaded]),
+  );
+  useFileDrop(dropZone ?? root, files.add);
 
   useEffect(() => {
-    drafts.set(roomId, { text, attachments });
-  }, [roomId, text, attachments]);
+    drafts.set(draftKey, { text, attachments });
+  }, [draftKey, text, attachments]);
+
+  /** A pasted picture or file (a screenshot) is attached; text pastes as text. */
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const pasted = [...event.clipboardData.files];
+    if (pasted.length === 0 || event.clipboardData.getData("text/plain")) return;
+    event.preventDefault();
+    files.add(pasted);
+  };
+
+  const removeAttachment = (index: number) => {
+    const gone = attachments[index];
+    if (gone) files.discard(gone);
+    setAttachments(attachments.filter((_, j) => j !== index));
+  };
 
   // Grows with its text up to a limit, then scrolls.
   // biome-ignore lint/correctness/useExhaustiveDependencies: measured again whenever the text changes.
@@ -126,6 +173,8 @@ export function Composer({
   const send = async () => {
     const content = text.trim();
     if (!content && attachments.length === 0) return;
+    // Files still going up are part of the message: it waits for them.
+    if (files.busy) return;
     // A lone fence would be an empty code block: it is the start of one being typed, not a message.
     if (onlyFences(content) && attachments.length === 0) return;
     const sentText = text;
@@ -137,13 +186,16 @@ export function Composer({
     setAttachments([]);
     setFailure(null);
     setReconnected(false);
-    const failed = await onSend(content, sentAttachments);
+    const sentAlso = alsoInRoom;
+    setAlsoInRoom(false);
+    const failed = await onSend(content, sentAttachments, sentAlso);
     if (failed) {
       setFailure(failed);
       // Give the message back to fix it, unless something new was typed meanwhile.
       setText((current) => current || sentText);
       setAttachments((current) => (current.length ? current : sentAttachments));
-    }
+      setAlsoInRoom(sentAlso);
+    } else for (const a of sentAttachments) forgetPreview(a);
   };
 
   const onKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -201,29 +253,16 @@ export function Composer({
     el?.focus();
   };
 
+  const empty = !text.trim() && attachments.length === 0;
   return (
-    <div className="composer">
+    <div className="composer" ref={root}>
       {picker.list}
-      {attachments.length > 0 && (
-        <ul className="draft-attachments" aria-label="Links to attach">
-          {attachments.map((a, i) => (
-            <li key={a.url} className="draft-attachment">
-              <LinkIcon />
-              <span className="grow" title={a.url}>
-                {a.name || a.url}
-              </span>
-              <button
-                type="button"
-                className="icon"
-                aria-label={`Remove ${a.name || a.url}`}
-                onClick={() => setAttachments(attachments.filter((_, j) => j !== i))}
-              >
-                ✕
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <DraftAttachments
+        attachments={attachments}
+        uploads={files.uploads}
+        onRemove={removeAttachment}
+        onCancel={files.cancel}
+      />
       {linkOpen && (
         <form
           className="attach-form"
@@ -267,9 +306,10 @@ export function Composer({
           ref={area}
           rows={1}
           value={text}
-          placeholder={`Message #${roomName}`}
-          aria-label={`Message #${roomName}`}
+          placeholder={thread ? "Reply…" : `Message #${roomName}`}
+          aria-label={thread ? `Reply in thread in #${roomName}` : `Message #${roomName}`}
           {...picker.fieldProps}
+          onPaste={onPaste}
           onChange={(event) => {
             setText(event.target.value);
             picker.changed(event.target.value, event.target.selectionStart);
@@ -279,6 +319,28 @@ export function Composer({
           onKeyDown={onKey}
         />
         <div className="composer-tools">
+          <button
+            type="button"
+            className="icon"
+            aria-label="Attach files"
+            title="Attach files (or paste or drop them)"
+            onClick={() => fileField.current?.click()}
+          >
+            <PaperclipIcon />
+          </button>
+          <input
+            ref={fileField}
+            type="file"
+            multiple
+            hidden
+            aria-hidden="true"
+            tabIndex={-1}
+            onChange={(event) => {
+              files.add([...(event.currentTarget.files ?? [])]);
+              event.currentTarget.value = "";
+              area.current?.focus();
+            }}
+          />
           <button
             type="button"
             className="icon"
@@ -302,16 +364,19 @@ export function Composer({
             type="button"
             className="primary send"
             onClick={() => void send()}
-            disabled={!text.trim() && attachments.length === 0}
+            disabled={empty || files.busy}
+            title={files.busy ? "Waiting for the files to upload" : undefined}
           >
             Send
           </button>
         </div>
       </div>
-      <p className="composer-hint muted small">
-        <kbd>Enter</kbd> to send, <kbd>Shift</kbd>+<kbd>Enter</kbd> for a new line, <kbd>@</kbd> to mention, markdown
-        works
-      </p>
+      {thread && (
+        <label className="composer-also small">
+          <input type="checkbox" checked={alsoInRoom} onChange={(event) => setAlsoInRoom(event.target.checked)} />
+          Also send to #{roomName}
+        </label>
+      )}
       {unseen.length > 0 && (
         <p className="composer-warning small" role="status">
           {names(unseen)} {unseen.length === 1 ? "is not a member" : "are not members"} of this private space and will
@@ -327,7 +392,7 @@ export function Composer({
             <span className="grow">
               {reconnected ? "The connection is back. Your message was not sent yet." : `Not sent: ${failure.message}.`}
             </span>
-            <button type="button" onClick={() => void send()} disabled={!text.trim() && attachments.length === 0}>
+            <button type="button" onClick={() => void send()} disabled={empty || files.busy}>
               Retry
             </button>
           </div>

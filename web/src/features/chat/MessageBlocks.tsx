@@ -8,6 +8,7 @@
 import { memo, useRef } from "react";
 import type { Message } from "../../../../src/api-types";
 import type { Highlighter } from "../../lib/markdown";
+import { useWorkspace } from "../../lib/workspace";
 import { automationOf } from "../automations/names";
 import { MessageRow } from "./MessageRow";
 import { attachmentsOf, PAGE, type RoomData, reactionsOf } from "./room-state";
@@ -150,24 +151,21 @@ function sameBlock(a: BlockProps, b: BlockProps): boolean {
 
 const MessageBlock = memo(Block, sameBlock);
 
-/** Every loaded row, in blocks. */
+/** Every loaded row, in blocks; authors named (and staff marked) from the workspace's members. */
 export function MessageBlocks({
   rows,
   data,
-  nameOf,
-  isStaff,
   automationName,
   highlight,
 }: {
   rows: RowInfo[];
   data: RoomData;
-  nameOf: (userId: string | null) => string;
-  isStaff: (userId: string | null) => boolean;
   /** The name of the automation that posted a message. */
   automationName: (automationId: string) => string;
   /** Marks mentions in the messages' text. */
   highlight: Highlighter;
 }) {
+  const { nameOf, isStaff } = useWorkspace();
   const blocks: RowInfo[][] = [];
   for (let i = 0; i < rows.length; i += PAGE) blocks.push(rows.slice(i, i + PAGE));
   return (

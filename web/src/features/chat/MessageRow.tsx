@@ -16,30 +16,20 @@ import {
 } from "react";
 import type { Attachment, Message, Reaction } from "../../../../src/api-types";
 import { type Highlighter, Markdown } from "../../lib/markdown";
-import { Avatar, dateTime } from "../../lib/ui";
-import { EditIcon, LinkIcon, ReactIcon, TrashIcon } from "./icons";
+import { Avatar, dateTime, timeAgo } from "../../lib/ui";
+import { AttachmentList } from "./Attachments";
+import { EditIcon, ReactIcon, ThreadIcon, TrashIcon } from "./icons";
 import { MessageEditor } from "./MessageEditor";
+import { isFailedReply, RetryReply } from "./RetryReply";
 import { groupReactions } from "./room-state";
 import { type RowActions, RowContext, useNarrow } from "./row-context";
+import { repliesLabel } from "./thread-state";
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
 
 /** `HH:MM` in the viewer's locale. */
 export function clock(iso: string): string {
   return timeFormat.format(new Date(iso));
-}
-
-/** Whether a URL may become a link (the API only stores http(s) ones; checked again before it is clickable). */
-function isHttp(url: string): boolean {
-  return /^https?:\/\//i.test(url);
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "";
-  }
 }
 
 interface RowProps {
@@ -86,6 +76,25 @@ function ReactionChips({ message, reactions }: { message: Message; reactions: re
         );
       })}
     </ul>
+  );
+}
+
+/** Under a root in its room: "3 replies · last 2 min ago", which opens the thread. */
+function ThreadSummary({ message }: { message: Message }) {
+  const ctx = useContext(RowContext) as RowActions;
+  if (!ctx.openThread || message.thread_root_id !== null || message.reply_count === 0) return null;
+  const ago = message.last_reply_at && timeAgo(message.last_reply_at);
+  return (
+    <p className="thread-summary">
+      <button type="button" className="link" onClick={() => ctx.openThread?.(message.id)}>
+        {repliesLabel(message.reply_count)}
+      </button>
+      {message.last_reply_at && ago && (
+        <span className="muted small" title={dateTime(message.last_reply_at)}>
+          {ago === "just now" ? " · just now" : ` · last ${ago}`}
+        </span>
+      )}
+    </p>
   );
 }
 
@@ -207,6 +216,15 @@ function Row({
           )}
         </div>
         <div className="message-main">
+          {ctx.openThread && message.thread_root_id && (
+            <button
+              type="button"
+              className="link small muted thread-origin"
+              onClick={() => ctx.openThread?.(message.thread_root_id as string)}
+            >
+              ↳ replied in a thread
+            </button>
+          )}
           {!showCompact && (
             <header className="message-head">
               <span className="message-author">{authorName}</span>
@@ -237,24 +255,11 @@ function Row({
               )}
             </div>
           )}
-          {attachments.length > 0 && (
-            <ul className="attachments" aria-label="Attachments">
-              {attachments.map((a) => (
-                <li key={a.id}>
-                  {isHttp(a.url) ? (
-                    <a href={a.url} target="_blank" rel="noopener noreferrer nofollow" className="attachment">
-                      <LinkIcon /> {a.name || a.url}
-                      <span className="muted small"> {hostOf(a.url)}</span>
-                    </a>
-                  ) : (
-                    <span className="attachment">{a.name || a.url}</span>
-                  )}
-                </li>
-              ))}
-            </ul>
-          )}
+          {!editing && ctx.canWrite && isFailedReply(message, staff) && <RetryReply message={message} />}
+          <AttachmentList attachments={attachments} />
           <ReactionChips message={message} reactions={reactions} />
-          {!deleted && !editing && (ctx.canWrite || mine) && (
+          <ThreadSummary message={message} />
+          {!deleted && !editing && (ctx.canWrite || mine || ctx.openThread) && (
             <div className="message-actions">
               {ctx.canWrite && (
                 <button
@@ -266,6 +271,17 @@ function Row({
                   onClick={() => reactRef.current && ctx.openPicker(message.id, reactRef.current)}
                 >
                   <ReactIcon />
+                </button>
+              )}
+              {ctx.openThread && (
+                <button
+                  type="button"
+                  className="icon"
+                  aria-label="Reply in thread"
+                  title="Reply in thread"
+                  onClick={() => ctx.openThread?.(message.thread_root_id ?? message.id)}
+                >
+                  <ThreadIcon />
                 </button>
               )}
               {mine && (

@@ -1,27 +1,36 @@
 /** The smaller parts of an open room: its header, the messages being sent, who is thinking, deleting a message. */
 
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import type { ChatRoom, Message } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { type Highlighter, Markdown } from "../../lib/markdown";
+import { FileMenu, type MenuItem } from "../files/FileMenu";
 import { MuteButton } from "../inbox/MuteButton";
-import { LinkIcon, TrashIcon } from "./icons";
+import { LinkIcon, MoreIcon } from "./icons";
 import type { Pending } from "./use-room-writes";
 
-/** The room's name (with the room list's button on narrow screens), "Delete room", and a notice under them. */
+/** One action of a room's "⋯" menu. */
+export type RoomMenuItem = MenuItem;
+
+/**
+ * The room's name (with the room list's button on narrow screens), its mute button and its "⋯" menu of room
+ * actions (copying its link, deleting it: nothing destructive sits in the header itself), and a notice under
+ * them.
+ */
 export function RoomHeader({
   room,
   roomsButton,
-  onDeleteRoom,
+  menu,
   notice,
   onDismissNotice,
 }: {
   room: ChatRoom;
   roomsButton: ReactNode;
-  onDeleteRoom: (() => void) | null;
+  menu: RoomMenuItem[];
   notice: string | null;
   onDismissNotice: () => void;
 }) {
+  const [menuAt, setMenuAt] = useState<{ x: number; y: number } | null>(null);
   return (
     <>
       <header className="chat-room-head">
@@ -33,11 +42,24 @@ export function RoomHeader({
           {room.name}
         </h2>
         <MuteButton what="room" id={room.id} name={`#${room.name}`} />
-        {onDeleteRoom && (
-          <button type="button" className="danger chat-delete-room" onClick={onDeleteRoom}>
-            <TrashIcon />
-            <span className="label">Delete room</span>
+        {menu.length > 0 && (
+          <button
+            type="button"
+            className="icon chat-room-menu"
+            aria-label="Room actions"
+            title="Room actions"
+            aria-haspopup="menu"
+            aria-expanded={menuAt !== null}
+            onClick={(event) => {
+              const box = event.currentTarget.getBoundingClientRect();
+              setMenuAt(menuAt ? null : { x: box.right - 180, y: box.bottom + 4 });
+            }}
+          >
+            <MoreIcon />
           </button>
+        )}
+        {menuAt && (
+          <FileMenu label={`#${room.name} actions`} at={menuAt} items={menu} onClose={() => setMenuAt(null)} />
         )}
       </header>
       {notice && (

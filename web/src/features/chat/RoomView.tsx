@@ -7,7 +7,7 @@
  * keep it there); once they scroll up, nothing moves under them and a button offers the newest messages.
  */
 
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { ChatRoom, Message, PostedMessage, Reaction } from "../../../../src/api-types";
 import { messageOf } from "../../lib/api";
 import { loadFresh, useLiveEvents } from "../../lib/events";
@@ -18,28 +18,27 @@ import { useRoomReader } from "../inbox/unread";
 import { listMessages } from "./api";
 import { Composer } from "./Composer";
 import type { AttachmentDraft, Thinking } from "./chat-types";
-import { EmojiPicker } from "./EmojiPicker";
 import { MessageBlocks, useRowInfos } from "./MessageBlocks";
 import { type Candidate, useMentionHighlighter } from "./mentions";
-import { DeleteMessageDialog, PendingRows, RoomHeader, ThinkingLine } from "./RoomParts";
+import { PendingRows, RoomHeader, type RoomMenuItem, ThinkingLine } from "./RoomParts";
 import { isUnreadAt, placeMark, type ReadMark, readMarkAtOpen } from "./read-mark";
 import {
-  addReaction,
   EMPTY_ROOM,
   fromPage,
   mergeNewest,
   PAGE,
   prependPage,
   type RoomData,
-  reactionsOf,
-  removeReaction,
+  reactionChanged,
   upsertMessage,
 } from "./room-state";
-import { createEditing, createSelection, type RowActions, RowContext } from "./row-context";
+import { RowContext } from "./row-context";
 import { firstVisibleRow, rowInView } from "./scroll";
+import { inRoomList } from "./thread-state";
 import { useRoomJump } from "./use-room-jump";
 import { useRoomScroll } from "./use-room-scroll";
 import { useRoomWrites } from "./use-room-writes";
+import { useRowActions } from "./use-row-actions";
 
 /**
  * The room `room` of `spaceId`. The read position it opens at (the server's: the same on every device) places
@@ -52,10 +51,11 @@ export function RoomView({
   candidates,
   outsiders,
   roomsButton,
-  onDeleteRoom,
+  menu,
   notice,
   onDismissNotice,
   target,
+  onOpenThread,
 }: {
   spaceId: string;
   room: ChatRoom;
@@ -65,12 +65,15 @@ export function RoomView({
   outsiders: readonly Candidate[];
   /** The button that shows the room list on narrow screens. */
   roomsButton: React.ReactNode;
-  onDeleteRoom: (() => void) | null;
+  /** The room's actions, in the "⋯" menu of its header. */
+  menu: RoomMenuItem[];
   /** Said under the header (why this room opened, say) until dismissed. */
   notice: string | null;
   onDismissNotice: () => void;
   /** The message to open the room at (`?message=`): loaded, scrolled to and highlighted. */
   target: string | null;
+  /** Opens a root's thread in the side panel. */
+  onOpenThread: (rootId: string) => void;
 }) {
   const ws = useWorkspace();
   const [data, setData] = useState<RoomData>(EMPTY_ROOM);
@@ -84,8 +87,6 @@ export function RoomView({
    */
   const [logBusy, setLogBusy] = useState(true);
   const olderButton = useRef<HTMLButtonElement>(null);
-  const [picker, setPicker] = useState<{ messageId: string; anchor: HTMLElement } | null>(null);
-  const [deleting, setDeleting] = useState<Message | null>(null);
   /** Where reading stood when the room opened (see `readMarkAtOpen`); null until it is known. */
   const readMark = useRef<ReadMark | null>(null);
   /** When the reader joined the organization: a room never read counts from then. */
@@ -95,18 +96,25 @@ export function RoomView({
   const [dividerId, setDividerId] = useState<string | null>(null);
   const dividerRef = useRef(dividerId);
   dividerRef.current = dividerId;
-  const [editing] = useState(createEditing);
-  const [current] = useState(createSelection);
-  const [jumped] = useState(createSelection);
 
   const dataRef = useRef(data);
   dataRef.current = data;
   const olderLoading = useRef(false);
 
   const canWrite = ws.can("chat.write");
-  const canModerate = ws.can("org.manage");
   const me = ws.me.id;
   const writes = useRoomWrites(ws.base, spaceId, room.id, me, setData);
+  const sectionRef = useRef<HTMLElement>(null);
+  // Mentions of members stand out in the messages, those of the viewer most.
+  const highlight = useMentionHighlighter(ws.members, me);
+  const { actions, editLast, overlays } = useRowActions({
+    writes,
+    dataRef,
+    sectionRef,
+    highlight,
+    openThread: onOpenThread,
+  });
+  const { current, jumped } = actions;
   const { pending, arrived } = writes;
   const { scroller, list, stick, anchor, focusAfterOlder, newBelow, setNewBelow, onScroll, toBottom } = useRoomScroll({
     messages: data.messages,
@@ -208,7 +216,8 @@ export function RoomView({
     switch (event.type) {
       case "chat.message.created": {
         const { message, attachments } = event.payload as PostedMessage;
-        if (message.chat_room_id !== room.id) return;
+        // A reply that stays in its thread is the thread's (the side panel's), not the room's list's.
+        if (message.chat_room_id !== room.id || !inRoomList(message)) return;
         setData((d) => upsertMessage(d, message, attachments));
         if (message.author_user_id === me) arrived(message);
         else {
@@ -221,14 +230,12 @@ export function RoomView({
       case "chat.message.updated":
       case "chat.message.deleted": {
         const message = event.payload as Message;
-        if (message.chat_room_id === room.id) setData((d) => upsertMessage(d, message));
+        if (message.chat_room_id === room.id && inRoomList(message)) setData((d) => upsertMessage(d, message));
         break;
       }
       case "chat.reaction.added":
-        setData((d) => addReaction(d, event.payload as Reaction));
-        break;
       case "chat.reaction.removed":
-        setData((d) => removeReaction(d, event.payload as Reaction));
+        setData((d) => reactionChanged(d, event.type, event.payload as Reaction));
         break;
     }
   });
@@ -241,45 +248,7 @@ export function RoomView({
     [writes.send, stick],
   );
 
-  const editLast = useCallback(() => {
-    const messages = dataRef.current.messages;
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const m = messages[i] as Message;
-      if (m.author_user_id === me && !m.deleted_at) {
-        editing.set(m.id);
-        return true;
-      }
-    }
-    return false;
-  }, [me, editing]);
-
-  const sectionRef = useRef<HTMLElement>(null);
-  // Stable actions for the rows: they read the latest workspace through a ref.
-  const wsRef = useRef(ws);
-  wsRef.current = ws;
-  const [selection] = useState(createSelection);
-  const actions = useMemo<RowActions>(
-    () => ({
-      me,
-      canWrite,
-      canModerate,
-      nameOf: (id) => wsRef.current.nameOf(id),
-      toggleReaction: writes.toggleReaction,
-      openPicker: (messageId, anchorEl) => setPicker({ messageId, anchor: anchorEl }),
-      edit: writes.edit,
-      askDelete: (message) => setDeleting(message),
-      focusComposer: () => sectionRef.current?.querySelector<HTMLElement>('[role="combobox"]')?.focus(),
-      selection,
-      editing,
-      current,
-      jumped,
-    }),
-    [me, canWrite, canModerate, writes.toggleReaction, writes.edit, selection, editing, current, jumped],
-  );
   const jump = useRoomJump({ target, data, loaded, loadOlder, scroller, stick, jumped, current });
-
-  // Mentions of members stand out in the messages, those of the viewer most.
-  const highlight = useMentionHighlighter(ws.members, me);
 
   const rows = useRowInfos(data.messages, dividerId);
   const automationName = useAutomationNames(spaceId, data.messages);
@@ -291,7 +260,7 @@ export function RoomView({
       <RoomHeader
         room={room}
         roomsButton={roomsButton}
-        onDeleteRoom={onDeleteRoom}
+        menu={menu}
         notice={notice ?? jump.notice}
         onDismissNotice={() => {
           onDismissNotice();
@@ -339,14 +308,7 @@ export function RoomView({
                 </div>
               )}
               <RowContext.Provider value={actions}>
-                <MessageBlocks
-                  rows={rows}
-                  data={data}
-                  nameOf={ws.nameOf}
-                  isStaff={ws.isStaff}
-                  automationName={automationName}
-                  highlight={highlight}
-                />
+                <MessageBlocks rows={rows} data={data} automationName={automationName} highlight={highlight} />
               </RowContext.Provider>
               <PendingRows pending={pending} />
               {error && data.messages.length > 0 && <ErrorText error={error} />}
@@ -363,45 +325,17 @@ export function RoomView({
       {canWrite ? (
         <Composer
           key={room.id}
-          roomId={room.id}
-          roomName={room.name}
+          room={room}
           candidates={candidates}
           outsiders={outsiders}
+          dropZone={sectionRef}
           onSend={send}
           onEditLast={editLast}
         />
       ) : (
         <p className="composer-readonly muted">You can read this room; posting needs the chat.write permission.</p>
       )}
-      {picker && (
-        <EmojiPicker
-          anchor={picker.anchor}
-          label="Add a reaction"
-          onPick={(emoji) => {
-            // Picking an emoji one has already reacted with takes it back, like clicking its chip.
-            const mine = reactionsOf(dataRef.current, picker.messageId).some(
-              (r) => r.user_id === me && r.emoji === emoji,
-            );
-            actions.toggleReaction(picker.messageId, emoji, mine);
-            setPicker(null);
-            picker.anchor.focus();
-          }}
-          onClose={() => setPicker(null)}
-        />
-      )}
-      {deleting && (
-        <DeleteMessageDialog
-          message={deleting}
-          highlight={highlight}
-          onClose={() => {
-            setDeleting(null);
-            // The message's own buttons went with it: the keyboard goes back to the composer, once the dialog
-            // (which keeps the focus from the page while open) is gone.
-            setTimeout(actions.focusComposer);
-          }}
-          onConfirm={() => writes.remove(deleting)}
-        />
-      )}
+      {overlays}
     </section>
   );
 }

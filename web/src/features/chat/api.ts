@@ -1,6 +1,19 @@
-/** The chat feature's calls: a space's rooms, their messages (pages, posting, editing, deleting) and reactions. */
-import type { ChatRoom, Message, MessageBody, MessagePage, PostedMessage, Reaction } from "../../../../src/api-types";
-import { api } from "../../lib/api";
+/**
+ * The chat feature's calls: a space's rooms, their messages (pages, posting, editing, deleting), threads,
+ * reactions and the composer's uploads.
+ */
+import type {
+  ChatRoom,
+  ChatUpload,
+  Message,
+  MessageBody,
+  MessagePage,
+  PostedMessage,
+  Reaction,
+  RetriedReply,
+  ThreadPage,
+} from "../../../../src/api-types";
+import { api, type Upload, uploadForm } from "../../lib/api";
 
 const roomsPath = (base: string, spaceId: string) => `${base}/spaces/${spaceId}/chat-rooms`;
 const messagesPath = (base: string, spaceId: string, roomId: string) =>
@@ -21,6 +34,10 @@ export async function deleteRoom(base: string, spaceId: string, roomId: string):
   await api("DELETE", `${roomsPath(base, spaceId)}/${roomId}`);
 }
 
+/** A page's query string: `limit=50&before=…`. */
+const pageQuery = (page: { limit: number; before?: string }) =>
+  `limit=${page.limit}${page.before ? `&before=${encodeURIComponent(page.before)}` : ""}`;
+
 /** The newest `limit` messages of a room before `before` (a `created_at`), oldest first. */
 export function listMessages(
   base: string,
@@ -28,8 +45,31 @@ export function listMessages(
   roomId: string,
   page: { limit: number; before?: string },
 ): Promise<MessagePage> {
-  const query = `limit=${page.limit}${page.before ? `&before=${encodeURIComponent(page.before)}` : ""}`;
-  return api<MessagePage>("GET", `${messagesPath(base, spaceId, roomId)}?${query}`);
+  return api<MessagePage>("GET", `${messagesPath(base, spaceId, roomId)}?${pageQuery(page)}`);
+}
+
+/** The newest `limit` replies of a message's thread (a reply's: the thread it is in), oldest first, and its root. */
+export function listReplies(
+  base: string,
+  spaceId: string,
+  roomId: string,
+  messageId: string,
+  page: { limit: number; before?: string },
+): Promise<ThreadPage> {
+  return api<ThreadPage>("GET", `${messagesPath(base, spaceId, roomId)}/${messageId}/replies?${pageQuery(page)}`);
+}
+
+/** Uploads a file of the composer into the space's Attachments folder; answers the attachment to post. */
+export function uploadToRoom(
+  base: string,
+  spaceId: string,
+  roomId: string,
+  file: File,
+  onProgress: (fraction: number) => void,
+): Upload<ChatUpload> {
+  const form = new FormData();
+  form.append("file", file, file.name);
+  return uploadForm<ChatUpload>(`${roomsPath(base, spaceId)}/${roomId}/uploads`, form, onProgress);
 }
 
 /** Posts a message, with the links it attaches. */
@@ -74,4 +114,9 @@ export async function removeReaction(
 ): Promise<void> {
   const path = `${messagesPath(base, spaceId, roomId)}/${messageId}/reactions`;
   await api("DELETE", `${path}?emoji=${encodeURIComponent(emoji)}`);
+}
+
+/** Asks a staff member again, from its failure reply `messageId`: its answer will replace that message's text. */
+export function retryReply(base: string, spaceId: string, roomId: string, messageId: string): Promise<RetriedReply> {
+  return api<RetriedReply>("POST", `${messagesPath(base, spaceId, roomId)}/${messageId}/retry`);
 }

@@ -85,3 +85,41 @@ export function PlusIcon() {
     </Svg>
   );
 }
+
+/** A paper clip: attach files. */
+export function PaperclipIcon() {
+  return (
+    <Svg>
+      <path d="M20 11.5l-8.2 8.2a5 5 0 0 1-7.1-7.1l8.5-8.5a3.3 3.3 0 0 1 4.7 4.7l-8.5 8.5a1.7 1.7 0 0 1-2.4-2.4L15 7" />
+    </Svg>
+  );
+}
+
+/** A speech bubble with lines: reply in a thread. */
+export function ThreadIcon() {
+  return (
+    <Svg>
+      <path d="M4 5h16v11H9l-5 4V5z" />
+      <path d="M8 9h8M8 12h5" />
+    </Svg>
+  );
+}
+
+/** Three dots: more actions. */
+export function MoreIcon() {
+  return (
+    <Svg>
+      <path d="M5 12h.01M12 12h.01M19 12h.01" strokeWidth="3" />
+    </Svg>
+  );
+}
+
+/** A page with a folded corner: a file. */
+export function FileIcon() {
+  return (
+    <Svg>
+      <path d="M6 3h8l4 4v14H6V3z" />
+      <path d="M14 3v4h4" />
+    </Svg>
+  );
+}

@@ -114,7 +114,8 @@ export function upsertMessage(data: RoomData, message: Message, attachments?: re
     if (
       old.updated_at === message.updated_at &&
       old.deleted_at === message.deleted_at &&
-      old.content === message.content
+      old.content === message.content &&
+      old.reply_count === message.reply_count
     )
       messages = list;
     else {
@@ -166,6 +167,11 @@ export function removeReaction(data: RoomData, reaction: Pick<Reaction, "message
   if (rest.length) reactions[reaction.message_id] = rest;
   else delete reactions[reaction.message_id];
   return { ...data, reactions };
+}
+
+/** A reaction event (`chat.reaction.added` or `.removed`) applied. */
+export function reactionChanged(data: RoomData, type: string, reaction: Reaction): RoomData {
+  return type === "chat.reaction.added" ? addReaction(data, reaction) : removeReaction(data, reaction);
 }
 
 /** One emoji's chip: how many reacted, whether the viewer did, and who (for the tooltip). */

@@ -22,6 +22,8 @@ export interface RowActions {
   askDelete: (message: Message) => void;
   /** Puts the keyboard back in the composer (after an edit is saved or cancelled). */
   focusComposer: () => void;
+  /** Opens the thread of a root (a room's rows); null where rows are a thread's own (the side panel). */
+  openThread: ((rootId: string) => void) | null;
   /** The message tapped last, whose actions show on touch and narrow screens. */
   selection: Selection;
   /** The message being edited: held here, not in its row, so that a row drawn anew keeps its open editor. */

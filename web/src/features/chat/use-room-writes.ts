@@ -14,8 +14,14 @@ import {
   addReaction as postReaction,
 } from "./api";
 import type { SendFailure } from "./Composer";
-import type { AttachmentDraft } from "./chat-types";
+import type { AttachmentDraft, ThreadPlace } from "./chat-types";
 import { addReaction, type RoomData, removeReaction, upsertMessage } from "./room-state";
+
+/** An attachment as a post carries it: an uploaded file with its type and size, a link with its name if given. */
+function attachmentBody(a: AttachmentDraft): NonNullable<MessageBody["attachments"]>[number] {
+  if (a.file) return { url: a.url, name: a.name, mime: a.file.mime, size_bytes: a.file.size_bytes };
+  return a.name ? { url: a.url, name: a.name } : { url: a.url };
+}
 
 /** A message being sent, shown until the server has it. */
 export interface Pending {
@@ -37,14 +43,13 @@ export function useRoomWrites(
 
   /** Sends a message; resolves to why it was not sent, or null. Nothing is sent twice or behind the user's back. */
   const send = useCallback(
-    async (content: string, attachments: AttachmentDraft[]): Promise<SendFailure | null> => {
+    async (content: string, attachments: AttachmentDraft[], place?: ThreadPlace): Promise<SendFailure | null> => {
       const key = `pending-${++pendingCounter.current}`;
       setPending((list) => [...list, { key, content, attachments }]);
       try {
-        const body: MessageBody = {};
+        const body: MessageBody = { ...place };
         if (content) body.content = content;
-        if (attachments.length)
-          body.attachments = attachments.map((a) => (a.name ? { url: a.url, name: a.name } : { url: a.url }));
+        if (attachments.length) body.attachments = attachments.map(attachmentBody);
         const answer = await postMessage(base, spaceId, roomId, body);
         setData((d) => upsertMessage(d, answer.message, answer.attachments));
         return null;

@@ -6,6 +6,7 @@
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import type { FileNode, Proposal } from "../../../../src/api-types";
 import { messageOf } from "../../lib/api";
+import { dataUrlOf } from "../../lib/blob";
 import { useLiveEvents } from "../../lib/events";
 import { useLoad, useStored } from "../../lib/hooks";
 import { Markdown } from "../../lib/markdown";
@@ -87,16 +88,6 @@ function ImagePreview({ node }: { node: FileNode }) {
   if (error) return <ErrorText error={`The preview could not load: ${error}`} />;
   if (!url) return <Spinner label="Loading the preview…" />;
   return <img className="image-preview" src={url} alt={`Preview of ${node.name}`} />;
-}
-
-/** The blob as a `data:` URL. */
-function dataUrlOf(blob: Blob): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(blob);
-  });
 }
 
 /** Images the browser shows, small enough to fetch just for a look. */

@@ -3,7 +3,7 @@
  * progress, downloads), edit proposals, and the address of the collaborative editor's socket.
  */
 import type { FileNode, FolderBody, NodeChanges, Proposal, TextFileBody } from "../../../../src/api-types";
-import { ApiError, accessToken, api, download, saveDownload } from "../../lib/api";
+import { api, download, saveDownload, uploadForm } from "../../lib/api";
 
 const filesPath = (base: string, spaceId: string) => `${base}/spaces/${spaceId}/files`;
 const nodePath = (base: string, spaceId: string, nodeId: string) => `${filesPath(base, spaceId)}/${nodeId}`;
@@ -50,9 +50,8 @@ export async function deleteNode(base: string, spaceId: string, nodeId: string):
 }
 
 /**
- * Uploads `file` as multipart into `parentId` (the top when null), reporting progress from 0 to 1: through
- * XMLHttpRequest, since fetch cannot report an upload's progress. Rejects with an ApiError carrying the API's
- * message (409 `name already exists`, 413 `file too large`, ...).
+ * Uploads `file` as multipart into `parentId` (the top when null), reporting progress from 0 to 1. Rejects with
+ * an ApiError carrying the API's message (409 `name already exists`, 413 `file too large`, ...).
  */
 export async function uploadFile(
   base: string,
@@ -61,32 +60,10 @@ export async function uploadFile(
   parentId: string | null,
   onProgress: (fraction: number) => void,
 ): Promise<FileNode> {
-  const send = (token: string | null) =>
-    new Promise<FileNode>((resolve, reject) => {
-      const form = new FormData();
-      form.append("file", file, file.name);
-      if (parentId) form.append("parent_id", parentId);
-      const xhr = new XMLHttpRequest();
-      xhr.open("POST", `/api/v1${filesPath(base, spaceId)}/upload`);
-      if (token) xhr.setRequestHeader("authorization", `Bearer ${token}`);
-      xhr.upload.onprogress = (event) => {
-        if (event.lengthComputable) onProgress(event.loaded / event.total);
-      };
-      xhr.onerror = () => reject(new ApiError(0, "the server cannot be reached; check your connection"));
-      xhr.onload = () => {
-        let data: { node?: FileNode; error?: string } | null = null;
-        try {
-          data = JSON.parse(xhr.responseText);
-        } catch {
-          data = null;
-        }
-        if (xhr.status >= 200 && xhr.status < 300 && data?.node) resolve(data.node);
-        else reject(new ApiError(xhr.status, data?.error ?? `upload failed (${xhr.status})`, data));
-      };
-      xhr.send(form);
-    });
-  // accessToken() refreshes the session first when the token is about to expire.
-  return send(await accessToken());
+  const form = new FormData();
+  form.append("file", file, file.name);
+  if (parentId) form.append("parent_id", parentId);
+  return (await uploadForm<{ node: FileNode }>(`${filesPath(base, spaceId)}/upload`, form, onProgress).done).node;
 }
 
 /** A file's bytes. */

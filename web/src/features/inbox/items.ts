@@ -26,12 +26,15 @@ export function headline(item: InboxItem, nameOf: (id: string) => string): strin
 }
 
 /**
- * The address of what the item is about, when it can be told from the item alone: the room, the task, the
- * automation. A file proposal needs its file, looked up by `placeOf`.
+ * The address of what the item is about, when it can be told from the item alone: the room (a thread reply's
+ * thread, at the reply), the task, the automation. A file proposal needs its file, looked up by `placeOf`.
  */
 export function directPlaceOf(item: InboxItem): string | null {
   const space = `/spaces/${item.space_id}`;
   if (item.task_id) return `${space}/board?task=${item.task_id}`;
+  // A reply in a thread opens its thread beside the room, at the reply.
+  if (item.kind === "thread_reply" && item.chat_room_id && item.message_id)
+    return `${space}/chat/${item.chat_room_id}?message=${item.message_id}`;
   if (item.chat_room_id) return `${space}/chat/${item.chat_room_id}`;
   if (item.automation_id) return `${space}/automations/${item.automation_id}`;
   if (item.proposal_id) return null;

@@ -44,6 +44,8 @@ function withRoom(
  */
 export function messageArrived(state: UnreadState, message: Message, me: string, reading: string | null): UnreadState {
   if (message.author_user_id === me || message.deleted_at || message.chat_room_id === reading) return state;
+  // A reply that stays in its thread is not unread in its room (the server counts it so too).
+  if (message.thread_root_id !== null && !message.also_in_room) return state;
   return withRoom(state, message.chat_room_id, message.space_id, (r) => ({ ...r, unread: r.unread + 1 }));
 }
 

@@ -4,6 +4,7 @@
  * download does not carry it.
  */
 import { lazy, Suspense, useEffect, useSyncExternalStore } from "react";
+import { typingIn } from "../../lib/ui";
 import { SearchIcon } from "./icons";
 
 const CommandPalette = lazy(() => import("./CommandPalette"));
@@ -25,12 +26,6 @@ export function openPalette(): void {
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
-}
-
-/** True when the keyboard is in something that takes text, where "/" is typed rather than a shortcut. */
-function typingIn(target: EventTarget | null): boolean {
-  const el = target instanceof HTMLElement ? target : null;
-  return !!el && (el.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName));
 }
 
 /**

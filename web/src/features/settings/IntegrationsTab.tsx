@@ -1,13 +1,15 @@
 /**
  * Provider keys: the organization's key for the model gateway and for cloud agents. A key is write-only:
- * once saved only whether one is set and its last four characters are ever shown, here as anywhere.
+ * once saved only whether one is set and its last four characters are ever shown, here as anywhere. "Test" asks
+ * the provider once with the stored key and shows whether it accepted it.
  */
 import { type FormEvent, useState } from "react";
+import type { KeyCheck, Provider } from "../../../../src/api-types";
 import { ConfirmDialog } from "../../lib/dialogs";
 import { useAction, useLoad } from "../../lib/hooks";
 import { dateTime, ErrorText, Spinner, timeAgo, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
-import { deleteIntegration, getIntegration, putIntegration } from "../staff/api";
+import { deleteIntegration, getIntegration, putIntegration, testIntegration } from "../staff/api";
 import { LoadError } from "./refusal";
 
 const PROVIDERS = [
@@ -22,6 +24,35 @@ const PROVIDERS = [
     about: "Used by staff with the agent provider to launch cloud coding-agent runs.",
   },
 ] as const;
+
+/** "Test" beside a stored key, and what the provider said: shown until the key changes. */
+function KeyTest({ provider, title }: { provider: Provider; title: string }) {
+  const ws = useWorkspace();
+  const [result, setResult] = useState<KeyCheck | null>(null);
+  const check = useAction(async () => {
+    setResult(null);
+    setResult(await testIntegration(ws.base, provider));
+  });
+  return (
+    <>
+      <button
+        type="button"
+        className="small"
+        disabled={check.busy}
+        onClick={() => void check.run()}
+        aria-describedby={`key-test-${provider}`}
+      >
+        {check.busy ? "Testing…" : "Test"}
+        <span className="sr-only"> the {title.toLowerCase()} key</span>
+      </button>
+      <span id={`key-test-${provider}`} role="status" className="key-test">
+        {result?.ok === true && <span className="key-test-ok">✓ The provider accepted the key</span>}
+        {result?.ok === false && <span className="error">✗ {result.error}</span>}
+        {check.error && <span className="error">{check.error}</span>}
+      </span>
+    </>
+  );
+}
 
 function KeyPanel({ provider, title, about }: (typeof PROVIDERS)[number]) {
   const ws = useWorkspace();
@@ -59,7 +90,9 @@ function KeyPanel({ provider, title, about }: (typeof PROVIDERS)[number]) {
                   {" "}
                   · set {timeAgo(integration.updated_at)}
                 </span>
-              )}
+              )}{" "}
+              {/* A new key is a new test: the result of the old one goes with it. */}
+              <KeyTest key={integration.updated_at ?? ""} provider={provider} title={title} />
             </>
           ) : (
             <span className="status-pill status-draft">Not set</span>

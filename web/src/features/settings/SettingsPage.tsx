@@ -1,12 +1,14 @@
 /**
  * Organization settings (/settings/:tab), for owners and member managers: the organization, members, roles,
- * invites, sign-up requests and provider keys. Tabs the user lacks the permission for are hidden; reached by
- * URL anyway, the tab still opens and shows the API's refusal in words. Loaded lazily: few people open it.
+ * invites, sign-up requests, provider keys and the audit log. Tabs the user lacks the permission for are
+ * hidden; reached by URL anyway, the tab still opens and shows the API's refusal in words. Loaded lazily: few
+ * people open it.
  */
 import { useEffect } from "react";
 import { Link, navigate, useLocation } from "../../lib/router";
 import { Empty, usePageTitle } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
+import { AuditTab } from "./AuditTab";
 import { IntegrationsTab } from "./IntegrationsTab";
 import { InvitesTab } from "./InvitesTab";
 import { MembersTab } from "./MembersTab";
@@ -22,6 +24,7 @@ const TABS = [
   { key: "invites", label: "Invites", needs: "org.members.manage", Body: InvitesTab },
   { key: "signups", label: "Sign-up requests", needs: "org.members.manage", Body: SignupsTab },
   { key: "integrations", label: "Integrations", needs: "org.manage", Body: IntegrationsTab },
+  { key: "audit", label: "Audit log", needs: "org.manage", Body: AuditTab },
 ] as const;
 
 /** The settings screen; `tab` is the URL's tab ("organization" when none is given). */

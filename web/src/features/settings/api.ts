@@ -1,5 +1,10 @@
-/** The settings feature's calls: the organization, its roles, members' roles, invites and sign-up requests. */
+/**
+ * The settings feature's calls: the organization, its roles, members' roles, invites, sign-up requests and the
+ * audit log.
+ */
 import type {
+  AuditEvent,
+  AuditQuery,
   CreatedInvite,
   Invite,
   InviteBody,
@@ -76,4 +81,12 @@ export async function approveSignup(base: string, requestId: string, roleIds: st
 /** Denies a sign-up request: the account's sessions end. */
 export async function denySignup(base: string, requestId: string): Promise<void> {
   await api("POST", `${base}/signup-requests/${requestId}/deny`);
+}
+
+/** A page of the audit log (50 records), newest first: older than `before`, by one person, of one action. */
+export async function listAudit(base: string, query: AuditQuery): Promise<AuditEvent[]> {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value) params.set(key, value);
+  const search = params.size ? `?${params}` : "";
+  return (await api<{ events: AuditEvent[] }>("GET", `${base}/audit${search}`)).events;
 }

@@ -1,5 +1,5 @@
 /** The list of spaces, creating one, and the frame of one space (its tabs). */
-import { type FormEvent, lazy, Suspense, useState } from "react";
+import { type FormEvent, lazy, Suspense, useEffect, useRef, useState } from "react";
 import type { SpaceBody } from "../../../../src/api-types";
 import { useAction, useLoad } from "../../lib/hooks";
 import { Link, navigate } from "../../lib/router";
@@ -133,6 +133,25 @@ function SpaceMissing({ error }: { error: string }) {
   );
 }
 
+/**
+ * Keeps the active tab in view in a row of tabs that scrolls sideways (on a phone, where they may not all fit):
+ * a space opened on its Settings shows the Settings tab.
+ */
+function useActiveTabInView(tab: string, shown: boolean) {
+  const nav = useRef<HTMLElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the tab (or the row itself, once shown) is what changes.
+  useEffect(() => {
+    const row = nav.current;
+    const active = row?.querySelector('[aria-current="page"]');
+    if (!row || !active) return;
+    const bar = row.getBoundingClientRect();
+    const box = active.getBoundingClientRect();
+    if (box.left < bar.left) row.scrollLeft -= bar.left - box.left + 24;
+    else if (box.right > bar.right) row.scrollLeft += box.right - bar.right + 24;
+  }, [tab, shown]);
+  return nav;
+}
+
 /** One space: its name, its tabs, and the tab's screen. `item` is the room, file or automation in the URL. */
 export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: string; item: string | null }) {
   const ws = useWorkspace();
@@ -140,6 +159,7 @@ export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: strin
   const count = useSpaceCount(spaceId);
   const loaded = useLoad(known ? null : getSpace, ws.base, spaceId);
   const space = known ?? loaded.data;
+  const tabs = useActiveTabInView(tab, space !== undefined);
   if (!space) return loaded.error ? <SpaceMissing error={loaded.error} /> : <Spinner />;
   let body: React.ReactNode;
   switch (tab) {
@@ -175,7 +195,7 @@ export function SpaceRoute({ spaceId, tab, item }: { spaceId: string; tab: strin
           </h1>
           <MuteButton what="space" id={space.id} name={space.name} />
         </div>
-        <nav className="tabs" aria-label="Space">
+        <nav ref={tabs} className="tabs" aria-label="Space">
           {TABS.map(([key, label]) => (
             <Link
               key={key}

@@ -1,7 +1,7 @@
 /**
- * Creating and editing a staff member: name, provider, and the provider's settings (the model of a
- * `modelrouter` staff member; the default repository and ref of an `agent` one). Creating shows the `sa_`
- * token once.
+ * Creating and editing a staff member: name, provider, the provider's settings (the model of a `modelrouter`
+ * staff member; the default repository and ref of an `agent` one) and its instructions. Creating shows the
+ * `sa_` token once.
  */
 import { type FormEvent, useState } from "react";
 import type { Provider, ServiceAccount, ServiceAccountBody } from "../../../../src/api-types";
@@ -10,7 +10,43 @@ import { useAction } from "../../lib/hooks";
 import { ErrorText, FormButtons, Modal, toast } from "../../lib/ui";
 import { useWorkspace } from "../../lib/workspace";
 import { createServiceAccount, patchServiceAccount } from "./api";
-import { DEFAULT_MODEL, PROVIDERS } from "./model";
+import { DEFAULT_MODEL, MAX_INSTRUCTIONS, PROVIDERS } from "./model";
+
+/**
+ * The organization's instructions to the staff member, with a count of what is left: the server counts
+ * characters as code points (an emoji is one), so the count here does too rather than cap the field in
+ * UTF-16 units.
+ */
+function InstructionsField({ initial }: { initial: string }) {
+  const [text, setText] = useState(initial);
+  const used = [...text].length;
+  const over = used > MAX_INSTRUCTIONS;
+  return (
+    <div className="field">
+      <div className="row instructions-head">
+        <label htmlFor="staff-instructions" className="field-label grow">
+          Instructions
+        </label>
+        <small id="staff-instructions-count" className={over ? "instructions-count over" : "instructions-count muted"}>
+          {used.toLocaleString()} / {MAX_INSTRUCTIONS.toLocaleString()}
+        </small>
+      </div>
+      <textarea
+        id="staff-instructions"
+        name="instructions"
+        rows={5}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        placeholder="You are our release manager; answer briefly"
+        aria-describedby="staff-instructions-hint staff-instructions-count"
+        aria-invalid={over || undefined}
+      />
+      <small id="staff-instructions-hint" className="muted">
+        Given to the staff member before everything else, in every reply.
+      </small>
+    </div>
+  );
+}
 
 /** The fields of both forms; `account` fills them for an edit. */
 function Fields({
@@ -108,6 +144,7 @@ function Fields({
           <small className="muted span-2">Empty: the space's git repository (Space settings), else none.</small>
         </div>
       )}
+      <InstructionsField initial={account?.instructions ?? ""} />
     </>
   );
 }
@@ -115,7 +152,12 @@ function Fields({
 /** The body of a create or PATCH from the form: `""` clears a field, as the API defines. */
 function bodyOf(form: FormData, provider: Provider, editing: boolean): ServiceAccountBody {
   const text = (name: string) => String(form.get(name) ?? "").trim();
-  const body: ServiceAccountBody = { name: text("name"), provider };
+  // The instructions are sent as typed, line breaks and all; `""` clears them.
+  const body: ServiceAccountBody = {
+    name: text("name"),
+    provider,
+    instructions: String(form.get("instructions") ?? ""),
+  };
   if (provider === "modelrouter") {
     const model = text("modelrouter_model");
     // Omitted on a create, the server's default model applies; an edit requires the field.

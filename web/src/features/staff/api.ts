@@ -3,6 +3,7 @@ import type {
   ActivityEntry,
   CreatedServiceAccount,
   Integration,
+  KeyCheck,
   Provider,
   ServiceAccount,
   ServiceAccountBody,
@@ -60,4 +61,9 @@ export async function putIntegration(base: string, provider: Provider, key: stri
 /** Removes the organization's key for `provider`. */
 export async function deleteIntegration(base: string, provider: Provider): Promise<void> {
   await api("DELETE", `${base}/integrations/${provider}`);
+}
+
+/** Calls the provider once with the organization's stored key: whether it accepts it, else what it answered. */
+export function testIntegration(base: string, provider: Provider): Promise<KeyCheck> {
+  return api<KeyCheck>("POST", `${base}/integrations/${provider}/test`);
 }

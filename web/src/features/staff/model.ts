@@ -13,6 +13,9 @@ export const PROVIDERS: Record<Provider, string> = {
  */
 export const DEFAULT_MODEL = "meta-llama/llama-3.3-70b-instruct:free";
 
+/** The longest instructions a staff member takes, in characters (code points, as the server counts). */
+export const MAX_INSTRUCTIONS = 8000;
+
 /** "850 ms", "12.4 s", "3 min 5 s". */
 export function duration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
