@@ -5,7 +5,7 @@
 import { Elysia } from "elysia";
 import { AppError, STATUS_OF } from "../core/errors";
 import type { AccessEntry } from "../lib/access-log";
-import { type AddressRanges, bareAddress, forwardedClient } from "../lib/addresses";
+import { type AddressRanges, forwardedClient, unmapped } from "../lib/addresses";
 import type { Logger } from "../lib/log";
 import { redactUrl } from "../lib/log";
 import { parseJsonBody } from "./body";
@@ -40,7 +40,7 @@ export function clientAddress(context: {
   if (peer === undefined) return "";
   const proxies = markOf(context.set)?.proxies ?? null;
   return proxies === null
-    ? (bareAddress(peer) ?? peer)
+    ? unmapped(peer)
     : forwardedClient(peer, context.request.headers.get("x-forwarded-for"), proxies);
 }
 

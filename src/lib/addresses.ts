@@ -23,6 +23,15 @@ export function bareAddress(text: string): string | null {
   return mapped ? (mapped[1] as string) : value.toLowerCase();
 }
 
+/**
+ * A socket's peer address as the runtime gives it (bare already), with an IPv4-mapped IPv6 address as its IPv4
+ * one: the cheap form of `bareAddress`, for every request.
+ */
+export function unmapped(address: string): string {
+  if (!address.startsWith("::ffff:")) return address;
+  return MAPPED_V4.exec(address)?.[1] ?? address;
+}
+
 /** A set of addresses and CIDR ranges, IPv4 and IPv6. */
 export class AddressRanges {
   private readonly list = new BlockList();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "bun:test";
-import { AddressRanges, bareAddress, clientKey, forwardedClient } from "../../src/lib/addresses";
+import { AddressRanges, bareAddress, clientKey, forwardedClient, unmapped } from "../../src/lib/addresses";
 
 describe("bareAddress", () => {
   it("takes an address as headers and sockets write it", () => {
@@ -11,6 +11,16 @@ describe("bareAddress", () => {
     for (const text of ["", "unknown", "192.0.2", "1.2.3.4.5", "300.1.1.1", "_hidden", "2001:db8::g"]) {
       expect(bareAddress(text)).toBeNull();
     }
+  });
+});
+
+describe("unmapped", () => {
+  it("gives an IPv4-mapped IPv6 peer as its IPv4 address, and leaves any other as it is", () => {
+    expect(unmapped("::ffff:127.0.0.1")).toBe("127.0.0.1");
+    expect(unmapped("::FFFF:127.0.0.1")).toBe("::FFFF:127.0.0.1");
+    expect(unmapped("::ffff:7f00:1")).toBe("::ffff:7f00:1");
+    expect(unmapped("2001:db8::1")).toBe("2001:db8::1");
+    expect(unmapped("192.0.2.1")).toBe("192.0.2.1");
   });
 });
 
