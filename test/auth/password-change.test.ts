@@ -130,11 +130,13 @@ describe("POST /api/v1/me/password", () => {
       ),
     );
     const checked = answers.filter((res) => res.status === 400);
-    expect(checked.length).toBe(8);
+    // 8 at once, and never past the 10 wrong ones one client may try on one account.
+    expect(checked.length).toBeGreaterThanOrEqual(8);
+    expect(checked.length).toBeLessThanOrEqual(10);
     for (const res of checked) expect(res.body).toEqual({ error: "current password is incorrect" });
     for (const res of answers.filter((res) => res.status !== 400)) {
       expect({ status: res.status, body: res.body }).toEqual({ status: 429, body: { error: "too many attempts" } });
-      expect(res.headers.get("retry-after")).toBe("1");
+      expect(res.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
     }
   });
 
