@@ -8,6 +8,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { isUuid } from "../src/lib/ids";
 import { CliError, print } from "./common";
+import { firstLineOfStdin } from "./secret-input";
 import { CONNECTOR_CLOSE, Relay, type RelayEnd } from "./tunnel-relay";
 
 interface TunnelOptions {
@@ -89,23 +90,11 @@ active (paused meanwhile), deleted, connected by another member, or replaced by 
  * the end, so a token typed at a terminal needs Enter only.
  */
 async function tokenOf(given: string | undefined): Promise<string> {
-  const token = given === "-" ? await firstLineOfStdin() : (given ?? "");
+  const token = given === "-" ? await firstLineOfStdin("token (then Enter): ") : (given ?? "");
   if (token.trim() === "") {
     throw new CliError("a token is needed: --token TOKEN, --token - (read from standard input) or TANDEM_TOKEN");
   }
   return token.trim();
-}
-
-async function firstLineOfStdin(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write("token (then Enter): ");
-  const decoder = new TextDecoder();
-  let text = "";
-  for await (const chunk of Bun.stdin.stream()) {
-    text += decoder.decode(chunk, { stream: true });
-    const newline = text.indexOf("\n");
-    if (newline !== -1) return text.slice(0, newline);
-  }
-  return text;
 }
 
 /** Connects, relays, and connects again, until refused or stopped (Ctrl-C). */

@@ -4,22 +4,36 @@ import { invalid } from "../src/core/errors";
 import { emailIn, newPasswordIn } from "../src/http/schemas";
 import { type CommonOptions, groupAction, openServices, print } from "./common";
 import { checkAsApi } from "./parse";
+import { type SecretInput, secretHelp, secretOf, secretOptions } from "./secret-input";
+
+/** The password of `users add`: `--password-stdin`, `TANDEM_PASSWORD` or `--password`. */
+const PASSWORD: SecretInput = {
+  flag: "password",
+  env: "TANDEM_PASSWORD",
+  what: "the password (8 to 1024 characters)",
+  noun: "password",
+};
+
+/** The same for `users reset-password`, the new password. */
+const NEW_PASSWORD: SecretInput = { ...PASSWORD, what: "the new password (8 to 1024 characters)" };
 
 export function usersCommand(program: Command): void {
   const users = program.command("users").description("manage user accounts");
 
-  users
+  const add = users
     .command("add")
     .description("add a user as a member of the organization")
-    .requiredOption("--email <email>", "email address")
-    .requiredOption("--password <password>", "password (8 to 1024 characters)")
+    .requiredOption("--email <email>", "email address");
+  secretOptions(add, PASSWORD)
     .option("--name <name>", "display name")
     .option("--role <name>", "role name (default Member)")
     .option("--data <dir>", "data directory")
     .option("--json", "print JSON")
-    .action(async (opts: CommonOptions & { email: string; password: string; name?: string; role?: string }) => {
+    .addHelpText("after", secretHelp("users add", PASSWORD))
+    .action(async (opts: CommonOptions & { email: string; name?: string; role?: string }, command: Command) => {
       checkAsApi("email", emailIn, opts.email);
-      checkAsApi("password", newPasswordIn, opts.password);
+      const password = await secretOf(command, PASSWORD);
+      checkAsApi("password", newPasswordIn, password);
       // An absent --name means the email's local part; an empty one is a mistake, as `setup --admin-name ""` is.
       if (opts.name?.trim() === "") throw invalid("name: must be 1 to 100 characters");
       // An absent --role means Member; an empty one names no role.
@@ -28,7 +42,7 @@ export function usersCommand(program: Command): void {
       try {
         const user = await services.members.addUser(services.organization.requireOrg().id, {
           email: opts.email,
-          password: opts.password,
+          password,
           name: opts.name,
           roleName: opts.role,
         });
@@ -71,18 +85,20 @@ export function usersCommand(program: Command): void {
       }
     });
 
-  users
+  const reset = users
     .command("reset-password")
     .description("set a new password and end the user's sessions")
-    .requiredOption("--email <email>", "email address")
-    .requiredOption("--password <password>", "new password (8 to 1024 characters)")
+    .requiredOption("--email <email>", "email address");
+  secretOptions(reset, NEW_PASSWORD)
     .option("--data <dir>", "data directory")
     .option("--json", "print JSON")
-    .action(async (opts: CommonOptions & { email: string; password: string }) => {
-      checkAsApi("password", newPasswordIn, opts.password);
+    .addHelpText("after", secretHelp("users reset-password", NEW_PASSWORD))
+    .action(async (opts: CommonOptions & { email: string }, command: Command) => {
+      const password = await secretOf(command, NEW_PASSWORD);
+      checkAsApi("password", newPasswordIn, password);
       const { services, close } = openServices(opts, { mustExist: true });
       try {
-        const user = await services.auth.resetPassword(opts.email, opts.password);
+        const user = await services.auth.resetPassword(opts.email, password);
         print(opts.json, { id: user.id, email: user.email }, `password reset for ${user.email}`);
       } finally {
         close();

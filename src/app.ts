@@ -57,7 +57,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
   const app = new Elysia({
     websocket: { maxPayloadLength: MAX_SOCKET_MESSAGE_BYTES, closeOnBackpressureLimit: true },
   })
-    .use(httpBase(log, access, config.maxJsonBytes))
+    .use(httpBase(log, access, config.maxJsonBytes, config.trustedProxies))
     .use(instanceRoutes(auth, services.instance))
     .use(authRoutes(auth, services.auth))
     .use(organizationRoutes(auth, services.organization))

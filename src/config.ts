@@ -5,6 +5,7 @@
 import { createECDH, randomBytes } from "node:crypto";
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { AddressRanges } from "./lib/addresses";
 
 /** Flags given on the command line; every one optional. */
 export interface ConfigFlags {
@@ -82,6 +83,11 @@ export interface Config {
    * trailing slash; null: the address the server listens at.
    */
   readonly publicUrl: string | null;
+  /**
+   * The reverse proxies in front (`TANDEM_TRUSTED_PROXIES`): a request from one of them is taken to come from the
+   * right-most address of its `X-Forwarded-For` that is not one of them; null: from its peer, whatever it says.
+   */
+  readonly trustedProxies: AddressRanges | null;
 }
 
 /**
@@ -273,7 +279,21 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
     }),
     smtp: smtpOf(read.string("TANDEM_SMTP_URL"), read.string("TANDEM_SMTP_FROM")),
     publicUrl: publicUrlOf(read.string("TANDEM_PUBLIC_URL")),
+    trustedProxies: trustedProxiesOf(read.string("TANDEM_TRUSTED_PROXIES")),
   });
+}
+
+/** `TANDEM_TRUSTED_PROXIES`: comma-separated addresses and CIDR ranges, IPv4 and IPv6; null when unset. */
+function trustedProxiesOf(raw: string | undefined): AddressRanges | null {
+  if (raw === undefined) return null;
+  try {
+    return AddressRanges.parse(raw);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(
+      `TANDEM_TRUSTED_PROXIES ${why}: give the proxies' addresses or CIDR ranges, comma-separated (10.0.0.2, 172.16.0.0/12, fd00::/8)`,
+    );
+  }
 }
 
 /**

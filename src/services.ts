@@ -9,6 +9,7 @@ import { AppError } from "./core/errors";
 import { EventBus } from "./core/events";
 import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
+import { StorageHealth } from "./db/health";
 import { UnitOfWork } from "./db/unit";
 import { ActivityService } from "./features/activity/activity.service";
 import { ActivityStore } from "./features/activity/activity.store";
@@ -145,6 +146,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     auth,
     secrets?.encryptionKey ?? null,
     options.setupToken ?? null,
+    new StorageHealth(conn.sqlite, config.dataDir, config.dbPath),
   );
   // One group commit per connection: chat posts and document updates of a turn share its transaction.
   const commits = new GroupCommit(conn.sqlite, uow);

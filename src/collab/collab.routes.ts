@@ -47,6 +47,7 @@ const raw = (ws: { raw: unknown }) => ws.raw as ServerWebSocket<unknown>;
 
 export function collabRoutes(auth: AuthMacro, collab: CollabSockets) {
   const socket = {
+    urlToken: true as const,
     space: "files.read" as const,
     open: (ws: { data: unknown; raw: unknown }) => collab.open(raw(ws), data(ws).actor, data(ws).fileId),
     message: (ws: { raw: unknown }, message: unknown) => collab.message(raw(ws), message),

@@ -10,10 +10,21 @@ import type { Need } from "./permissions";
 
 /** Turns a credential (an `Authorization` header or a bare token) into a principal; throws 401 when it cannot. */
 export interface Authenticator {
-  /** At once for a token verified before; a promise when the JWT library must verify it (WebCrypto waits). */
-  authenticate(authorization: string | null | undefined): Principal | Promise<Principal>;
+  /**
+   * At once for a token verified before; a promise when the JWT library must verify it (WebCrypto waits). For a
+   * sound token whose sign-in session ended, `ended` is called with its principal before the 401, and may throw
+   * a refusal of its own instead (what the route would tell that principal: see the permission macro).
+   */
+  authenticate(
+    authorization: string | null | undefined,
+    ended?: (principal: Principal) => void,
+  ): Principal | Promise<Principal>;
   /** The same check again without waiting, for the credential `authenticate` resolved to `principal`. */
-  reauthenticate(authorization: string | null | undefined, principal: Principal): Principal;
+  reauthenticate(
+    authorization: string | null | undefined,
+    principal: Principal,
+    ended?: (principal: Principal) => void,
+  ): Principal;
   /**
    * Goes up whenever anyone's access may have changed in this process (a membership, a role, a space membership
    * or an account changed, a session ended). While it stands still, a check made a moment ago still holds.

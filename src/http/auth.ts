@@ -6,6 +6,7 @@
  *
  * `check` adds a rule about the caller alone, beyond its permission (a person, not a service account; the
  * space's owner), checked in the same place; it is declared after one of those, as macros run in order.
+ * `urlToken: true`, declared before them, lets a WebSocket route's upgrade carry its token as `?token=`.
  *
  * The checks run in `transform`, before Elysia validates the body and query: a bad token answers 401, an
  * invisible space 404 and a caller without the right 403 whatever the body holds; so does a malformed id further
@@ -40,6 +41,7 @@ interface TransformContext {
   request: Request;
   path: string;
   server: Parameters<typeof clientAddress>[0]["server"];
+  set: object;
 }
 
 /** A string field of a JSON object body, if there is one. */
@@ -56,12 +58,13 @@ function lowerIds(params: Raw): void {
 }
 
 /**
- * The `Authorization` header, or on a WebSocket upgrade (browsers cannot set headers there) the `?token=` of
- * the URL as a bearer token. Elsewhere a token in the URL is ignored: URLs end up in logs and histories.
+ * The `Authorization` header, or, with `urlToken` (a route that declares it: the browser's WebSockets, whose
+ * upgrade cannot carry headers) and on a WebSocket upgrade, the `?token=` of the URL as a bearer token.
+ * Elsewhere a token in the URL is ignored, whatever headers come with it: URLs end up in logs and histories.
  */
-export function credential(request: Request): string | null {
+export function credential(request: Request, urlToken = false): string | null {
   const header = request.headers.get("authorization");
-  if (header !== null || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return header;
+  if (header !== null || !urlToken || request.headers.get("upgrade")?.toLowerCase() !== "websocket") return header;
   const token = new URL(request.url).searchParams.get("token");
   return token ? `Bearer ${token}` : null;
 }
@@ -92,8 +95,21 @@ export function authMacro(
   access: Access,
   installOrgId: () => string | undefined = () => undefined,
 ) {
+  // Once set up, the install's organization stays the one (none is ever deleted): looked up until there is one.
+  let orgOfInstall: string | undefined;
+  const installOrg = () => (orgOfInstall ??= installOrgId());
   const resolved = new WeakMap<Request, unknown>();
   const take = <T>(request: Request) => resolved.get(request) as T;
+  /** Requests of a route that declared `urlToken`. */
+  const urlTokens = new WeakSet<Request>();
+  const credentialOf = (request: Request) => credential(request, urlTokens.has(request));
+
+  /**
+   * What a token whose session ended is told on a route of `orgId`: 404 `organization not found` when its account
+   * is no longer a member (a removed member, whose sessions ended with the removal: contract §7 has their requests
+   * to the organization answer so); 401 otherwise, as the authenticator throws next.
+   */
+  const endedIn = (orgId: string) => (principal: Principal) => void access.orgActor(principal, orgId, "member");
 
   /**
    * The actor of a route of the caller's own (`/me/...`) or of an organization: a member of `:orgId`, or of the
@@ -101,9 +117,8 @@ export function authMacro(
    */
   const orgTransform =
     (need: Need, fallback: () => string | undefined) =>
-    async ({ params, query, body, request, path: requestPath, server }: TransformContext) => {
-      const given = credential(request);
-      const principal = await auth.authenticate(given);
+    async ({ params, query, body, request, path: requestPath, server, set }: TransformContext) => {
+      const given = credentialOf(request);
       lowerIds(params as Raw);
       // Elysia leaves `params` undefined on a route without path parameters (`/me/tasks?org_id=`); a POST to
       // one may name it in its body (`/me/inbox/read {org_id}`).
@@ -114,23 +129,36 @@ export function authMacro(
         pathIds && "orgId" in pathIds
           ? (pathIds.orgId ?? "")
           : (lowerUuid((query as Raw)?.org_id ?? bodyField(body, "org_id")) ?? fallback());
+      const ended = orgId === undefined ? undefined : endedIn(orgId);
+      const principal = await auth.authenticate(given, ended);
       if (orgId === undefined) throw invalid("org_id: required");
       const actor = access.orgActor(principal, orgId, need);
       assertPathIds(pathIds, requestPath);
-      const recheck = recheckOf(auth, () => void access.orgActor(auth.reauthenticate(given, principal), orgId, need));
-      resolved.set(request, { ...actor, recheck, address: clientAddress({ server, request }) });
+      const recheck = recheckOf(
+        auth,
+        () => void access.orgActor(auth.reauthenticate(given, principal, ended), orgId, need),
+      );
+      resolved.set(request, { ...actor, recheck, address: clientAddress({ server, request, set }) });
     };
 
   return new Elysia({ name: "auth-macro", seed: ++instances }).macro({
+    /**
+     * A WebSocket route of the browser (live events, editing): its upgrade may carry the token as `?token=`.
+     * Declared before `permission` or `space`, whose check reads the token, as macros run in order.
+     */
+    urlToken: (_enabled: true) => ({
+      detail: mark({ "x-token-in-url": true }),
+      transform: ({ request }) => void urlTokens.add(request),
+    }),
     /** No token needed. */
     public: (_enabled: true) => ({ detail: mark({ "x-public": true }) }),
     /** Any valid token; the route is outside any organization. */
     signedIn: (_enabled: true) => ({
       detail: mark({ "x-signed-in": true }),
-      transform: async ({ params, request, server }) => {
+      transform: async ({ params, request, server, set }) => {
         lowerIds(params as Raw);
-        const principal = await auth.authenticate(credential(request));
-        resolved.set(request, { ...principal, address: clientAddress({ server, request }) });
+        const principal = await auth.authenticate(credentialOf(request));
+        resolved.set(request, { ...principal, address: clientAddress({ server, request, set }) });
       },
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
@@ -146,7 +174,7 @@ export function authMacro(
      */
     memberOrInstall: (_enabled: true) => ({
       detail: mark({ "x-permission": "member" }),
-      transform: orgTransform("member", installOrgId),
+      transform: orgTransform("member", installOrg),
       resolve: ({ request }) => ({ actor: take<OrgActor>(request) }),
     }),
     /**
@@ -155,15 +183,17 @@ export function authMacro(
      */
     space: (need: Need) => ({
       detail: mark({ "x-permission": need, "x-space": true }),
-      transform: async ({ params, request, path, server }) => {
+      transform: async ({ params, request, path, server, set }) => {
         lowerIds(params as Raw);
-        const { orgId, spaceId } = params as Record<string, string>;
-        const given = credential(request);
-        const principal = await auth.authenticate(given);
-        const actor = access.spaceActor(principal, orgId, spaceId ?? "", need);
+        const { orgId = "", spaceId = "" } = params as Record<string, string | undefined>;
+        const given = credentialOf(request);
+        const ended = endedIn(orgId);
+        const principal = await auth.authenticate(given, ended);
+        const actor = access.spaceActor(principal, orgId, spaceId, need);
         assertPathIds(params as Raw, path);
-        const recheck = () => void access.spaceActor(auth.reauthenticate(given, principal), orgId, spaceId ?? "", need);
-        const address = clientAddress({ server, request });
+        const recheck = () =>
+          void access.spaceActor(auth.reauthenticate(given, principal, ended), orgId, spaceId, need);
+        const address = clientAddress({ server, request, set });
         const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, recheck), address };
         resolved.set(request, spaceActor);
       },

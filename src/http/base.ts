@@ -5,6 +5,7 @@
 import { Elysia } from "elysia";
 import { AppError, STATUS_OF } from "../core/errors";
 import type { AccessEntry } from "../lib/access-log";
+import { type AddressRanges, forwardedClient, unmapped } from "../lib/addresses";
 import type { Logger } from "../lib/log";
 import { redactUrl } from "../lib/log";
 import { parseJsonBody } from "./body";
@@ -26,12 +27,21 @@ export const JSON_TYPE = "application/json;charset=utf-8";
 
 const JSON_HEADERS = { "content-type": JSON_TYPE };
 
-/** The address a request came from (the proxy's, behind one), or "" where the runtime does not know it. */
+/**
+ * The address a request came from: its peer's, or, when the peer is a proxy of `TANDEM_TRUSTED_PROXIES`, the
+ * client's as `X-Forwarded-For` names it (see `forwardedClient`); "" where the runtime does not know it.
+ */
 export function clientAddress(context: {
   server: { requestIP(request: Request): { address: string } | null } | null;
   request: Request;
+  set: object;
 }): string {
-  return context.server?.requestIP(context.request)?.address ?? "";
+  const peer = context.server?.requestIP(context.request)?.address;
+  if (peer === undefined) return "";
+  const proxies = markOf(context.set)?.proxies ?? null;
+  return proxies === null
+    ? unmapped(peer)
+    : forwardedClient(peer, context.request.headers.get("x-forwarded-for"), proxies);
 }
 
 /** An error response in the one shape the API uses, with the request id to quote when asking for help. */
@@ -58,6 +68,8 @@ const DELETE_BODY_PATH = /^\/api\/v1\/me\/push-subscriptions\/?$/;
 interface RequestMark {
   id: string;
   start: number;
+  /** The trusted proxies of the app (the same for every request), for `clientAddress`. */
+  proxies: AddressRanges | null;
 }
 
 /** A request's mark rides on Elysia's per-request `set` object: cheaper than a WeakMap keyed by request. */
@@ -68,8 +80,16 @@ export function requestIdOf(set: object): string {
   return markOf(set)?.id ?? "";
 }
 
-/** The base plugin; `maxJsonBytes` caps JSON bodies (413 beyond). */
-export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJsonBytes: number) {
+/**
+ * The base plugin; `maxJsonBytes` caps JSON bodies (413 beyond); `trustedProxies` are the proxies whose
+ * `X-Forwarded-For` names the client (`clientAddress`).
+ */
+export function httpBase(
+  log: Logger,
+  access: (entry: AccessEntry) => void,
+  maxJsonBytes: number,
+  trustedProxies: AddressRanges | null = null,
+) {
   installZodMessages();
   const prefix = Math.random().toString(36).slice(2, 8);
   let seq = 0;
@@ -92,7 +112,11 @@ export function httpBase(log: Logger, access: (entry: AccessEntry) => void, maxJ
       // Every request gets an id in the log; error answers carry it as X-Request-Id (a header on every
       // answer would cost a tenth of a small request's throughput).
       .onRequest(({ set }) => {
-        (set as { mark?: RequestMark }).mark = { id: `${prefix}-${(++seq).toString(36)}`, start: performance.now() };
+        (set as { mark?: RequestMark }).mark = {
+          id: `${prefix}-${(++seq).toString(36)}`,
+          start: performance.now(),
+          proxies: trustedProxies,
+        };
       })
       // A DELETE's body is not read, as a GET's is not, but on the one DELETE route that takes one.
       .onParse({ as: "global" }, async ({ request, path }) =>

@@ -110,7 +110,7 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
   for (const route of routes) {
     const detail = (route.hooks.detail ?? {}) as Json;
     if (detail.hide || route.path.includes("*")) continue;
-    // A WebSocket is a GET that upgrades; its token may ride in the URL, which a browser can set.
+    // A WebSocket is a GET that upgrades; a browser's may carry its token in the URL, which the browser can set.
     const socket = route.method === "WS";
     const method = socket ? "get" : route.method.toLowerCase();
     const path = route.path.replace(/:(\w+)/g, "{$1}");
@@ -138,7 +138,7 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     for (const [name, description] of Object.entries(headers)) {
       parameters.push({ name, in: "header", required: false, description, schema: { type: "string" } });
     }
-    if (socket) {
+    if (socket && detail["x-token-in-url"]) {
       parameters.push({
         name: "token",
         in: "query",

@@ -2,7 +2,8 @@
  * argon2id password hashing with a bound on how many hashes run at once: each takes ~64 MiB, so a burst of
  * logins must queue rather than exhaust memory. The queue takes turns between clients, so one client's burst
  * of guesses (which needs no account: an unknown email costs a hash too) does not keep everyone else from
- * signing in. Refusing the burst is left to a proxy in front, as api-spec §8 has it.
+ * signing in. How much of a burst gets into the queue at all is the sign-in limits' to say
+ * (`features/auth/auth.limits.ts`): the server's, not a proxy's, since a proxy hides who is who.
  */
 
 /**

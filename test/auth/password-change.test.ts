@@ -122,14 +122,22 @@ describe("POST /api/v1/me/password", () => {
     expect((await refresh(other.refresh_token)).status).toBe(200);
   });
 
-  it("queues a burst of wrong guesses through the bounded hashing and answers each 400", async () => {
+  it("checks 8 of a burst of wrong guesses (400 each) and refuses the rest at once with 429, as login does", async () => {
     const { session } = await twoSessions();
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         change(session.access_token, { current_password: `guess-${i}`, new_password: "new-secret-5" }),
       ),
     );
-    for (const res of answers) expect(res.body).toEqual({ error: "current password is incorrect" });
+    const checked = answers.filter((res) => res.status === 400);
+    // 8 at once, and never past the 10 wrong ones one client may try on one account.
+    expect(checked.length).toBeGreaterThanOrEqual(8);
+    expect(checked.length).toBeLessThanOrEqual(10);
+    for (const res of checked) expect(res.body).toEqual({ error: "current password is incorrect" });
+    for (const res of answers.filter((res) => res.status !== 400)) {
+      expect({ status: res.status, body: res.body }).toEqual({ status: 429, body: { error: "too many attempts" } });
+      expect(res.headers.get("retry-after")).toMatch(/^[1-9]\d*$/);
+    }
   });
 
   it("answers 400 naming new_password when it is under 8 or over 1,024 characters", async () => {
@@ -203,6 +211,6 @@ describe("POST /api/v1/me/password", () => {
     expect(op.description).toBe("A person (not a service account).");
     const schema = op.requestBody.content["application/json"].schema;
     expect(Object.keys(schema.properties).sort()).toEqual(["current_password", "new_password"]);
-    expect(Object.keys(op.responses).sort()).toEqual(["204", "400", "401", "403", "413", "500", "507"]);
+    expect(Object.keys(op.responses).sort()).toEqual(["204", "400", "401", "403", "413", "429", "500", "507"]);
   });
 });

@@ -20,6 +20,7 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
         detail: doc("Exchanges email and password for a token pair", {
           200: tokenPairOut,
           401: "Wrong email or password, or a denied signup: `invalid credentials`",
+          429: "`too many attempts`, with `Retry-After` in seconds: the sign-in limits (docs/api.md)",
         }),
       },
     )
@@ -60,6 +61,7 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
             204: null,
             400: "`current password is incorrect`",
             403: "A service account: `service accounts have no password`",
+            429: "`too many attempts`, with `Retry-After` in seconds: the sign-in limits (docs/api.md)",
           },
           { access: "A person (not a service account)" },
         ),

@@ -13,6 +13,7 @@ import { AccessTokens } from "../../lib/jwt";
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from "../../lib/password";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { MembersService, UserRow } from "../members/members.service";
+import { type Attempt, SignInLimits } from "./auth.limits";
 import { assertHasPassword } from "./auth.policy";
 import type { AuthStore } from "./auth.store";
 
@@ -51,6 +52,8 @@ export class AuthService implements Authenticator {
   /** The same entries by the principal handed out, for `reauthenticate` (an entry may leave `verified` meanwhile). */
   private readonly byPrincipal = new WeakMap<Principal, Verified>();
   private readonly tokens: AccessTokens;
+  /** What password checks may wait, run and fail, per client and account (`auth.limits.ts`). */
+  private readonly limits = new SignInLimits();
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -62,32 +65,40 @@ export class AuthService implements Authenticator {
     this.tokens = new AccessTokens(jwtSecret);
   }
 
-  /** A password set anywhere (a change, a reset, an account readmitted) ends the account's other sessions. */
+  /**
+   * A password set anywhere (a change, a reset, an account readmitted) ends the account's other sessions; a
+   * member removed from the organization (the install's only one) loses every session at once, as a denied
+   * signup does. (The organization's routes still tell their tokens 404 `organization not found`: see `live`.)
+   */
   listen(events: EventBus): void {
     events.onWrite("user.password.changed", ({ payload }) => {
       this.store.revokeUser(payload.user_id, Date.now(), payload.keep_session_id ?? undefined);
     });
+    events.onWrite("member.removed", ({ payload }) => this.store.revokeUser(payload.user_id, Date.now()));
   }
 
   /**
    * Resolves an `Authorization` header to a principal, or throws 401 `unauthorized`. A token verified before is a
    * lookup, answered at once; a new one waits for the library's verification.
    */
-  authenticate(authorization: string | null | undefined): Principal | Promise<Principal> {
-    return this.authenticateToken(bearerToken(authorization));
+  authenticate(
+    authorization: string | null | undefined,
+    ended?: (principal: Principal) => void,
+  ): Principal | Promise<Principal> {
+    return this.authenticateToken(bearerToken(authorization), ended);
   }
 
   /** Resolves a bare token (JWT access token or `sa_` token) as `authenticate` does, or throws 401 `unauthorized`. */
-  authenticateToken(token: string): Principal | Promise<Principal> {
+  authenticateToken(token: string, ended?: (principal: Principal) => void): Principal | Promise<Principal> {
     if (token.startsWith("sa_")) return this.staffPrincipal(token);
     const now = Date.now();
     const known = this.verified.get(token);
-    if (!known) return this.verify(token, now);
+    if (!known) return this.verify(token, now, ended);
     if (known.exp * 1000 <= now) {
       this.verified.delete(token);
       throw unauthenticated();
     }
-    return this.live(known, now);
+    return this.live(known, now, ended);
   }
 
   /**
@@ -95,16 +106,20 @@ export class AuthService implements Authenticator {
    * (a write stored after the request waited). The token's signature was proven then; what can have changed is
    * checked again: the token's expiry and session, or the staff token.
    */
-  reauthenticate(authorization: string | null | undefined, principal: Principal): Principal {
+  reauthenticate(
+    authorization: string | null | undefined,
+    principal: Principal,
+    ended?: (principal: Principal) => void,
+  ): Principal {
     if (principal.serviceAccountId !== null) return this.staffPrincipal(bearerToken(authorization));
     const known = this.byPrincipal.get(principal);
     const now = Date.now();
     if (!known || known.exp * 1000 <= now) throw unauthenticated();
-    return this.live(known, now);
+    return this.live(known, now, ended);
   }
 
   /** A token not seen before: verified by the library, then remembered. */
-  private async verify(token: string, now: number): Promise<Principal> {
+  private async verify(token: string, now: number, ended?: (principal: Principal) => void): Promise<Principal> {
     const claims = await this.tokens.verify(token, now);
     if (!claims) throw unauthenticated();
     if (this.verified.size >= VERIFIED_MEMO) this.verified.delete(this.verified.keys().next().value as string);
@@ -112,13 +127,17 @@ export class AuthService implements Authenticator {
     const known = { principal, exp: claims.exp, sid: claims.sid };
     this.verified.set(token, known);
     this.byPrincipal.set(principal, known);
-    return this.live(known, now);
+    return this.live(known, now, ended);
   }
 
-  /** The principal of a verified token, unless its session ended (signed out, password reset) before it expired. */
-  private live(known: Verified, now: number): Principal {
-    if (!this.store.sessionLive(known.sid, now)) throw unauthenticated();
-    return known.principal;
+  /**
+   * The principal of a verified token, unless its session ended (signed out, password reset, removed from the
+   * organization) before it expired: then `ended` may refuse it its own way, else 401.
+   */
+  private live(known: Verified, now: number, ended?: (principal: Principal) => void): Principal {
+    if (this.store.sessionLive(known.sid, now)) return known.principal;
+    ended?.(known.principal);
+    throw unauthenticated();
   }
 
   private staffPrincipal(token: string): Principal {
@@ -149,11 +168,36 @@ export class AuthService implements Authenticator {
     return this.members.accessGeneration + this.store.revocations;
   }
 
-  /** `client` is the caller's address: password checks take turns between clients. */
+  /**
+   * Checks `password` against `hash` (null: an unknown account, which costs the same) for `attempt`, within the
+   * sign-in limits: 429 `too many attempts` beyond them. Checks take turns between clients.
+   */
+  async checkPassword(password: string, hash: string | null, attempt: Attempt): Promise<boolean> {
+    const admitted = this.limits.admit(attempt);
+    let outcome: "right" | "wrong" | null = null;
+    try {
+      outcome = (await verifyPassword(password, hash, admitted.client)) ? "right" : "wrong";
+      return outcome === "right";
+    } finally {
+      admitted.done(outcome);
+    }
+  }
+
+  /** Hashes a new password (a signup, an invite accepted) for `attempt`, within the limits on checks at once. */
+  async hashNewPassword(password: string, attempt: Attempt): Promise<string> {
+    const admitted = this.limits.admit(attempt);
+    try {
+      return await hashPassword(password, admitted.client);
+    } finally {
+      admitted.done(null);
+    }
+  }
+
+  /** `client` is the caller's address, which the sign-in limits count by. */
   async login(emailInput: string, password: string, client = ""): Promise<TokenPair> {
     const email = emailInput.trim().toLowerCase();
     const user = this.members.userByEmail(email);
-    const ok = await verifyPassword(password, user?.passwordHash ?? null, client);
+    const ok = await this.checkPassword(password, user?.passwordHash ?? null, { client, account: email });
     if (!user || !ok) throw unauthenticated("invalid credentials");
     const state = this.signupState(user);
     if (state === "denied") throw unauthenticated("invalid credentials");
@@ -219,11 +263,18 @@ export class AuthService implements Authenticator {
     assertHasPassword(principal);
     const user = this.members.user(principal.userId);
     if (!user) throw unauthenticated();
-    // The same bounded argon2id path as login, so a burst of guesses queues rather than exhausting memory.
-    if (!(await verifyPassword(currentPassword, user.passwordHash, client))) {
-      throw invalid("current password is incorrect");
+    // Within the same limits as login: a stolen access token must not guess the password any faster. The new
+    // hash is made under the same admission.
+    const admitted = this.limits.admit({ client, account: user.email });
+    let outcome: "right" | "wrong" | null = null;
+    let passwordHash: string;
+    try {
+      outcome = (await verifyPassword(currentPassword, user.passwordHash, admitted.client)) ? "right" : "wrong";
+      if (outcome === "wrong") throw invalid("current password is incorrect");
+      passwordHash = await hashPassword(newPassword, admitted.client);
+    } finally {
+      admitted.done(outcome);
     }
-    const passwordHash = await hashPassword(newPassword, client);
     this.uow.write(() => {
       // Changed meanwhile (another change, a reset): the password just checked is no longer the current one.
       if (!this.samePassword(user)) throw invalid("current password is incorrect");

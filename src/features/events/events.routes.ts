@@ -11,6 +11,7 @@ export function eventsRoutes(auth: AuthMacro, live: LiveEvents) {
   return new Elysia({ prefix: "/api/v1/organizations/:orgId" })
     .use(auth)
     .ws("/ws", {
+      urlToken: true,
       permission: "member",
       beforeHandle: ({ request, actor }) => {
         assertUpgradable(request);

@@ -10,7 +10,10 @@ export function instanceRoutes(auth: AuthMacro, instance: InstanceService) {
     .use(auth)
     .get("/health", () => instance.health(), {
       public: true,
-      detail: doc("Liveness and the build's version", { 200: healthOut }),
+      detail: doc("Whether the server can keep what it is given, and the build's version", {
+        200: healthOut,
+        503: "The database or the data dir failed, named in the message: `the database file is gone from the data directory`, `the data directory's disk is full`…",
+      }),
     })
     .get("/api/v1/public/instance", () => instance.publicInstance(), {
       public: true,

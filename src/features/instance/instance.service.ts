@@ -1,8 +1,9 @@
 /** The install itself: health, what the public may know, first-run setup and provisioning settings. */
 import { timingSafeEqual } from "node:crypto";
 import { BUILD, type Config, PROVISIONING_KEYS, type ProvisioningKey } from "../../config";
-import { conflict, forbidden, invalid } from "../../core/errors";
+import { AppError, conflict, forbidden, invalid } from "../../core/errors";
 import { orgEvent } from "../../core/events";
+import type { StorageHealth } from "../../db/health";
 import type { UnitOfWork } from "../../db/unit";
 import { DecryptError, decryptSecret, encryptSecret, secretHint } from "../../lib/encryption";
 import type { AuthService } from "../auth/auth.service";
@@ -32,9 +33,14 @@ export class InstanceService {
     private readonly encryptionKey: Uint8Array | null,
     /** The one-time token of the setup URL, held only by a serving process that started without an org. */
     private readonly setupToken: string | null,
+    /** Whether the data dir still keeps what it is given. */
+    private readonly storage: StorageHealth,
   ) {}
 
+  /** `ok` with the build, or 503 saying what failed: the database or the data dir (no path, no detail beyond). */
   health() {
+    const problem = this.storage.problem();
+    if (problem !== null) throw new AppError("unavailable", problem);
     return { status: "ok", version: BUILD.version, git_sha: BUILD.gitSha };
   }
 

@@ -38,6 +38,7 @@ export function invitesRoutes(auth: AuthMacro, invites: InvitesService) {
           201: tokenPairOut,
           400: "`invalid or expired invite`; `email does not match invite`",
           409: "`email already registered` (wrong password of an existing account), `already a member of the organization`",
+          429: "`too many attempts`, with `Retry-After` in seconds: the sign-in limits (docs/api.md)",
         }),
       },
     )

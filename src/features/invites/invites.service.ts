@@ -9,7 +9,6 @@ import { type EventBus, orgEvent } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import type { TokenPair } from "../../http/schemas";
 import { isUuid, newId } from "../../lib/ids";
-import { hashPassword, verifyPassword } from "../../lib/password";
 import { hashToken, newToken } from "../../lib/tokens";
 import type { AuthService } from "../auth/auth.service";
 import type { MembersService } from "../members/members.service";
@@ -116,10 +115,12 @@ export class InvitesService {
     }
     if (invite.email !== null && invite.email !== input.email) throw invalid("email does not match invite");
     const existing = this.members.userByEmail(input.email);
-    if (existing && !(await verifyPassword(input.password, existing.passwordHash, client))) {
+    // A password checked or hashed here counts as at sign-in: accepting an invite is no way around its limits.
+    const attempt = { client, account: input.email };
+    if (existing && !(await this.sessions.checkPassword(input.password, existing.passwordHash, attempt))) {
       throw conflict("email already registered");
     }
-    const passwordHash = existing ? null : await hashPassword(input.password, client);
+    const passwordHash = existing ? null : await this.sessions.hashNewPassword(input.password, attempt);
     const now = Date.now();
     return this.uow.write(() => {
       // The existing account's password changed while it was checked: as after a wrong one.

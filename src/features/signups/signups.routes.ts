@@ -30,6 +30,7 @@ export function signupsRoutes(auth: AuthMacro, signups: SignupsService) {
           201: tokenPairOut,
           403: "Open signups are off: `signups_disabled`",
           409: "`email already registered`",
+          429: "`too many attempts`, with `Retry-After` in seconds: the sign-in limits (docs/api.md)",
         }),
       },
     )

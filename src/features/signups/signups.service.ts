@@ -9,7 +9,6 @@ import { type EventBus, orgEvent } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
 import type { TokenPair } from "../../http/schemas";
 import { isUuid, newId } from "../../lib/ids";
-import { hashPassword } from "../../lib/password";
 import type { AuthService, SignupState } from "../auth/auth.service";
 import type { ListedUser, MembersService, UserRow } from "../members/members.service";
 import type { OrganizationService } from "../organization/organization.service";
@@ -44,7 +43,7 @@ export class SignupsService {
   async signUp(input: { email: string; password: string; display_name: string }, client = ""): Promise<TokenPair> {
     this.assertOpen();
     if (this.members.userByEmail(input.email)) throw conflict("email already registered");
-    const passwordHash = await hashPassword(input.password, client);
+    const passwordHash = await this.sessions.hashNewPassword(input.password, { client, account: input.email });
     const now = Date.now();
     return this.uow.write(() => {
       const org = this.organization.current();

@@ -59,8 +59,8 @@ function tunnelMacro(tunnels: TunnelsService) {
 const raw = (ws: { raw: unknown }) => ws.raw as ServerWebSocket<unknown>;
 
 export function tunnelsRoutes(auth: AuthMacro, tunnels: TunnelsService) {
-  const relay = ({ visit, request, server }: { visit: Visit; request: Request; server: unknown }) =>
-    tunnels.relay(visit, request, clientAddress({ server: server as never, request }));
+  const relay = ({ visit, request, server, set }: { visit: Visit; request: Request; server: unknown; set: object }) =>
+    tunnels.relay(visit, request, clientAddress({ server: server as never, request, set }));
   return (
     new Elysia()
       .use(auth)

@@ -145,7 +145,7 @@ export class TunnelsService {
   async admit(request: Request, automationId: string, need: Need): Promise<Admission> {
     const id = automationId.toLowerCase();
     if (!isUuid(id)) throw automationNotFound();
-    // As the other sockets take it: the `Authorization` header, or `?token=` on the upgrade.
+    // The `Authorization` header alone: the connector is no browser, and a token in a URL ends up in logs.
     const principal = await this.connectorOf(credential(request), id);
     const automation = this.reach(principal, id, need);
     if (automation.kind !== "reverse_tunnel") throw invalid("not a reverse_tunnel automation");
