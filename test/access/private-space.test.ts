@@ -75,6 +75,8 @@ const REFUSALS = {
   /** Retrying is for a staff reply that failed, by a person: a plain message is not one. */
   notFailed: { status: 400, error: "message is not a failed reply" },
   retryPerson: { status: 403, error: "only a person can retry a reply" },
+  /** Restoring a version is a person's decision, as accepting a proposal is. */
+  restore: { status: 403, error: "only a person can restore a version" },
 } as const;
 
 type Cell = "2xx" | "403" | keyof typeof REFUSALS;
@@ -116,6 +118,9 @@ const ACCESS: readonly (readonly [route: string, need: string, ...cells: [Cell, 
   ["POST /files/upload",                                       "files.write", "2xx",    "2xx",      "2xx",    "403",    "2xx",      "403"],
   ["GET /files/:nodeId",                                       "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
   ["GET /files/:nodeId/content",                               "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["GET /files/:nodeId/versions",                              "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["GET /files/:nodeId/versions/:versionId/content",           "files.read",  "2xx",    "2xx",      "2xx",    "2xx",    "2xx",      "403"],
+  ["POST /files/:nodeId/versions/:versionId/restore",          "files.write", "2xx",    "2xx",      "2xx",    "403",    "restore",  "403"],
   ["PUT /files/:nodeId/content",                               "files.write", "2xx",    "2xx",      "2xx",    "403",    "propose",  "403"],
   ["PATCH /files/:nodeId",                                     "files.write", "2xx",    "2xx",      "2xx",    "403",    "propose",  "403"],
   ["DELETE /files/:nodeId",                                    "files.write", "2xx",    "2xx",      "2xx",    "403",    "propose",  "403"],
@@ -401,6 +406,17 @@ async function freshTextFile(rows: SpaceRows): Promise<string> {
     201,
   ).body.node.id;
 }
+/** A text file written twice over REST, and its oldest version (the text before the write). */
+async function freshVersion(rows: SpaceRows): Promise<Record<string, string>> {
+  const nodeId = await freshTextFile(rows);
+  const files = `${spaceBase(rows.id)}/files/${nodeId}`;
+  must(
+    await rowsOwner().api.put(`${files}/content`, undefined, { raw: "second text", contentType: "text/plain" }),
+    200,
+  );
+  const versions = must(await rowsOwner().api.get(`${files}/versions`), 200).body.versions;
+  return { nodeId, versionId: versions.at(-1).id };
+}
 async function freshProposal(rows: SpaceRows): Promise<string> {
   const fileId = await freshTextFile(rows);
   return must(
@@ -619,6 +635,12 @@ const PLANS: Record<string, Plan> = {
       raw: "replaced text",
       contentType: "text/plain",
     }),
+  },
+  "GET /files/:nodeId/versions/:versionId/content": {
+    build: async ({ rows }) => ({ params: await freshVersion(rows) }),
+  },
+  "POST /files/:nodeId/versions/:versionId/restore": {
+    build: async ({ rows }) => ({ params: await freshVersion(rows) }),
   },
   "PATCH /files/:nodeId": {
     build: async ({ rows, live }) => ({
