@@ -51,6 +51,7 @@ import { ProposalsStore } from "../../src/features/proposals/proposals.store";
 import {
   COUNT_SQL,
   LATEST_MESSAGES_SQL,
+  LATEST_TASK_MESSAGES_SQL,
   LIVE_SQL,
   MESSAGES_INDEX_SQL,
   MESSAGES_WATERMARK_SQL,
@@ -62,6 +63,7 @@ import {
   SNIPPET_SQL,
   STALE_TEXTS_SQL,
   SUBTREE_DOCS_DELETE_SQL,
+  TASK_MESSAGES_INDEX_SQL,
   WORDS_SQL,
 } from "../../src/features/search/search.store";
 import { SignupsStore } from "../../src/features/signups/signups.store";
@@ -1120,6 +1122,14 @@ const cases: Case[] = [
       {
         name: "search: index a batch of new messages",
         raw: { sql: MESSAGES_INDEX_SQL, params: { ids: JSON.stringify([ids.message]) } },
+      },
+      {
+        name: "search: index a batch of new task messages",
+        raw: { sql: TASK_MESSAGES_INDEX_SQL, params: { ids: JSON.stringify([ids.message]) } },
+      },
+      {
+        name: "search: the last task messages stored (at start)",
+        raw: { sql: LATEST_TASK_MESSAGES_SQL, params: { below: Number.MAX_SAFE_INTEGER, limit: 1000 } },
       },
       {
         name: "search: how far messages are indexed",

@@ -420,7 +420,7 @@ describe("GET /organizations/{orgId}/search: a restart", () => {
 });
 
 describe("GET /organizations/{orgId}/search: a crash", () => {
-  it("finds the messages posted just before a kill -9, and not one deleted then", async () => {
+  it("finds the messages and task comments posted just before a kill -9, and not one deleted then", async () => {
     const dir = tempDir("tandem-search-");
     const spawned: SpawnedServer[] = [];
     try {
@@ -442,6 +442,13 @@ describe("GET /organizations/{orgId}/search: a crash", () => {
       const gone = (await first.api.post(messages, { content: "dugong gone" })).body.message.id as string;
       expect((await first.api.delete(`${messages}/${gone}`)).status).toBe(204);
       const kept = (await first.api.post(messages, { content: "dugong kept" })).body.message.id as string;
+      const board = (await first.api.get(`${base}/spaces/${space.id}/board`)).body;
+      const task = (
+        await first.api.post(`${base}/spaces/${space.id}/tasks`, { title: "Count", column_id: board.columns[0].id })
+      ).body.id as string;
+      const comment = (
+        await first.api.post(`${base}/spaces/${space.id}/tasks/${task}/messages`, { content: "dugong noted" })
+      ).body.id as string;
       first.server.proc.kill("SIGKILL");
       await first.server.proc.exited;
       // The post was answered and stored; its index waited for a batch the crash never ran.
@@ -449,6 +456,7 @@ describe("GET /organizations/{orgId}/search: a crash", () => {
       try {
         expect(db.query("SELECT id FROM chat_messages WHERE id = ?").all(kept)).toHaveLength(1);
         expect(db.query("SELECT doc FROM search_docs WHERE item_id = ?").all(kept)).toHaveLength(0);
+        expect(db.query("SELECT doc FROM search_docs WHERE item_id = ?").all(comment)).toHaveLength(0);
       } finally {
         db.close();
       }
@@ -456,7 +464,7 @@ describe("GET /organizations/{orgId}/search: a crash", () => {
       const second = await start();
       const res = await second.api.get(`${base}/search?q=dugong`);
       expect(res.status).toBe(200);
-      expect(res.body.results.map((r: Result) => r.id)).toEqual([kept]);
+      expect(res.body.results.map((r: Result) => r.id).sort()).toEqual([kept, comment].sort());
     } finally {
       for (const s of spawned) if (s.proc.exitCode === null) await s.stop("SIGKILL");
       rmSync(dir, { recursive: true, force: true });

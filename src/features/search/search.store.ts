@@ -184,6 +184,17 @@ export const MESSAGES_INDEX_SQL = `
   WHERE m.deleted_at IS NULL AND m.content <> '' AND r.deleted_at IS NULL
   ON CONFLICT (item_id) DO NOTHING`;
 
+/** Indexes a batch of task messages (task comments) by id: those of live tasks, not yet indexed. */
+export const TASK_MESSAGES_INDEX_SQL = `
+  INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
+  SELECT 'task_message', c.id, t.space_id, c.task_id, c.created_at, '',
+    replace(replace(c.content, char(1), char(65533)), char(2), char(65533))
+  FROM json_each($ids) j
+  JOIN task_messages c ON c.id = j.value
+  JOIN tasks t ON t.id = c.task_id
+  WHERE c.content <> ''
+  ON CONFLICT (item_id) DO NOTHING`;
+
 /** Records the time of a batch of messages that commits with this statement (`search_state`). */
 export const MESSAGES_WATERMARK_SQL = `
   INSERT INTO search_state (name, value) VALUES ('messages', $at) ON CONFLICT (name) DO UPDATE SET value = excluded.value`;
@@ -191,6 +202,10 @@ export const MESSAGES_WATERMARK_SQL = `
 /** A page of chat messages, the last stored first (by rowid: the order they were stored in). */
 export const LATEST_MESSAGES_SQL = `
   SELECT rowid AS at, id, created_at AS createdAt FROM chat_messages WHERE rowid < $below ORDER BY rowid DESC LIMIT $limit`;
+
+/** A page of task messages, the last stored first, as `LATEST_MESSAGES_SQL` reads chat messages. */
+export const LATEST_TASK_MESSAGES_SQL = `
+  SELECT rowid AS at, id, created_at AS createdAt FROM task_messages WHERE rowid < $below ORDER BY rowid DESC LIMIT $limit`;
 
 /** Data access for search. */
 export class SearchStore {
@@ -254,6 +269,13 @@ export class SearchStore {
    * Indexes new chat messages by id, in the order given, as their rows hold them now (`MESSAGES_INDEX_SQL`), and
    * records that every message stored before `at` (epoch ms) is indexed.
    */
+  private readonly indexTaskMessagesQuery = this.q(TASK_MESSAGES_INDEX_SQL);
+
+  /** Indexes the task messages of a batch (with `indexMessages`, whose time stands for both). */
+  indexTaskMessages(ids: readonly string[]): void {
+    if (ids.length > 0) this.indexTaskMessagesQuery().run({ $ids: JSON.stringify(ids) });
+  }
+
   indexMessages(ids: readonly string[], at: number): void {
     this.indexMessagesQuery().run({ $ids: JSON.stringify(ids) });
     this.watermarkQuery().run({ $at: at });
@@ -268,18 +290,21 @@ export class SearchStore {
     return this.indexedUntilQuery().all({})[0]?.value ?? 0;
   }
 
-  private readonly latestMessagesQuery = this.q<{ at: number; id: string; createdAt: number }>(LATEST_MESSAGES_SQL);
+  private readonly latestQueries = {
+    chat: this.q<{ at: number; id: string; createdAt: number }>(LATEST_MESSAGES_SQL),
+    task: this.q<{ at: number; id: string; createdAt: number }>(LATEST_TASK_MESSAGES_SQL),
+  };
 
   /**
-   * The ids of the chat messages stored last, back to the first one created before `since`, oldest first. Walked
-   * by rowid from the last stored: a message stored after `since` has a `created_at` at or after it (a post is
-   * stamped with the clock or later), and its rowid is above every older row's, even one reused after the
-   * newest rows were deleted (SQLite gives the highest rowid plus one).
+   * The ids of the chat (or task) messages stored last, back to the first one created before `since`, oldest
+   * first. Walked by rowid from the last stored: a message stored after `since` has a `created_at` at or after it
+   * (a post is stamped with the clock or later), and its rowid is above every older row's, even one reused after
+   * the newest rows were deleted (SQLite gives the highest rowid plus one).
    */
-  messagesSince(since: number): string[] {
+  messagesSince(since: number, of: "chat" | "task" = "chat"): string[] {
     const ids: string[] = [];
     for (let below = Number.MAX_SAFE_INTEGER; ; ) {
-      const page = this.latestMessagesQuery().all({ $below: below, $limit: 1000 });
+      const page = this.latestQueries[of]().all({ $below: below, $limit: 1000 });
       for (const row of page) {
         if (row.createdAt < since) return ids.reverse();
         ids.push(row.id);
