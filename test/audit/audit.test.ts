@@ -100,6 +100,27 @@ describe("a record", () => {
   });
 });
 
+describe("the address behind a proxy", () => {
+  it("is the client's from X-Forwarded-For when the request comes through a trusted proxy, and never a forged one", async () => {
+    // Here no proxy is trusted: a header the client wrote itself changes nothing.
+    const forged = await oneRecordOf(() =>
+      ok(org.owner.api.post(`${base}/invites`, {}, { headers: { "x-forwarded-for": "198.51.100.9" } }), 201),
+    );
+    expect(forged.address).toBe(LOOPBACK);
+    const proxied = await startTestServer({ env: { TANDEM_TRUSTED_PROXIES: "127.0.0.1" } });
+    try {
+      const other = await setupOrg(proxied, "Proxied Co");
+      const path = `/api/v1/organizations/${other.id}`;
+      const res = await other.owner.api.post(`${path}/invites`, {}, { headers: { "x-forwarded-for": "203.0.113.7" } });
+      expect(res.status).toBe(201);
+      const events = (await other.owner.api.get(`${path}/audit?action=invite.created`)).body.events;
+      expect(events.map((e: { address: string }) => e.address)).toEqual(["203.0.113.7"]);
+    } finally {
+      await proxied.stop();
+    }
+  });
+});
+
 describe("members and roles", () => {
   it("member.removed: who removed whom, by name and email", async () => {
     const leaving = await addMember(org, ["Viewer"], "Lee Leaving");
