@@ -102,7 +102,11 @@ async function seed(server: Server, teams: number): Promise<Team[]> {
   return out;
 }
 
-async function run(n: number) {
+/**
+ * One run of `n` people for `seconds` measured; `sample` (if given) is called every 10 s of the run with the
+ * server, for a soak to read its memory and its WAL.
+ */
+export async function runPeople(n: number, seconds = SECONDS, sample?: (server: Server) => void) {
   const server = await startTandem();
   const teams = await seed(server, Math.ceil(n / TEAM));
   console.error(`people: ${n} people in ${teams.length} teams, seeded`);
@@ -202,7 +206,9 @@ async function run(n: number) {
   }, 1000);
   await Bun.sleep(RAMP_SECONDS * 1000);
   measuring = true;
-  await Bun.sleep(SECONDS * 1000);
+  const sampler = sample ? setInterval(() => sample(server), 10_000) : null;
+  await Bun.sleep(seconds * 1000);
+  if (sampler) clearInterval(sampler);
   measuring = false;
   running = false;
   clearInterval(typing);
@@ -247,10 +253,13 @@ async function run(n: number) {
   return row;
 }
 
-const rows = [];
-for (const n of (process.env.BENCH_PEOPLE ?? "500,1000,2000,3000").split(",").map(Number)) rows.push(await run(n));
-await cleanup();
-const largest = rows.filter((r) => r.pass).map((r) => r.people);
-console.log(`largest N with every p99 < 100 ms and nothing lost: ${largest.length ? Math.max(...largest) : "none"}`);
-// The editing clients' timers would keep the process alive.
-process.exit(0);
+if (import.meta.main) {
+  const rows = [];
+  for (const n of (process.env.BENCH_PEOPLE ?? "500,1000,2000,3000").split(",").map(Number))
+    rows.push(await runPeople(n));
+  await cleanup();
+  const largest = rows.filter((r) => r.pass).map((r) => r.people);
+  console.log(`largest N with every p99 < 100 ms and nothing lost: ${largest.length ? Math.max(...largest) : "none"}`);
+  // The editing clients' timers would keep the process alive.
+  process.exit(0);
+}
