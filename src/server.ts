@@ -110,6 +110,8 @@ async function serveLocked(
   services.email.start();
   // Rooms deleted before a stop may still hold rows: their purge goes on.
   void services.chat.purge.run();
+  // Documents a stop cut short (logged updates not yet in their file's text) are folded; their texts written.
+  services.docs.recover();
   // Texts whose editing a stop cut short are indexed for search; deleted rooms leave the index.
   services.search.start();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;

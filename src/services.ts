@@ -155,7 +155,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     new SqliteDocPersistence(db),
     commits,
     {
-      stored: (unit, nodeId, scope) => files.documentStored(unit, nodeId, scope),
+      settled: (unit, nodeId, scope, editing) => files.textSettled(unit, nodeId, scope, editing),
       failed: (error, nodeId) => options.onDocError?.(error, nodeId),
       history: {
         before: (unit, nodeId, scope, authors, replaced) => versions.before(unit, nodeId, scope, authors, replaced),

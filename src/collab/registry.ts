@@ -5,7 +5,15 @@
  * Durability: an update is applied to the document, logged in the group commit of its event-loop turn, and
  * relayed to the other peers only once that commit is done, so whatever anyone has seen survives a crash. (The
  * peer that sent an update keeps it as well, and sends again what the server lacks when it reconnects.) The
- * log is folded into the snapshot every `compactEvery` commits and when the document unloads.
+ * log is folded into the snapshot when the text is written after `compactEvery` commits, and when the document
+ * unloads.
+ *
+ * Text: storing an update writes only the update, so a keystroke costs the same in a long document as in an
+ * empty one. The file's text, size and checksum, which REST reads, versions and the search index use, are
+ * derived from the document and written together when editing settles (`settleMs` after the last stored change,
+ * at most `settleMaxMs` after the first one not yet written), when someone reads the file (`settle`), with every
+ * write of the server's, when a version is kept and when the document unloads. Logs a stop cut short are folded
+ * at the next start (`recover`).
  *
  * Versions: the registry tells its `history` when an editing session starts (the first change stored after a
  * version), when one ends (`versionEveryMs` after it started, or when the document unloads), and around each
@@ -114,6 +122,12 @@ export class LiveDoc {
   lastStored: Promise<unknown> = Promise.resolve(null);
   /** Updates logged since the snapshot. */
   logged = 0;
+  /** When the stored document last changed. */
+  changedAt = 0;
+  /** Stored changes are not yet in the file's text, size and checksum; since when. */
+  textStale = false;
+  staleSince = 0;
+  settleTimer: ReturnType<typeof setTimeout> | null = null;
   idleTimer: ReturnType<typeof setTimeout> | null = null;
   /** Who changed the document since its last version; null while no editing session is open. */
   authors: Set<string> | null = null;
@@ -142,18 +156,25 @@ export class LiveDoc {
 export interface RegistryOptions {
   /** How long a document stays in memory after its last peer left. */
   idleMs?: number;
-  /** Fold the update log into the snapshot after this many logged commits. */
+  /** Fold the update log into the snapshot once it holds this many commits (when the text is next written). */
   compactEvery?: number;
   /** The largest text a document may hold, in UTF-8 bytes (a text file's limit). */
   maxTextBytes?: number;
   /** How long an editing session lasts before its version is kept: at most one version per this while people type. */
   versionEveryMs?: number;
+  /** The file's text is written this long after the last stored change... */
+  settleMs?: number;
+  /** ...or this long after the first change not yet written, while people keep typing. */
+  settleMaxMs?: number;
 }
 
 /** Hooks into the rest of the server. */
 export interface RegistryHooks {
-  /** A document's change is being stored (its file's text, size and checksum change), in `unit`. */
-  stored(unit: Unit, nodeId: string, scope: DocScope): void;
+  /**
+   * A document's file got its text, size and checksum anew, in `unit`; `editing`: people are still typing in it
+   * (its text is written again once they stop).
+   */
+  settled(unit: Unit, nodeId: string, scope: DocScope, editing: boolean): void;
   /** Something could not be stored or loaded; the document's peers were disconnected. */
   failed(error: unknown, nodeId: string): void;
   /** Where the document's versions are kept. */
@@ -165,10 +186,14 @@ const NOBODY: ReadonlySet<string> = new Set();
 /** The open documents. */
 export class DocRegistry {
   private readonly docs = new Map<string, LiveDoc>();
+  /** Documents whose file's text is behind what they stored. */
+  private readonly stale = new Set<LiveDoc>();
   private readonly idleMs: number;
   private readonly compactEvery: number;
   private readonly maxTextBytes: number;
   private readonly versionEveryMs: number;
+  private readonly settleMs: number;
+  private readonly settleMaxMs: number;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -181,6 +206,8 @@ export class DocRegistry {
     this.compactEvery = options.compactEvery ?? 200;
     this.maxTextBytes = options.maxTextBytes ?? MAX_TEXT_BYTES;
     this.versionEveryMs = options.versionEveryMs ?? 5 * 60_000;
+    this.settleMs = options.settleMs ?? 1000;
+    this.settleMaxMs = options.settleMaxMs ?? 5000;
   }
 
   /**
@@ -305,6 +332,38 @@ export class DocRegistry {
     return true;
   }
 
+  /**
+   * Brings the text, size and checksum of the space's files (or of one file) up to what their documents stored:
+   * called before they are read. Costs nothing when no document of the space is ahead of its file.
+   */
+  settle(spaceId: string, nodeId?: string): void {
+    if (this.stale.size === 0) return;
+    for (const live of [...this.stale]) {
+      if (live.scope.spaceId === spaceId && (nodeId === undefined || live.nodeId === nodeId)) this.settleNow(live);
+    }
+  }
+
+  /**
+   * Folds the logs a stop cut short (the server was killed while people typed): each such document is loaded,
+   * its file's text written and its log folded into the snapshot. Run at start, before anyone edits.
+   */
+  recover(): number {
+    let recovered = 0;
+    for (const { nodeId, orgId, spaceId } of this.persistence.logged()) {
+      if (this.docs.has(nodeId)) continue;
+      try {
+        const live = this.open(nodeId, { orgId, spaceId });
+        if (!live) continue;
+        live.closing = true;
+        this.idleWhenUnused(live);
+        recovered++;
+      } catch (error) {
+        this.hooks.failed(error, nodeId);
+      }
+    }
+    return recovered;
+  }
+
   /** Every document in memory. */
   all(): IterableIterator<LiveDoc> {
     return this.docs.values();
@@ -345,6 +404,13 @@ export class DocRegistry {
       this.awarenessChanged(live, change, origin),
     );
     this.docs.set(nodeId, live);
+    // Updates logged and never written into the text (a stop cut them short): the text is written now, so the
+    // editing session that starts next begins from the stored text.
+    if (stored.updates.length > 0) {
+      live.changedAt = Date.now();
+      this.markStale(live);
+      this.settleNow(live);
+    }
     return live;
   }
 
@@ -386,14 +452,107 @@ export class DocRegistry {
     const update = batch.length === 1 ? (batch[0] as Applied).update : Y.mergeUpdates(batch.map((a) => a.update));
     const writers = this.beginVersion(unit, live, batch);
     const now = Date.now();
-    this.persistence.append(live.nodeId, update, live.text(), now);
-    if (++live.logged >= this.compactEvery) {
-      this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), now);
-      live.logged = 0;
+    this.persistence.append(live.nodeId, update, now);
+    live.changedAt = now;
+    live.logged++;
+    if (writers) {
+      // A write of the server's: the text after it is written at once, and kept as a version.
+      this.writeText(unit, live, false);
+      this.hooks.history.keep(unit, live.nodeId, live.scope, writers);
+    } else {
+      this.markStale(live);
     }
-    if (writers) this.hooks.history.keep(unit, live.nodeId, live.scope, writers);
-    this.hooks.stored(unit, live.nodeId, live.scope);
     return { batch, update };
+  }
+
+  /** The document stored a change its file's text does not hold yet: the text is written once editing settles. */
+  private markStale(live: LiveDoc): void {
+    if (live.textStale) return;
+    live.textStale = true;
+    live.staleSince = live.changedAt;
+    this.stale.add(live);
+    this.settleAfter(live, this.settleMs);
+  }
+
+  private settleAfter(live: LiveDoc, ms: number): void {
+    if (live.settleTimer) clearTimeout(live.settleTimer);
+    live.settleTimer = setTimeout(() => this.settleDue(live), ms);
+    live.settleTimer.unref?.();
+  }
+
+  /** The settle timer: the text is written once the document was quiet for `settleMs`, or waited `settleMaxMs`. */
+  private settleDue(live: LiveDoc): void {
+    live.settleTimer = null;
+    if (live.closed || live.failed) return;
+    const now = Date.now();
+    if (!live.textStale) {
+      // The text was written while people typed, its long log left for when they stop: that is now.
+      const quietAt = live.changedAt + this.settleMs;
+      if (quietAt > now) this.settleAfter(live, quietAt - now);
+      else this.fold(live);
+      return;
+    }
+    const due = Math.min(live.changedAt + this.settleMs, live.staleSince + this.settleMaxMs);
+    if (due > now) this.settleAfter(live, due - now);
+    else this.settleNow(live);
+  }
+
+  /** Writes the file's text now, in a write of its own (or the caller's unit); tried again later if it fails. */
+  private settleNow(live: LiveDoc): void {
+    if (!live.textStale || live.closed || live.failed) return;
+    try {
+      this.uow.write((unit) => this.settleIn(unit, live));
+    } catch (error) {
+      this.hooks.failed(error, live.nodeId);
+      this.settleAfter(live, this.settleMaxMs);
+    }
+  }
+
+  /**
+   * In `unit`: stores what is pending (relayed once committed), then writes the file's text if it is behind,
+   * so the text describes exactly what is stored.
+   */
+  private settleIn(unit: Unit, live: LiveDoc): void {
+    if (live.pending.length > 0) {
+      const stored = this.store(unit, live);
+      if (stored) unit.afterCommit(() => this.relay(live, stored));
+    }
+    if (live.textStale) this.writeText(unit, live, Date.now() - live.changedAt < this.settleMs);
+  }
+
+  /**
+   * Writes the document's text, size and checksum into its file, in `unit` (`editing`: while people go on
+   * typing). A log of `compactEvery` commits is folded into the snapshot in the same write, once the typing
+   * stopped: encoding a long document takes a while (16 ms for 1 MiB), and nobody should wait for it between
+   * two keystrokes. While the typing goes on, only a log ten times that long is folded.
+   */
+  private writeText(unit: Unit, live: LiveDoc, editing: boolean): void {
+    const fold = live.logged >= this.compactEvery * (editing ? 10 : 1);
+    const state = fold ? Y.encodeStateAsUpdate(live.doc) : undefined;
+    this.persistence.setText(live.nodeId, live.text(), live.changedAt, state);
+    if (fold) live.logged = 0;
+    this.hooks.settled(unit, live.nodeId, live.scope, editing);
+    unit.afterCommit(() => this.textWritten(live));
+  }
+
+  private textWritten(live: LiveDoc): void {
+    live.textStale = false;
+    this.stale.delete(live);
+    if (live.settleTimer) clearTimeout(live.settleTimer);
+    live.settleTimer = null;
+    // Written while people typed, with a log long enough to fold: folded once they stop.
+    if (live.logged >= this.compactEvery) this.settleAfter(live, this.settleMs);
+  }
+
+  /** Folds the log into the snapshot, in a write of its own: the text is written already, nothing is pending. */
+  private fold(live: LiveDoc): void {
+    if (live.logged < this.compactEvery || live.pending.length > 0 || live.textStale) return;
+    try {
+      this.uow.write(() => this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), Date.now()));
+      live.logged = 0;
+    } catch (error) {
+      this.hooks.failed(error, live.nodeId);
+    }
   }
 
   /**
@@ -426,7 +585,10 @@ export class DocRegistry {
     const authors = live.authors;
     if (authors === null || live.closed || live.failed) return;
     try {
-      this.uow.write((unit) => this.hooks.history.keep(unit, live.nodeId, live.scope, authors));
+      this.uow.write((unit) => {
+        this.settleIn(unit, live);
+        this.hooks.history.keep(unit, live.nodeId, live.scope, authors);
+      });
       live.authors = null;
     } catch (error) {
       // Kept open: the next try comes after another interval, or when the document unloads.
@@ -576,11 +738,18 @@ export class DocRegistry {
     live.awarenessFlush = null;
     live.awarenessQueue.clear();
     if (this.docs.get(live.nodeId) === live) this.docs.delete(live.nodeId);
+    if (live.settleTimer) clearTimeout(live.settleTimer);
+    live.settleTimer = null;
+    this.stale.delete(live);
     const authors = live.authors;
     live.authors = null;
-    if (live.logged > 0 || authors) {
+    // A failed document is ahead of the disk: nothing of it is written.
+    const textStale = live.textStale && !live.failed;
+    if (live.logged > 0 || authors || textStale) {
       try {
         this.uow.write((unit) => {
+          // Folded with the text when that is written; otherwise on its own.
+          if (textStale) this.writeText(unit, live, false);
           if (authors) this.hooks.history.keep(unit, live.nodeId, live.scope, authors);
           if (live.logged > 0) this.persistence.compact(live.nodeId, Y.encodeStateAsUpdate(live.doc), Date.now());
         });

@@ -33,6 +33,11 @@ export interface EventOf<T extends EventType> {
    * most the latest one per interval (a document being typed into changes its file many times a second).
    */
   coalesce?: string;
+  /**
+   * Not sent. A text file's `file.updated` written while people go on typing in it (its text is written again
+   * once they stop): what is costly to redo for every such update (indexing a long text) can wait for that one.
+   */
+  editing?: boolean;
   /** Not sent. Who made the change; absent when the server made it on its own. */
   actor?: Principal;
   /**

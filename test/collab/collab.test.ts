@@ -241,6 +241,36 @@ describe("editing together", () => {
     expect(tree.checksum_sha256).toBe(sha256(expected));
   });
 
+  it("writes the text before any read: the tree, a listing, the node and a proposal's base describe an edit just relayed", async () => {
+    const fileId = await textFile("one");
+    const a = await editor(fileId);
+    const watcher = await editor(fileId);
+    const sha = (text: string) => sha256(text);
+    const check = async (expected: string, read: () => Promise<{ size_bytes: number; checksum_sha256: string }>) => {
+      await eventually(() => watcher.text() === expected, "the edit to be relayed (so it is stored)");
+      const node = await read();
+      expect(node.size_bytes).toBe(Buffer.byteLength(expected));
+      expect(node.checksum_sha256).toBe(sha(expected));
+    };
+    a.insert(3, " two");
+    await check("one two", async () =>
+      (await member.api.get(`${files}/tree`)).body.nodes.find((n: { id: string }) => n.id === fileId),
+    );
+    a.insert(7, " three");
+    await check("one two three", async () =>
+      (await member.api.get(`${files}`)).body.nodes.find((n: { id: string }) => n.id === fileId),
+    );
+    a.insert(13, " four");
+    await check("one two three four", async () => (await member.api.get(`${files}/${fileId}`)).body.node);
+    a.insert(18, " five");
+    await eventually(() => watcher.text() === "one two three four five", "the edit to be relayed");
+    const proposal = await member.api.post(`${files}/${fileId}/proposals`, { proposed_content: "six" });
+    expect(proposal.status).toBe(201);
+    expect(proposal.body.proposal.base_content_sha256).toBe(sha("one two three four five"));
+    a.destroy();
+    watcher.destroy();
+  });
+
   it("shows a PUT of new content in open editors at once, keeping what did not change", async () => {
     const fileId = await textFile("one two three");
     const a = await editor(fileId);

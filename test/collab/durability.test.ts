@@ -73,9 +73,12 @@ describe("across a restart", () => {
 });
 
 describe("the update log", () => {
-  it("is folded into the snapshot every few commits and when the document leaves memory", async () => {
+  it("is folded into the snapshot when the text is written after a few commits, and when the document leaves memory", async () => {
     const dir = dataDir();
-    const server = await startTestServer({ dataDir: dir, docs: { idleMs: 100, compactEvery: 5 } });
+    const server = await startTestServer({
+      dataDir: dir,
+      docs: { idleMs: 100, compactEvery: 5, settleMs: 30, settleMaxMs: 60 },
+    });
     try {
       const org = await setupOrg(server);
       const space = await org.owner.api.post(`/api/v1/organizations/${org.id}/spaces`, { name: "S" });
@@ -85,13 +88,18 @@ describe("the update log", () => {
       const a = await synced(base, fileId, org.owner.token);
       const watcher = await synced(base, fileId, org.owner.token);
       let highest = 0;
-      for (let i = 0; i < 30; i++) {
+      for (let i = 0; i < 80; i++) {
         a.insert(a.text().length, `${i},`);
         await eventually(() => watcher.text() === a.text(), "the edit to be relayed");
         highest = Math.max(highest, logRows(dir, fileId));
+        await Bun.sleep(5);
       }
+      // Storing an edit logs it. The log is folded when the text is written (at least every 60 ms here): while
+      // the typing goes on once it holds 50 (ten times `compactEvery`), once it stops when it holds 5.
       expect(highest).toBeGreaterThan(0);
-      expect(highest).toBeLessThan(5);
+      expect(highest).toBeLessThan(80);
+      await Bun.sleep(100);
+      expect(logRows(dir, fileId)).toBeLessThan(5);
       const text = a.text();
       a.destroy();
       watcher.destroy();
@@ -165,6 +173,14 @@ describe("a kill -9 of dist/tandem", () => {
     server = await spawnServer({ kind: "binary", dataDir: dir });
     spawned.push(server);
     token = await login(server.url);
+    // Before anyone opens the document again, REST serves every edit the watcher saw: the start folded the log
+    // the kill cut short into the file's text, size and checksum.
+    expect(logRows(dir, fileId)).toBe(0);
+    const early = (await client(server.url, token).get(`${files}/${fileId}/content`)).text as string;
+    expect(early.startsWith(seen)).toBe(true);
+    const node = (await client(server.url, token).get(`${files}/${fileId}`)).body.node;
+    expect(node.size_bytes).toBe(Buffer.byteLength(early));
+    expect(node.checksum_sha256).toBe(new Bun.CryptoHasher("sha256").update(early).digest("hex"));
     const reopened = await synced(collabBase(server.url, orgId, space.body.id), fileId, token);
     const text = reopened.text();
     reopened.destroy();

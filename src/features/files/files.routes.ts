@@ -117,11 +117,14 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
     })
     .get(
       "/tree",
-      ({ actor, set }) =>
-        sendJson(
+      ({ actor, set }) => {
+        // A text being typed in gets its size and checksum written first, and the cached tree dropped with it.
+        files.fresh(actor);
+        return sendJson(
           set,
           trees.json(actor.space.id, "tree", () => ({ nodes: files.tree(actor).map(presentNode) })),
-        ),
+        );
+      },
       {
         space: "files.read",
         detail: doc("Every live node of the space, flat", { 200: nodesAnswer }),
@@ -176,7 +179,7 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
         ),
       },
     )
-    .get("/:nodeId", ({ actor, params }) => ({ node: presentNode(files.node(actor, params.nodeId)) }), {
+    .get("/:nodeId", ({ actor, params }) => ({ node: presentNode(files.read(actor, params.nodeId)) }), {
       space: "files.read",
       detail: doc("One live node", { 200: nodeAnswer }),
     })

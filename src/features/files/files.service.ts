@@ -174,10 +174,25 @@ export class FilesService {
     return node;
   }
 
+  /**
+   * Brings the space's text files (or one file) up to what their documents stored, before their text, size or
+   * checksum is read: typing writes those once editing settles, not with every keystroke.
+   */
+  fresh(actor: SpaceActor, id?: string): void {
+    this.docs.settle(actor.space.id, id);
+  }
+
+  /** A live node of the space as a reader sees it (a text file's size and checksum up to date), or 404. */
+  read(actor: SpaceActor, id: string): NodeRow {
+    this.fresh(actor, id);
+    return this.node(actor, id);
+  }
+
   list(
     actor: SpaceActor,
     query: { parentId?: string | undefined; q?: string | undefined; scope?: string | undefined },
   ): NodeRow[] {
+    this.fresh(actor);
     const parentId = query.parentId ? this.folder(actor, query.parentId).id : null;
     const q = query.q?.trim();
     if (q) return this.store.search(actor.space.id, parentId, q, query.scope === "space");
@@ -185,6 +200,7 @@ export class FilesService {
   }
 
   tree(actor: SpaceActor): NodeRow[] {
+    this.fresh(actor);
     return this.store.tree(actor.space.id);
   }
 
@@ -283,6 +299,7 @@ export class FilesService {
   content(actor: SpaceActor, id: string): Content {
     const node = this.file(actor, id);
     if (node.storage === "text") {
+      this.fresh(actor, node.id);
       const doc = this.store.doc(node.id);
       return { node, mimeType: node.mimeType ?? "text/plain", body: Buffer.from(doc?.text ?? "") };
     }
@@ -400,10 +417,10 @@ export class FilesService {
   }
 
   /**
-   * A text file's document stored a change (its text, size and checksum), in the unit of that store: its
-   * `file.updated`, coalesced for the live-event sockets (typing changes a file many times a second).
+   * A text file's text, size and checksum were written from its document (editing settled, someone read it, or
+   * the server wrote it), in that write's unit: its `file.updated`, coalesced for the live-event sockets.
    */
-  documentStored(unit: Unit, nodeId: string, scope: DocScope): void {
+  textSettled(unit: Unit, nodeId: string, scope: DocScope, editing: boolean): void {
     const node = this.store.node(scope.spaceId, nodeId);
     if (!node || node.deletedAt !== null) return;
     unit.emit({
@@ -412,6 +429,7 @@ export class FilesService {
       space_id: scope.spaceId,
       payload: presentNode(node),
       coalesce: `file:${node.id}`,
+      editing,
     });
   }
 

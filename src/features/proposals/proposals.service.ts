@@ -37,6 +37,8 @@ export class ProposalsService {
     fileId: string,
     input: { proposed_content: string; note?: string | undefined },
   ): ProposalRow {
+    // The proposal is based on the text as stored now, typing of this moment included.
+    this.files.fresh(actor, fileId);
     return this.uow.write((unit) => {
       const node = this.files.textFile(actor, fileId);
       this.files.checkTextSize(Buffer.byteLength(input.proposed_content));

@@ -136,7 +136,7 @@ export class SearchService {
       // A text file's document is stored after its node (in this unit): its text is read once it is there.
       if (payload.editable) unit.afterCommit(() => this.indexTextNow(payload.id));
     });
-    events.onWrite("file.updated", ({ payload }, unit) => this.fileChanged(payload, unit));
+    events.onWrite("file.updated", ({ payload, editing }, unit) => this.fileChanged(payload, unit, editing === true));
     events.onWrite("file.deleted", ({ payload }) => this.store.removeSubtree(payload.id));
   }
 
@@ -346,20 +346,26 @@ export class SearchService {
   }
 
   /** A file renamed or moved (its name is indexed now), or its content changed (its text, once settled). */
-  private fileChanged(node: NodeOut, unit: Unit): void {
+  private fileChanged(node: NodeOut, unit: Unit, editing: boolean): void {
     const indexed = this.store.indexed(node.id);
     if (!indexed) return;
     if (indexed.title !== node.name) this.store.retitle(node.id, node.name);
     if (!node.editable || indexed.version === node.checksum_sha256) return;
-    this.textChanged(node.id, unit);
+    this.textChanged(node.id, unit, editing);
   }
 
   /**
    * A text file's text changed (in `unit`): indexed now when the file was quiet, otherwise once it settles.
    * Every path by which a text changes comes here through `file.updated`: typing, REST writes, accepted
-   * proposals, restored versions.
+   * proposals, restored versions. A text written while people go on typing (`editing`) waits for the one
+   * written when they stop, or `MAX_WAIT_MS`: indexing a long text takes tens of milliseconds, and typing in it
+   * should not wait for that every few seconds.
    */
-  private textChanged(nodeId: string, unit: Unit): void {
+  private textChanged(nodeId: string, unit: Unit, editing: boolean): void {
+    if (editing) {
+      unit.afterCommit(() => this.settleLater(nodeId, MAX_WAIT_MS));
+      return;
+    }
     const now = Date.now();
     const state = this.settling.get(nodeId);
     if (!state || (state.timer === null && now - state.indexedAt >= SETTLE_MS)) {
@@ -384,13 +390,13 @@ export class SearchService {
     }
   }
 
-  private settleLater(nodeId: string): void {
+  private settleLater(nodeId: string, quietMs = SETTLE_MS): void {
     if (this.stopped) return;
     const now = Date.now();
     const state = this.settling.get(nodeId) ?? { indexedAt: 0, waitingSince: null, timer: null };
     if (state.timer) clearTimeout(state.timer);
     state.waitingSince ??= now;
-    const wait = Math.max(0, Math.min(SETTLE_MS, state.waitingSince + MAX_WAIT_MS - now));
+    const wait = Math.max(0, Math.min(quietMs, state.waitingSince + MAX_WAIT_MS - now));
     state.timer = setTimeout(() => this.indexTextNow(nodeId), wait);
     state.timer.unref?.();
     this.settling.set(nodeId, state);
