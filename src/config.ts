@@ -3,8 +3,20 @@
  */
 
 import { createECDH, randomBytes } from "node:crypto";
-import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { AddressRanges } from "./lib/addresses";
 
 /** Flags given on the command line; every one optional. */
@@ -451,17 +463,31 @@ const VAPID_KEY: SecretKind = {
 };
 
 /**
- * Writes a new secret file readable by its owner only, whole or not at all: written beside it and linked into
- * place (never over a file that appeared meanwhile), so a full disk or a crash leaves no half-written key.
+ * Writes a new secret file readable by its owner only, whole or not at all: written beside it, synced, and linked
+ * into place (never over a file that appeared meanwhile), so a full disk or a crash leaves no half-written key.
+ * The directory is synced too: a power cut or a failing filesystem moments after the start would otherwise lose
+ * the key, or leave it empty or zeroed, while the database written meanwhile, which SQLite syncs, survives.
  */
 function writeSecretFile(path: string, content: string): void {
   const partial = `${path}.partial-${process.pid}`;
   try {
-    writeFileSync(partial, `${content}\n`, { mode: 0o600, flag: "w" });
+    const fd = openSync(partial, "w", 0o600);
+    try {
+      writeFileSync(fd, `${content}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     chmodSync(partial, 0o600);
     linkSync(partial, path);
   } finally {
     rmSync(partial, { force: true });
+  }
+  const dir = openSync(dirname(path), "r");
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
   }
 }
 

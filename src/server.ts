@@ -10,7 +10,7 @@ import { SESSION_RECHECK_MS } from "./features/auth/auth.store";
 import { hasOrganization } from "./features/organization/organization.store";
 import { CLOSE } from "./http/sockets";
 import type { AccessEntry } from "./lib/access-log";
-import type { Logger } from "./lib/log";
+import { atMostEvery, type Logger } from "./lib/log";
 import { newToken } from "./lib/tokens";
 import { createServices, type ServiceOptions } from "./services";
 
@@ -199,24 +199,5 @@ async function serveLocked(
       conn.sqlite.close();
       unlock();
     },
-  };
-}
-
-/**
- * A gate for repeated log lines: `write` runs at most once per `ms`, and is told how many calls it stood for
- * since the last one it ran.
- */
-function atMostEvery(ms: number): (write: (suppressed: number) => void) => void {
-  let last = Number.NEGATIVE_INFINITY;
-  let suppressed = 0;
-  return (write) => {
-    const now = Date.now();
-    if (now - last < ms) {
-      suppressed++;
-      return;
-    }
-    last = now;
-    write(suppressed);
-    suppressed = 0;
   };
 }

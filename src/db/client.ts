@@ -1,6 +1,6 @@
 /** Opens the SQLite database with the pragmas every connection needs, and wraps it in drizzle. */
 import { Database } from "bun:sqlite";
-import { accessSync, chmodSync, constants, existsSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 
@@ -99,8 +99,9 @@ function assertWritable(path: string): void {
 }
 
 /**
- * SQLite says only "unable to open database file", "attempt to write a readonly database" or "file is not a
- * database": the operator gets the file's name, and what to do about it.
+ * SQLite says only "unable to open database file", "attempt to write a readonly database", "disk I/O error" or
+ * "file is not a database": the operator gets the file's name, and what to do about it. A filesystem mounted
+ * read-only, or a full disk, is said as such: SQLite's words for them name neither.
  */
 export function cannotOpen(path: string, error: unknown): Error {
   const why = error instanceof Error ? error.message : String(error);
@@ -109,7 +110,26 @@ export function cannotOpen(path: string, error: unknown): Error {
       `the database ${path} is damaged or not a database: ${why} (restore a backup with \`tandem restore\`)`,
     );
   }
+  const filesystem = filesystemProblem(dirname(path));
+  if (filesystem) return new Error(`cannot open the database ${path}: ${filesystem}`);
   return new Error(`cannot open the database ${path}: ${why} (it and its directory must be readable and writable)`);
+}
+
+/** What keeps anything from being written in `dir`, whatever the permissions: a read-only filesystem, or a full disk. */
+function filesystemProblem(dir: string): string | null {
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EROFS") {
+      return `the filesystem holding ${dir} is read-only: mount it read-write, then try again`;
+    }
+  }
+  try {
+    if (statfsSync(dir).bavail === 0) return `the disk holding ${dir} is full: free some space, then try again`;
+  } catch {
+    // No answer about the filesystem: the generic reason stands.
+  }
+  return null;
 }
 
 /**

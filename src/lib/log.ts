@@ -53,3 +53,22 @@ export function redactUrl(pathAndQuery: string): string {
   }
   return changed ? `${pathAndQuery.slice(0, q)}?${params.toString()}` : pathAndQuery;
 }
+
+/**
+ * A gate for repeated log lines: `write` runs at most once per `ms`, and is told how many calls it stood for
+ * since the last one it ran.
+ */
+export function atMostEvery(ms: number): (write: (suppressed: number) => void) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+  return (write) => {
+    const now = Date.now();
+    if (now - last < ms) {
+      suppressed++;
+      return;
+    }
+    last = now;
+    write(suppressed);
+    suppressed = 0;
+  };
+}

@@ -127,3 +127,24 @@ export async function readEverything(org: Org, who: Person): Promise<void> {
   }
   await who.api.post("/api/v1/me/inbox/read", { org_id: org.id, all: true });
 }
+
+/** A chat message as the room's list answers it (the fields tests read). */
+export interface ListedMessage {
+  id: string;
+  content: string;
+  automation_id: string | null;
+  created_at: string;
+}
+
+/** Every message of a room (`messages`: its `.../messages` path), oldest first, read a page at a time. */
+export async function allMessages(api: Client, messages: string): Promise<ListedMessage[]> {
+  const out: ListedMessage[] = [];
+  let before = "";
+  for (;;) {
+    const res = await api.get(`${messages}?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`);
+    const page = res.body.messages as ListedMessage[];
+    out.unshift(...page);
+    if (page.length < 100) return out;
+    before = (page[0] as ListedMessage).created_at;
+  }
+}

@@ -16,6 +16,8 @@ export interface RequestOptions {
   raw?: string | Uint8Array;
   contentType?: string | null;
   headers?: Record<string, string>;
+  /** Aborts the request (`AbortSignal.timeout(ms)`: a server that hangs fails the test, naming the request). */
+  signal?: AbortSignal;
 }
 
 /** Sends a request and parses a JSON answer (when there is one). */
@@ -35,7 +37,7 @@ export async function request<T = any>(
     body = JSON.stringify(options.body);
     if (options.contentType !== null) headers["content-type"] = options.contentType ?? "application/json";
   }
-  const res = await fetch(base + path, { method, headers, body: body as BodyInit | undefined });
+  const res = await fetch(base + path, { method, headers, body: body as BodyInit | undefined, signal: options.signal });
   const text = await res.text();
   let parsed: unknown;
   if (text && (res.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text);

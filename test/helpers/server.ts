@@ -204,12 +204,18 @@ export interface Leftovers {
 
 /**
  * A data dir set up by dist/tandem (organization Acme, owner o@acme.test) and `start`, which serves it (again
- * after a stop or a kill) and signs the owner in.
+ * after a stop or a kill) and signs the owner in. The data dir is a new temp dir, or `dataDir` (left to its
+ * caller to remove).
  */
-export async function binaryInstall(prefix: string, left: Leftovers, env: Record<string, string> = {}) {
+export async function binaryInstall(
+  prefix: string,
+  left: Leftovers,
+  env: Record<string, string> = {},
+  dataDir?: string,
+) {
   expect(existsSync(BINARY)).toBe(true);
-  const dir = tempDir(prefix);
-  left.dirs.push(dir);
+  const dir = dataDir ?? tempDir(prefix);
+  if (dataDir === undefined) left.dirs.push(dir);
   const args = ["setup", "--org-name", "Acme", "--admin-email", "o@acme.test", "--admin-password", "owner-pass"];
   const setup = await runCli([...args, "--data", dir], { kind: "binary" });
   expect(setup.code).toBe(0);
@@ -220,5 +226,5 @@ export async function binaryInstall(prefix: string, left: Leftovers, env: Record
     const login = await client(server.url).post("/api/v1/auth/login", { email: "o@acme.test", password: "owner-pass" });
     return { server, api: client(server.url, login.body.access_token) };
   };
-  return { orgId, start };
+  return { orgId, dataDir: dir, start };
 }

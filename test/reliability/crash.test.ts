@@ -9,8 +9,10 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { allMessages } from "../helpers/factories";
 import type { Client } from "../helpers/http";
 import { binaryInstall, runCli, type SpawnedServer, tempDir } from "../helpers/server";
+import { integrity } from "../helpers/storage";
 
 const dirs: string[] = [];
 const spawned: SpawnedServer[] = [];
@@ -93,27 +95,6 @@ async function writers(api: Client, round: string, stop: Promise<void>): Promise
   ]);
 }
 
-function integrity(dataDir: string): string {
-  const db = new Database(join(dataDir, "tandem.db"));
-  try {
-    return (db.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check;
-  } finally {
-    db.close();
-  }
-}
-
-async function allMessages(api: Client): Promise<{ content: string; automation_id: string | null }[]> {
-  const out: { content: string; automation_id: string | null; created_at: string }[] = [];
-  let before = "";
-  for (;;) {
-    const res = await api.get(`${messages}?limit=100${before ? `&before=${encodeURIComponent(before)}` : ""}`);
-    const page = res.body.messages as typeof out;
-    out.unshift(...page);
-    if (page.length < 100) return out;
-    before = (page[0] as (typeof out)[number]).created_at;
-  }
-}
-
 beforeAll(async () => {
   install = await binaryInstall("tandem-crash-", { dirs, spawned });
   const { server, api } = await install.start();
@@ -147,11 +128,11 @@ describe("kill -9 under 16 writers", () => {
       await server.stop("SIGKILL");
       stop.resolve();
       await load;
-      const dataDir = dirs[0] as string;
+      const dataDir = install.dataDir;
       expect(integrity(dataDir)).toBe("ok");
 
       const again = await install.start();
-      const stored = await allMessages(again.api);
+      const stored = await allMessages(again.api, messages);
       const contents = new Set(stored.map((m) => m.content));
       const lost = [...ledger.posts].filter((c) => !contents.has(c));
       expect(lost).toEqual([]);
@@ -186,7 +167,7 @@ describe("backups while 16 writers write", () => {
     const { server, api } = await install.start();
     const stop = Promise.withResolvers<void>();
     const load = writers(api, "backup", stop.promise);
-    const dataDir = dirs[0] as string;
+    const dataDir = install.dataDir;
     const made: string[] = [];
     for (let i = 0; i < 4; i++) {
       await Bun.sleep(2000);

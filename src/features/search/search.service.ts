@@ -20,7 +20,7 @@ import type { Access } from "../../core/access";
 import type { OrgActor } from "../../core/actor";
 import type { EventBus, Unit } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
-import type { Logger } from "../../lib/log";
+import { atMostEvery, type Logger } from "../../lib/log";
 import type { MessageOut } from "../chat/chat.schemas";
 import type { NodeOut } from "../files/files.schemas";
 import type { SpacesService } from "../spaces/spaces.service";
@@ -102,6 +102,8 @@ export class SearchService {
   /** Task messages (comments) posted, waiting for the same batch. */
   private pendingTaskMessages: string[] = [];
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  /** A batch that keeps failing (a full disk: it is tried again every second) is logged once a minute. */
+  private readonly flushFailed = atMostEvery(60_000);
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -326,7 +328,10 @@ export class SearchService {
     } catch (error) {
       this.pending = ids.concat(this.pending);
       this.pendingTaskMessages = taskIds.concat(this.pendingTaskMessages);
-      this.log?.error({ err: error, waiting: this.pending.length }, "indexing new messages for search failed");
+      const waiting = this.pending.length;
+      this.flushFailed((suppressed) =>
+        this.log?.error({ err: error, waiting, suppressed }, "indexing new messages for search failed"),
+      );
       if (!this.stopped) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
     }
   }
