@@ -157,7 +157,13 @@ const CLIENT_CLOSED = 499;
 const isAbort = (error: unknown) =>
   (error instanceof Error || error instanceof DOMException) && error.name === "AbortError";
 
-const isDiskFull = (error: unknown) => (error as { code?: unknown } | null)?.code === "SQLITE_FULL";
+const sqliteCode = (error: unknown) => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : "";
+};
+const isDiskFull = (error: unknown) => sqliteCode(error) === "SQLITE_FULL";
+/** The data dir's filesystem refuses writes: read-only (remounted so after an I/O error), or failing. */
+const isStorageFailure = (error: unknown) => /^SQLITE_(READONLY|IOERR)/.test(sqliteCode(error));
 
 /**
  * Maps anything thrown to a status and body. Elysia wraps a throw inside a parse hook in its ParseError, so
@@ -177,6 +183,9 @@ export function mapError(
   // The data dir's disk is full: not a fault of this request, and nothing was stored. Reads still work.
   if (isDiskFull(error))
     return [507, { error: "the server's disk is full: nothing can be stored until space is freed" }];
+  // Its filesystem went read-only or fails: nothing was stored; `/health` says which, the operator repairs it.
+  if (isStorageFailure(error))
+    return [503, { error: "the server cannot write to its disk: nothing can be stored until it is repaired" }];
   switch (code) {
     case "VALIDATION": {
       const issue = (error as { valueError?: { message?: string } }).valueError;

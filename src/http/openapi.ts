@@ -188,6 +188,9 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
       responses["507"] = errorResponse(
         "The server's disk is full: `the server's disk is full: nothing can be stored until space is freed`",
       );
+      responses["503"] = errorResponse(
+        "The server's disk refuses writes (read-only or failing): `the server cannot write to its disk: nothing can be stored until it is repaired`",
+      );
     }
     responses["500"] = errorResponse(
       "An unexpected failure, logged with the request id (sent as X-Request-Id): `internal error`",

@@ -184,7 +184,7 @@ describe("GET /api/docs", () => {
       "header X-GitHub-Event",
     ]);
     expect(Object.keys(hook.responses).sort()).toEqual(
-      ["202", "400", "401", "404", "409", "413", "429", "500", "507"].sort(),
+      ["202", "400", "401", "404", "409", "413", "429", "500", "503", "507"].sort(),
     );
     expect(hook.responses["429"].description).toContain("Retry-After");
   });
