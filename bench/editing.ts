@@ -73,7 +73,7 @@ const STORE_WAIT_MS = 2500;
  * missing ones count as lost once none came for DRAIN_IDLE_MS, or DRAIN_MAX_MS after the last send.
  */
 const DRAIN_IDLE_MS = 5000;
-const DRAIN_MAX_MS = 30_000;
+const DRAIN_MAX_MS = 15_000;
 const DOCUMENT = "bench";
 /** Marker clients that are no editor: the end of a prefill, the text written before the durability edits. */
 const PREFILLED = 9999;
@@ -850,7 +850,10 @@ try {
         const byKind = results[scenario.name] ?? {};
         results[scenario.name] = byKind;
         byKind[kind.key] = [...(byKind[kind.key] ?? []), result!];
-        say(`round ${round}/${ROUNDS}  ${scenario.name.padEnd(16)} ${kind.name.padEnd(18)} ${describe(result!)}`);
+        const clock = new Date(performance.now() - began).toISOString().slice(14, 19);
+        say(
+          `${clock} round ${round}/${ROUNDS}  ${scenario.name.padEnd(16)} ${kind.name.padEnd(18)} ${describe(result!)}`,
+        );
       }
     }
   }
