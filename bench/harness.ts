@@ -4,7 +4,7 @@
  * (bench/scenarios.ts); this file knows how to start servers, drive wrk and summarise.
  */
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
@@ -153,9 +153,10 @@ export function setupDataDir(): string {
 
 /**
  * Spawns `cmd` pinned to the server core and waits until it logs "... is listening" with its url, or (when it
- * logs nowhere, or LOG_LEVEL hides that line) until `healthPath` answers 2xx.
+ * logs nowhere, or LOG_LEVEL hides that line) until `healthPath` answers 2xx. A server started again on the same
+ * dir logs afresh: the previous log becomes `serve.log.previous`.
  */
-async function spawnServer(
+export async function spawnServer(
   cmd: string[],
   port: number,
   dir: string,
@@ -164,6 +165,7 @@ async function spawnServer(
   env: Record<string, string> = {},
 ) {
   const logPath = join(dir, "serve.log");
+  if (existsSync(logPath)) renameSync(logPath, `${logPath}.previous`);
   const proc = Bun.spawn(pin(opts.serverCpu, cmd), {
     stdout: logToFile ? Bun.file(logPath) : "ignore",
     stderr: "inherit",
@@ -339,20 +341,22 @@ export async function wrk(
   };
 }
 
-interface CpuSnapshot {
+export interface CpuSnapshot {
   at: number;
   /** user + nice + system seconds of all cores, from /proc/stat (softirq, irq and steal are not counted). */
   machine: number;
   /** Seconds of all cores that the hypervisor ran something else on while this machine wanted them. */
   steal: number;
   server: number;
+  /** The part of `server` spent in the kernel (system calls, the network stack). */
+  serverSystem: number;
   harness: number;
 }
 
 const TICK = 0.01; // USER_HZ is 100 on Linux
 
 /** CPU seconds used so far by the machine, the server under test (if any) and this harness. */
-function cpuSnapshot(serverPid?: number): CpuSnapshot {
+export function cpuSnapshot(serverPid?: number): CpuSnapshot {
   const cpu = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.split(/\s+/).slice(1).map(Number);
   // utime and stime are fields 14 and 15 of /proc/PID/stat, counted after the parenthesised command name.
   const fields = serverPid ? readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1]!.split(" ") : [];
@@ -362,6 +366,7 @@ function cpuSnapshot(serverPid?: number): CpuSnapshot {
     machine: (cpu[0]! + cpu[1]! + cpu[2]!) * TICK,
     steal: (cpu[7] ?? 0) * TICK,
     server: serverPid ? (Number(fields[11]) + Number(fields[12])) * TICK : 0,
+    serverSystem: serverPid ? Number(fields[12]) * TICK : 0,
     harness: (self.user + self.system) / 1e6,
   };
 }
@@ -383,7 +388,7 @@ export async function waitQuiet(): Promise<number> {
 }
 
 /** What other processes used, as a share of every core over the interval. */
-function foreignShare(a: CpuSnapshot, b: CpuSnapshot, wrkSeconds: number): number {
+export function foreignShare(a: CpuSnapshot, b: CpuSnapshot, wrkSeconds = 0): number {
   const ours = b.server - a.server + (b.harness - a.harness) + wrkSeconds;
   const foreign = b.machine - a.machine - ours;
   return Math.max(0, foreign) / ((b.at - a.at) * cpus().length);

@@ -8,37 +8,12 @@
  * marker `#client.seq#`; a receiver finds the markers in the frames it gets, so batched or merged updates
  * count too.
  */
-import * as encoding from "lib0/encoding";
 import * as Y from "yjs";
+import { carriesText, connect, forEachMarker, percentile, updateFrame } from "./collab-client";
 import { memory, mib, type ProbeScenario, type Server, startBareWs, startTandem, waitQuiet } from "./harness";
 import { api, members, space, times } from "./seed";
 
-const wsUrl = (server: Server, path: string) => server.url.replace(/^http/, "ws") + path;
-
-/** Opens a binary WebSocket; resolves once open. */
-function connect(url: string, onMessage: (data: Uint8Array) => void): Promise<WebSocket> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url);
-    ws.binaryType = "arraybuffer";
-    ws.onmessage = (event) => onMessage(new Uint8Array(event.data as ArrayBuffer));
-    ws.onopen = () => resolve(ws);
-    ws.onerror = () => reject(new Error(`could not connect to ${url}`));
-  });
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number;
-}
-
-/** A y-websocket update frame (sync, step 2 = update) around `update`. */
-function updateFrame(update: Uint8Array): Uint8Array {
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, 0);
-  encoding.writeVarUint(e, 2);
-  encoding.writeVarUint8Array(e, update);
-  return encoding.toUint8Array(e);
-}
+export const wsUrl = (server: Server, path: string) => server.url.replace(/^http/, "ws") + path;
 
 /** `count` updates of one editor, each appending `#client.seq#` to its own text. */
 function editorUpdates(client: number, count: number): Uint8Array[] {
@@ -50,8 +25,6 @@ function editorUpdates(client: number, count: number): Uint8Array[] {
   doc.destroy();
   return frames;
 }
-
-const MARKER = /#(\d+)\.(\d+)#/g;
 
 export interface RelayResult {
   sent: number;
@@ -85,17 +58,14 @@ export async function relay(
     sockets.push(
       await connect(urls(c), (data) => {
         const now = performance.now();
-        // Update frames only (sync, step 2 or update): greetings and awareness carry no markers.
-        if (data[0] !== 0 || data[1] === 0) return;
-        const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("latin1");
-        for (const m of text.matchAll(MARKER)) {
-          const from = Number(m[1]);
-          if (from === c) continue;
-          const at = sentAt[from]?.[Number(m[2])];
-          if (!at) continue;
+        if (!carriesText(data, 0)) return;
+        forEachMarker(data, (from, seq) => {
+          if (from === c) return;
+          const at = sentAt[from]?.[seq];
+          if (!at) return;
           delays[delivered++] = now - at;
           lastDelivery = now;
-        }
+        });
       }),
     );
   }
@@ -138,12 +108,18 @@ export async function relay(
   };
 }
 
-/** Tandem with a space and one empty text file: the collab URL of each editor. */
-async function tandemDocument(server: Server): Promise<(client: number) => string> {
-  const s = await space(server, "editors");
+/** A new space with one empty text file: the path of the file's editing socket, with the bench admin's token. */
+export async function collabPath(server: Server, spaceName = "editors"): Promise<string> {
+  const s = await space(server, spaceName);
   const file = await api(server, "POST", `${s.base}/files/text`, { name: "together.md", content: "" });
   const token = await server.token();
-  return () => wsUrl(server, `${s.base}/files/collab/ws/${file.node.id}?token=${token}`);
+  return `${s.base}/files/collab/ws/${file.node.id}?token=${token}`;
+}
+
+/** Tandem with a space and one empty text file: the collab URL of each editor. */
+async function tandemDocument(server: Server): Promise<(client: number) => string> {
+  const path = await collabPath(server);
+  return () => wsUrl(server, path);
 }
 
 const EDITORS = 50;
