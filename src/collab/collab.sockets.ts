@@ -44,10 +44,18 @@ class CollabSocket implements Peer, UserSocket {
     this.ws.sendBinary(message);
   }
 
+  /** The document's sockets share a topic: the server writes a relayed frame to each of them itself. */
+  sendToOthers(message: Uint8Array): void {
+    this.ws.publishBinary(topicOf(this.nodeId), message);
+  }
+
   close(code: number, reason: string): void {
     this.ws.close(code, reason);
   }
 }
+
+/** The publish topic of a document's sockets. */
+const topicOf = (nodeId: string) => `collab:${nodeId}`;
 
 /** Editing sockets one person may have open: a file per tab, many tabs, with room to spare. */
 export const MAX_EDITORS_PER_USER = 100;
@@ -94,6 +102,7 @@ export class CollabSockets {
       return;
     }
     socket.live = live;
+    ws.subscribe(topicOf(nodeId));
     this.byWs.set(ws, socket);
     this.sockets.add(socket);
   }

@@ -55,6 +55,12 @@ export interface Peer {
   /** Who edits through it: the author of its changes. */
   readonly userId: string;
   send(message: Uint8Array): void;
+  /**
+   * Sends `message` to every other peer of its document at once, where the transport can (a socket server's
+   * publish: the frame is built once and written by the server's own loop): what a relay costs most of otherwise,
+   * a send per peer.
+   */
+  sendToOthers?(message: Uint8Array): void;
   close(code: number, reason: string): void;
 }
 
@@ -612,9 +618,20 @@ export class DocRegistry {
    * several, merged, go to everyone (a peer applying its own update again changes nothing).
    */
   private relay(live: LiveDoc, { batch, update }: { batch: Applied[]; update: Uint8Array }): void {
-    const message = updateMessage(update);
     const sender = batch.length === 1 ? (batch[0] as Applied).origin : null;
-    for (const peer of live.peers.keys()) if (peer !== sender) peer.send(message);
+    this.broadcast(live, updateMessage(update), sender);
+  }
+
+  /** Sends `message` to every peer of the document but `except` (null: to all of them). */
+  private broadcast(live: LiveDoc, message: Uint8Array, except: Peer | null): void {
+    const skip = except !== null && live.peers.has(except) ? except : null;
+    const via = skip ?? (live.peers.keys().next().value as Peer | undefined);
+    if (via?.sendToOthers) {
+      via.sendToOthers(message);
+      if (skip === null) via.send(message);
+      return;
+    }
+    for (const peer of live.peers.keys()) if (peer !== skip) peer.send(message);
   }
 
   /**
@@ -686,8 +703,7 @@ export class DocRegistry {
     }
     if (live.peers.size === 0) return;
     // Sent to the sender too: the stock client counts these echoes as signs of a live connection.
-    const message = awarenessMessage(live.awareness, [...added, ...updated, ...removed]);
-    for (const peer of live.peers.keys()) peer.send(message);
+    this.broadcast(live, awarenessMessage(live.awareness, [...added, ...updated, ...removed]), null);
   }
 
   /**
