@@ -211,6 +211,6 @@ describe("POST /api/v1/me/password", () => {
     expect(op.description).toBe("A person (not a service account).");
     const schema = op.requestBody.content["application/json"].schema;
     expect(Object.keys(schema.properties).sort()).toEqual(["current_password", "new_password"]);
-    expect(Object.keys(op.responses).sort()).toEqual(["204", "400", "401", "403", "413", "429", "500", "507"]);
+    expect(Object.keys(op.responses).sort()).toEqual(["204", "400", "401", "403", "413", "429", "500", "503", "507"]);
   });
 });
