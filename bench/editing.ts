@@ -977,41 +977,42 @@ if (worstLate > 10)
 if (worstNoise > 0.05) console.log("the machine was not quiet during some window: treat the figures with care");
 
 mkdirSync(join(ROOT, ".bench"), { recursive: true });
+// The latest run, and a copy named by its date that later runs leave alone.
 const file = join(ROOT, ".bench/editing.json");
-writeFileSync(
-  file,
-  `${JSON.stringify(
-    {
-      date: new Date().toISOString(),
-      tandem: tandemVersion,
-      commit,
-      peers: {
-        node: nodeVersion,
-        "@hocuspocus/server": peerVersion("@hocuspocus/server"),
-        "@hocuspocus/extension-sqlite": peerVersion("@hocuspocus/extension-sqlite"),
-        "@y/websocket-server": peerVersion("@y/websocket-server"),
-        "y-leveldb": peerVersion("y-leveldb"),
-        yjs: peerVersion("yjs"),
-      },
-      bun: Bun.version,
-      machine: { cpus: cpus().length, model: cpus()[0]?.model, load_before: loadBefore, load_after: loadavg() },
-      options: {
-        ...opts,
-        rounds: ROUNDS,
-        warmup: WARMUP,
-        retries: RETRIES,
-        editors: EDITORS,
-        rates: RATES,
-        typing_rate: TYPING_RATE,
-        sizes_kib: SIZES,
-      },
-      minutes,
-      table,
-      results,
+const copy = join(ROOT, `.bench/editing-${new Date().toISOString().slice(0, 19).replaceAll(":", "")}.json`);
+const json = `${JSON.stringify(
+  {
+    date: new Date().toISOString(),
+    tandem: tandemVersion,
+    commit,
+    peers: {
+      node: nodeVersion,
+      "@hocuspocus/server": peerVersion("@hocuspocus/server"),
+      "@hocuspocus/extension-sqlite": peerVersion("@hocuspocus/extension-sqlite"),
+      "@y/websocket-server": peerVersion("@y/websocket-server"),
+      "y-leveldb": peerVersion("y-leveldb"),
+      yjs: peerVersion("yjs"),
     },
-    null,
-    2,
-  )}\n`,
-);
-console.log(`\nresults: ${file}`);
+    bun: Bun.version,
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, load_before: loadBefore, load_after: loadavg() },
+    options: {
+      ...opts,
+      rounds: ROUNDS,
+      warmup: WARMUP,
+      retries: RETRIES,
+      editors: EDITORS,
+      rates: RATES,
+      typing_rate: TYPING_RATE,
+      sizes_kib: SIZES,
+    },
+    minutes,
+    table,
+    results,
+  },
+  null,
+  2,
+)}\n`;
+writeFileSync(file, json);
+writeFileSync(copy, json);
+console.log(`\nresults: ${file} (and ${copy})`);
 process.exit(all.some((r) => r.error) ? 1 : 0);
