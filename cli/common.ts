@@ -6,7 +6,8 @@ import type { Command } from "commander";
 import { type Config, type ConfigFlags, ENCRYPTION_KEY_FILE, loadConfig, readSecrets } from "../src/config";
 import { interruptedRestores } from "../src/db/backup";
 import { type Connection, cannotOpen, openDatabase } from "../src/db/client";
-import { assertNotNewer, MigrationError, migrate } from "../src/db/migrate";
+import { assertNotNewer, MigrationError } from "../src/db/migrate";
+import { openMigrated } from "../src/db/open";
 import { createServices, type Services } from "../src/services";
 
 /** Options every command takes. */
@@ -27,13 +28,12 @@ export function openServices(
   options: { withEncryptionKey?: boolean; mustExist?: boolean } = {},
 ): { config: Config; conn: Connection; services: Services; close(): void } {
   const config = loadConfig(flags);
-  if (options.mustExist && !existsSync(config.dbPath)) {
+  if (options.mustExist && config.databaseUrl === null && !existsSync(config.dbPath)) {
     throw new CliError(`no database at ${config.dbPath}: run \`tandem setup\` or \`tandem serve\` first`);
   }
   const encryptionKey = options.withEncryptionKey ? serversEncryptionKey(config) : null;
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const conn = openDatabase(config.dbPath);
-  migrate(conn.sqlite);
+  const { conn } = openMigrated(config);
   // The CLI signs no tokens: without a JWT secret, nothing here could verify one, and nothing needs to.
   // Nor does it push: without a VAPID key, nothing is.
   const secrets = encryptionKey && {

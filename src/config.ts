@@ -24,6 +24,8 @@ export interface ConfigFlags {
   data?: string;
   port?: number;
   host?: string;
+  /** `--database-url`: PostgreSQL instead of SQLite in the data dir. */
+  databaseUrl?: string;
 }
 
 /** The model gateway (`modelrouter` staff): api-spec §8, every `MODELROUTER_*` setting. */
@@ -76,6 +78,8 @@ export interface TunnelSettings {
 export interface Config {
   readonly dataDir: string;
   readonly dbPath: string;
+  /** PostgreSQL shared by every node (`TANDEM_DATABASE_URL`), or null: SQLite at `dbPath`. */
+  readonly databaseUrl: string | null;
   readonly host: string;
   readonly port: number;
   readonly logLevel: string;
@@ -248,6 +252,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
   return Object.freeze({
     dataDir,
     dbPath: join(dataDir, "tandem.db"),
+    databaseUrl: databaseUrlOf(flags.databaseUrl ?? read.string("TANDEM_DATABASE_URL")),
     host: hostOf(flags.host, env),
     port,
     logLevel: read.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info"),
@@ -293,6 +298,25 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
     publicUrl: publicUrlOf(read.string("TANDEM_PUBLIC_URL")),
     trustedProxies: trustedProxiesOf(read.string("TANDEM_TRUSTED_PROXIES")),
   });
+}
+
+/**
+ * `TANDEM_DATABASE_URL` (or `--database-url`): `postgres://` or `postgresql://`, the database every node shares.
+ * Unset (or empty), the database is SQLite in the data dir.
+ */
+function databaseUrlOf(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError("TANDEM_DATABASE_URL must be a postgres:// URL");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new ConfigError("TANDEM_DATABASE_URL must be a postgres:// URL");
+  }
+  if (url.pathname.length <= 1) throw new ConfigError("TANDEM_DATABASE_URL must name a database (postgres://host/NAME)");
+  return raw.trim();
 }
 
 /** `TANDEM_TRUSTED_PROXIES`: comma-separated addresses and CIDR ranges, IPv4 and IPv6; null when unset. */

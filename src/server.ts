@@ -3,9 +3,8 @@ import { mkdirSync } from "node:fs";
 import { buildApp } from "./app";
 import { type Config, ConfigError, loadSecrets } from "./config";
 import { Checkpointer } from "./db/checkpointer";
-import { openDatabase } from "./db/client";
+import { openMigrated } from "./db/open";
 import { lockDataDir } from "./db/lock";
-import { migrate } from "./db/migrate";
 import { SESSION_RECHECK_MS } from "./features/auth/auth.store";
 import { hasOrganization } from "./features/organization/organization.store";
 import { CLOSE } from "./http/sockets";
@@ -58,8 +57,7 @@ async function serveLocked(
   for (const name of secrets.generated) {
     log.warn({ data_dir: config.dataDir }, `${name} was not set: generated one into the data dir (mode 0600)`);
   }
-  const conn = openDatabase(config.dbPath);
-  const applied = migrate(conn.sqlite);
+  const { conn, applied } = openMigrated(config);
   if (applied.length > 0) log.info({ migrations: applied }, "database migrated");
 
   // Every editor's update fails alike on a full disk: one line a minute says so, with how many it stands for.
@@ -98,9 +96,12 @@ async function serveLocked(
   }
   const port = app.server?.port ?? config.port;
   // Checkpoints from here on run on a thread of their own (off the start-up path: its start costs ~10 ms).
-  const checkpointer = new Checkpointer(conn.sqlite, config.dbPath, (why) =>
-    log.error({ err: { message: why } }, "checkpointing the database failed; trying again"),
-  );
+  const checkpointer =
+    conn.engine === "sqlite"
+      ? new Checkpointer(conn.sqlite, config.dbPath, (why) =>
+          log.error({ err: { message: why } }, "checkpointing the database failed; trying again"),
+        )
+      : null;
   // Staff replies queued before a restart resume here, once the server answers.
   services.runner?.start();
   services.scheduler?.start(services.events);
@@ -195,7 +196,7 @@ async function serveLocked(
       services.tunnels.closeAll();
       const graceful = app.stop().then(() => true);
       if (!(await Promise.race([graceful, Bun.sleep(STOP_GRACE_MS).then(() => false)]))) await app.stop(true);
-      await checkpointer.stop();
+      await checkpointer?.stop();
       conn.sqlite.close();
       unlock();
     },

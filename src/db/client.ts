@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { accessSync, chmodSync, constants, existsSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { PgDatabase, redact } from "./pg/connection";
 
 /**
  * The drizzle database every store works on: the query builder only (stores import their tables), since
@@ -18,8 +19,11 @@ export type DbOrTx = Db | Tx;
 
 /** The raw connection beside its drizzle wrapper. */
 export interface Connection {
+  /** SQLite's connection, or PostgreSQL's behind the same interface (pg/connection.ts). */
   readonly sqlite: Database;
   readonly db: Db;
+  /** Which engine: `sqlite` (the data dir's file) or `postgres` (TANDEM_DATABASE_URL). */
+  readonly engine: "sqlite" | "postgres";
 }
 
 /**
@@ -74,7 +78,19 @@ export function openDatabase(path: string): Connection {
     sqlite?.close();
     throw cannotOpen(path, error);
   }
-  return { sqlite, db: drizzle({ client: sqlite }) };
+  return { sqlite, db: drizzle({ client: sqlite }), engine: "sqlite" };
+}
+
+/** Connects to the PostgreSQL database at `url` (pg/connection.ts: the same interface as SQLite's). */
+export function openPostgres(url: string): Connection {
+  let pg: PgDatabase;
+  try {
+    pg = new PgDatabase(url);
+  } catch (error) {
+    throw new Error(`cannot connect to the database ${redact(url)}: ${error instanceof Error ? error.message : error}`);
+  }
+  const sqlite = pg as unknown as Database;
+  return { sqlite, db: drizzle({ client: sqlite }), engine: "postgres" };
 }
 
 /**

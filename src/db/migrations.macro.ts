@@ -2,7 +2,7 @@
  * Bun macro: runs at bundle time (and at transpile time under `bun run`) and inlines every migration of
  * `migrations/` in journal order, so the compiled binary needs no folder on disk.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** One migration as drizzle-kit wrote it. */
@@ -22,6 +22,24 @@ export function embeddedMigrations(): EmbeddedMigration[] {
     .map((entry) => ({
       tag: entry.tag,
       statements: readFileSync(join(dir, `${entry.tag}.sql`), "utf8")
+        .split("--> statement-breakpoint")
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0),
+    }));
+}
+
+/**
+ * PostgreSQL's migrations, `migrations/pg/*.sql` in the order of their names: the schema derived from SQLite's
+ * migrations (`scripts/pg-schema.ts`) and what is PostgreSQL's own (functions, search).
+ */
+export function embeddedPgMigrations(): EmbeddedMigration[] {
+  const dir = join(import.meta.dir, "..", "..", "migrations", "pg");
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(".sql"))
+    .sort()
+    .map((name) => ({
+      tag: `pg/${name.slice(0, -".sql".length)}`,
+      statements: readFileSync(join(dir, name), "utf8")
         .split("--> statement-breakpoint")
         .map((s) => s.trim())
         .filter((s) => s.length > 0),

@@ -14,6 +14,7 @@ import { createLogger } from "../../src/lib/log";
 import { startServer } from "../../src/server";
 import type { JobTuning } from "../../src/services";
 import { client } from "./http";
+import { databaseOf } from "./postgres";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 export const BUN = process.execPath;
@@ -34,6 +35,20 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+/**
+ * The settings that put a data dir's server on the engine under test: on PostgreSQL
+ * (`TANDEM_TEST_DATABASE=postgres`), its database and the secrets every node must be given; nothing on SQLite.
+ */
+export function engineEnv(dataDir: string): Record<string, string> {
+  const url = databaseOf(dataDir);
+  if (!url) return {};
+  return { TANDEM_DATABASE_URL: url, JWT_SECRET: TEST_JWT_SECRET, APP_SSH_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY };
+}
+
+/** The secrets of servers on PostgreSQL, shared by every node of a test, as an operator sets them. */
+const TEST_JWT_SECRET = "test-jwt-secret-shared-by-every-node-0123456789abcdef";
+const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
+
 /** Starts the app from source on 127.0.0.1 and a random port, with a new data dir. */
 export async function startTestServer(
   options: {
@@ -51,7 +66,10 @@ export async function startTestServer(
   const dataDir = options.dataDir ?? tempDir();
   const logs: string[] = [];
   const sink = { write: (line: string) => void logs.push(line) };
-  const config = loadConfig({ data: dataDir, port: 0, host: "127.0.0.1" }, { ...process.env, ...options.env });
+  const config = loadConfig(
+    { data: dataDir, port: 0, host: "127.0.0.1" },
+    { ...process.env, ...engineEnv(dataDir), ...options.env },
+  );
   const server = await startServer(config, createLogger("debug", sink), createAccessLog("debug", sink), {
     docs: options.docs,
     jobs: options.jobs,
@@ -87,8 +105,10 @@ export async function runCli(
   args: string[],
   options: { kind?: "source" | "binary"; env?: Record<string, string | undefined> } = {},
 ): Promise<RunResult> {
+  const data = args.indexOf("--data");
+  const dataDir = data === -1 ? undefined : args[data + 1];
   const proc = Bun.spawn([...cliCommand(options.kind ?? "source"), ...args], {
-    env: cleanEnv(options.env),
+    env: cleanEnv({ ...(dataDir ? engineEnv(dataDir) : {}), ...options.env }),
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -144,7 +164,7 @@ export async function spawnServer(options: {
       options.dataDir,
       ...(options.args ?? []),
     ],
-    { env: cleanEnv(options.env), stdout: "pipe", stderr: "pipe" },
+    { env: cleanEnv({ ...engineEnv(options.dataDir), ...options.env }), stdout: "pipe", stderr: "pipe" },
   );
   const output: string[] = [];
   let url: string | null = null;

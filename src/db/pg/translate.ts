@@ -1,0 +1,144 @@
+/**
+ * SQLite's SQL, as drizzle's SQLite dialect and the stores write it, said in PostgreSQL's. The stores have one
+ * text per statement; this turns it, once per statement, into the text PostgreSQL runs and the order its
+ * parameters bind in:
+ *
+ * - `?` placeholders become `$1`, `$2`, ...; named ones (`$name`, `:name`, `@name`) become positional, each name
+ *   bound from the object the statement is run with;
+ * - the few SQLite words with another spelling in PostgreSQL (`INSERT OR IGNORE`, `group_concat`,
+ *   `json_group_array`, `json_each`, `json_extract`, `instr`) are respelled; the `tandem_json_*` functions they
+ *   become are made by PostgreSQL's first migration, with SQLite's answers (JSON as text, arrays' elements).
+ *
+ * - a camelCase alias (`AS spaceId`) is quoted, as PostgreSQL would fold it to lower case.
+ *
+ * String literals, quoted identifiers and comments are copied as they are.
+ */
+
+export interface Translated {
+  /** The statement in PostgreSQL's SQL. */
+  readonly text: string;
+  /** For named parameters: the name each `$n` binds, in order; null for positional ones. */
+  readonly names: readonly string[] | null;
+  /** How many positional parameters the statement takes. */
+  readonly count: number;
+}
+
+const WORD_REWRITES: readonly [RegExp, string][] = [
+  [/\bINSERT\s+OR\s+IGNORE\s+INTO\b/gi, "INSERT INTO"],
+  [/\bgroup_concat\s*\(/gi, "string_agg("],
+  [/\bjson_group_array\s*\(/gi, "tandem_json_agg("],
+  [/\binstr\s*\(/gi, "strpos("],
+  [/\bjson_each\s*\(/gi, "tandem_json_each("],
+  [/\bjson_extract\s*\(/gi, "tandem_json_extract("],
+  // A row's address, for the deletes that go in steps.
+  [/\browid\b/gi, "ctid"],
+];
+
+/** Translates one statement. */
+export function translate(sql: string): Translated {
+  let out = "";
+  let count = 0;
+  const names: string[] = [];
+  const byName = new Map<string, number>();
+  let named = false;
+  let chunk = "";
+  const flush = () => {
+    out += rewriteWords(chunk);
+    chunk = "";
+  };
+  for (let i = 0; i < sql.length; i++) {
+    const c = sql[i] as string;
+    if (c === "'" || c === '"' || c === "`") {
+      flush();
+      const end = closing(sql, i, c);
+      const quoted = sql.slice(i, end + 1);
+      out += c === "`" ? `"${quoted.slice(1, -1)}"` : quoted;
+      i = end;
+      continue;
+    }
+    if (c === "-" && sql[i + 1] === "-") {
+      flush();
+      const end = sql.indexOf("\n", i);
+      i = end === -1 ? sql.length : end;
+      out += "\n";
+      continue;
+    }
+    if (c === "/" && sql[i + 1] === "*") {
+      flush();
+      const end = sql.indexOf("*/", i + 2);
+      i = end === -1 ? sql.length : end + 1;
+      out += " ";
+      continue;
+    }
+    if (c === "?") {
+      flush();
+      // `?NNN` numbers a parameter; drizzle writes plain `?`.
+      const digits = /^\d+/.exec(sql.slice(i + 1))?.[0];
+      if (digits) {
+        out += `$${digits}`;
+        count = Math.max(count, Number(digits));
+        i += digits.length;
+      } else {
+        out += `$${++count}`;
+      }
+      continue;
+    }
+    if ((c === "$" || c === ":" || c === "@") && /[A-Za-z_]/.test(sql[i + 1] ?? "") && !(c === ":" && sql[i - 1] === ":")) {
+      const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i + 1))?.[0] as string;
+      flush();
+      named = true;
+      let n = byName.get(name);
+      if (n === undefined) {
+        names.push(name);
+        n = names.length;
+        byName.set(name, n);
+      }
+      out += `$${n}`;
+      i += name.length;
+      continue;
+    }
+    chunk += c;
+  }
+  flush();
+  // `$1 IS NULL`: PostgreSQL cannot tell a parameter's type from IS; text takes any value bound there.
+  out = out.replace(/(\$\d+)(\s+IS\b)/gi, "$1::text$2");
+  if (ignoresConflicts(sql)) out = onConflictDoNothing(out);
+  if (named && count > 0) throw new Error("a statement mixes named and positional parameters");
+  return { text: out, names: named ? names : null, count: named ? names.length : count };
+}
+
+function rewriteWords(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of WORD_REWRITES) out = out.replace(pattern, replacement);
+  // A camelCase alias (`space_id AS spaceId`) keeps its case in SQLite; PostgreSQL folds a bare name to lower
+  // case, so it is quoted, wherever it is named.
+  return out.replace(/(?<![\w"$])([a-z][a-z0-9_]*[A-Z][A-Za-z0-9_]*)(?![\w"(])/g, '"$1"');
+}
+
+/** The index of the quote that closes the one at `start` (a doubled quote stands for itself). */
+function closing(sql: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < sql.length) {
+    if (sql[i] === quote) {
+      if (sql[i + 1] === quote) {
+        i += 2;
+        continue;
+      }
+      return i;
+    }
+    i++;
+  }
+  return sql.length - 1;
+}
+
+/** Whether an `INSERT` was `INSERT OR IGNORE` (PostgreSQL says it at the end: `ON CONFLICT DO NOTHING`). */
+function ignoresConflicts(sql: string): boolean {
+  return /^\s*INSERT\s+OR\s+IGNORE\b/i.test(sql);
+}
+
+/** `ON CONFLICT DO NOTHING` before the statement's `RETURNING`, or at its end. */
+function onConflictDoNothing(text: string): string {
+  const returning = /\sRETURNING\s/i.exec(text);
+  if (!returning) return `${text.replace(/;?\s*$/, "")} ON CONFLICT DO NOTHING`;
+  return `${text.slice(0, returning.index)} ON CONFLICT DO NOTHING${text.slice(returning.index)}`;
+}
