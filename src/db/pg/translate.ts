@@ -103,6 +103,10 @@ export function translate(sql: string): Translated {
   // `$1 IS NULL`: PostgreSQL cannot tell a parameter's type from IS; text takes any value bound there.
   out = out.replace(/(\$\d+)(\s+IS\b)/gi, "$1::text$2");
   if (ignoresConflicts(sql)) out = onConflictDoNothing(out);
+  // drizzle names a conflict target's columns with their table (`("t"."c")`): PostgreSQL takes bare names.
+  out = out.replace(/\bon conflict\s*\(([^)]*)\)/gi, (_, cols: string) =>
+    `on conflict (${cols.replace(/"[^"]+"\."([^"]+)"/g, '"$1"')})`,
+  );
   if (named && count > 0) throw new Error("a statement mixes named and positional parameters");
   return { text: out, names: named ? names : null, count: named ? names.length : count };
 }
