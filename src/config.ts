@@ -315,7 +315,8 @@ function databaseUrlOf(raw: string | undefined): string | null {
   if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
     throw new ConfigError("TANDEM_DATABASE_URL must be a postgres:// URL");
   }
-  if (url.pathname.length <= 1) throw new ConfigError("TANDEM_DATABASE_URL must name a database (postgres://host/NAME)");
+  if (url.pathname.length <= 1)
+    throw new ConfigError("TANDEM_DATABASE_URL must name a database (postgres://host/NAME)");
   return raw.trim();
 }
 

@@ -6,10 +6,12 @@ import type { Config, Secrets } from "./config";
 import { Access } from "./core/access";
 import { AccessMemo } from "./core/access-memo";
 import { AppError } from "./core/errors";
-import { EventBus } from "./core/events";
+import { type DomainEvent, EventBus } from "./core/events";
 import type { Connection } from "./db/client";
 import { GroupCommit } from "./db/group-commit";
 import { StorageHealth } from "./db/health";
+import { Cluster } from "./db/pg/cluster";
+import type { PgDatabase } from "./db/pg/connection";
 import { UnitOfWork } from "./db/unit";
 import { ActivityService } from "./features/activity/activity.service";
 import { ActivityStore } from "./features/activity/activity.store";
@@ -115,17 +117,20 @@ export interface JobTuning {
 
 export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
   const { db } = conn;
+  let cluster: Cluster | null = null;
   const events = new EventBus(options.onEventError);
   // Every write of every service is a unit of work on this one connection.
   const uow = new UnitOfWork(db, events);
   const memo = new AccessMemo();
   const secrets = options.secrets ?? null;
-  const members = new MembersService(uow, new MembersStore(db, memo));
+  const membersStore = new MembersStore(db, memo);
+  const members = new MembersService(uow, membersStore);
   const organization = new OrganizationService(uow, new OrganizationStore(db), members);
   // Without loaded secrets (CLI commands that sign nothing) tokens are signed with a key of this process alone.
+  const authStore = new AuthStore(db);
   const auth = new AuthService(
     uow,
-    new AuthStore(db),
+    authStore,
     members,
     { signupState: (user) => signups.stateOf(user), staffByTokenHash: (hash) => staff.byTokenHash(hash) },
     secrets?.jwtSecret ?? new Uint8Array(0),
@@ -161,6 +166,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
         before: (unit, nodeId, scope, authors, replaced) => versions.before(unit, nodeId, scope, authors, replaced),
         keep: (unit, nodeId, scope, authors) => versions.keep(unit, nodeId, scope, authors),
       },
+      stored: (nodeId, update) =>
+        cluster?.send("doc", { node_id: nodeId, update: Buffer.from(update).toString("base64") }),
     },
     options.docs,
   );
@@ -195,7 +202,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
   });
   const labels = new LabelsService(uow, new LabelsStore(db));
   const tasks = new TasksService(uow, new TasksStore(db), spaces, members, files, labels);
-  const staff = new StaffService(uow, new StaffStore(db, memo), members, tasks, chat, config.modelrouter.defaultModel);
+  const staffStore = new StaffStore(db, memo);
+  const staff = new StaffService(uow, staffStore, members, tasks, chat, config.modelrouter.defaultModel);
   // What follows a write inside its transaction: each feature listens to what concerns it.
   for (const feature of [auth, signups, invites, spaces, tasks]) feature.listen(events);
   new ReplyQueue({ staff, access, chat, jobs }).listen(events);
@@ -224,7 +232,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
     isStaff: (orgId, userId) => staff.mentionables(orgId).some((m) => m.userId === userId && m.staff !== null),
     directory: (orgId) => staff.mentionables(orgId),
   };
-  const inbox = new InboxService(uow, new InboxStore(db), commits, inboxWorld);
+  const inboxStore = new InboxStore(db);
+  const inbox = new InboxService(uow, inboxStore, commits, inboxWorld);
   new InboxSources(inbox, inboxWorld).listen(events);
   // Email and Web Push: what reaches people away from Tandem. Only a serving process (with a log) sends.
   const publicUrl = () => config.publicUrl ?? options.publicUrl?.() ?? `http://localhost:${config.port}`;
@@ -310,7 +319,20 @@ export function createServices(conn: Connection, config: Config, options: Servic
     ),
   );
   const retry = new ReplyRetry(uow, { chat, staff, activity, access, jobs });
+  // Several nodes on one PostgreSQL database hear each other's writes (contract §9).
+  cluster =
+    conn.engine === "postgres" && config.databaseUrl
+      ? linkNodes(conn, config.databaseUrl, options.onEventError ?? (() => undefined), {
+          events,
+          memo,
+          docs,
+          authStore,
+          membersStore,
+          forget: [chatStore, inboxStore, staffStore, automationsStore, tasks],
+        })
+      : null;
   return {
+    cluster,
     auth,
     retry,
     live: new LiveEvents(events, memo, auth, access, (actor) => spaces.memberships(actor)),
@@ -354,4 +376,48 @@ function vapidSubject(publicUrl: string, from: string | undefined): string {
   if (publicUrl.startsWith("https://")) return publicUrl;
   const address = from === undefined ? undefined : (/<([^<>]+)>\s*$/.exec(from)?.[1] ?? from.trim());
   return `mailto:${address ?? `tandem@${new URL(publicUrl).hostname}`}`;
+}
+
+/**
+ * PostgreSQL mode: what each write tells the other nodes (its events, access and session changes, a document's
+ * update), and what this node does with what they wrote: its live sockets and timers hear their events, and
+ * everything it remembers of the tables is read again (src/db/pg/cluster.ts).
+ */
+function linkNodes(
+  conn: Connection,
+  url: string,
+  onError: (error: unknown) => void,
+  parts: {
+    events: EventBus;
+    memo: AccessMemo;
+    docs: DocRegistry;
+    authStore: AuthStore;
+    membersStore: MembersStore;
+    forget: { forgetRemembered(): void }[];
+  },
+): Cluster {
+  const { events, memo, docs, authStore, membersStore, forget } = parts;
+  const cluster = new Cluster(conn.sqlite as unknown as PgDatabase, url, onError);
+  events.onEveryWrite((event) => {
+    const { type, organization_id, space_id, payload, coalesce, editing, to } = event;
+    cluster.send("event", { type, organization_id, space_id, payload, coalesce, editing, to });
+  });
+  memo.relay = (userId) => cluster.send("access", { user_id: userId });
+  authStore.relay = () => cluster.send("sessions", {});
+  cluster.on("event", (event) => {
+    for (const part of forget) part.forgetRemembered();
+    events.publishRemote(event as DomainEvent);
+  });
+  cluster.on("access", (body) => {
+    const { user_id } = body as { user_id: string | null };
+    if (user_id === null) memo.clear(true);
+    else memo.forgetUser(user_id, true);
+    membersStore.forgetRemembered();
+  });
+  cluster.on("sessions", () => authStore.forgetRemembered());
+  cluster.on("doc", (body) => {
+    const { node_id, update } = body as { node_id: string; update: string };
+    docs.applyElsewhere(node_id, new Uint8Array(Buffer.from(update, "base64")));
+  });
+  return cluster;
 }

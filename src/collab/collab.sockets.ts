@@ -83,7 +83,7 @@ export class CollabSockets {
     );
     events.subscribe((event) => {
       if (event.type === "file.deleted") this.closeDeleted(event.space_id);
-    });
+    }, "everywhere");
   }
 
   /** The file a socket may open: a live text file of the space (404 / 400 exactly as REST). */

@@ -185,9 +185,17 @@ export interface RegistryHooks {
   failed(error: unknown, nodeId: string): void;
   /** Where the document's versions are kept. */
   history: DocHistory;
+  /**
+   * An update was stored, in `unit`: other nodes on the same database (PostgreSQL mode) apply it to their copy
+   * of the document and relay it to their sockets (`applyElsewhere`).
+   */
+  stored?(nodeId: string, update: Uint8Array): void;
 }
 
 const NOBODY: ReadonlySet<string> = new Set();
+
+/** The origin of an update another node stored. */
+const ELSEWHERE = Symbol("elsewhere");
 
 /** The open documents. */
 export class DocRegistry {
@@ -420,8 +428,22 @@ export class DocRegistry {
     return live;
   }
 
+  /**
+   * An update another node stored (PostgreSQL mode): applied to the document if this node has it open, and
+   * relayed to its sockets. Stored already, it is not stored again; applying one twice changes nothing.
+   */
+  applyElsewhere(nodeId: string, update: Uint8Array): void {
+    const live = this.docs.get(nodeId);
+    if (!live || live.closed || live.failed) return;
+    Y.applyUpdate(live.doc, update, ELSEWHERE);
+  }
+
   /** Queues the update for the next group commit; relays it once stored. */
   private changed(live: LiveDoc, update: Uint8Array, origin: unknown): void {
+    if (origin === ELSEWHERE) {
+      if (live.peers.size > 0) this.broadcast(live, updateMessage(update), null);
+      return;
+    }
     if (live.peers.has(origin as Peer)) {
       const peer = origin as Peer;
       live.pending.push({ update, origin: peer, author: peer.userId, replaced: null });
@@ -459,6 +481,7 @@ export class DocRegistry {
     const writers = this.beginVersion(unit, live, batch);
     const now = Date.now();
     this.persistence.append(live.nodeId, update, now);
+    this.hooks.stored?.(live.nodeId, update);
     live.changedAt = now;
     live.logged++;
     if (writers) {

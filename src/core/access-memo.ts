@@ -47,17 +47,25 @@ export class AccessMemo {
     return value;
   }
 
+  /**
+   * Told of each change made here, inside its transaction (null: anyone's): on PostgreSQL the other nodes
+   * are told in turn, and call `forgetUser` / `clear` with `elsewhere` set.
+   */
+  relay: ((userId: string | null) => void) | null = null;
+
   /** Drops everything remembered about a user (their memberships or roles changed). */
-  forgetUser(userId: string): void {
+  forgetUser(userId: string, elsewhere = false): void {
     this.generationCount++;
     for (const [key, entry] of this.entries) if (entry.userId === userId) this.entries.delete(key);
+    if (!elsewhere) this.relay?.(userId);
     this.announce(userId);
   }
 
   /** Drops everything (a role's permissions changed, which may touch anyone). */
-  clear(): void {
+  clear(elsewhere = false): void {
     this.generationCount++;
     this.entries.clear();
+    if (!elsewhere) this.relay?.(null);
     this.announce(null);
   }
 

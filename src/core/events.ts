@@ -77,10 +77,19 @@ interface Registered {
   mayWrite: MayWrite | undefined;
 }
 
+/**
+ * Which committed events a subscriber hears. `here` (the default): those written by this process, for work
+ * that must happen once (indexing, pushes). `everywhere`: those of every node on the same database as well
+ * (PostgreSQL mode), for what each node keeps for its own clients (live sockets, caches, timers). `elsewhere`:
+ * only other nodes' events, for what this process keeps right with its own writes as it makes them.
+ */
+export type Heard = "here" | "everywhere" | "elsewhere";
+
 /** Delivers events to handlers inside the transaction and to subscribers after it. */
 export class EventBus {
-  private readonly subscribers = new Set<(event: DomainEvent) => void>();
+  private readonly subscribers = new Map<(event: DomainEvent) => void, Heard>();
   private readonly handlers = new Map<string, Registered[]>();
+  private readonly everyWrite: ((event: DomainEvent, unit: Unit) => void)[] = [];
 
   /** `onError` hears of a subscriber (or an after-commit step) that threw; the server logs it. */
   constructor(private readonly onError: (error: unknown, event?: DomainEvent) => void = () => undefined) {}
@@ -92,6 +101,11 @@ export class EventBus {
     this.handlers.set(type, list);
   }
 
+  /** Runs `handle` inside the transaction for every event emitted, after the event's own handlers. */
+  onEveryWrite(handle: (event: DomainEvent, unit: Unit) => void): void {
+    this.everyWrite.push(handle);
+  }
+
   /** Whether a handler of `type` may write for this change (see `MayWrite`). */
   mayWrite(type: EventType, actor: Principal, text: string): boolean {
     return (this.handlers.get(type) ?? []).some((h) => h.mayWrite === undefined || h.mayWrite(actor, text));
@@ -101,28 +115,39 @@ export class EventBus {
   handle(event: DomainEvent, unit: Unit): void {
     const list = this.handlers.get(event.type);
     if (list) for (const handler of list) handler.handle(event as EventOf<EventType>, unit);
+    for (const handle of this.everyWrite) handle(event, unit);
   }
 
   /** After the commit: hands `event` to every subscriber; one failing does not keep it from the others. */
   publish(event: DomainEvent): void {
-    for (const subscriber of this.subscribers) {
-      try {
-        subscriber(event);
-      } catch (error) {
-        this.onError(error, event);
-      }
-    }
+    this.deliver(event, "elsewhere");
   }
 
-  /** Hears every committed event from now on; returns the unsubscribe function. */
-  subscribe(subscriber: (event: DomainEvent) => void): () => void {
-    this.subscribers.add(subscriber);
+  /** An event another node committed (PostgreSQL mode): to the subscribers that hear other nodes. */
+  publishRemote(event: DomainEvent): void {
+    this.deliver(event, "here");
+  }
+
+  /** Hears committed events from now on (see `Heard`); returns the unsubscribe function. */
+  subscribe(subscriber: (event: DomainEvent) => void, heard: Heard = "here"): () => void {
+    this.subscribers.set(subscriber, heard);
     return () => this.subscribers.delete(subscriber);
   }
 
   /** Reports a failed after-commit step: the write stands, and so do the other steps. */
   failed(error: unknown): void {
     this.onError(error);
+  }
+
+  private deliver(event: DomainEvent, except: Heard): void {
+    for (const [subscriber, heard] of this.subscribers) {
+      if (heard === except) continue;
+      try {
+        subscriber(event);
+      } catch (error) {
+        this.onError(error, event);
+      }
+    }
   }
 }
 

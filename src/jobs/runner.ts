@@ -99,9 +99,10 @@ export class JobRunner {
     this.pollMs = options.pollMs ?? 1000;
     this.maxAttempts = options.maxAttempts ?? 3;
     this.retryBaseMs = options.retryBaseMs ?? 5000;
+    // A job queued on any node wakes every node's runner: whichever claims it first runs it.
     uow.events.subscribe((event) => {
       if (event.type === "job.queued") this.wake();
-    });
+    }, "everywhere");
   }
 
   register(kind: JobKind): this {

@@ -51,7 +51,11 @@ export function startPostgres(): Cluster {
   const dir = mkdtempSync(join(tmpdir(), "tandem-pg-"));
   chmodSync(dir, 0o777);
   const made: Cluster = { dir, port: freePort(), asUser };
-  run(made, [join(BIN, "initdb"), "-D", join(dir, "data"), "-A", "trust", "-U", "tandem", "-E", "UTF8", "--locale=C"], "initdb");
+  run(
+    made,
+    [join(BIN, "initdb"), "-D", join(dir, "data"), "-A", "trust", "-U", "tandem", "-E", "UTF8", "--locale=C"],
+    "initdb",
+  );
   run(
     made,
     [

@@ -70,7 +70,7 @@ export class PgStatement {
     readonly source: string,
   ) {
     this.control = CONTROL.test(source.trim());
-    this.translated = this.control ? { text: source, names: null, count: 0 } : translate(source);
+    this.translated = this.control ? { text: source, names: null, count: 0, limits: [] } : translate(source);
   }
 
   run(...args: unknown[]): { changes: number; lastInsertRowid: number } {
@@ -100,15 +100,22 @@ export class PgStatement {
   finalize(): void {}
 
   private bind(args: unknown[]): Params {
-    const { names } = this.translated;
+    const { names, count, limits } = this.translated;
+    let params: Params;
     if (names) {
       const given = (args[0] ?? {}) as Record<string, unknown>;
-      return names.map((name) => value(name in given ? given[name] : given[`$${name}`]));
+      params = names.map((name) => value(name in given ? given[name] : given[`$${name}`]));
+    } else if (count === 0) {
+      return [];
+    } else {
+      const flat = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
+      params = flat.slice(0, count).map(value);
     }
-    const { count } = this.translated;
-    if (count === 0) return [];
-    const flat = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
-    return flat.slice(0, count).map(value);
+    for (const n of limits) {
+      const limit = params[n - 1];
+      if (typeof limit === "number" && limit < 0) params[n - 1] = null;
+    }
+    return params;
   }
 }
 
@@ -176,10 +183,10 @@ export class PgDatabase {
   exec(sql: string): void {
     const text = sql.trim();
     if (/^PRAGMA\b/i.test(text)) return;
-    if (/^BEGIN\b/i.test(text)) return this.begin();
-    if (/^(COMMIT|END)\b/i.test(text)) return this.end("COMMIT");
-    if (/^ROLLBACK\s*;?$/i.test(text)) return this.end("ROLLBACK");
-    this.send(translate(text).text, [], true);
+    if (/^BEGIN\b/i.test(text)) this.begin();
+    else if (/^(COMMIT|END)\b/i.test(text)) this.end("COMMIT");
+    else if (/^ROLLBACK\s*;?$/i.test(text)) this.end("ROLLBACK");
+    else this.send(translate(text).text, [], true);
   }
 
   run(sql: string, ...params: unknown[]): { changes: number; lastInsertRowid: number } {
@@ -223,10 +230,19 @@ export class PgDatabase {
     const answer = this.request({ type: "query", text, params, simple });
     if (!answer.ok) {
       const detail = answer.detail ? ` (${answer.detail})` : "";
-      throw new PgError(`${answer.message}${detail} in: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`, answer.code);
+      throw new PgError(
+        `${answer.message}${detail} in: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`,
+        answer.code,
+      );
     }
     return answer;
   }
+
+  /**
+   * Runs once a transaction holds the write lock, before its own statements: other nodes' writes committed
+   * before it are heard first (cluster.ts).
+   */
+  afterLock: (() => void) | null = null;
 
   private begin(): void {
     if (this.depth > 0) throw new PgError("cannot start a transaction within a transaction", undefined);
@@ -234,6 +250,7 @@ export class PgDatabase {
     this.depth = 1;
     try {
       this.send(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`, []);
+      this.afterLock?.();
     } catch (error) {
       this.end("ROLLBACK");
       throw error;

@@ -115,8 +115,12 @@ export function derivePgSchema(sqlite: Database): string[] {
         continue;
       }
       // A UNIQUE constraint of the table: SQLite's automatic index, said as a unique index.
-      const cols = (sqlite.query(`PRAGMA index_info(${q(index.name)})`).all() as { name: string }[]).map((c) => q(c.name));
-      creates.push(`CREATE UNIQUE INDEX ${q(`${name}_${index.name.replace(/^sqlite_autoindex_/, "")}`)} ON ${q(name)} (${cols.join(", ")})`);
+      const cols = (sqlite.query(`PRAGMA index_info(${q(index.name)})`).all() as { name: string }[]).map((c) =>
+        q(c.name),
+      );
+      creates.push(
+        `CREATE UNIQUE INDEX ${q(`${name}_${index.name.replace(/^sqlite_autoindex_/, "")}`)} ON ${q(name)} (${cols.join(", ")})`,
+      );
     }
     const foreign = sqlite.query(`PRAGMA foreign_key_list(${q(name)})`).all() as ForeignKeyInfo[];
     const byId = new Map<number, ForeignKeyInfo[]>();

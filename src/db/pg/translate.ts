@@ -21,6 +21,11 @@ export interface Translated {
   readonly names: readonly string[] | null;
   /** How many positional parameters the statement takes. */
   readonly count: number;
+  /**
+   * The parameters (1-based) a `LIMIT` takes: SQLite reads a negative limit as none, PostgreSQL refuses it, so
+   * one is bound as NULL (no limit) there.
+   */
+  readonly limits: readonly number[];
 }
 
 const WORD_REWRITES: readonly [RegExp, string][] = [
@@ -83,7 +88,11 @@ export function translate(sql: string): Translated {
       }
       continue;
     }
-    if ((c === "$" || c === ":" || c === "@") && /[A-Za-z_]/.test(sql[i + 1] ?? "") && !(c === ":" && sql[i - 1] === ":")) {
+    if (
+      (c === "$" || c === ":" || c === "@") &&
+      /[A-Za-z_]/.test(sql[i + 1] ?? "") &&
+      !(c === ":" && sql[i - 1] === ":")
+    ) {
       const name = /^[A-Za-z_][A-Za-z0-9_]*/.exec(sql.slice(i + 1))?.[0] as string;
       flush();
       named = true;
@@ -104,11 +113,13 @@ export function translate(sql: string): Translated {
   out = out.replace(/(\$\d+)(\s+IS\b)/gi, "$1::text$2");
   if (ignoresConflicts(sql)) out = onConflictDoNothing(out);
   // drizzle names a conflict target's columns with their table (`("t"."c")`): PostgreSQL takes bare names.
-  out = out.replace(/\bon conflict\s*\(([^)]*)\)/gi, (_, cols: string) =>
-    `on conflict (${cols.replace(/"[^"]+"\."([^"]+)"/g, '"$1"')})`,
+  out = out.replace(
+    /\bon conflict\s*\(([^)]*)\)/gi,
+    (_, cols: string) => `on conflict (${cols.replace(/"[^"]+"\."([^"]+)"/g, '"$1"')})`,
   );
   if (named && count > 0) throw new Error("a statement mixes named and positional parameters");
-  return { text: out, names: named ? names : null, count: named ? names.length : count };
+  const limits = [...out.matchAll(/\blimit\s+\$(\d+)/gi)].map((m) => Number(m[1]));
+  return { text: out, names: named ? names : null, count: named ? names.length : count, limits };
 }
 
 function rewriteWords(text: string): string {

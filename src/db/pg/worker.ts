@@ -3,8 +3,9 @@
  * answers with the rows in SQLite's shapes (numbers for `bigint` and `numeric`, JSON as its text, 1 and 0 for
  * booleans). The server's thread waits for the answer (see connection.ts).
  */
-import { SQL } from "bun";
+
 import { workerData } from "node:worker_threads";
+import { SQL } from "bun";
 import type { PgAnswer, PgRequest, PgStart } from "./protocol";
 
 const { url, flag, port } = workerData as PgStart;
@@ -53,7 +54,6 @@ function convert(rows: unknown[][], columns: Column[]): void {
 }
 
 async function run(request: PgRequest): Promise<PgAnswer> {
-  if (process.env.TANDEM_PG_TRACE) console.error("PG>", request.text.slice(0, 160).replace(/\s+/g, " "), JSON.stringify(request.params).slice(0, 100));
   const sql = await connect();
   if (request.params.length === 0 && request.simple) {
     // Several statements, no parameters: the simple protocol.

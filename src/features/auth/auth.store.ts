@@ -63,6 +63,18 @@ export class AuthStore {
   }
 
   /** A revocation was written: the listeners look once the transaction it is in has ended. */
+  /**
+   * Another node wrote (PostgreSQL mode): remembered sessions are read again, and the listeners look whether
+   * theirs ended there.
+   */
+  forgetRemembered(): void {
+    this.sessions.clear();
+    this.sessionsEnded();
+  }
+
+  /** Told of each revocation made here, inside its transaction: on PostgreSQL, the other nodes are told. */
+  relay: (() => void) | null = null;
+
   private sessionsEnded(): void {
     this.revocationCount++;
     if (this.endAnnounced || this.endListeners.size === 0) return;
@@ -100,6 +112,7 @@ export class AuthStore {
       .set({ revokedAt: now })
       .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)))
       .run();
+    this.relay?.();
     this.sessionsEnded();
   }
 
@@ -113,6 +126,7 @@ export class AuthStore {
       .set({ revokedAt: now })
       .where(keepFamilyId === undefined ? mine : and(mine, ne(refreshTokens.familyId, keepFamilyId)))
       .run();
+    this.relay?.();
     this.sessionsEnded();
   }
 

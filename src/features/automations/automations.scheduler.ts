@@ -39,7 +39,7 @@ export class Scheduler {
     if (!this.stopped) return;
     this.stopped = false;
     for (const { id, nextRunAt } of this.store.scheduled()) this.due.set(id, nextRunAt);
-    this.unsubscribe = events.subscribe((event) => this.follow(event));
+    this.unsubscribe = events.subscribe((event) => this.follow(event), "everywhere");
     this.arm();
   }
 

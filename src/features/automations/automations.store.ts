@@ -60,6 +60,11 @@ export class AutomationsStore {
    */
   private readonly webhookMemo = new Map<string, { state: WebhookState; at: number }>();
 
+  /** Drops what is remembered: another node wrote (PostgreSQL mode), and it is read again when next needed. */
+  forgetRemembered(): void {
+    this.webhookMemo.clear();
+  }
+
   private readonly bySpace = prepared(() =>
     this.db
       .select()

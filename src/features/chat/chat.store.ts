@@ -211,6 +211,12 @@ export class ChatStore {
   /** The newest `created_at` of each room used so far; inserts keep it current. */
   private readonly latest = new Map<string, number>();
 
+  /** Drops what is remembered: another node wrote (PostgreSQL mode), and it is read again when next needed. */
+  forgetRemembered(): void {
+    this.latest.clear();
+    this.knownRooms.clear();
+  }
+
   /** The newest `created_at` of the room, so the next message can be stamped strictly after it. */
   latestCreatedAt(roomId: string): number | undefined {
     const known = this.latest.get(roomId);

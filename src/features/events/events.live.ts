@@ -119,7 +119,7 @@ export class LiveEvents {
       MAX_SOCKETS_PER_USER,
       "live-event sockets",
     );
-    bus.subscribe((event) => this.publish(event));
+    bus.subscribe((event) => this.publish(event), "everywhere");
   }
 
   /** Refuses the upgrade of a person who has as many sockets open as allowed (429). */

@@ -24,7 +24,7 @@ export class SpaceCache<T> {
       // A person's own event (`chat.read`) changes no shared row.
       else if (event.to !== undefined) return;
       else if (event.type.startsWith(prefix)) this.forgetSpace(event.space_id);
-    });
+    }, "everywhere");
   }
 
   /** The value of `key` in the space: kept, or made by `make` and kept. */

@@ -301,6 +301,11 @@ export class InboxStore {
   /** The newest item time of each person given an item lately; inserts keep it current. */
   private readonly latest = new Map<string, number>();
 
+  /** Drops what is remembered: another node wrote (PostgreSQL mode), and it is read again when next needed. */
+  forgetRemembered(): void {
+    this.latest.clear();
+  }
+
   /** The newest item time of the user: items of one person never share a time, so paging by it is exact. */
   latestItemAt(userId: string): number | undefined {
     const known = this.latest.get(userId);

@@ -408,7 +408,7 @@ export class MembersService {
     return events.subscribe((event) => {
       if (event.type === "member.joined")
         this.joinsSeen.set(`${event.organization_id}:${event.payload.user_id}`, Date.now());
-    });
+    }, "everywhere");
   }
 
   /** Sends `member.joined` for the members who joined through another process since the last look. */

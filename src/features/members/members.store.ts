@@ -102,6 +102,11 @@ export class MembersStore {
     { row: { user: UserRow; serviceAccountId: string | null }; at: number }
   >();
 
+  /** Drops what is remembered: another node wrote (PostgreSQL mode), and it is read again when next needed. */
+  forgetRemembered(): void {
+    this.recentUsers.clear();
+  }
+
   private readonly updateUserStatement = prepared(() =>
     this.db
       .update(users)

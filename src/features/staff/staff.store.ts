@@ -23,6 +23,11 @@ const DIRECTORY_TTL_MS = 30_000;
 export class StaffStore {
   private readonly directories = new Map<string, { members: Mentionable[]; generation: number; at: number }>();
 
+  /** Drops what is remembered: another node wrote (PostgreSQL mode), and it is read again when next needed. */
+  forgetRemembered(): void {
+    this.directories.clear();
+  }
+
   constructor(
     private readonly db: Db,
     /** Its generation tells when a member joined, left or was renamed. */

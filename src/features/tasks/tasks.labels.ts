@@ -16,6 +16,11 @@ export class TaskLabelSets {
 
   constructor(private readonly load: (spaceId: string) => { taskId: string; labelId: string }[]) {}
 
+  /** Drops every space: each is loaded again when next used. */
+  clear(): void {
+    this.spaces.clear();
+  }
+
   private of(spaceId: string): Map<string, readonly string[]> {
     let space = this.spaces.get(spaceId);
     if (!space) {

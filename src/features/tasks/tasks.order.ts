@@ -18,6 +18,11 @@ export class ColumnOrders {
 
   constructor(private readonly load: (columnId: string) => { id: string; rank: number }[]) {}
 
+  /** Drops every column: each is loaded again when next used. */
+  clear(): void {
+    this.columns.clear();
+  }
+
   private of(columnId: string): Column {
     let column = this.columns.get(columnId);
     if (!column) {

@@ -71,6 +71,12 @@ export class TasksService {
   }
 
   /** A deleted label leaves its tasks in the same unit, each as an update (as a PATCH of `label_ids` would). */
+  /** Drops the column orders and label sets kept in memory: another node wrote (PostgreSQL mode). */
+  forgetRemembered(): void {
+    this.orders.clear();
+    this.labelSets.clear();
+  }
+
   listen(events: EventBus): void {
     events.onWrite("label.deleted", (event, unit) => {
       const labelId = event.payload.id;

@@ -117,7 +117,7 @@ export class TunnelsService {
       } else if (event.type === "automation.deleted") {
         this.connections.get(event.payload.id)?.close(TUNNEL_CLOSE.deleted, "automation not found", null);
       }
-    });
+    }, "everywhere");
   }
 
   /** The serving process starts: runs its previous process left `running` end, and connectors get pinged. */

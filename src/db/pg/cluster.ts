@@ -1,0 +1,135 @@
+/**
+ * Several nodes on one PostgreSQL database hear what each other wrote (contract §9). A write records, in its
+ * own transaction, what other nodes must know (its domain events, access changes, a document's update) as rows
+ * of `cluster_events`, and `pg_notify` tells them once it commits: the notification carries nothing, the rows
+ * are read from the table. Each node reads the rows past the last it saw, in order, and hands those of other
+ * nodes to the handler of their kind.
+ *
+ * In order and never stale where it matters: every write transaction holds the one write lock (connection.ts),
+ * so rows get their `seq` in commit order; and each node reads what it missed right after taking the lock,
+ * before its own write reads anything it keeps in memory (a column's order, a document's state). A missed
+ * notification (a dropped listening connection) is made up by a look every second. Rows older than
+ * `KEEP_MS` are removed.
+ */
+
+import { randomUUID } from "node:crypto";
+import { SQL } from "bun";
+import type { PgDatabase } from "./connection";
+
+const CHANNEL = "tandem_cluster";
+/** How often a node looks for rows without being told. */
+const POLL_MS = 1000;
+/** How long rows are kept: a node that stopped for longer starts from the newest. */
+const KEEP_MS = 10 * 60_000;
+const PRUNE_EVERY_MS = 60_000;
+
+export type ClusterHandler = (body: unknown) => void;
+
+interface Row {
+  seq: number;
+  node: string;
+  kind: string;
+  body: string;
+}
+
+export class Cluster {
+  /** This node, in the rows it writes. */
+  readonly node = randomUUID();
+  private last = 0;
+  private readonly handlers = new Map<string, ClusterHandler>();
+  private listener: SQL | null = null;
+  private poll: ReturnType<typeof setInterval> | null = null;
+  private lastPrune = 0;
+  private reading = false;
+
+  constructor(
+    private readonly pg: PgDatabase,
+    private readonly url: string,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Hands other nodes' rows of `kind` to `handler`, in their order. */
+  on(kind: string, handler: ClusterHandler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Inside a write's transaction: other nodes hear `body` once it commits (and never if it rolls back). */
+  send(kind: string, body: unknown): void {
+    if (!this.pg.inTransaction) {
+      this.pg.transaction(() => this.send(kind, body))();
+      return;
+    }
+    this.pg
+      .query("INSERT INTO cluster_events (node, kind, body, created_at) VALUES (?, ?, ?, ?)")
+      .run(this.node, kind, JSON.stringify(body), Date.now());
+    // Notifications of one transaction with the same payload are sent once, at its commit.
+    this.pg.query(`SELECT pg_notify('${CHANNEL}', '') AS sent`).get();
+  }
+
+  /** Starts hearing other nodes: from the newest row on (what came before is in the tables already). */
+  async start(): Promise<void> {
+    const newest = this.pg.query("SELECT coalesce(max(seq), 0) AS seq FROM cluster_events").get() as { seq: number };
+    this.last = newest.seq;
+    this.pg.afterLock = () => this.catchUp();
+    this.poll = setInterval(() => this.lookNow(), POLL_MS);
+    this.poll.unref?.();
+    try {
+      this.listener = new SQL(this.url, { max: 1, idleTimeout: 0 });
+      await this.listener.listen(CHANNEL, () => this.lookNow());
+    } catch (error) {
+      // The look every second still hears everything, a moment later.
+      this.onError(error);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.pg.afterLock = null;
+    if (this.poll) clearInterval(this.poll);
+    this.poll = null;
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.close().catch(() => {});
+  }
+
+  /** Between requests: reads what other nodes wrote (inside a transaction the next lock does it). */
+  private lookNow(): void {
+    if (this.pg.inTransaction) return;
+    try {
+      this.catchUp();
+      this.prune();
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+
+  /** Reads the rows past the last one seen and hands other nodes' to their handlers. */
+  catchUp(): void {
+    if (this.reading) return;
+    this.reading = true;
+    try {
+      const rows = this.pg
+        .query("SELECT seq, node, kind, body FROM cluster_events WHERE seq > ? ORDER BY seq")
+        .all(this.last) as unknown as Row[];
+      for (const row of rows) {
+        this.last = row.seq;
+        if (row.node === this.node) continue;
+        const handler = this.handlers.get(row.kind);
+        if (!handler) continue;
+        try {
+          handler(JSON.parse(row.body));
+        } catch (error) {
+          this.onError(error);
+        }
+      }
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private prune(): void {
+    const now = Date.now();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    this.pg.query("DELETE FROM cluster_events WHERE created_at < ?").run(now - KEEP_MS);
+  }
+}
