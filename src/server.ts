@@ -3,8 +3,8 @@ import { mkdirSync } from "node:fs";
 import { buildApp } from "./app";
 import { type Config, ConfigError, loadSecrets } from "./config";
 import { Checkpointer } from "./db/checkpointer";
-import { openMigrated } from "./db/open";
 import { lockDataDir } from "./db/lock";
+import { openMigrated } from "./db/open";
 import { SESSION_RECHECK_MS } from "./features/auth/auth.store";
 import { hasOrganization } from "./features/organization/organization.store";
 import { CLOSE } from "./http/sockets";
@@ -102,6 +102,8 @@ async function serveLocked(
           log.error({ err: { message: why } }, "checkpointing the database failed; trying again"),
         )
       : null;
+  // On PostgreSQL, the other nodes' writes are heard from here on.
+  await services.cluster?.start();
   // Staff replies queued before a restart resume here, once the server answers.
   services.runner?.start();
   services.scheduler?.start(services.events);
@@ -114,7 +116,11 @@ async function serveLocked(
   // Documents a stop cut short (logged updates not yet in their file's text) are folded; their texts written.
   services.docs.recover();
   // Texts whose editing a stop cut short are indexed for search; deleted rooms leave the index.
-  try { services.search.start(); } catch (e) { log.error({ err: e }, "TEMP search start failed"); }
+  try {
+    services.search.start();
+  } catch (e) {
+    log.error({ err: e }, "TEMP search start failed");
+  }
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
   listening = url;
@@ -197,6 +203,7 @@ async function serveLocked(
       const graceful = app.stop().then(() => true);
       if (!(await Promise.race([graceful, Bun.sleep(STOP_GRACE_MS).then(() => false)]))) await app.stop(true);
       await checkpointer?.stop();
+      await services.cluster?.stop();
       conn.sqlite.close();
       unlock();
     },
