@@ -177,7 +177,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     now: options.versionsClock,
   });
   versions.listen(events);
-  const jobsStore = new JobsStore(db);
+  const jobsStore = new JobsStore(db, conn.engine);
   const jobs = new JobQueue(uow, jobsStore);
   const tuning = options.jobs ?? {};
   const runner = options.log

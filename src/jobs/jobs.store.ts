@@ -24,6 +24,11 @@ export const CLAIM_SQL = `UPDATE jobs SET status = 'running', attempts = attempt
   RETURNING *`;
 
 /** Claims whose lease lapsed go back to the queue (`jobs_running_idx`). */
+/**
+ * On PostgreSQL the oldest due job is taken `FOR UPDATE SKIP LOCKED`: nodes claiming at once each take another
+ * (every write holds the write lock there too, so this is a second guard, not the only one).
+ */
+export const CLAIM_SQL_PG = CLAIM_SQL.replace("ORDER BY seq LIMIT 1)", "ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)");
 export const RECLAIM_SQL = `UPDATE jobs SET status = 'queued', lease = NULL, locked_until = NULL, updated_at = $now
   WHERE status = 'running' AND locked_until < $before`;
 
@@ -61,10 +66,15 @@ function toRow(raw: Raw): JobRow {
 }
 
 export class JobsStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly engine: "sqlite" | "postgres" = "sqlite",
+  ) {}
 
   private readonly insertJob = prepared(() => insertRow(this.db, jobs));
-  private readonly claimJob = prepared(() => this.db.$client.query<Raw, Record<string, string | number>>(CLAIM_SQL));
+  private readonly claimJob = prepared(() =>
+    this.db.$client.query<Raw, Record<string, string | number>>(this.engine === "postgres" ? CLAIM_SQL_PG : CLAIM_SQL),
+  );
   private readonly reclaimJobs = prepared(() => this.db.$client.query(RECLAIM_SQL));
   private readonly lapsed = prepared(() =>
     this.db.$client.query<{ lapsed: number }, Record<string, number>>(LAPSED_SQL),
