@@ -41,12 +41,30 @@ function freePort(): number {
   return port;
 }
 
+/** Installs Debian's PostgreSQL 15 when it is not there yet (as test/helpers/browser.ts installs Chromium). */
+function ensurePostgres(): void {
+  if (existsSync(join(BIN, "initdb"))) return;
+  const install = (args: string[]) => {
+    const command = process.getuid?.() === 0 ? args : ["sudo", "-n", ...args];
+    const result = spawnSync(command[0] as string, command.slice(1), {
+      stdio: "inherit",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+    });
+    if (result.status !== 0) throw new Error(`${args.join(" ")} failed (${result.status})`);
+  };
+  try {
+    install(["apt-get", "install", "-y", "postgresql"]);
+  } catch {
+    install(["apt-get", "update"]);
+    install(["apt-get", "install", "-y", "postgresql"]);
+  }
+  if (!existsSync(join(BIN, "initdb"))) throw new Error(`${BIN}/initdb is missing after apt-get install postgresql`);
+}
+
 /** Starts the test process's cluster (once). */
 export function startPostgres(): Cluster {
   if (cluster) return cluster;
-  if (!existsSync(join(BIN, "initdb"))) {
-    throw new Error(`PostgreSQL 15 is not installed (no ${BIN}/initdb): apt-get install -y postgresql`);
-  }
+  ensurePostgres();
   const asUser = process.getuid?.() === 0 ? "postgres" : null;
   const dir = mkdtempSync(join(tmpdir(), "tandem-pg-"));
   chmodSync(dir, 0o777);
