@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import { newDatabase, startPostgres } from "../test/helpers/postgres";
 
 export const ROOT = resolve(import.meta.dir, "..");
 export const MiB = 1024 * 1024;
@@ -139,14 +140,60 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * The database the servers started from now on use: SQLite in their data dir, or a new PostgreSQL database each
+ * (`onPostgres`, bench/postgres.ts), on a cluster the harness starts once.
+ */
+let engine: "sqlite" | "postgres" = "sqlite";
+const engineOfDir = new Map<string, Record<string, string>>();
+
+/** Runs `start` (a scenario's) with the servers it starts on PostgreSQL. */
+export async function onPostgres<T>(start: () => Promise<T>): Promise<T> {
+  engine = "postgres";
+  try {
+    return await start();
+  } finally {
+    engine = "sqlite";
+  }
+}
+
+/** The settings of a data dir's database: none on SQLite; a database of its own and the shared secrets on PostgreSQL. */
+function engineEnv(dir: string): Record<string, string> {
+  const known = engineOfDir.get(dir);
+  if (known) return known;
+  const env: Record<string, string> =
+    engine === "sqlite"
+      ? {}
+      : {
+          TANDEM_DATABASE_URL: benchDatabase(),
+          JWT_SECRET: "bench-jwt-secret-shared-by-every-node-0123456789",
+          APP_SSH_ENCRYPTION_KEY: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
+        };
+  engineOfDir.set(dir, env);
+  return env;
+}
+
+/** A new database on the bench's PostgreSQL cluster, which runs on the load's core (never the server's). */
+function benchDatabase(): string {
+  const url = newDatabase("bench");
+  const { dir } = startPostgres();
+  const pid = readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0] as string;
+  // The postmaster's affinity is inherited by every backend it starts.
+  Bun.spawnSync(["taskset", "-a", "-cp", opts.wrkCpu, pid]);
+  return url;
+}
+
 /** A fresh data dir with the organization set up by `tandem setup`. */
 export function setupDataDir(): string {
   const dir = tempDir();
-  const r = Bun.spawnSync([
-    opts.bin,
-    ...["setup", "--org-name", "B", "--admin-email", ADMIN.email, "--admin-password", ADMIN.password],
-    ...["--data", dir],
-  ]);
+  const r = Bun.spawnSync(
+    [
+      opts.bin,
+      ...["setup", "--org-name", "B", "--admin-email", ADMIN.email, "--admin-password", ADMIN.password],
+      ...["--data", dir],
+    ],
+    { env: { ...process.env, ...engineEnv(dir) } },
+  );
   if (r.exitCode !== 0) throw new Error(`tandem setup failed: ${r.stderr.toString().trim()}`);
   return dir;
 }
@@ -224,7 +271,7 @@ export async function spawnServer(
 export async function startTandem(dir = setupDataDir(), env: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
   const cmd = [opts.bin, "serve", "--port", String(port), "--host", "127.0.0.1", "--data", dir];
-  return spawnServer(cmd, port, dir, opts.log === "file", "/health", env);
+  return spawnServer(cmd, port, dir, opts.log === "file", "/health", { ...engineEnv(dir), ...env });
 }
 
 /** The bare `Bun.serve` yardstick (bench/bare.ts) run by the bun running this harness. */

@@ -182,18 +182,19 @@ const wal: ProbeScenario = {
 
 // Workspace: chat, tasks, files. Sizes are stated in each name.
 
-let chatRoom = "";
+/** What a scenario made on each server it started (bench/postgres.ts runs each on two servers at once). */
+const chatRoom = new Map<Server, string>();
 const chatPost: LoadScenario = {
   kind: "load",
   name: "POST chat message",
   async start() {
     const server = await startTandem();
     const s = await space(server, "chat post");
-    chatRoom = `${s.base}/chat-rooms/${s.room}/messages`;
+    chatRoom.set(server, `${s.base}/chat-rooms/${s.room}/messages`);
     return server;
   },
   request: async (server) => ({
-    path: chatRoom,
+    path: chatRoom.get(server) as string,
     headers: await bearer(server),
     lua: script("post-json.lua", { BODY: '{"content":"hello from the bench, message %d"}' }),
   }),
@@ -226,7 +227,7 @@ const chatList: LoadScenario = {
   connections: 10,
 };
 
-let messagesPath = "";
+const messagesPath = new Map<Server, string>();
 const singleInsert: LoadScenario = {
   kind: "load",
   name: "POST task message (a single-INSERT route)",
@@ -234,17 +235,17 @@ const singleInsert: LoadScenario = {
     const server = await startTandem();
     const s = await space(server, "single insert");
     const task = await api(server, "POST", `${s.base}/tasks`, { title: "talk", column_id: s.columns[0] });
-    messagesPath = `${s.base}/tasks/${task.id}/messages`;
+    messagesPath.set(server, `${s.base}/tasks/${task.id}/messages`);
     return server;
   },
   request: async (server) => ({
-    path: messagesPath,
+    path: messagesPath.get(server) as string,
     headers: await bearer(server),
     lua: script("post-json.lua", { BODY: '{"content":"comment %d"}' }),
   }),
 };
 
-let move: { prefix: string; ids: string[] } = { prefix: "", ids: [] };
+const moves = new Map<Server, { prefix: string; ids: string[] }>();
 const taskMove: LoadScenario = {
   kind: "load",
   name: "PATCH task move (column of 1,000)",
@@ -255,14 +256,17 @@ const taskMove: LoadScenario = {
     await times(1000, 16, async (i) => {
       ids.push((await api(server, "POST", `${s.base}/tasks`, { title: `task ${i}`, column_id: s.columns[0] })).id);
     });
-    move = { prefix: `${s.base}/tasks/`, ids };
+    moves.set(server, { prefix: `${s.base}/tasks/`, ids });
     return server;
   },
-  request: async (server) => ({
-    path: move.prefix,
-    headers: await bearer(server),
-    lua: script("move-task.lua", { PREFIX: move.prefix, IDS: move.ids, COLUMN_SIZE: 1000 }),
-  }),
+  request: async (server) => {
+    const move = moves.get(server) as { prefix: string; ids: string[] };
+    return {
+      path: move.prefix,
+      headers: await bearer(server),
+      lua: script("move-task.lua", { PREFIX: move.prefix, IDS: move.ids, COLUMN_SIZE: 1000 }),
+    };
+  },
   relativeTo: "POST task message (a single-INSERT route)",
   minRatio: 0.8,
 };
