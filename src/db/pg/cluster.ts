@@ -46,7 +46,13 @@ export class Cluster {
     private readonly pg: PgDatabase,
     private readonly url: string,
     private readonly onError: (error: unknown) => void,
-  ) {}
+  ) {
+    // Also in a process that only writes (a CLI command): the nodes hear of it.
+    pg.beforeCommit = () => this.notify();
+    pg.afterEnd = () => {
+      this.written = false;
+    };
+  }
 
   /** Hands other nodes' rows of `kind` to `handler`, in their order. */
   on(kind: string, handler: ClusterHandler): void {
@@ -62,7 +68,16 @@ export class Cluster {
     this.pg
       .query("INSERT INTO cluster_events (node, kind, body, created_at) VALUES (?, ?, ?, ?)")
       .run(this.node, kind, JSON.stringify(body), Date.now());
-    // Notifications of one transaction with the same payload are sent once, at its commit.
+    // The other nodes are told once, just before the transaction commits (`notify`).
+    this.written = true;
+  }
+
+  /** Whether the open transaction wrote rows: one notification tells of them all at its commit. */
+  private written = false;
+
+  private notify(): void {
+    if (!this.written) return;
+    this.written = false;
     this.pg.query(`SELECT pg_notify('${CHANNEL}', '') AS sent`).get();
   }
 

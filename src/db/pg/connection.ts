@@ -243,6 +243,10 @@ export class PgDatabase {
    * before it are heard first (cluster.ts).
    */
   afterLock: (() => void) | null = null;
+  /** Runs inside a transaction just before its COMMIT is sent (cluster.ts: one notification per transaction). */
+  beforeCommit: (() => void) | null = null;
+  /** Runs once a transaction ended, committed or not. */
+  afterEnd: (() => void) | null = null;
 
   private begin(): void {
     if (this.depth > 0) throw new PgError("cannot start a transaction within a transaction", undefined);
@@ -260,9 +264,11 @@ export class PgDatabase {
   private end(word: "COMMIT" | "ROLLBACK"): void {
     if (this.depth === 0) return;
     try {
+      if (word === "COMMIT") this.beforeCommit?.();
       this.send(word, []);
     } finally {
       this.depth = 0;
+      this.afterEnd?.();
     }
   }
 
