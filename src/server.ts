@@ -116,11 +116,7 @@ async function serveLocked(
   // Documents a stop cut short (logged updates not yet in their file's text) are folded; their texts written.
   services.docs.recover();
   // Texts whose editing a stop cut short are indexed for search; deleted rooms leave the index.
-  try {
-    services.search.start();
-  } catch (e) {
-    log.error({ err: e }, "TEMP search start failed");
-  }
+  services.search.start();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
   listening = url;
