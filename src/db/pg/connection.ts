@@ -270,6 +270,7 @@ export function redact(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
+    if (parsed.searchParams.has("password")) parsed.searchParams.set("password", "***");
     return parsed.toString();
   } catch {
     return "postgres://…";
