@@ -1,45 +1,76 @@
-/** `tandem backup --out FILE` and `tandem restore --from FILE`. */
+/** `tandem backup --out FILE` and `tandem restore --from FILE`, on SQLite or PostgreSQL (contract §1, §9). */
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { loadConfig } from "../src/config";
-import { backupDatabase, restoreDatabase } from "../src/db/backup";
-import { openDatabase } from "../src/db/client";
-import { appliedMigrations, knownMigrations, migrate } from "../src/db/migrate";
+import { type Config, loadConfig } from "../src/config";
+import { backupDatabase, backupPostgres, restoreDatabase, restorePostgres } from "../src/db/backup";
+import { openPostgres } from "../src/db/client";
+import { openAsIs, openMigrated } from "../src/db/open";
+import { type PgDatabase, redact } from "../src/db/pg/connection";
+import { copied } from "../src/db/pg/copy";
 import { createServices } from "../src/services";
-import { type CommonOptions, print } from "./common";
+import { type CommonOptions, DATABASE_URL_OPTION, print } from "./common";
 
 export function backupCommands(program: Command): void {
   program
     .command("backup")
-    .description("write a consistent backup, safe while `serve` runs")
+    .description("write a consistent backup, safe while `serve` runs (on PostgreSQL too: a SQLite file of every table)")
     .requiredOption("--out <file>", "backup file to create")
     .option("--data <dir>", "data directory")
+    .option(...DATABASE_URL_OPTION)
     .option("--json", "print JSON")
     .action((opts: CommonOptions & { out: string }) => {
-      const result = backupDatabase(loadConfig(opts).dbPath, resolve(opts.out));
-      record(opts, "backup.created", result, false);
-      print(opts.json, result, `backup written to ${result.path} (${result.bytes} bytes)`);
+      const config = loadConfig(opts);
+      const out = resolve(opts.out);
+      if (config.databaseUrl === null) {
+        const result = backupDatabase(config.dbPath, out);
+        record(config, "backup.created", result, false);
+        print(opts.json, result, `backup written to ${result.path} (${result.bytes} bytes)`);
+        return;
+      }
+      const name = redact(config.databaseUrl);
+      const result = onPostgres(config.databaseUrl, (pg) => backupPostgres(pg, name, out));
+      record(config, "backup.created", result, false);
+      print(
+        opts.json,
+        result,
+        `backup of ${name} written to ${result.path} (${result.bytes} bytes, ${copied(result)})`,
+      );
     });
 
   program
     .command("restore")
-    .description("restore a backup into an empty data dir")
+    .description("restore a backup into an empty data dir, or an empty PostgreSQL database")
     .requiredOption("--from <file>", "backup file")
     .option("--data <dir>", "data directory")
+    .option(...DATABASE_URL_OPTION)
     .option("--json", "print JSON")
     .action((opts: CommonOptions & { from: string }) => {
       const config = loadConfig(opts);
       mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
       const from = resolve(opts.from);
-      const result = restoreDatabase(from, config.dbPath);
-      record(opts, "backup.restored", { path: from, bytes: result.bytes }, true);
-      print(
-        opts.json,
-        result,
-        `restored into ${result.path}; start \`tandem serve\` with the same APP_SSH_ENCRYPTION_KEY as before`,
-      );
+      const next = "start `tandem serve` with the same APP_SSH_ENCRYPTION_KEY as before";
+      if (config.databaseUrl === null) {
+        const result = restoreDatabase(from, config.dbPath);
+        record(config, "backup.restored", { path: from, bytes: result.bytes }, true);
+        print(opts.json, result, `restored into ${result.path}; ${next}`);
+        return;
+      }
+      const name = redact(config.databaseUrl);
+      const result = onPostgres(config.databaseUrl, (pg) => restorePostgres(from, pg, name, config.dataDir));
+      record(config, "backup.restored", { path: from, bytes: result.bytes }, true);
+      print(opts.json, result, `restored into ${name} (${copied(result)}); ${next} (and JWT_SECRET) on every node`);
     });
+}
+
+/** `fn` on a connection to the PostgreSQL database at `url`, closed after. */
+function onPostgres<T>(url: string, fn: (pg: PgDatabase) => T): T {
+  const conn = openPostgres(url);
+  try {
+    return fn(conn.sqlite as unknown as PgDatabase);
+  } finally {
+    conn.sqlite.close();
+  }
 }
 
 /**
@@ -49,20 +80,17 @@ export function backupCommands(program: Command): void {
  * when recording fails, the backup or restore stands and a warning says what was not recorded.
  */
 function record(
-  opts: CommonOptions,
+  config: Config,
   type: "backup.created" | "backup.restored",
   file: { path: string; bytes: number },
   restored: boolean,
 ): void {
-  const config = loadConfig(opts);
   const warn = (why: string) =>
     process.stderr.write(`tandem: warning: the ${restored ? "restore" : "backup"} is not in the audit log: ${why}\n`);
   try {
-    const conn = openDatabase(config.dbPath);
+    const { conn, current } = restored ? { ...openMigrated(config), current: true } : openAsIs(config);
     try {
-      if (restored) migrate(conn.sqlite);
-      const applied = new Set(appliedMigrations(conn.sqlite));
-      if (!knownMigrations().every((tag) => applied.has(tag))) {
+      if (!current) {
         warn("the database is not yet migrated to this version of Tandem");
         return;
       }

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import { type Config, type ConfigFlags, ENCRYPTION_KEY_FILE, loadConfig, readSecrets } from "../src/config";
 import { interruptedRestores } from "../src/db/backup";
-import { type Connection, cannotOpen, openDatabase } from "../src/db/client";
+import { type Connection, cannotOpen } from "../src/db/client";
 import { assertNotNewer, MigrationError } from "../src/db/migrate";
 import { openMigrated } from "../src/db/open";
 import { createServices, type Services } from "../src/services";
@@ -14,7 +14,15 @@ import { createServices, type Services } from "../src/services";
 export interface CommonOptions {
   data?: string;
   json?: boolean;
+  /** `--database-url`: PostgreSQL instead of SQLite in the data dir (contract §9). */
+  databaseUrl?: string;
 }
+
+/** `--database-url`, for every command that opens the database; `loadConfig` takes it as `databaseUrl`. */
+export const DATABASE_URL_OPTION = [
+  "--database-url <url>",
+  "PostgreSQL database postgres://USER:PASSWORD@HOST/NAME (env TANDEM_DATABASE_URL, which keeps the password out of `ps`); unset: SQLite in the data dir",
+] as const;
 
 /** A failure the user caused or can fix: printed as one line, exit 1. */
 export class CliError extends Error {}
@@ -54,6 +62,11 @@ export function openServices(
 function serversEncryptionKey(config: Config): Uint8Array {
   const { encryptionKey } = readSecrets(config);
   if (encryptionKey) return encryptionKey;
+  if (config.databaseUrl !== null) {
+    throw new CliError(
+      `APP_SSH_ENCRYPTION_KEY is not set and ${join(config.dataDir, ENCRYPTION_KEY_FILE)} does not exist: set APP_SSH_ENCRYPTION_KEY as the servers of this database have it`,
+    );
+  }
   throw new CliError(
     `APP_SSH_ENCRYPTION_KEY is not set and ${join(config.dataDir, ENCRYPTION_KEY_FILE)} does not exist: ` +
       "set APP_SSH_ENCRYPTION_KEY as `tandem serve` has it, or start `tandem serve` once to generate the key",

@@ -6,6 +6,7 @@ import { BackupError } from "../src/db/backup";
 import { backupCommands } from "./backup";
 import { CliError, print } from "./common";
 import { keygenCommand } from "./keygen";
+import { migrateToPostgresCommand } from "./migrate-to-postgres";
 import { provisioningCommand } from "./provisioning";
 import { serveCommand } from "./serve";
 import { setupCommand } from "./setup";
@@ -26,6 +27,7 @@ function buildProgram(): Command {
   usersCommand(program);
   provisioningCommand(program);
   backupCommands(program);
+  migrateToPostgresCommand(program);
   tunnelCommand(program);
   program
     .command("version")

@@ -1,6 +1,6 @@
 /** `tandem provisioning set|show|clear`: the three provisioning settings (env vars of the same meaning win). */
 import type { Command } from "commander";
-import { type CommonOptions, groupAction, openServices, print } from "./common";
+import { type CommonOptions, DATABASE_URL_OPTION, groupAction, openServices, print } from "./common";
 import { type SecretInput, secretHelp, secretOf, secretOptions } from "./secret-input";
 
 /**
@@ -24,6 +24,7 @@ export function provisioningCommand(program: Command): void {
     .requiredOption("--install-id <id>", "install id");
   secretOptions(set, INSTALL_SECRET)
     .option("--data <dir>", "data directory")
+    .option(...DATABASE_URL_OPTION)
     .option("--json", "print JSON")
     .addHelpText("after", secretHelp("provisioning set", INSTALL_SECRET))
     .action(async (opts: CommonOptions & { baseUrl: string; installId: string }, command: Command) => {
@@ -47,6 +48,7 @@ export function provisioningCommand(program: Command): void {
     .command("show")
     .description("show the effective settings (the secret only as a hint)")
     .option("--data <dir>", "data directory")
+    .option(...DATABASE_URL_OPTION)
     .option("--json", "print JSON")
     .action((opts: CommonOptions) => {
       const { services, close } = openServices(opts, { withEncryptionKey: true, mustExist: true });
@@ -70,6 +72,7 @@ export function provisioningCommand(program: Command): void {
     .command("clear")
     .description("remove the stored settings")
     .option("--data <dir>", "data directory")
+    .option(...DATABASE_URL_OPTION)
     .option("--json", "print JSON")
     .action((opts: CommonOptions) => {
       const { services, close } = openServices(opts, { mustExist: true });

@@ -1,26 +1,34 @@
 /** `tandem serve`: the service and its web UI. */
 import type { Command } from "commander";
-import { loadConfig, readSecrets } from "../src/config";
+import { loadConfig, loadSecrets, readSecrets } from "../src/config";
 import { createAccessLog } from "../src/lib/access-log";
 import { createLogger } from "../src/lib/log";
 import { startServer } from "../src/server";
-import { refuseNewerDatabase } from "./common";
+import { DATABASE_URL_OPTION, refuseNewerDatabase } from "./common";
 import { parseHost, parsePort } from "./parse";
 
 export function serveCommand(program: Command): void {
   program
     .command("serve")
-    .description("serve the API and the web UI (default 0.0.0.0:8080, data in ./data)")
+    .description(
+      "serve the API and the web UI (default 0.0.0.0:8080, data in ./data, or PostgreSQL with --database-url)",
+    )
     .option("--port <port>", "port to listen on (env PORT)", parsePort)
     .option("--host <host>", "address to bind (env HOST)", parseHost)
     .option("--data <dir>", "data directory (env TANDEM_DATA_DIR)")
+    .option(...DATABASE_URL_OPTION)
     // Contract §1: every command takes --json where it prints; serve's log is JSON lines already.
     .option("--json", "log JSON lines (always the case)")
-    .action(async (opts: { port?: number; host?: string; data?: string }) => {
+    .action(async (opts: { port?: number; host?: string; data?: string; databaseUrl?: string }) => {
       const config = loadConfig(opts);
       // Everything that can refuse the start is checked before the data dir gets a key, a lock or a database.
-      readSecrets(config);
-      refuseNewerDatabase(config.dbPath);
+      if (config.databaseUrl !== null) {
+        // On PostgreSQL the secrets are only read (never generated): a node missing one is refused here.
+        loadSecrets(config);
+      } else {
+        readSecrets(config);
+        refuseNewerDatabase(config.dbPath);
+      }
       const log = createLogger(config.logLevel);
       const server = await startServer(config, log, createAccessLog(config.logLevel));
       let stopping = false;

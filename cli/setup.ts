@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { checkSetupInput } from "../src/features/organization/organization.service";
 import { emailIn, newPasswordIn } from "../src/http/schemas";
-import { openServices } from "./common";
+import { DATABASE_URL_OPTION, openServices } from "./common";
 import { checkAsApi } from "./parse";
 import { type SecretInput, secretHelp, secretOf, secretOptions } from "./secret-input";
 
@@ -11,6 +11,7 @@ interface SetupOptions {
   adminEmail: string;
   adminName?: string;
   data?: string;
+  databaseUrl?: string;
 }
 
 /** The owner's password: `--admin-password-stdin`, `TANDEM_ADMIN_PASSWORD` or `--admin-password`. */
@@ -30,6 +31,7 @@ export function setupCommand(program: Command): void {
   secretOptions(setup, ADMIN_PASSWORD)
     .option("--admin-name <name>", "owner's display name")
     .option("--data <dir>", "data directory")
+    .option(...DATABASE_URL_OPTION)
     .option("--json", "print JSON (setup always does)")
     .addHelpText("after", secretHelp("setup", ADMIN_PASSWORD))
     .action(async (opts: SetupOptions, command: Command) => {

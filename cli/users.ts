@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { invalid } from "../src/core/errors";
 import { emailIn, newPasswordIn } from "../src/http/schemas";
-import { type CommonOptions, groupAction, openServices, print } from "./common";
+import { type CommonOptions, DATABASE_URL_OPTION, groupAction, openServices, print } from "./common";
 import { checkAsApi } from "./parse";
 import { type SecretInput, secretHelp, secretOf, secretOptions } from "./secret-input";
 
@@ -28,6 +28,7 @@ export function usersCommand(program: Command): void {
     .option("--name <name>", "display name")
     .option("--role <name>", "role name (default Member)")
     .option("--data <dir>", "data directory")
+    .option(...DATABASE_URL_OPTION)
     .option("--json", "print JSON")
     .addHelpText("after", secretHelp("users add", PASSWORD))
     .action(async (opts: CommonOptions & { email: string; name?: string; role?: string }, command: Command) => {
@@ -60,6 +61,7 @@ export function usersCommand(program: Command): void {
     .command("list")
     .description("list user accounts with their roles")
     .option("--data <dir>", "data directory")
+    .option(...DATABASE_URL_OPTION)
     .option("--json", "print JSON")
     .action((opts: CommonOptions) => {
       const { services, close } = openServices(opts, { mustExist: true });
@@ -91,6 +93,7 @@ export function usersCommand(program: Command): void {
     .requiredOption("--email <email>", "email address");
   secretOptions(reset, NEW_PASSWORD)
     .option("--data <dir>", "data directory")
+    .option(...DATABASE_URL_OPTION)
     .option("--json", "print JSON")
     .addHelpText("after", secretHelp("users reset-password", NEW_PASSWORD))
     .action(async (opts: CommonOptions & { email: string }, command: Command) => {

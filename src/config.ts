@@ -252,7 +252,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
   return Object.freeze({
     dataDir,
     dbPath: join(dataDir, "tandem.db"),
-    databaseUrl: databaseUrlOf(flags.databaseUrl ?? read.string("TANDEM_DATABASE_URL")),
+    databaseUrl: databaseUrlOf(flags.databaseUrl, read.string("TANDEM_DATABASE_URL")),
     host: hostOf(flags.host, env),
     port,
     logLevel: read.oneOf("LOG_LEVEL", ["fatal", "error", "warn", "info", "debug", "trace", "silent"], "info"),
@@ -301,22 +301,25 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
 }
 
 /**
- * `TANDEM_DATABASE_URL` (or `--database-url`): `postgres://` or `postgresql://`, the database every node shares.
- * Unset (or empty), the database is SQLite in the data dir.
+ * `--database-url`, else `TANDEM_DATABASE_URL`: `postgres://` or `postgresql://`, the database every node shares.
+ * Unset (or an empty variable), the database is SQLite in the data dir; an empty flag is a mistake (a shell
+ * variable never set), refused as `--data ""` is. Messages never quote the URL: it may hold the password.
  */
-function databaseUrlOf(raw: string | undefined): string | null {
+function databaseUrlOf(flag: string | undefined, env: string | undefined): string | null {
+  if (flag !== undefined && flag.trim() === "") throw new ConfigError("--database-url must not be empty");
+  const name = flag !== undefined ? "--database-url" : "TANDEM_DATABASE_URL";
+  const raw = flag ?? env;
   if (raw === undefined || raw.trim() === "") return null;
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new ConfigError("TANDEM_DATABASE_URL must be a postgres:// URL");
+    throw new ConfigError(`${name} must be a postgres:// URL`);
   }
   if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
-    throw new ConfigError("TANDEM_DATABASE_URL must be a postgres:// URL");
+    throw new ConfigError(`${name} must be a postgres:// URL`);
   }
-  if (url.pathname.length <= 1)
-    throw new ConfigError("TANDEM_DATABASE_URL must name a database (postgres://host/NAME)");
+  if (url.pathname.length <= 1) throw new ConfigError(`${name} must name a database (postgres://host/NAME)`);
   return raw.trim();
 }
 
@@ -520,7 +523,7 @@ function writeSecretFile(path: string, content: string): void {
  * One secret from env, else from its file in the data dir; null when neither has it. Reads only. A value
  * that is set but invalid is an error, named by the file when it came from there.
  */
-function readSecret(kind: SecretKind, config: Config, env: Env): Uint8Array | null {
+function readSecret(kind: SecretKind, config: Config, env: Env, fromFile = true): Uint8Array | null {
   // Set to nothing (`JWT_SECRET=` from a template whose variable was never filled): a mistake, not a request
   // to generate one, which would leave the operator believing their secret is in use.
   if (env[kind.env] !== undefined && env[kind.env]?.trim() === "") {
@@ -529,7 +532,7 @@ function readSecret(kind: SecretKind, config: Config, env: Env): Uint8Array | nu
   const given = reader(env).string(kind.env);
   if (given !== undefined) return kind.parse(given);
   const path = join(config.dataDir, kind.file);
-  if (!existsSync(path)) return null;
+  if (!fromFile || !existsSync(path)) return null;
   try {
     const text = readFileSync(path, "utf8").trim();
     // An empty file is no key anyone gave: an earlier start that could not write it (a full disk) left it.
@@ -557,8 +560,11 @@ export function readSecrets(
  * Secrets from env, else from the data dir, else generated there once (mode 0600): for `serve` only, the one
  * process whose key is the install's. Every secret that is set is validated before any is generated, so a
  * refused start leaves the data dir as it was; an invalid one is never replaced.
+ *
+ * On PostgreSQL (`TANDEM_DATABASE_URL`) nothing is generated and nothing written: see `sharedSecrets`.
  */
 export function loadSecrets(config: Config, env: Env = process.env): Secrets {
+  if (config.databaseUrl !== null) return sharedSecrets(config, env);
   const found = readSecrets(config, env);
   const generated: string[] = [];
   const orNew = (value: Uint8Array | null, kind: SecretKind): Uint8Array => {
@@ -576,6 +582,35 @@ export function loadSecrets(config: Config, env: Env = process.env): Secrets {
   const encryptionKey = orNew(found.encryptionKey, ENCRYPTION_KEY);
   const vapidPrivateKey = orNew(found.vapidPrivateKey, VAPID_KEY);
   return Object.freeze({ jwtSecret, encryptionKey, vapidPrivateKey, generated });
+}
+
+/**
+ * The secrets of a node on PostgreSQL, where several nodes serve one database: every node signs and checks the
+ * same tokens, and decrypts what any node encrypted, so a key one node generated for itself would lock the
+ * others out. JWT_SECRET and APP_SSH_ENCRYPTION_KEY are given (env, or their file in the data dir, copied there
+ * by the operator) or the start is refused, naming what is missing. The VAPID key is the database's, made once
+ * by the first node (instance.vapid.ts), unless TANDEM_VAPID_PRIVATE_KEY is set: empty here until then.
+ */
+function sharedSecrets(config: Config, env: Env): Secrets {
+  const jwtSecret = readSecret(JWT_SECRET, config, env);
+  const encryptionKey = readSecret(ENCRYPTION_KEY, config, env);
+  const missing = [
+    jwtSecret ? null : `JWT_SECRET (every node signs and checks the same sign-in tokens)`,
+    encryptionKey ? null : `APP_SSH_ENCRYPTION_KEY (every node decrypts the secrets any node stored)`,
+  ].filter((what) => what !== null);
+  if (!jwtSecret || !encryptionKey) {
+    throw new ConfigError(
+      `on PostgreSQL no secret is generated: set the same ${missing.join(" and ")} on every node, in env or as its file in the data dir (\`tandem keygen\` prints a key; an install moved from SQLite has its own in its data dir)`,
+    );
+  }
+  // Not the data dir's file: a node moved from SQLite would push with a key the other nodes do not have.
+  const vapidPrivateKey = readSecret(VAPID_KEY, config, env, false) ?? new Uint8Array(0);
+  return Object.freeze({ jwtSecret, encryptionKey, vapidPrivateKey, generated: [] });
+}
+
+/** A new VAPID private key, as `serve` generates one (base64url of 32 bytes). */
+export function newVapidPrivateKey(): string {
+  return VAPID_KEY.make();
 }
 
 /** Values stamped into the binary by `install.sh`; `dev` and "" when unstamped. */

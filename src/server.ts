@@ -1,11 +1,14 @@
 /** Starts Tandem: secrets, database and migrations, the HTTP server, and the first-run setup URL. */
 import { mkdirSync } from "node:fs";
 import { buildApp } from "./app";
-import { type Config, ConfigError, loadSecrets } from "./config";
+import { type Config, ConfigError, loadSecrets, type Secrets } from "./config";
 import { Checkpointer } from "./db/checkpointer";
+import type { Connection } from "./db/client";
 import { lockDataDir } from "./db/lock";
 import { openMigrated } from "./db/open";
+import { redact } from "./db/pg/connection";
 import { SESSION_RECHECK_MS } from "./features/auth/auth.store";
+import { sharedVapidKey } from "./features/instance/instance.vapid";
 import { hasOrganization } from "./features/organization/organization.store";
 import { CLOSE } from "./http/sockets";
 import type { AccessEntry } from "./lib/access-log";
@@ -27,13 +30,21 @@ export interface RunningServer {
 
 const MAINTENANCE_INTERVAL_MS = 3600 * 1000;
 
+/** What a test may change about a server: see `startServer`. */
+type ServerTuning = Pick<ServiceOptions, "docs" | "jobs" | "email" | "versionsClock"> & {
+  secretsEnv?: Readonly<Record<string, string | undefined>>;
+};
+
 /** Opens everything and listens; throws ConfigError for a bad secret or setting. */
 export async function startServer(
   config: Config,
   log: Logger,
   access: (entry: AccessEntry) => void,
-  /** Tuning a test may shorten (how long an unused document stays in memory), or a clock it moves (versions'). */
-  tuning: Pick<ServiceOptions, "docs" | "jobs" | "email" | "versionsClock"> = {},
+  /**
+   * Tuning a test may shorten (how long an unused document stays in memory), a clock it moves (versions'), or the
+   * environment the secrets are read from (its own, as it hands `loadConfig`).
+   */
+  tuning: ServerTuning = {},
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(config.dataDir);
@@ -45,20 +56,36 @@ export async function startServer(
   }
 }
 
+/**
+ * On PostgreSQL the VAPID key is the database's, the same for every node (instance.vapid.ts), unless
+ * TANDEM_VAPID_PRIVATE_KEY gave one; on SQLite, the data dir's, loaded already.
+ */
+function withVapidKey(secrets: Secrets, conn: Connection): Secrets {
+  if (conn.engine === "sqlite" || secrets.vapidPrivateKey.length > 0) return secrets;
+  return Object.freeze({ ...secrets, vapidPrivateKey: sharedVapidKey(conn.db, secrets.encryptionKey) });
+}
+
 /** startServer, once the data dir is this process's; `unlock` is called when the server stops. */
 async function serveLocked(
   config: Config,
   log: Logger,
   access: (entry: AccessEntry) => void,
-  tuning: Pick<ServiceOptions, "docs" | "jobs" | "email" | "versionsClock">,
+  { secretsEnv, ...tuning }: ServerTuning,
   unlock: () => void,
 ): Promise<RunningServer> {
-  const secrets = loadSecrets(config);
-  for (const name of secrets.generated) {
+  const loaded = loadSecrets(config, secretsEnv);
+  for (const name of loaded.generated) {
     log.warn({ data_dir: config.dataDir }, `${name} was not set: generated one into the data dir (mode 0600)`);
   }
   const { conn, applied } = openMigrated(config);
   if (applied.length > 0) log.info({ migrations: applied }, "database migrated");
+  let secrets: Secrets;
+  try {
+    secrets = withVapidKey(loaded, conn);
+  } catch (error) {
+    conn.sqlite.close();
+    throw error;
+  }
 
   // Every editor's update fails alike on a full disk: one line a minute says so, with how many it stands for.
   const docErrors = atMostEvery(60_000);
@@ -125,7 +152,10 @@ async function serveLocked(
   // listening line, so whoever waits for that line has it already.
   // Logged as a warning, so a quieter LOG_LEVEL still shows the way in.
   if (setupUrl) log.warn({ setup_url: setupUrl }, "first-run setup: open this URL to create the organization");
-  log.info({ url, data_dir: config.dataDir }, "tandem is listening");
+  log.info(
+    { url, data_dir: config.dataDir, ...(config.databaseUrl ? { database: redact(config.databaseUrl) } : {}) },
+    "tandem is listening",
+  );
   if (config.smtp && !config.publicUrl) {
     log.warn({ url }, "TANDEM_PUBLIC_URL is not set: links in emails lead to where this server listens");
   }

@@ -3,12 +3,20 @@
  * transaction, safe while the server writes (copying the db and wal files is not). Everything Tandem stores
  * lives in the database, so the one file is the whole backup; the generated secrets of the data dir are not
  * in it, by design.
+ *
+ * On PostgreSQL a backup is the same kind of file, written from PostgreSQL's tables: one format, so a backup of
+ * either engine restores into either (a SQLite install moves to PostgreSQL, or back, through a backup), it is
+ * checked the same way, and it needs no PostgreSQL tools. `pg_dump` of the database is a backup too
+ * (docs/operations.md), for PostgreSQL's own tools.
  */
 import { Database } from "bun:sqlite";
 import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { cannotOpen } from "./client";
-import { appliedMigrations, newerMigration } from "./migrate";
+import { appliedMigrations, knownMigrations, migrate, newerMigration } from "./migrate";
+import type { PgDatabase } from "./pg/connection";
+import { type CopyReport, copyFromPostgres, copyToPostgres } from "./pg/copy";
+import { knownPgMigrations, pgMigrationState } from "./pg/migrate";
 
 /** A backup or restore that cannot proceed; the message is for the operator. */
 export class BackupError extends Error {}
@@ -76,13 +84,67 @@ function removeLeftovers(out: string): void {
 }
 
 /**
- * Writes a consistent copy of the database at `dbPath` to `out`, which must not exist. The copy is made as
- * `out.partial-PID` and renamed when complete, so `out` never names half a backup: a backup that fails
- * removes its partial file, and one killed outright leaves it for the next backup to the same `out` to
- * remove. Two backups to one `out` at once each write their own; the second to finish finds `out` taken.
+ * Writes a consistent copy of the database at `dbPath` to `out`, which must not exist (see `writeBackup`).
  */
 export function backupDatabase(dbPath: string, out: string): BackupResult {
   if (!existsSync(dbPath)) throw new BackupError(`no database at ${dbPath}`);
+  return writeBackup(out, (partial) => {
+    let db: Database;
+    try {
+      db = new Database(dbPath);
+    } catch (error) {
+      throw new BackupError(cannotOpen(dbPath, error).message);
+    }
+    try {
+      // A backup that would not restore is no backup: refused before anything is written.
+      const newer = newerMigration(db);
+      if (newer !== undefined) throw new BackupError(`${dbPath} comes from a newer Tandem (migration ${newer})`);
+      db.exec("PRAGMA busy_timeout = 10000");
+      db.query("VACUUM INTO ?").run(partial);
+    } catch (error) {
+      if (error instanceof BackupError) throw error;
+      const why = cannotOpen(dbPath, error).message;
+      throw new BackupError(why.startsWith("the database") ? why : `backup failed: ${(error as Error).message}`);
+    } finally {
+      db.close();
+    }
+  });
+}
+
+/**
+ * A backup of the PostgreSQL database `pg`: a SQLite database file, made by this build's migrations and filled with
+ * every table's rows as they were at one moment (pg/copy.ts), while the nodes go on writing. The same format as a
+ * backup on SQLite, so either restores on either engine. `name` names the database in messages.
+ */
+export function backupPostgres(pg: PgDatabase, name: string, out: string): BackupResult & CopyReport {
+  const { missing, newer } = pgMigrationState(pg);
+  if (newer !== undefined) throw new BackupError(`${name} comes from a newer Tandem (migration ${newer})`);
+  if (missing.length === knownPgMigrations().length) throw new BackupError(`${name} holds no Tandem database`);
+  if (missing.length > 0) {
+    throw new BackupError(
+      `${name} is not yet migrated to this version of Tandem: back it up with the version that serves it, or start this version's \`tandem serve\` first`,
+    );
+  }
+  let report: CopyReport = { tables: [], rows: 0 };
+  const result = writeBackup(out, (partial) => {
+    const db = new Database(partial);
+    try {
+      migrate(db);
+      report = copyFromPostgres(pg, db);
+    } finally {
+      db.close();
+    }
+  });
+  return { ...result, ...report };
+}
+
+/**
+ * Writes a backup to `out`, which must not exist: `write` makes it as `out.partial-PID` (created empty and owner-only,
+ * as it holds password hashes), which is checked and renamed when complete, so `out` never names half a backup. A
+ * backup that fails removes its partial file, and one killed outright leaves it for the next backup to the same `out`
+ * to remove. Two backups to one `out` at once each write their own; the second to finish finds `out` taken.
+ */
+function writeBackup(out: string, write: (partial: string) => void): BackupResult {
   if (existsSync(out)) throw new BackupError(`${out} already exists`);
   if (!existsSync(dirname(out))) throw new BackupError(`directory ${dirname(out)} does not exist`);
   removeLeftovers(out);
@@ -90,29 +152,10 @@ export function backupDatabase(dbPath: string, out: string): BackupResult {
   const removePartial = () => {
     for (const file of [partial, `${partial}-journal`]) rmSync(file, { force: true });
   };
-  let db: Database;
   try {
-    db = new Database(dbPath);
-  } catch (error) {
-    throw new BackupError(cannotOpen(dbPath, error).message);
-  }
-  try {
-    // A backup that would not restore is no backup: refused before anything is written.
-    const newer = newerMigration(db);
-    if (newer !== undefined) throw new BackupError(`${dbPath} comes from a newer Tandem (migration ${newer})`);
-    db.exec("PRAGMA busy_timeout = 10000");
-    // Owner-only from its first byte (SQLite fills an empty file it finds): a backup holds password hashes.
+    // Owner-only from its first byte (SQLite fills an empty file it finds).
     writeFileSync(partial, "", { mode: 0o600, flag: "wx" });
-    db.query("VACUUM INTO ?").run(partial);
-  } catch (error) {
-    removePartial();
-    if (error instanceof BackupError) throw error;
-    const why = cannotOpen(dbPath, error).message;
-    throw new BackupError(why.startsWith("the database") ? why : `backup failed: ${(error as Error).message}`);
-  } finally {
-    db.close();
-  }
-  try {
+    write(partial);
     const migrations = checkDatabase(partial);
     if (existsSync(out)) throw new BackupError(`${out} already exists`);
     renameSync(partial, out);
@@ -155,4 +198,34 @@ export function restoreDatabase(from: string, dbPath: string): BackupResult {
     throw new BackupError(`restore failed: ${(error as Error).message}`);
   }
   return { path: dbPath, bytes: statSync(dbPath).size, migrations };
+}
+
+/**
+ * Restores a backup (of either engine: both are SQLite files) into the PostgreSQL database `pg`, which must be
+ * empty (pg/copy.ts). A backup of an older Tandem is migrated first, in a copy made in `workDir`: the file given
+ * stays as it is. `name` names the database in messages.
+ */
+export function restorePostgres(
+  from: string,
+  pg: PgDatabase,
+  name: string,
+  workDir: string,
+): BackupResult & CopyReport {
+  if (!existsSync(from)) throw new BackupError(`${from} does not exist`);
+  const migrations = checkDatabase(from);
+  const current = migrations === knownMigrations().length;
+  const copy = join(workDir, `.pg-restore-${process.pid}.db`);
+  try {
+    if (!current) copyFileSync(from, copy);
+    const db = new Database(current ? from : copy, { readonly: current });
+    try {
+      if (!current) migrate(db);
+      const report = copyToPostgres(db, pg, name);
+      return { path: name, bytes: statSync(from).size, migrations, ...report };
+    } finally {
+      db.close();
+    }
+  } finally {
+    for (const file of [copy, `${copy}-wal`, `${copy}-shm`, `${copy}-journal`]) rmSync(file, { force: true });
+  }
 }

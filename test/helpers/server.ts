@@ -66,11 +66,10 @@ export async function startTestServer(
   const dataDir = options.dataDir ?? tempDir();
   const logs: string[] = [];
   const sink = { write: (line: string) => void logs.push(line) };
-  const config = loadConfig(
-    { data: dataDir, port: 0, host: "127.0.0.1" },
-    { ...process.env, ...engineEnv(dataDir), ...options.env },
-  );
+  const env = { ...process.env, ...engineEnv(dataDir), ...options.env };
+  const config = loadConfig({ data: dataDir, port: 0, host: "127.0.0.1" }, env);
   const server = await startServer(config, createLogger("debug", sink), createAccessLog("debug", sink), {
+    secretsEnv: env,
     docs: options.docs,
     jobs: options.jobs,
     email: options.email,

@@ -12,7 +12,7 @@ import { loadConfig, loadSecrets } from "../../src/config";
 import { AccessTokens } from "../../src/lib/jwt";
 import { addMember, addStaff, type Org, setupOrg } from "../helpers/factories";
 import { request } from "../helpers/http";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { engineEnv, startTestServer, type TestServer } from "../helpers/server";
 
 type Operation = { "x-permission"?: string; security?: unknown[] };
 
@@ -88,7 +88,9 @@ beforeAll(async () => {
   tokens.pending = pending.body.access_token;
 
   // Tokens the server never issued: expired, unsigned, or of another algorithm, for the owner.
-  const secrets = loadSecrets(loadConfig({ data: server.dataDir }));
+  // The server's secrets: on PostgreSQL, those every node is given (engineEnv), never generated.
+  const env = { ...process.env, ...engineEnv(server.dataDir) };
+  const secrets = loadSecrets(loadConfig({ data: server.dataDir }, env), env);
   const sid = JSON.parse(Buffer.from(org.owner.token.split(".")[1] as string, "base64url").toString()).sid;
   tokens.expired = await new AccessTokens(secrets.jwtSecret).sign(org.owner.id, sid, -60);
   const claims = { sub: org.owner.id, typ: "access", sid, exp: Math.floor(Date.now() / 1000) + 600 };

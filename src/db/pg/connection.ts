@@ -201,17 +201,33 @@ export class PgDatabase {
   transaction<T>(fn: (...args: unknown[]) => T): TransactionFn<T> {
     const wrapped = (...args: unknown[]): T => {
       this.begin();
-      let result: T;
-      try {
-        result = fn(...args);
-      } catch (error) {
-        this.end("ROLLBACK");
-        throw error;
-      }
-      this.end("COMMIT");
-      return result;
+      return this.committed(() => fn(...args));
     };
     return Object.assign(wrapped, { deferred: wrapped, immediate: wrapped, exclusive: wrapped });
+  }
+
+  /**
+   * `fn` in a read-only transaction that sees the whole database as it was at its first read, without the write
+   * lock: `tandem backup` reads every table at one moment while the nodes go on writing.
+   */
+  snapshot<T>(fn: () => T): T {
+    if (this.depth > 0) throw new PgError("cannot start a transaction within a transaction", undefined);
+    this.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", []);
+    this.depth = 1;
+    return this.committed(fn);
+  }
+
+  /** `fn` in the transaction begun: committed when it returns, rolled back when it throws. */
+  private committed<T>(fn: () => T): T {
+    let result: T;
+    try {
+      result = fn();
+    } catch (error) {
+      this.end("ROLLBACK");
+      throw error;
+    }
+    this.end("COMMIT");
+    return result;
   }
 
   close(): void {
@@ -293,6 +309,7 @@ export function redact(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
+    if (parsed.searchParams.has("password")) parsed.searchParams.set("password", "***");
     return parsed.toString();
   } catch {
     return "postgres://…";
