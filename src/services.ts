@@ -151,7 +151,7 @@ export function createServices(conn: Connection, config: Config, options: Servic
     auth,
     secrets?.encryptionKey ?? null,
     options.setupToken ?? null,
-    new StorageHealth(conn.sqlite, config.dataDir, config.dbPath),
+    new StorageHealth(conn.sqlite, config.dataDir, conn.engine === "sqlite" ? config.dbPath : null),
   );
   // One group commit per connection: chat posts and document updates of a turn share its transaction.
   const commits = new GroupCommit(conn.sqlite, uow);
