@@ -151,10 +151,10 @@ export function createServices(conn: Connection, config: Config, options: Servic
     auth,
     secrets?.encryptionKey ?? null,
     options.setupToken ?? null,
-    new StorageHealth(conn.sqlite, config.dataDir, config.dbPath),
+    new StorageHealth(conn.sqlite, config.dataDir, conn.engine === "sqlite" ? config.dbPath : null),
   );
   // One group commit per connection: chat posts and document updates of a turn share its transaction.
-  const commits = new GroupCommit(conn.sqlite, uow);
+  const commits = new GroupCommit(conn.sqlite, uow, conn.engine === "postgres");
   const docs = new DocRegistry(
     uow,
     new SqliteDocPersistence(db),

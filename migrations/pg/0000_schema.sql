@@ -214,7 +214,7 @@ CREATE INDEX "file_doc_updates_node_idx" ON "file_doc_updates" ("node_id","seq")
 CREATE TABLE "file_docs" (
   "node_id" text COLLATE "C" NOT NULL,
   "state" bytea NOT NULL,
-  "text" text COLLATE "C" NOT NULL,
+  "text" bytea NOT NULL,
   "updated_at" bigint NOT NULL,
   PRIMARY KEY ("node_id")
 );

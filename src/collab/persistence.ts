@@ -8,7 +8,7 @@
  * describe one and the same text.
  */
 import type { Db } from "../db/client";
-import { prepared } from "../db/client";
+import { nulText, prepared } from "../db/client";
 import { sha256Hex } from "../lib/hash";
 
 /** A stored document: its snapshot and the updates logged after it, oldest first. */
@@ -46,7 +46,12 @@ export const UPDATES_SQL = "SELECT data FROM file_doc_updates WHERE node_id = ? 
 
 /** The SQLite implementation, on the database's tables. */
 export class SqliteDocPersistence implements DocPersistence {
-  constructor(private readonly db: Db) {}
+  /** `file_docs.text` may hold NUL (a text file as uploaded). */
+  private readonly docText: ReturnType<typeof nulText>;
+
+  constructor(private readonly db: Db) {
+    this.docText = nulText(db);
+  }
 
   private readonly state = prepared(() =>
     this.db.$client.query<{ state: Uint8Array }, [string]>("SELECT state FROM file_docs WHERE node_id = ?"),
@@ -94,10 +99,10 @@ export class SqliteDocPersistence implements DocPersistence {
 
   setText(nodeId: string, text: string, changedAt: number, state?: Uint8Array): void {
     if (state) {
-      this.setDocTextAndState().run(text, state, changedAt, nodeId);
+      this.setDocTextAndState().run(this.docText.write(text), state, changedAt, nodeId);
       this.clearLog().run(nodeId);
     } else {
-      this.setDocText().run(text, changedAt, nodeId);
+      this.setDocText().run(this.docText.write(text), changedAt, nodeId);
     }
     this.setNode().run(Buffer.byteLength(text), sha256Hex(text), changedAt, nodeId);
   }

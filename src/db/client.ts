@@ -159,3 +159,26 @@ export function prepared<T>(make: () => T): () => T {
     return statement;
   };
 }
+
+/**
+ * How a column of text that may hold NUL (a text file's, kept as its bytes came) is written and read: SQLite's text
+ * holds any character, PostgreSQL's holds no NUL, so there the column is `bytea` (pg/schema.ts, `TEXT_AS_BYTES`)
+ * holding the text's UTF-8 bytes.
+ */
+export interface NulText {
+  /** The value to bind for `text`. */
+  write(text: string): string;
+  /** The text of a value read from the column. */
+  read(value: string): string;
+}
+
+const ANY_TEXT: NulText = { write: (text) => text, read: (value) => value };
+const TEXT_BYTES: NulText = {
+  write: (text) => Buffer.from(text, "utf8") as unknown as string,
+  read: (value) => (typeof value === "string" ? value : Buffer.from(value as unknown as Uint8Array).toString("utf8")),
+};
+
+/** The `NulText` of `db`'s engine. */
+export function nulText(db: Db): NulText {
+  return db.$client instanceof PgDatabase ? TEXT_BYTES : ANY_TEXT;
+}

@@ -9,7 +9,8 @@
  *
  * A savepoint costs two statements, as much as a small insert: a job that makes at most one write, as its last
  * step, says so (`oneWrite`) and runs without one. Throwing before that write leaves nothing to undo, and SQLite
- * undoes a statement that fails by itself.
+ * undoes a statement that fails by itself. PostgreSQL does not: a failed statement aborts the whole transaction,
+ * so there every job has its savepoint (`failedStatementAborts`).
  */
 import type { Database } from "bun:sqlite";
 import type { Unit } from "../core/events";
@@ -36,6 +37,8 @@ export class GroupCommit {
   constructor(
     private readonly sqlite: Database,
     private readonly uow: UnitOfWork,
+    /** A statement that fails aborts the transaction (PostgreSQL), rather than undoing only itself (SQLite). */
+    private readonly failedStatementAborts = false,
   ) {
     this.begin = sqlite.prepare("BEGIN IMMEDIATE");
     this.commit = sqlite.prepare("COMMIT");
@@ -52,7 +55,7 @@ export class GroupCommit {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({
         fn,
-        oneWrite: options.oneWrite === true,
+        oneWrite: options.oneWrite === true && !this.failedStatementAborts,
         resolve: resolve as (value: unknown) => void,
         reject,
       });

@@ -4,7 +4,8 @@
  * what it stores goes to files no longer in the data dir (lost at the next start): the open connection alone
  * cannot tell. So the check looks from outside: the data dir is a directory, the database file and its
  * write-ahead log are the very files opened at the start, the database answers a query, and a small file can
- * be written and removed in the data dir. It runs at most once a second, its answer kept in between.
+ * be written and removed in the data dir. It runs at most once a second, its answer kept in between. On
+ * PostgreSQL the database is not in the data dir (which holds the keys): its files are not looked at there.
  */
 import type { Database } from "bun:sqlite";
 import { rmSync, statSync, writeFileSync } from "node:fs";
@@ -48,10 +49,11 @@ export class StorageHealth {
   constructor(
     private readonly sqlite: Database,
     private readonly dataDir: string,
-    private readonly dbPath: string,
+    /** The SQLite file; null on PostgreSQL. */
+    private readonly dbPath: string | null,
   ) {
-    this.dbFile = fileId(dbPath);
-    this.walFile = fileId(`${dbPath}-wal`);
+    this.dbFile = dbPath === null ? null : fileId(dbPath);
+    this.walFile = dbPath === null ? null : fileId(`${dbPath}-wal`);
   }
 
   /** What is wrong, in words without a path, or null when all is well; checked at most once a second. */
@@ -68,17 +70,8 @@ export class StorageHealth {
     } catch {
       return "the data directory is gone";
     }
-    const db = fileId(this.dbPath);
-    if (db === null) return "the database file is gone from the data directory";
-    if (db !== this.dbFile) return "the database file was replaced while the server runs";
-    // The write-ahead log lives as long as the server's connection: gone, the writes it holds are too.
-    const wal = fileId(`${this.dbPath}-wal`);
-    this.walFile ??= wal;
-    if (this.walFile !== null && wal !== this.walFile) {
-      return wal === null
-        ? "the database's write-ahead log is gone from the data directory"
-        : "the database's write-ahead log was replaced while the server runs";
-    }
+    const files = this.dbPath === null ? null : this.fileProblem(this.dbPath);
+    if (files) return files;
     try {
       this.answers().all();
     } catch {
@@ -90,6 +83,22 @@ export class StorageHealth {
       rmSync(probe, { force: true });
     } catch (error) {
       return writeProblem(error);
+    }
+    return null;
+  }
+
+  /** Whether the SQLite file and its write-ahead log are still the ones opened at the start. */
+  private fileProblem(dbPath: string): string | null {
+    const db = fileId(dbPath);
+    if (db === null) return "the database file is gone from the data directory";
+    if (db !== this.dbFile) return "the database file was replaced while the server runs";
+    // The write-ahead log lives as long as the server's connection: gone, the writes it holds are too.
+    const wal = fileId(`${dbPath}-wal`);
+    this.walFile ??= wal;
+    if (this.walFile !== null && wal !== this.walFile) {
+      return wal === null
+        ? "the database's write-ahead log is gone from the data directory"
+        : "the database's write-ahead log was replaced while the server runs";
     }
     return null;
   }

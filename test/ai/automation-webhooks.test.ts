@@ -4,15 +4,14 @@
  * (and checked against their published examples); the only fake is a loopback social network whose answer is
  * held, to keep the one run worker busy while a flood piles up.
  */
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHmac, randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { verifyDelivery, webhookSecret } from "../../src/features/automations/automations.webhook-signatures";
 import { addMember, type Org, type Person, setupOrg } from "../helpers/factories";
 import { type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
 import { request, UUID } from "../helpers/http";
+import { openDataDirDatabase } from "../helpers/postgres";
 import { startTestServer, type TestServer, tempDir } from "../helpers/server";
 
 let server: TestServer;
@@ -316,7 +315,7 @@ describe("POST /api/v1/hooks/{automationId}", () => {
     const hook = await webhook({ channel: "general" });
     const body = '{"n":2}';
     const first = await deliver(hook.id, body, standard(hook.secret, body, { id: "msg_daily" }));
-    const db = new Database(join(server.dataDir, "tandem.db"));
+    const db = openDataDirDatabase(server.dataDir);
     try {
       db.exec("PRAGMA busy_timeout = 5000");
       db.query("UPDATE webhook_deliveries SET created_at = created_at - ? WHERE delivery_id = 'msg_daily'").run(
@@ -426,7 +425,7 @@ describe("POST /api/v1/hooks/{automationId}", () => {
     const body = '{"x":3}';
     const first = await deliver(hook.id, body, standard(hook.secret, body));
     await finished(hook.id, first.body.run_id);
-    const db = new Database(join(server.dataDir, "tandem.db"));
+    const db = openDataDirDatabase(server.dataDir);
     try {
       db.exec("PRAGMA busy_timeout = 5000");
       db.exec("PRAGMA foreign_keys = ON");
@@ -544,7 +543,7 @@ describe("webhook deliveries across a restart", () => {
       await first.stop();
       first = undefined;
 
-      const db = new Database(join(dataDir, "tandem.db"));
+      const db = openDataDirDatabase(dataDir);
       const left = () =>
         db.query("SELECT delivery_id FROM webhook_deliveries ORDER BY delivery_id").all() as { delivery_id: string }[];
       try {

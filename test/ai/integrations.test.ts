@@ -2,16 +2,16 @@
  * Provider keys of the organization (api-spec §4 "Integrations", §5 rule 8; contract §6):
  * `GET|PUT|DELETE /api/v1/organizations/{orgId}/integrations/{modelrouter|agent}`. Any member reads whether a key
  * is set and its hint; `org.manage` sets and removes it. The key itself is stored encrypted and never answered or
- * logged: the last test stops the server and reads the SQLite file to prove it.
+ * logged: the last test stops the server and reads its database (and SQLite's file) to prove it.
  */
 
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ENCRYPTION_KEY_FILE } from "../../src/config";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { client, TIMESTAMP } from "../helpers/http";
+import { ON_POSTGRES, openDataDirDatabase } from "../helpers/postgres";
 import { startTestServer, type TestServer, tempDir } from "../helpers/server";
 
 const INTEGRATION_KEYS = ["configured", "key_hint", "provider", "updated_at"];
@@ -292,8 +292,7 @@ describe("secrecy of the key", () => {
     await server.stop();
     stopped = true;
 
-    const file = join(dataDir, "tandem.db");
-    const db = new Database(file, { readonly: true });
+    const db = openDataDirDatabase(dataDir, { readonly: true });
     try {
       const rows = db
         .query("SELECT org_id, provider, key_ciphertext, key_hint, updated_by, updated_at FROM integrations")
@@ -309,7 +308,9 @@ describe("secrecy of the key", () => {
     } finally {
       db.close();
     }
-    // Not in the raw bytes either (main file and any write-ahead log left behind), which do hold the hint.
+    // Not in the raw bytes either (main file and any write-ahead log left behind), which do hold the hint: SQLite's
+    // files (on PostgreSQL the database is not in the data dir).
+    if (ON_POSTGRES) return;
     let raw = "";
     for (const name of ["tandem.db", "tandem.db-wal"]) {
       const full = join(dataDir, name);

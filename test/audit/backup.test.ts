@@ -9,6 +9,7 @@ import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { addMember, type Org, setupOrg } from "../helpers/factories";
 import { client } from "../helpers/http";
+import { openDataDirDatabase } from "../helpers/postgres";
 import { runCli, startTestServer, type TestServer, tempDir } from "../helpers/server";
 import { eventually } from "../helpers/sockets";
 
@@ -111,7 +112,7 @@ describe("keeping records a year", () => {
     await server.stop();
 
     // One record a year and a day old, one a day short of a year, and more old ones than one batch removes.
-    const db = new Database(join(data, "tandem.db"));
+    const db = openDataDirDatabase(data);
     const now = Date.now();
     db.query("UPDATE audit_events SET created_at = ? WHERE id = ?").run(now - 366 * DAY, invited.id);
     db.query("UPDATE audit_events SET created_at = ? WHERE id = ?").run(now - 364 * DAY, removed.id);
@@ -131,7 +132,7 @@ describe("keeping records a year", () => {
     });
     const owner = client(server.url, login.body.access_token);
     const count = () => {
-      const check = new Database(join(data, "tandem.db"), { readonly: true });
+      const check = openDataDirDatabase(data, { readonly: true });
       const { n } = check.query("SELECT count(*) AS n FROM audit_events").get() as { n: number };
       check.close();
       return n;

@@ -1,9 +1,8 @@
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { addMember, type Org, type Person, setupOrg } from "../helpers/factories";
 import { TIMESTAMP, UUID } from "../helpers/http";
+import { openDataDirDatabase } from "../helpers/postgres";
 import { spawnServer, startTestServer, type TestServer, tempDir } from "../helpers/server";
 import { eventually } from "../helpers/sockets";
 
@@ -29,9 +28,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-/** Counts rows straight from the server's SQLite file (read-only), to see what a delete really removed. */
+/** Counts rows straight from the server's database (read-only), to see what a delete really removed. */
 function countRows(table: string, where: string, ...params: string[]): number {
-  const db = new Database(join(server.dataDir, "tandem.db"), { readonly: true });
+  const db = openDataDirDatabase(server.dataDir, { readonly: true });
   try {
     const row = db.query(`SELECT count(*) AS n FROM ${table} WHERE ${where}`).get(...params) as { n: number };
     return row.n;
@@ -336,13 +335,13 @@ describe("a room deleted just before a stop", () => {
     for (let i = 0; i < 5; i++) await owner.owner.api.post(`${base}/${room.id}/messages`, { content: `m${i}` });
     await first.stop();
     // As the delete left it when the stop came before its purge.
-    const db = new Database(join(dataDir, "tandem.db"));
+    const db = openDataDirDatabase(dataDir);
     db.query("UPDATE chat_rooms SET deleted_at = ? WHERE id = ?").run(Date.now(), room.id);
     db.close();
     const second = await spawnServer({ dataDir });
     try {
       const count = () => {
-        const check = new Database(join(dataDir, "tandem.db"), { readonly: true });
+        const check = openDataDirDatabase(dataDir, { readonly: true });
         try {
           return (
             check.query("SELECT count(*) AS n FROM chat_messages WHERE room_id = ?").get(room.id) as { n: number }

@@ -2,12 +2,11 @@
  * Nothing a collaborator has seen is lost: across a restart, when a document leaves memory and its log is
  * folded, and across a `kill -9` of the compiled binary.
  */
-import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, it } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { setupOrg } from "../helpers/factories";
 import { client } from "../helpers/http";
+import { openDataDirDatabase } from "../helpers/postgres";
 import { BINARY, runCli, type SpawnedServer, spawnServer, startTestServer, tempDir } from "../helpers/server";
 import { collabBase, type Editor, eventually, openEditor } from "../helpers/sockets";
 
@@ -24,9 +23,9 @@ function dataDir(): string {
   return d;
 }
 
-/** How many update-log rows a file has, read from the database file itself. */
+/** How many update-log rows a file has, read from the database itself. */
 function logRows(dir: string, fileId: string): number {
-  const db = new Database(join(dir, "tandem.db"), { readonly: true });
+  const db = openDataDirDatabase(dir, { readonly: true });
   try {
     return (db.query("SELECT count(*) AS n FROM file_doc_updates WHERE node_id = ?").get(fileId) as { n: number }).n;
   } finally {

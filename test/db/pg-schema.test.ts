@@ -24,6 +24,10 @@ describe("PostgreSQL's schema", () => {
     // SQLite's rowid keys get a sequence, given when an insert leaves them null.
     expect(text).toContain('CREATE SEQUENCE "jobs_seq_seq"');
   });
+
+  it("keeps a text file's text as bytes: PostgreSQL's text cannot hold NUL", () => {
+    expect(pgSchemaText()).toMatch(/CREATE TABLE "file_docs" \([^;]*"text" bytea NOT NULL/);
+  });
 });
 
 describe("SQLite's SQL said for PostgreSQL", () => {

@@ -4,13 +4,12 @@
  * ends (at most one per interval while people type, here shortened), one before and after each REST write,
  * accepted proposal and restore; a restore goes through the live document while others edit it.
  */
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash } from "node:crypto";
-import { join } from "node:path";
 import * as Y from "yjs";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { TIMESTAMP, UUID } from "../helpers/http";
+import { openDataDirDatabase } from "../helpers/postgres";
 import { scenarios } from "../helpers/scenarios";
 import { startTestServer, type TestServer } from "../helpers/server";
 import { collabBase, type Editor, eventually, type Listener, listen, openEditor } from "../helpers/sockets";
@@ -368,7 +367,7 @@ describe("POST .../files/{id}/versions/{versionId}/restore", () => {
 
 describe("a file's versions go with the file", () => {
   const rows = (fileId: string) => {
-    const db = new Database(join(server.dataDir, "tandem.db"), { readonly: true });
+    const db = openDataDirDatabase(server.dataDir, { readonly: true });
     try {
       return (db.query("SELECT count(*) AS n FROM file_versions WHERE node_id = ?").get(fileId) as { n: number }).n;
     } finally {

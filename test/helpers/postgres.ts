@@ -6,10 +6,12 @@
  * `TANDEM_TEST_DATABASE=postgres` runs every test server on it (`startTestServer`, `spawnServer` and the CLI of
  * test/helpers/server.ts): the same API tests, on the other engine.
  */
+import { Database } from "bun:sqlite";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PgDatabase } from "../../src/db/pg/connection";
 
 const BIN = process.env.TANDEM_PG_BIN ?? "/usr/lib/postgresql/15/bin";
 
@@ -142,4 +144,17 @@ export function databaseOf(dataDir: string): string | null {
     byDataDir.set(dataDir, url);
   }
   return url;
+}
+
+/**
+ * The database of a data dir, opened beside its server to look at (or set up) rows the API does not show: the
+ * SQLite file, or on PostgreSQL its database through the server's own connection (SQLite's SQL translated), so a
+ * test's statements hold on both engines.
+ */
+export function openDataDirDatabase(dataDir: string, options: { readonly?: boolean } = {}): Database {
+  const url = databaseOf(dataDir);
+  if (url) return new PgDatabase(url) as unknown as Database;
+  return options.readonly
+    ? new Database(join(dataDir, "tandem.db"), { readonly: true })
+    : new Database(join(dataDir, "tandem.db"));
 }

@@ -3,10 +3,9 @@
  * access again where it is stored: an account deleted, a member removed from the organization or the space
  * meanwhile gets the answer a new request would get, and nothing is stored.
  */
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { join } from "node:path";
 import { addMember, addStaff, type Org, setupOrg } from "../helpers/factories";
+import { openDataDirDatabase } from "../helpers/postgres";
 import { startTestServer, type TestServer } from "../helpers/server";
 
 let server: TestServer;
@@ -25,7 +24,7 @@ const BOUNDARY = "----tandem-recheck";
 
 /** Ids of the blobs still being written (an upload stores its blob row first, its checksum last). */
 function blobsBeingWritten(): Set<string> {
-  const db = new Database(join(server.dataDir, "tandem.db"), { readonly: true });
+  const db = openDataDirDatabase(server.dataDir, { readonly: true });
   try {
     const rows = db.query("SELECT id FROM blobs WHERE checksum_sha256 = ''").all() as { id: string }[];
     return new Set(rows.map((r) => r.id));

@@ -9,6 +9,7 @@
  *   bytes), BLOB is `bytea`; a boolean default (`false`) is the integer SQLite stores (0);
  * - an `INTEGER PRIMARY KEY` (SQLite's rowid, given when an insert leaves it null) gets a sequence and a trigger
  *   that give it the same way;
+ * - a text that may hold NUL (`TEXT_AS_BYTES`), which PostgreSQL's text cannot, is `bytea`: its UTF-8 bytes;
  * - foreign keys are added after every table exists;
  * - the search index (FTS5 virtual tables and their triggers) is not derived: PostgreSQL's search has its own
  *   tables, in the hand-written part of the migration.
@@ -43,6 +44,12 @@ interface IndexInfo {
 
 /** Tables of SQLite's search index (FTS5 and its shadow tables), which PostgreSQL does not take. */
 const SEARCH_FTS = /^search_(text|names)(_|$)/;
+
+/**
+ * Columns (`table.column`) whose text may hold NUL: a text file's text, kept as its bytes came. Their stores bind
+ * and read them through `nulText` (db/client.ts).
+ */
+const TEXT_AS_BYTES = new Set(["file_docs.text"]);
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -82,7 +89,7 @@ export function derivePgSchema(sqlite: Database): string[] {
     const keys = columns.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
     const rowid = keys.length === 1 && keys[0]?.type.toUpperCase() === "INTEGER" && !/WITHOUT\s+ROWID/i.test(sql);
     const lines = columns.map((c) => {
-      let line = `  ${q(c.name)} ${columnType(c.type)}`;
+      let line = `  ${q(c.name)} ${TEXT_AS_BYTES.has(`${name}.${c.name}`) ? "bytea" : columnType(c.type)}`;
       if (c.notnull || (rowid && c.pk)) line += " NOT NULL";
       if (c.dflt_value !== null) line += ` DEFAULT ${defaultValue(c.dflt_value)}`;
       return line;

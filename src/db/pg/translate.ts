@@ -7,8 +7,8 @@
  *   bound from the object the statement is run with;
  * - the few SQLite words with another spelling in PostgreSQL (`INSERT OR IGNORE`, `group_concat`,
  *   `json_group_array`, `json_each`, `json_extract`, `instr`) are respelled; the `tandem_json_*` functions they
- *   become are made by PostgreSQL's first migration, with SQLite's answers (JSON as text, arrays' elements).
- *
+ *   become are made by PostgreSQL's first migration, with SQLite's answers (JSON as text, arrays' elements);
+ * - SQLite's scalar `max(a, b)` and `min(a, b)` become `greatest` and `least`;
  * - a camelCase alias (`AS spaceId`) is quoted, as PostgreSQL would fold it to lower case.
  *
  * String literals, quoted identifiers and comments are copied as they are.
@@ -117,6 +117,7 @@ export function translate(sql: string): Translated {
     /\bon conflict\s*\(([^)]*)\)/gi,
     (_, cols: string) => `on conflict (${cols.replace(/"[^"]+"\."([^"]+)"/g, '"$1"')})`,
   );
+  out = scalarMinMax(out);
   if (named && count > 0) throw new Error("a statement mixes named and positional parameters");
   const limits = [...out.matchAll(/\blimit\s+\$(\d+)/gi)].map((m) => Number(m[1]));
   return { text: out, names: named ? names : null, count: named ? names.length : count, limits };
@@ -156,4 +157,36 @@ function onConflictDoNothing(text: string): string {
   const returning = /\sRETURNING\s/i.exec(text);
   if (!returning) return `${text.replace(/;?\s*$/, "")} ON CONFLICT DO NOTHING`;
   return `${text.slice(0, returning.index)} ON CONFLICT DO NOTHING${text.slice(returning.index)}`;
+}
+
+/**
+ * SQLite's `max(a, b)` and `min(a, b)` of several arguments are scalar functions, PostgreSQL's `greatest` and
+ * `least` (which skip a NULL where SQLite answers NULL: the statements here give none). Of one argument they stay
+ * aggregates.
+ */
+function scalarMinMax(text: string): string {
+  let out = text;
+  const call = /\b(max|min)\s*\(/gi;
+  for (let found = call.exec(out); found; found = call.exec(out)) {
+    const open = found.index + found[0].length - 1;
+    if (commasAt(out, open) === 0) continue;
+    const name = (found[1] as string).toLowerCase() === "max" ? "greatest" : "least";
+    out = `${out.slice(0, found.index)}${name}${out.slice(found.index + (found[1] as string).length)}`;
+    call.lastIndex = found.index + name.length;
+  }
+  return out;
+}
+
+/** How many commas separate the arguments of the call whose `(` is at `open` (nested calls and quotes skipped). */
+function commasAt(text: string, open: number): number {
+  let depth = 0;
+  let commas = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === "'" || c === '"') i = closing(text, i, c);
+    else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return commas;
+    else if (c === "," && depth === 1) commas++;
+  }
+  return commas;
 }

@@ -65,6 +65,11 @@ async function run(request: PgRequest): Promise<PgAnswer> {
     count?: number | null;
     command?: string;
   };
+  // A transaction that a failed statement aborted ends in ROLLBACK when told COMMIT, and PostgreSQL answers no
+  // error: it is said as one (SQLite's COMMIT fails when it stores nothing), so no caller takes its writes as stored.
+  if (result.command === "ROLLBACK" && /^\s*(COMMIT|END)\b/i.test(request.text)) {
+    return { ok: false, message: "the transaction was rolled back: a statement in it had failed", code: "25P02" };
+  }
   const columns = result.columns ?? [];
   const rows = Array.from(result) as unknown[][];
   convert(rows, columns);

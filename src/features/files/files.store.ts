@@ -1,6 +1,6 @@
 /** The file tree, text documents and chunked blobs. Every statement on a request path is prepared once. */
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { type Db, prepared } from "../../db/client";
+import { type Db, nulText, prepared } from "../../db/client";
 import { changedColumnsUpdater, insertRow, updateRow } from "../../db/prepared";
 import { blobChunks, blobs, fileDocs, fileNodes } from "../../db/schema";
 import { nameKey } from "../../lib/text";
@@ -35,7 +35,12 @@ export const SUBTREE_DELETE_SQL = `
 
 /** Data access for files. */
 export class FilesStore {
-  constructor(private readonly db: Db) {}
+  /** `file_docs.text` may hold NUL (a text file as uploaded). */
+  private readonly docText: ReturnType<typeof nulText>;
+
+  constructor(private readonly db: Db) {
+    this.docText = nulText(db);
+  }
 
   private readonly nodeById = prepared(() =>
     this.db
@@ -161,7 +166,9 @@ export class FilesStore {
   );
 
   doc(nodeId: string): DocRow | undefined {
-    return this.docById().all({ nodeId })[0];
+    const row = this.docById().all({ nodeId })[0];
+    if (row) row.text = this.docText.read(row.text);
+    return row;
   }
 
   private readonly upsertDoc = prepared(() =>
@@ -181,7 +188,7 @@ export class FilesStore {
   );
 
   putDoc(row: DocRow): void {
-    this.upsertDoc().run(row);
+    this.upsertDoc().run({ ...row, text: this.docText.write(row.text) });
   }
 
   // Blobs
