@@ -10,6 +10,7 @@
 import type { Database } from "bun:sqlite";
 import type { PgDatabase } from "./connection";
 import { migrateEmptyPostgres } from "./migrate";
+import { TEXT_AS_BYTES } from "./schema";
 
 /** A copy that cannot proceed; the message is for the operator. */
 export class CopyError extends Error {}
@@ -162,9 +163,12 @@ function copyTableToPostgres(source: Database, pg: PgDatabase, table: Table): nu
   // Integers as SQLite holds them (64 bits), not rounded to a double on the way.
   const read = source.prepare(`SELECT ${columns} FROM ${q(table.name)}`).safeIntegers(true);
   // Row by row: a table of file chunks may be larger than the memory there is.
+  // A text PostgreSQL keeps as its bytes (schema.ts `TEXT_AS_BYTES`) goes as them.
+  const asBytes = new Set(table.columns.filter((c) => TEXT_AS_BYTES.has(`${table.name}.${c}`)));
   for (const row of read.iterate() as Iterable<Record<string, unknown>>) {
     for (const column of table.columns) {
-      const value = row[column];
+      const value =
+        asBytes.has(column) && typeof row[column] === "string" ? Buffer.from(row[column], "utf8") : row[column];
       batch.push(value);
       bytes += sizeOf(value);
     }
@@ -247,9 +251,17 @@ export function copyFromPostgres(pg: PgDatabase, target: Database): CopyReport {
         const step = blobs.has(table.name) ? FETCH_BLOB_ROWS : FETCH_ROWS;
         pg.exec(`DECLARE tandem_copy NO SCROLL CURSOR FOR SELECT ${columns} FROM ${q(table.name)}`);
         let rows = 0;
+        // A text PostgreSQL keeps as its bytes is text again in SQLite.
+        const asText = table.columns.flatMap((c, i) => (TEXT_AS_BYTES.has(`${table.name}.${c}`) ? [i] : []));
         for (;;) {
           const fetched = pg.query(`FETCH FORWARD ${step} FROM tandem_copy`).values();
-          for (const row of fetched) insert.run(...(row as never[]));
+          for (const row of fetched) {
+            for (const i of asText) {
+              const value = row[i];
+              if (value instanceof Uint8Array) row[i] = Buffer.from(value).toString("utf8");
+            }
+            insert.run(...(row as never[]));
+          }
           rows += fetched.length;
           if (fetched.length < step) break;
         }

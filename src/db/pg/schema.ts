@@ -49,7 +49,7 @@ const SEARCH_FTS = /^search_(text|names)(_|$)/;
  * Columns (`table.column`) whose text may hold NUL: a text file's text, kept as its bytes came. Their stores bind
  * and read them through `nulText` (db/client.ts).
  */
-const TEXT_AS_BYTES = new Set(["file_docs.text"]);
+export const TEXT_AS_BYTES: ReadonlySet<string> = new Set(["file_docs.text"]);
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
