@@ -25,7 +25,7 @@ import type { MessageOut } from "../chat/chat.schemas";
 import type { NodeOut } from "../files/files.schemas";
 import type { SpacesService } from "../spaces/spaces.service";
 import type { TaskMessageOut, TaskOut } from "../tasks/tasks.schemas";
-import { excerpt, ftsString, parseQuery, termsOf } from "./search.query";
+import { excerpt, parseQuery, termsOf } from "./search.query";
 import { type Hit, KINDS, type Kind, type Scope, type SearchStore } from "./search.store";
 
 /** A file is quiet this long after its last change: then its text is indexed. */
@@ -220,13 +220,13 @@ export class SearchService {
       let more = false;
       if (words.length > 0) {
         const all = distinctive.length === words.length;
-        const found = this.store.words({ ...scope, window }, ordered.map(ftsString).join(" "), all);
+        const found = this.store.words({ ...scope, window }, ordered, all);
         more = found.length === window;
         if (!all && distinctive.length > 0 && found.length > 0) this.score(found, distinctive);
         for (const hit of found) hits.set(hit.doc, hit);
       }
       if (parsed.namePartsMatch !== null && kinds.includes("file")) {
-        for (const hit of this.store.nameParts({ ...scope, window: WINDOW }, parsed.namePartsMatch)) {
+        for (const hit of this.store.nameParts({ ...scope, window: WINDOW }, parsed.words)) {
           const found = hits.get(hit.doc);
           if (!found) hits.set(hit.doc, hit);
           else found.score = Math.min(found.score, hit.score);
@@ -242,13 +242,13 @@ export class SearchService {
       if (best.length >= query.limit || !more) break;
     }
     const terms = termsOf(words);
-    return best.map((hit) => this.found(hit, terms, parsed.wordsMatch));
+    return best.map((hit) => this.found(hit, terms, words));
   }
 
   /** Scores matches by BM25 of their distinctive words; matches of common words only keep their order. */
   private score(hits: Hit[], distinctive: string[]): void {
     const docs = hits.map((h) => h.doc);
-    const scores = this.store.ranks(distinctive.map(ftsString).join(" "), Math.min(...docs), Math.max(...docs));
+    const scores = this.store.ranks(distinctive, Math.min(...docs), Math.max(...docs));
     for (const hit of hits) hit.score = scores.get(hit.doc) ?? 0;
   }
 
@@ -258,7 +258,7 @@ export class SearchService {
     const now = Date.now();
     const known = this.counts.get(key);
     if (known && now - known.at < COUNT_TTL_MS) return known.n;
-    const n = this.store.count(ftsString(word), COUNT_CAP);
+    const n = this.store.count(word, COUNT_CAP);
     if (this.counts.size >= 10_000) this.counts.delete(this.counts.keys().next().value as string);
     this.counts.set(key, { n, at: now });
     return n;
@@ -268,17 +268,17 @@ export class SearchService {
    * A hit as a result: its title, and its excerpt from the title (or name) when a word is there, else from its
    * body; a found part of a file's name, the name as FTS5 marked it.
    */
-  private found(hit: Hit, terms: ReadonlySet<string>, wordsMatch: string | null): Found {
+  private found(hit: Hit, terms: ReadonlySet<string>, words: readonly string[]): Found {
     let title = hit.title;
     if (hit.kind === "message") title = (hit.parentId && this.store.room(hit.parentId)) || "";
     else if (hit.kind === "task_message") title = (hit.parentId && this.store.title(hit.parentId)) || "";
     else if (hit.kind === "file") title = this.store.path(hit.itemId);
     let marked = hit.marked;
-    if (marked === null && wordsMatch !== null) {
+    if (marked === null && words.length > 0) {
       const text = this.store.text(hit.doc);
       marked =
         (text && (excerpt(text.title, terms) ?? (text.body === null ? null : excerpt(text.body, terms)))) ??
-        this.store.snippet(hit.doc, wordsMatch);
+        this.store.snippet(hit.doc, words);
     }
     return {
       kind: hit.kind,

@@ -1,11 +1,12 @@
 /**
  * The search index: `search_docs` (one row per searchable item) and the two FTS5 indexes the triggers of
  * migration 0015 keep equal to it. drizzle cannot express FTS5, so every statement is SQL, prepared once;
- * the SQL of the reads is exported for the query-plan tests.
+ * the SQL of the reads is exported for the query-plan tests. On PostgreSQL, `PgSearchStore`
+ * (search.store.pg.ts) answers the same with its own statements where SQLite's are FTS5's.
  */
 import type { Db } from "../../db/client";
 import { prepared } from "../../db/client";
-import { indexable } from "./search.query";
+import { ftsString, indexable } from "./search.query";
 
 /** What can be found. */
 export const KINDS = ["message", "task", "task_message", "file"] as const;
@@ -52,7 +53,7 @@ export interface Scope {
 }
 
 /** The filters every search applies to an indexed item `d`: visible space, kind asked for, time, live room. */
-const SCOPED = `
+export const SCOPED = `
   d.space_id IN (SELECT value FROM json_each($spaces))
   AND d.kind IN (SELECT value FROM json_each($kinds))
   AND d.created_at < $before
@@ -76,7 +77,7 @@ export const LIVE_SQL: Record<Kind, string> = {
     WHERE n.id = $itemId AND n.deleted_at IS NULL AND n.space_id = $spaceId) AS live`,
 };
 
-const HIT_COLUMNS = `d.doc, d.kind, d.item_id AS itemId, d.space_id AS spaceId, d.parent_id AS parentId,
+export const HIT_COLUMNS = `d.doc, d.kind, d.item_id AS itemId, d.space_id AS spaceId, d.parent_id AS parentId,
   d.created_at AS createdAt, d.title`;
 
 /** The newest `$window` items in scope that hold every word, newest first, with `score` as given. */
@@ -152,12 +153,39 @@ export const SUBTREE_DOCS_DELETE_SQL = `
     )
     SELECT id FROM sub)`;
 
+/**
+ * What the statements below spell differently on PostgreSQL (search.store.pg.ts says them with `PG_SPELLING`):
+ * the character of a code point, whether two values differ (NULL being one), and the sort that keeps rows
+ * inserted from a JSON array in its order (SQLite's loop over `json_each` keeps it unasked).
+ */
+export interface Spelling {
+  chr: string;
+  differ: string;
+  inOrder: string;
+}
+
+export const SQLITE_SPELLING: Spelling = { chr: "char", differ: "IS NOT", inOrder: "" };
+
+/** A text as it is indexed (`indexable`): the two mark characters are U+FFFD. */
+const indexableSql = (text: string, { chr }: Spelling) =>
+  `replace(replace(${text}, ${chr}(1), ${chr}(65533)), ${chr}(2), ${chr}(65533))`;
+
 /** Text files whose indexed text is not the text they hold (its checksum differs). */
-export const STALE_TEXTS_SQL = `
+export const staleTextsSql = (s: Spelling) => `
   SELECT n.id FROM file_docs f
   JOIN file_nodes n ON n.id = f.node_id
   JOIN search_docs d ON d.item_id = n.id
-  WHERE n.deleted_at IS NULL AND d.version IS NOT n.checksum_sha256`;
+  WHERE n.deleted_at IS NULL AND d.version ${s.differ} n.checksum_sha256`;
+
+export const STALE_TEXTS_SQL = staleTextsSql(SQLITE_SPELLING);
+
+/** A file's text indexed as its document holds it now, with its checksum, unless that checksum is indexed. */
+export const fileTextSql = (s: Spelling) => `
+    UPDATE search_docs SET
+      body = ${indexableSql("coalesce((SELECT text FROM file_docs WHERE node_id = $id), '')", s)},
+      version = (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)
+    WHERE item_id = $id AND kind = 'file'
+      AND version ${s.differ} (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)`;
 
 /**
  * The indexed messages of deleted rooms among the docs of one span: a pass over the index in spans finds them
@@ -174,26 +202,30 @@ export const ROOM_SPAN_DELETE_SQL = `
  * changes) is left as it is. FTS5 writes one segment per transaction, so a batch of posts costs a fraction of what
  * the same posts cost one transaction each (docs/benchmarks.md).
  */
-export const MESSAGES_INDEX_SQL = `
+export const messagesIndexSql = (s: Spelling) => `
   INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
   SELECT 'message', m.id, m.space_id, m.room_id, m.created_at, '',
-    replace(replace(m.content, char(1), char(65533)), char(2), char(65533))
+    ${indexableSql("m.content", s)}
   FROM json_each($ids) j
   JOIN chat_messages m ON m.id = j.value
   JOIN chat_rooms r ON r.id = m.room_id
-  WHERE m.deleted_at IS NULL AND m.content <> '' AND r.deleted_at IS NULL
+  WHERE m.deleted_at IS NULL AND m.content <> '' AND r.deleted_at IS NULL${s.inOrder}
   ON CONFLICT (item_id) DO NOTHING`;
 
+export const MESSAGES_INDEX_SQL = messagesIndexSql(SQLITE_SPELLING);
+
 /** Indexes a batch of task messages (task comments) by id: those of live tasks, not yet indexed. */
-export const TASK_MESSAGES_INDEX_SQL = `
+export const taskMessagesIndexSql = (s: Spelling) => `
   INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
   SELECT 'task_message', c.id, t.space_id, c.task_id, c.created_at, '',
-    replace(replace(c.content, char(1), char(65533)), char(2), char(65533))
+    ${indexableSql("c.content", s)}
   FROM json_each($ids) j
   JOIN task_messages c ON c.id = j.value
   JOIN tasks t ON t.id = c.task_id
-  WHERE c.content <> ''
+  WHERE c.content <> ''${s.inOrder}
   ON CONFLICT (item_id) DO NOTHING`;
+
+export const TASK_MESSAGES_INDEX_SQL = taskMessagesIndexSql(SQLITE_SPELLING);
 
 /** Records the time of a batch of messages that commits with this statement (`search_state`). */
 export const MESSAGES_WATERMARK_SQL = `
@@ -211,7 +243,7 @@ export const LATEST_TASK_MESSAGES_SQL = `
 export class SearchStore {
   constructor(private readonly db: Db) {}
 
-  private q<Row = unknown>(sql: string) {
+  protected q<Row = unknown>(sql: string) {
     return prepared(() => this.db.$client.query<Row, Record<string, string | number | null>>(sql));
   }
 
@@ -234,7 +266,7 @@ export class SearchStore {
     });
   }
 
-  private readonly upsertDoc = this.q(`
+  protected readonly upsertDoc = this.q(`
     INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
     VALUES ($kind, $itemId, $spaceId, $parentId, $createdAt, $title, $body)
     ON CONFLICT (item_id) DO UPDATE SET title = excluded.title, body = excluded.body
@@ -253,7 +285,7 @@ export class SearchStore {
     });
   }
 
-  private readonly setTitle = this.q(
+  protected readonly setTitle = this.q(
     "UPDATE search_docs SET title = $title WHERE item_id = $itemId AND title IS NOT $title",
   );
 
@@ -262,14 +294,14 @@ export class SearchStore {
     this.setTitle().run({ $itemId: itemId, $title: indexable(title) });
   }
 
-  private readonly indexMessagesQuery = this.q(MESSAGES_INDEX_SQL);
+  protected readonly indexMessagesQuery = this.q(MESSAGES_INDEX_SQL);
   private readonly watermarkQuery = this.q(MESSAGES_WATERMARK_SQL);
 
   /**
    * Indexes new chat messages by id, in the order given, as their rows hold them now (`MESSAGES_INDEX_SQL`), and
    * records that every message stored before `at` (epoch ms) is indexed.
    */
-  private readonly indexTaskMessagesQuery = this.q(TASK_MESSAGES_INDEX_SQL);
+  protected readonly indexTaskMessagesQuery = this.q(TASK_MESSAGES_INDEX_SQL);
 
   /** Indexes the task messages of a batch (with `indexMessages`, whose time stands for both). */
   indexTaskMessages(ids: readonly string[]): void {
@@ -330,19 +362,14 @@ export class SearchStore {
     this.deleteTaskMessages().run({ $taskId: taskId });
   }
 
-  private readonly deleteSubtree = this.q(SUBTREE_DOCS_DELETE_SQL);
+  protected readonly deleteSubtree = this.q(SUBTREE_DOCS_DELETE_SQL);
 
   /** A file node and every node below it. */
   removeSubtree(nodeId: string): void {
     this.deleteSubtree().run({ $id: nodeId });
   }
 
-  private readonly setText = this.q(`
-    UPDATE search_docs SET
-      body = replace(replace(coalesce((SELECT text FROM file_docs WHERE node_id = $id), ''), char(1), char(65533)), char(2), char(65533)),
-      version = (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)
-    WHERE item_id = $id AND kind = 'file'
-      AND version IS NOT (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)`);
+  protected readonly setText = this.q(fileTextSql(SQLITE_SPELLING));
 
   /**
    * Indexes a file's text as its document holds it now, with the checksum it has (what `staleTexts` compares).
@@ -352,7 +379,7 @@ export class SearchStore {
     this.setText().run({ $id: nodeId });
   }
 
-  private readonly staleTextsQuery = this.q<{ id: string }>(STALE_TEXTS_SQL);
+  protected readonly staleTextsQuery = this.q<{ id: string }>(STALE_TEXTS_SQL);
 
   /** Text files whose index is behind their text (a stop came before their editing settled). */
   staleTexts(): string[] {
@@ -410,14 +437,19 @@ export class SearchStore {
 
   // Searching
 
-  private readonly wordsQuery = this.q<Hit>(WORDS_SQL);
-  private readonly wordsScoredQuery = this.q<Hit>(WORDS_SCORED_SQL);
+  protected readonly wordsQuery = this.q<Hit>(WORDS_SQL);
+  protected readonly wordsScoredQuery = this.q<Hit>(WORDS_SCORED_SQL);
   private readonly namePartsQuery = this.q<Hit>(NAME_PARTS_SQL);
-  private readonly rankQuery = this.q<{ doc: number; score: number }>(RANK_SQL);
+  protected readonly rankQuery = this.q<{ doc: number; score: number }>(RANK_SQL);
   private readonly snippetQuery = this.q<{ marked: string }>(SNIPPET_SQL);
-  private readonly countQuery = this.q<{ n: number }>(COUNT_SQL);
+  protected readonly countQuery = this.q<{ n: number }>(COUNT_SQL);
 
-  private scoped(scope: Scope, match: string) {
+  /** A search's words as the statements take them (`$match`): FTS5 strings, so nothing typed is FTS5 syntax. */
+  protected match(words: readonly string[]): string {
+    return words.map(ftsString).join(" ");
+  }
+
+  protected scoped(scope: Scope, match: string) {
     return {
       $match: match,
       $spaces: scope.spaces,
@@ -429,29 +461,29 @@ export class SearchStore {
   }
 
   /** The newest items in scope holding every word (`WORDS_SQL`), scored when `scored` (`WORDS_SCORED_SQL`). */
-  words(scope: Scope, match: string, scored: boolean): Hit[] {
-    return (scored ? this.wordsScoredQuery() : this.wordsQuery()).all(this.scoped(scope, match));
+  words(scope: Scope, words: readonly string[], scored: boolean): Hit[] {
+    return (scored ? this.wordsScoredQuery() : this.wordsQuery()).all(this.scoped(scope, this.match(words)));
   }
 
   /** The newest file nodes in scope whose name holds every word as a part (`NAME_PARTS_SQL`). */
-  nameParts(scope: Scope, match: string): Hit[] {
-    return this.namePartsQuery().all(this.scoped(scope, match));
+  nameParts(scope: Scope, words: readonly string[]): Hit[] {
+    return this.namePartsQuery().all(this.scoped(scope, this.match(words)));
   }
 
-  /** BM25 of the items with a `doc` from `low` to `high` that match `match`. */
-  ranks(match: string, low: number, high: number): Map<number, number> {
-    const rows = this.rankQuery().all({ $match: match, $low: low, $high: high });
+  /** BM25 of the items with a `doc` from `low` to `high` that hold every word (lower is better). */
+  ranks(words: readonly string[], low: number, high: number): Map<number, number> {
+    const rows = this.rankQuery().all({ $match: this.match(words), $low: low, $high: high });
     return new Map(rows.map((r) => [r.doc, r.score]));
   }
 
-  /** The excerpt of an item around what `match` finds in it, matches between the mark characters. */
-  snippet(doc: number, match: string): string {
-    return this.snippetQuery().all({ $doc: doc, $match: match })[0]?.marked ?? "";
+  /** The excerpt of an item around where its words are, matches between the mark characters. */
+  snippet(doc: number, words: readonly string[]): string {
+    return this.snippetQuery().all({ $doc: doc, $match: this.match(words) })[0]?.marked ?? "";
   }
 
-  /** How many items hold `match`, up to `cap`. */
-  count(match: string, cap: number): number {
-    return this.countQuery().all({ $match: match, $cap: cap })[0]?.n ?? 0;
+  /** How many items hold a word, up to `cap`. */
+  count(word: string, cap: number): number {
+    return this.countQuery().all({ $match: this.match([word]), $cap: cap })[0]?.n ?? 0;
   }
 
   private readonly newestDocQuery = this.q<{ doc: number | null }>(NEWEST_DOC_SQL);
