@@ -58,6 +58,7 @@ import { ReplyQueue } from "./features/replies/replies.queue";
 import { ReplyRetry } from "./features/replies/replies.retry";
 import { SearchService } from "./features/search/search.service";
 import { SearchStore } from "./features/search/search.store";
+import { PgSearchStore } from "./features/search/search.store.pg";
 import { SignupsService } from "./features/signups/signups.service";
 import { SignupsStore } from "./features/signups/signups.store";
 import { SpacesService } from "./features/spaces/spaces.service";
@@ -215,7 +216,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
     fileName: (spaceId, nodeId) => files.nameOf(spaceId, nodeId),
     roles: (orgId, ids) => members.roleRefs(orgId, ids),
   }).listen(events);
-  const search = new SearchService(uow, new SearchStore(db), spaces, access, options.log);
+  const searchStore = conn.engine === "postgres" ? new PgSearchStore(db) : new SearchStore(db);
+  const search = new SearchService(uow, searchStore, spaces, access, options.log);
   search.listen(events);
   // The inbox listens to what needs people: mentions, assignments, staff answers, approvals, and deletions.
   const inboxWorld: SourcesWorld = {

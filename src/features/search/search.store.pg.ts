@@ -1,0 +1,176 @@
+/**
+ * The search index on PostgreSQL (contract §9): the same `search_docs` as on SQLite, its words in the stored
+ * tsvector `words` (GIN) and file names in a trigram index, both made by migrations/pg/0002_search.sql, whose
+ * functions cut and fold words as SQLite's tokenizer does. Only the statements that are FTS5's (or say something
+ * PostgreSQL says another way: `IS NOT`, `char()`, an order kept by rowid) are this store's own; every other
+ * statement, and what the service does with the answers, is `SearchStore`'s, so both engines answer alike.
+ */
+import type { Statement } from "bun:sqlite";
+import { excerpt, termsOf } from "./search.query";
+import {
+  fileTextSql,
+  HIT_COLUMNS,
+  type Hit,
+  messagesIndexSql,
+  SCOPED,
+  type Scope,
+  SearchStore,
+  SHORT_TEXT,
+  type Spelling,
+  staleTextsSql,
+  taskMessagesIndexSql,
+} from "./search.store";
+
+/** PostgreSQL's words for what SQLite's statements spell their way (`Spelling`). */
+export const PG_SPELLING: Spelling = { chr: "chr", differ: "IS DISTINCT FROM", inOrder: "\n  ORDER BY j.key" };
+
+/** The newest `$window` items in scope that hold every word (`$match`, a JSON array), newest first. */
+const wordsSql = (score: string) => `
+  SELECT ${HIT_COLUMNS}, ${score} AS score, NULL AS marked
+  FROM search_docs d
+  WHERE d.words @@ tandem_search_query($match) AND d.doc < $beforeDoc AND ${SCOPED}
+  ORDER BY d.doc DESC LIMIT $window`;
+
+/** The newest items in scope that hold every word, unscored (`WORDS_SQL`). */
+export const PG_WORDS_SQL = wordsSql("0");
+
+/** The same, scored (`tandem_search_score`: a word in a title weighs ten times one in a body). */
+export const PG_WORDS_SCORED_SQL = wordsSql("tandem_search_score(d.words, tandem_search_query($match))");
+
+/** The scores of the items between two `doc`s that hold the words (`RANK_SQL`). */
+export const PG_RANK_SQL = `
+  SELECT doc, tandem_search_score(words, tandem_search_query($match)) AS score
+  FROM search_docs WHERE words @@ tandem_search_query($match) AND doc BETWEEN $low AND $high`;
+
+/** How many items hold a word, counted up to `$cap` (`COUNT_SQL`). */
+export const PG_COUNT_SQL = `
+  SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE words @@ tandem_search_query($match) LIMIT $cap) AS c`;
+
+/**
+ * The file nodes in scope whose folded name holds each of `parts` parts (`$p0`, `$p1`, ...) anywhere, newest
+ * first, with the name marked (`NAME_PARTS_SQL`). One condition per part, so the trigram index reads each; a name
+ * part is better than any whole word of a body or title, and a name that is more of the search better still,
+ * as SQLite's `10 * bm25()` of the trigrams puts them.
+ */
+export function pgNamePartsSql(parts: number): string {
+  const like = Array.from({ length: parts }, (_, i) => `tandem_search_fold(d.title) LIKE tandem_search_like($p${i})`);
+  return `
+  SELECT ${HIT_COLUMNS}, -1 - similarity(tandem_search_fold(d.title), tandem_search_fold($joined)) AS score,
+    tandem_search_mark(d.title, $match) AS marked
+  FROM search_docs d
+  WHERE d.kind = 'file' AND ${like.join(" AND ")} AND d.doc < $beforeDoc AND ${SCOPED}
+  ORDER BY d.doc DESC LIMIT $window`;
+}
+
+/**
+ * The ids of the messages (of `messages`, each under a row of `parents`) created at or after `$since`, oldest
+ * first: read parent by parent from the index by parent and time (a message has no index by time alone: every
+ * post would write it). SQLite walks its rowids instead; both rest on a post being stamped with the clock or later.
+ */
+const sinceSql = (messages: string, parents: string, parent: string) => `
+  SELECT m.id FROM ${parents} p
+  CROSS JOIN LATERAL (
+    SELECT id, created_at FROM ${messages} WHERE ${parent} = p.id AND created_at >= $since
+  ) AS m
+  ORDER BY m.created_at, m.id`;
+
+/** Chat messages created since `$since`, room by room. */
+export const PG_MESSAGES_SINCE_SQL = sinceSql("chat_messages", "chat_rooms", "room_id");
+
+/** Task messages created since `$since`, task by task. */
+export const PG_TASK_MESSAGES_SINCE_SQL = sinceSql("task_messages", "tasks", "task_id");
+
+/** The documents of a node and every node below it (`SUBTREE_DOCS_DELETE_SQL`). */
+export const PG_SUBTREE_DOCS_DELETE_SQL = `
+  DELETE FROM search_docs WHERE item_id IN (
+    WITH RECURSIVE sub(id) AS (
+      SELECT CAST($id AS text) COLLATE "C"
+      UNION ALL
+      SELECT n.id FROM file_nodes n JOIN sub ON n.parent_id = sub.id
+    )
+    SELECT id FROM sub)`;
+
+/** Search on PostgreSQL: `SearchStore` with the statements above. */
+export class PgSearchStore extends SearchStore {
+  protected override readonly upsertDoc = this.q(`
+    INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
+    VALUES ($kind, $itemId, $spaceId, $parentId, $createdAt, $title, $body)
+    ON CONFLICT (item_id) DO UPDATE SET title = excluded.title, body = excluded.body
+    WHERE search_docs.title IS DISTINCT FROM excluded.title OR search_docs.body IS DISTINCT FROM excluded.body`);
+
+  protected override readonly setTitle = this.q(
+    "UPDATE search_docs SET title = $title WHERE item_id = $itemId AND title IS DISTINCT FROM $title",
+  );
+
+  protected override readonly indexMessagesQuery = this.q(messagesIndexSql(PG_SPELLING));
+  protected override readonly indexTaskMessagesQuery = this.q(taskMessagesIndexSql(PG_SPELLING));
+  protected override readonly deleteSubtree = this.q(PG_SUBTREE_DOCS_DELETE_SQL);
+
+  protected override readonly setText = this.q(fileTextSql(PG_SPELLING));
+  protected override readonly staleTextsQuery = this.q<{ id: string }>(staleTextsSql(PG_SPELLING));
+  protected override readonly wordsQuery = this.q<Hit>(PG_WORDS_SQL);
+  protected override readonly wordsScoredQuery = this.q<Hit>(PG_WORDS_SCORED_SQL);
+  protected override readonly rankQuery = this.q<{ doc: number; score: number }>(PG_RANK_SQL);
+  protected override readonly countQuery = this.q<{ n: number }>(PG_COUNT_SQL);
+
+  /** Words go to PostgreSQL as a JSON array: its functions cut and fold each word (`tandem_search_query`). */
+  protected override match(words: readonly string[]): string {
+    return JSON.stringify(words);
+  }
+
+  private readonly sinceQueries = {
+    chat: this.q<{ id: string }>(PG_MESSAGES_SINCE_SQL),
+    task: this.q<{ id: string }>(PG_TASK_MESSAGES_SINCE_SQL),
+  };
+
+  /** The ids of the chat (or task) messages created since `since`, oldest first. */
+  override messagesSince(since: number, of: "chat" | "task" = "chat"): string[] {
+    return this.sinceQueries[of]()
+      .all({ $since: since })
+      .map((r) => r.id);
+  }
+
+  /** A statement per number of parts (a search has at most 67 words of 3 characters). */
+  private readonly namePartsQueries = new Map<number, () => Statement<Hit, [Record<string, string | number | null>]>>();
+
+  override nameParts(scope: Scope, words: readonly string[]): Hit[] {
+    let query = this.namePartsQueries.get(words.length);
+    if (!query) {
+      query = this.q<Hit>(pgNamePartsSql(words.length));
+      this.namePartsQueries.set(words.length, query);
+    }
+    const params: Record<string, string | number | null> = {
+      ...this.scoped(scope, JSON.stringify(words)),
+      $joined: words.join(" "),
+    };
+    for (const [i, word] of words.entries()) params[`$p${i}`] = word;
+    return query().all(params);
+  }
+
+  private readonly bodyOf = this.q<{ body: string }>("SELECT body FROM search_docs WHERE doc = $doc");
+
+  /**
+   * The excerpt of a long text (FTS5's `snippet()` on SQLite): the first stretch of `SHORT_TEXT` characters
+   * that holds a word of the search, cut as the service cuts a short one. A text whose matching word the
+   * excerpt does not recognize (PostgreSQL folds a few letters more than it does: `ß` as `ss`) shows its start.
+   */
+  override snippet(doc: number, words: readonly string[]): string {
+    const body = this.bodyOf().all({ $doc: doc })[0]?.body ?? "";
+    const terms = termsOf(words);
+    for (let from = 0; from < body.length; ) {
+      let to = Math.min(body.length, from + SHORT_TEXT);
+      // Cut at white space, so no word is split in two.
+      const space = to < body.length ? body.slice(from, to).search(/\s\S*$/) : -1;
+      if (space > 0) to = from + space;
+      const cut = excerpt(body.slice(from, to), terms);
+      if (cut !== null) {
+        const before = from > 0 && !cut.startsWith("…") ? "…" : "";
+        const after = to < body.length && !cut.endsWith("…") ? "…" : "";
+        return `${before}${cut}${after}`;
+      }
+      from = to;
+    }
+    const start = body.split(/\s+/u, 25);
+    return start.length > 24 ? `${start.slice(0, 24).join(" ")}…` : body;
+  }
+}
