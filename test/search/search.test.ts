@@ -1,8 +1,9 @@
 /**
- * Search (contract §10, docs/api.md "Search"): against a real server over a SQLite file, every rule of the
- * Search row — the 400s of `q`, the `types` and `space_id` filters, whole words ignoring case and accents, every
- * word required, parts of file names, `<mark>` around matches in escaped excerpts, private spaces, edits and
- * deletions at once, a restart, and a file's text once its editing settles.
+ * Search (contract §10, docs/api.md "Search"): against a real server over a SQLite file (or PostgreSQL, with
+ * `TANDEM_TEST_DATABASE=postgres`), every rule of the Search row — the 400s of `q`, the `types` and `space_id`
+ * filters, whole words ignoring case and accents, every word required, parts of file names, `<mark>` around
+ * matches in escaped excerpts, private spaces, edits and deletions at once, a restart, and a file's text once
+ * its editing settles.
  */
 
 import { Database } from "bun:sqlite";
@@ -11,6 +12,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { client, TIMESTAMP, UUID } from "../helpers/http";
+import { databaseOf, psql } from "../helpers/postgres";
 import { runCli, type SpawnedServer, spawnServer, startTestServer, type TestServer, tempDir } from "../helpers/server";
 import { collabBase, eventually, openEditor } from "../helpers/sockets";
 
@@ -92,6 +94,18 @@ async function task(space: typeof pub, title: string, description = "") {
   const res = await org.owner.api.post(`${space.base}/tasks`, { title, description, column_id: space.column });
   if (res.status !== 201) throw new Error(`task: ${res.status} ${res.text}`);
   return res.body as { id: string };
+}
+
+/** A count (`SELECT count(*) AS n ...`) in the database of a data dir, on the engine under test. */
+function countIn(dir: string, sql: string): number {
+  const url = databaseOf(dir);
+  if (url) return Number(psql(url, sql).trim());
+  const db = new Database(join(dir, "tandem.db"), { readonly: true });
+  try {
+    return (db.query(sql).get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 async function textFile(space: typeof pub, name: string, content = "", parentId?: string) {
@@ -362,15 +376,10 @@ describe("GET /organizations/{orgId}/search: changes show in the next search", (
     await org.owner.api.delete(`${pub.base}/chat-rooms/${room.body.id}`);
     expect(await found(member, "narwhal")).toEqual([]);
     // And leave the index soon after.
-    const db = new Database(join(dataDir, "tandem.db"), { readonly: true });
-    try {
-      const left = () =>
-        (db.query("SELECT count(*) AS n FROM search_docs WHERE parent_id = ?").get(room.body.id) as { n: number }).n +
-        (db.query("SELECT count(*) AS n FROM search_room_purges").get() as { n: number }).n;
-      await eventually(() => left() === 0, "the room's messages to leave the index");
-    } finally {
-      db.close();
-    }
+    const left = () =>
+      countIn(dataDir, `SELECT count(*) AS n FROM search_docs WHERE parent_id = '${room.body.id}'`) +
+      countIn(dataDir, "SELECT count(*) AS n FROM search_room_purges");
+    await eventually(() => left() === 0, "the room's messages to leave the index");
   });
 
   it("a file's text written over REST shows in the next search", async () => {
@@ -452,14 +461,9 @@ describe("GET /organizations/{orgId}/search: a crash", () => {
       first.server.proc.kill("SIGKILL");
       await first.server.proc.exited;
       // The post was answered and stored; its index waited for a batch the crash never ran.
-      const db = new Database(join(dir, "tandem.db"), { readonly: true });
-      try {
-        expect(db.query("SELECT id FROM chat_messages WHERE id = ?").all(kept)).toHaveLength(1);
-        expect(db.query("SELECT doc FROM search_docs WHERE item_id = ?").all(kept)).toHaveLength(0);
-        expect(db.query("SELECT doc FROM search_docs WHERE item_id = ?").all(comment)).toHaveLength(0);
-      } finally {
-        db.close();
-      }
+      expect(countIn(dir, `SELECT count(*) AS n FROM chat_messages WHERE id = '${kept}'`)).toBe(1);
+      expect(countIn(dir, `SELECT count(*) AS n FROM search_docs WHERE item_id = '${kept}'`)).toBe(0);
+      expect(countIn(dir, `SELECT count(*) AS n FROM search_docs WHERE item_id = '${comment}'`)).toBe(0);
 
       const second = await start();
       const res = await second.api.get(`${base}/search?q=dugong`);
