@@ -235,6 +235,40 @@ describe("GET /organizations/{orgId}/search: matching", () => {
     expect(await found(member, "no")).not.toContain(f.id);
   });
 
+  it("finds a part of a file's name ignoring case and accents, and marks it in the name as written", async () => {
+    const f = await textFile(pub, "Café-Zürich.txt");
+    const [hit] = (await search(member, { q: "ZURI", types: "file" })).body.results;
+    expect(hit?.id).toBe(f.id);
+    expect(hit?.snippet).toBe("Café-<mark>Züri</mark>ch.txt");
+    const [both] = (await search(member, { q: "afe zür", types: "file" })).body.results;
+    expect(both?.snippet).toBe("C<mark>afé</mark>-<mark>Zür</mark>ich.txt");
+    // `%` and `_` are characters of a name like any other.
+    const pct = await textFile(pub, "report_100%.txt");
+    expect(await found(member, "t_100%", { types: "file" })).toEqual([pct.id]);
+    expect(await found(member, "t_1", { types: "file" })).toEqual([pct.id]);
+    expect(await found(member, "t%1", { types: "file" })).toEqual([]);
+  });
+
+  it("takes a word with punctuation inside for its parts, one after the other", async () => {
+    const m = await post(pub, "see Foliage-Notes.md and rambutan.example.com/path?x=1");
+    const messages = { types: "message" };
+    expect(await found(member, "notes.md", messages)).toEqual([m.id]);
+    expect(await found(member, "FOLIAGE-notes", messages)).toEqual([m.id]);
+    expect(await found(member, "rambutan.example", messages)).toEqual([m.id]);
+    expect(await found(member, "notes-foliage", messages)).toEqual([]);
+    expect(await found(member, "foliage.md", messages)).toEqual([]);
+  });
+
+  it("excerpts a long text around a match, `…` where it goes on", async () => {
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => `filler${i}`).join(" ");
+    const f = await textFile(pub, "long.txt", `${filler(1500)} the durian is here ${filler(1500)}`);
+    const [hit] = (await search(member, { q: "durian" })).body.results;
+    expect(hit?.id).toBe(f.id);
+    expect(hit?.snippet).toStartWith("…");
+    expect(hit?.snippet).toEndWith("…");
+    expect(hit?.snippet).toContain("the <mark>durian</mark> is here");
+  });
+
   it("titles a file by its path, and finds a file's text", async () => {
     const folder = await org.owner.api.post(`${pub.base}/files/folders`, { name: "Plans" });
     const f = await textFile(pub, "garden.txt", "Plant the kumquat trees in spring", folder.body.node.id);
