@@ -95,10 +95,11 @@ RETURN (
 --> statement-breakpoint
 -- A name with every place a part (a JSON array of strings) matches it, folded, between the characters 1 and 2, as
 -- FTS5's highlight() marks them: places that overlap or touch are one mark. Each character is folded on its own
--- (a folded character may be longer or empty), so a place found in the folded name maps back to the characters
--- it came from.
+-- (a folded character may be longer or empty), so a place found in the folded name maps
+-- back to the characters it came from.
 CREATE FUNCTION tandem_search_mark(title text, parts text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
 DECLARE
+  chars text[] := regexp_split_to_array(title, '');
   n int := char_length(title);
   folded text := '';
   owner int[] := '{}';
@@ -110,11 +111,17 @@ DECLARE
   marked text := '';
   inside bool := false;
 BEGIN
-  FOR i IN 1 .. n LOOP
-    piece := tandem_search_fold(substr(title, i, 1));
-    folded := folded || piece;
-    owner := owner || array_fill(i, ARRAY[char_length(piece)]);
-  END LOOP;
+  IF octet_length(title) = n THEN
+    -- ASCII: each character folds to one.
+    folded := lower(title);
+    owner := ARRAY(SELECT generate_series(1, n));
+  ELSE
+    FOR i IN 1 .. n LOOP
+      piece := CASE WHEN octet_length(chars[i]) = 1 THEN lower(chars[i]) ELSE tandem_search_fold(chars[i]) END;
+      folded := folded || piece;
+      owner := owner || array_fill(i, ARRAY[char_length(piece)]);
+    END LOOP;
+  END IF;
   FOR part IN SELECT tandem_search_fold(p) FROM json_array_elements_text(parts::json) AS p LOOP
     CONTINUE WHEN part = '';
     at := 0;
@@ -135,7 +142,7 @@ BEGIN
       marked := marked || chr(2);
       inside := false;
     END IF;
-    marked := marked || substr(title, i, 1);
+    marked := marked || chars[i];
   END LOOP;
   IF inside THEN
     marked := marked || chr(2);

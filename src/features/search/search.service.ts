@@ -26,7 +26,7 @@ import type { NodeOut } from "../files/files.schemas";
 import type { SpacesService } from "../spaces/spaces.service";
 import type { TaskMessageOut, TaskOut } from "../tasks/tasks.schemas";
 import { excerpt, parseQuery, termsOf } from "./search.query";
-import { type Hit, KINDS, type Kind, type Scope, type SearchStore } from "./search.store";
+import { type Hit, KINDS, type Kind, type Rarity, type Scope, type SearchStore } from "./search.store";
 
 /** A file is quiet this long after its last change: then its text is indexed. */
 export const SETTLE_MS = 2000;
@@ -219,10 +219,11 @@ export class SearchService {
       const hits = new Map<number, Hit>();
       let more = false;
       if (words.length > 0) {
-        const all = distinctive.length === words.length;
-        const found = this.store.words({ ...scope, window }, ordered, all);
+        const rarity: Rarity =
+          distinctive.length === words.length ? "distinctive" : distinctive.length === 0 ? "common" : "mixed";
+        const found = this.store.words({ ...scope, window }, ordered, rarity);
         more = found.length === window;
-        if (!all && distinctive.length > 0 && found.length > 0) this.score(found, distinctive);
+        if (rarity === "mixed" && found.length > 0) this.score(found, distinctive);
         for (const hit of found) hits.set(hit.doc, hit);
       }
       if (parsed.namePartsMatch !== null && kinds.includes("file")) {

@@ -12,6 +12,7 @@ import {
   HIT_COLUMNS,
   type Hit,
   messagesIndexSql,
+  type Rarity,
   SCOPED,
   type Scope,
   SearchStore,
@@ -24,27 +25,58 @@ import {
 /** PostgreSQL's words for what SQLite's statements spell their way (`Spelling`). */
 export const PG_SPELLING: Spelling = { chr: "chr", differ: "IS DISTINCT FROM", inOrder: "\n  ORDER BY j.key" };
 
-/** The newest `$window` items in scope that hold every word (`$match`, a JSON array), newest first. */
+/**
+ * A search's words (`$match`, a JSON array) as PostgreSQL's query, made once per statement (`WITH_QUERY`, read as
+ * `QUERY`) rather than once per row the statement looks at.
+ */
+const WITH_QUERY = "WITH search AS MATERIALIZED (SELECT tandem_search_query($match) AS q)";
+const QUERY = "(SELECT q FROM search)";
+
+/**
+ * The newest `$window` items in scope that hold every word, read through the GIN index: for words of which one at
+ * least is held by few items. PostgreSQL keeps a statement's plan across the values it is run with, without
+ * knowing how many items hold them, so each statement here has one plan that suits it: `OFFSET 0` keeps this one
+ * from walking `doc` down past every item, and `doc + 0` from reading the primary key's range beside the words.
+ */
 const wordsSql = (score: string) => `
+  ${WITH_QUERY}
   SELECT ${HIT_COLUMNS}, ${score} AS score, NULL AS marked
-  FROM search_docs d
-  WHERE d.words @@ tandem_search_query($match) AND d.doc < $beforeDoc AND ${SCOPED}
+  FROM (SELECT * FROM search_docs WHERE words @@ ${QUERY} AND doc + 0 < $beforeDoc OFFSET 0) AS d
+  WHERE ${SCOPED}
   ORDER BY d.doc DESC LIMIT $window`;
 
-/** The newest items in scope that hold every word, unscored (`WORDS_SQL`). */
+/** The newest items in scope that hold some rare words and some common, unscored (`WORDS_SQL`). */
 export const PG_WORDS_SQL = wordsSql("0");
 
-/** The same, scored (`tandem_search_score`: a word in a title weighs ten times one in a body). */
-export const PG_WORDS_SCORED_SQL = wordsSql("tandem_search_score(d.words, tandem_search_query($match))");
+/** The newest items in scope that hold rare words, scored (a word in a title weighs ten times one in a body). */
+export const PG_WORDS_SCORED_SQL = wordsSql(`tandem_search_score(d.words, ${QUERY})`);
+
+/**
+ * The newest items in scope that hold common words, walking `doc` down until the window is full, as FTS5 walks
+ * its lists (`IS TRUE` keeps the GIN index, which would read every item that holds them, out of the plan).
+ */
+export const PG_WORDS_COMMON_SQL = `
+  ${WITH_QUERY}
+  SELECT ${HIT_COLUMNS}, 0 AS score, NULL AS marked
+  FROM search_docs d
+  WHERE (d.words @@ ${QUERY}) IS TRUE AND d.doc < $beforeDoc AND ${SCOPED}
+  ORDER BY d.doc DESC LIMIT $window`;
 
 /** The scores of the items between two `doc`s that hold the words (`RANK_SQL`). */
 export const PG_RANK_SQL = `
-  SELECT doc, tandem_search_score(words, tandem_search_query($match)) AS score
-  FROM search_docs WHERE words @@ tandem_search_query($match) AND doc BETWEEN $low AND $high`;
+  ${WITH_QUERY}
+  SELECT doc, tandem_search_score(words, ${QUERY}) AS score
+  FROM search_docs WHERE words @@ ${QUERY} AND doc + 0 BETWEEN $low AND $high`;
 
 /** How many items hold a word, counted up to `$cap` (`COUNT_SQL`). */
 export const PG_COUNT_SQL = `
-  SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE words @@ tandem_search_query($match) LIMIT $cap) AS c`;
+  ${WITH_QUERY}
+  SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE words @@ ${QUERY} LIMIT $cap) AS c`;
+
+/** The newest item of some spaces, one index seek per space (`NEWEST_DOC_SQL`). */
+export const PG_NEWEST_DOC_SQL = `
+  SELECT max(m.doc) AS doc FROM json_each($spaces) s
+  CROSS JOIN LATERAL (SELECT doc FROM search_docs WHERE space_id = s.value ORDER BY doc DESC LIMIT 1) AS m`;
 
 /**
  * The file nodes in scope whose folded name holds each of `parts` parts (`$p0`, `$p1`, ...) anywhere, newest
@@ -55,7 +87,7 @@ export const PG_COUNT_SQL = `
 export function pgNamePartsSql(parts: number): string {
   const like = Array.from({ length: parts }, (_, i) => `tandem_search_fold(d.title) LIKE tandem_search_like($p${i})`);
   return `
-  SELECT ${HIT_COLUMNS}, -1 - similarity(tandem_search_fold(d.title), tandem_search_fold($joined)) AS score,
+  SELECT ${HIT_COLUMNS}, -1 - similarity(tandem_search_fold(d.title), (SELECT tandem_search_fold($joined))) AS score,
     tandem_search_mark(d.title, $match) AS marked
   FROM search_docs d
   WHERE d.kind = 'file' AND ${like.join(" AND ")} AND d.doc < $beforeDoc AND ${SCOPED}
@@ -112,6 +144,13 @@ export class PgSearchStore extends SearchStore {
   protected override readonly wordsScoredQuery = this.q<Hit>(PG_WORDS_SCORED_SQL);
   protected override readonly rankQuery = this.q<{ doc: number; score: number }>(PG_RANK_SQL);
   protected override readonly countQuery = this.q<{ n: number }>(PG_COUNT_SQL);
+  protected override readonly newestDocQuery = this.q<{ doc: number | null }>(PG_NEWEST_DOC_SQL);
+  private readonly wordsCommonQuery = this.q<Hit>(PG_WORDS_COMMON_SQL);
+
+  override words(scope: Scope, words: readonly string[], rarity: Rarity): Hit[] {
+    if (rarity !== "common") return super.words(scope, words, rarity);
+    return this.wordsCommonQuery().all(this.scoped(scope, this.match(words)));
+  }
 
   /** Words go to PostgreSQL as a JSON array: its functions cut and fold each word (`tandem_search_query`). */
   protected override match(words: readonly string[]): string {

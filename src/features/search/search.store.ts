@@ -38,6 +38,12 @@ export interface Hit {
   marked: string | null;
 }
 
+/**
+ * How many items hold a search's words: every word few (`distinctive`: its matches are scored), every word many
+ * (`common`: its newest matches are the best), or some of each (`mixed`). `SearchService` counts them.
+ */
+export type Rarity = "distinctive" | "mixed" | "common";
+
 /** A body up to this many characters is excerpted by the service; a longer one (a file's text) by FTS5. */
 export const SHORT_TEXT = 10_000;
 
@@ -460,9 +466,10 @@ export class SearchStore {
     };
   }
 
-  /** The newest items in scope holding every word (`WORDS_SQL`), scored when `scored` (`WORDS_SCORED_SQL`). */
-  words(scope: Scope, words: readonly string[], scored: boolean): Hit[] {
-    return (scored ? this.wordsScoredQuery() : this.wordsQuery()).all(this.scoped(scope, this.match(words)));
+  /** The newest items in scope holding every word (`WORDS_SQL`), scored when distinctive (`WORDS_SCORED_SQL`). */
+  words(scope: Scope, words: readonly string[], rarity: Rarity): Hit[] {
+    const query = rarity === "distinctive" ? this.wordsScoredQuery() : this.wordsQuery();
+    return query.all(this.scoped(scope, this.match(words)));
   }
 
   /** The newest file nodes in scope whose name holds every word as a part (`NAME_PARTS_SQL`). */
@@ -486,7 +493,7 @@ export class SearchStore {
     return this.countQuery().all({ $match: this.match([word]), $cap: cap })[0]?.n ?? 0;
   }
 
-  private readonly newestDocQuery = this.q<{ doc: number | null }>(NEWEST_DOC_SQL);
+  protected readonly newestDocQuery = this.q<{ doc: number | null }>(NEWEST_DOC_SQL);
 
   /** The bound above the newest item of the spaces (a JSON array of ids): no match of theirs is at or above it. */
   spacesBound(spaces: string): number {
