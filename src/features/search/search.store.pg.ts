@@ -73,10 +73,18 @@ export const PG_COUNT_SQL = `
   ${WITH_QUERY}
   SELECT count(*) AS n FROM (SELECT 1 FROM search_docs WHERE words @@ ${QUERY} LIMIT $cap) AS c`;
 
-/** The newest item of some spaces, one index seek per space (`NEWEST_DOC_SQL`). */
+/**
+ * The newest item of some spaces, one seek per space in the index by space (`NEWEST_DOC_SQL`). The space is asked as
+ * a range of one and the rows ordered by space too: with `space_id = ...`, PostgreSQL drops the order by space (it
+ * is one value) and may walk the primary key down until it meets a row of the space, most of the index for a quiet
+ * one; only the index by space gives this order.
+ */
 export const PG_NEWEST_DOC_SQL = `
   SELECT max(m.doc) AS doc FROM json_each($spaces) s
-  CROSS JOIN LATERAL (SELECT doc FROM search_docs WHERE space_id = s.value ORDER BY doc DESC LIMIT 1) AS m`;
+  CROSS JOIN LATERAL (
+    SELECT doc FROM search_docs WHERE space_id >= s.value AND space_id <= s.value
+    ORDER BY space_id DESC, doc DESC LIMIT 1
+  ) AS m`;
 
 /**
  * The file nodes in scope whose folded name holds each of `parts` parts (`$p0`, `$p1`, ...) anywhere, newest
