@@ -177,7 +177,7 @@ export class PgSearchStore extends SearchStore {
       .map((r) => r.id);
   }
 
-  /** A statement per number of parts (a search has at most 67 words of 3 characters). */
+  /** A statement per number of parts (200 characters hold at most 50 parts of 3). */
   private readonly namePartsQueries = new Map<number, () => Statement<Hit, [Record<string, string | number | null>]>>();
 
   override nameParts(scope: Scope, words: readonly string[]): Hit[] {

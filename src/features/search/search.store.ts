@@ -44,7 +44,7 @@ export interface Hit {
  */
 export type Rarity = "distinctive" | "mixed" | "common";
 
-/** A body up to this many characters is excerpted by the service; a longer one (a file's text) by FTS5. */
+/** A body up to this many characters is excerpted by the service; a longer one (a file's text) by the store (`snippet`). */
 export const SHORT_TEXT = 10_000;
 
 /** Where a search looks: the spaces and kinds as JSON arrays (bound once, read by `json_each`), and a time. */
