@@ -169,9 +169,12 @@ SELECT kind, item_id, space_id, parent_id, created_at, title, body, version FROM
     replace(replace(c.content, chr(1), chr(65533)), chr(2), chr(65533)), NULL
   FROM task_messages c JOIN tasks t ON t.id = c.task_id
   UNION ALL
+  -- A text is its UTF-8 bytes here (file_docs.text is bytea); one holding NUL, which no text of PostgreSQL can, is
+  -- left unindexed (no version) for the start to index through the store (`SearchService.start`).
   SELECT 'file', n.id, n.space_id, NULL, n.created_at, replace(replace(n.name, chr(1), chr(65533)), chr(2), chr(65533)),
-    replace(replace(coalesce(d.text, ''), chr(1), chr(65533)), chr(2), chr(65533)),
-    CASE WHEN d.node_id IS NULL THEN NULL ELSE n.checksum_sha256 END
+    CASE WHEN d.text IS NULL OR position('\x00'::bytea IN d.text) > 0 THEN ''
+      ELSE replace(replace(convert_from(d.text, 'UTF8'), chr(1), chr(65533)), chr(2), chr(65533)) END,
+    CASE WHEN d.node_id IS NULL OR position('\x00'::bytea IN d.text) > 0 THEN NULL ELSE n.checksum_sha256 END
   FROM file_nodes n LEFT JOIN file_docs d ON d.node_id = n.id
   WHERE n.deleted_at IS NULL
 ) AS existing ORDER BY created_at, item_id
@@ -183,6 +186,9 @@ CREATE INDEX search_docs_words_idx ON search_docs USING gin (words);
 -- File names by any part of 3 characters or more (`LIKE '%part%'` over the folded name).
 CREATE INDEX search_docs_names_idx ON search_docs USING gin (tandem_search_fold(title) gin_trgm_ops) WHERE kind = 'file';
 --> statement-breakpoint
--- How far new chat messages are indexed (src/features/search/search.service.ts): from now, as in migration 0015.
-INSERT INTO search_state (name, value) VALUES ('messages', (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+-- How far new chat messages are indexed (src/features/search/search.service.ts): from now, as in migration 0015,
+-- when there are messages (indexed above). An empty database gets no row: a copy from SQLite (migrate-to-postgres,
+-- restore) brings its own into it, and a new install's first start has no message to catch up.
+INSERT INTO search_state (name, value)
+SELECT 'messages', (extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE EXISTS (SELECT 1 FROM chat_messages)
 ON CONFLICT (name) DO NOTHING;

@@ -8,7 +8,9 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { PG_SEARCH_FILE, pgSearchText } from "../../scripts/pg-search-words";
 import { type Connection, openPostgres } from "../../src/db/client";
+import { migrate } from "../../src/db/migrate";
 import type { PgDatabase } from "../../src/db/pg/connection";
+import { copyToPostgres } from "../../src/db/pg/copy";
 import { migratePostgres } from "../../src/db/pg/migrate";
 import { parseQuery } from "../../src/features/search/search.query";
 import { newDatabase, ON_POSTGRES } from "../helpers/postgres";
@@ -196,6 +198,27 @@ describe.skipIf(!ON_POSTGRES)("PostgreSQL's words and SQLite's", () => {
     expect(hit("closing")).toBe(false);
     const size = pg.query(`SELECT pg_column_size(${vector}) AS n`).get({ body }) as { n: number };
     expect(size.n).toBeLessThan(1_048_576);
+  });
+
+  it("makes the words of what a copy from SQLite brings (migrate-to-postgres, restore), a NUL as U+FFFD", () => {
+    const source = new Database(":memory:");
+    migrate(source);
+    source
+      .query(`INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
+        VALUES ('file', 'f1', 's1', NULL, 1, 'Café-Notes.md', ?)`)
+      .run("alpha\u0000bravo");
+    const target = openPostgres(newDatabase("copy"));
+    try {
+      copyToPostgres(source, target.sqlite as unknown as PgDatabase, "copy");
+      const row = target.sqlite
+        .query(`SELECT body, words @@ tandem_search_query($words) AS hit,
+          tandem_search_fold(title) LIKE tandem_search_like('afé-no') AS part FROM search_docs`)
+        .get({ words: JSON.stringify(["bravo", "cafe"]) });
+      expect(row).toEqual({ body: "alpha\uFFFDbravo", hit: 1, part: 1 });
+    } finally {
+      target.sqlite.close();
+      source.close();
+    }
   });
 
   it("computes the same words with an empty search_path, as a restore of pg_dump does", () => {

@@ -39,6 +39,12 @@ const INSERT_ROWS = 1000;
 const INSERT_PARAMS = 30_000;
 /** Bytes of text and blobs per INSERT, about: a statement's values cross to the PostgreSQL thread at once. */
 const INSERT_BYTES = 4 * 1024 * 1024;
+/**
+ * Texts that may hold NUL on SQLite and are text on PostgreSQL, which holds none: search's indexed copy of a text
+ * file's text has U+FFFD there (what PostgreSQL's search store writes, src/features/search/search.store.pg.ts).
+ */
+const NUL_AS_REPLACEMENT: ReadonlySet<string> = new Set(["search_docs.body"]);
+
 /** Rows per FETCH from PostgreSQL: tables with blobs (file chunks of 256 KiB, documents) in small steps. */
 const FETCH_ROWS = 500;
 const FETCH_BLOB_ROWS = 16;
@@ -165,10 +171,18 @@ function copyTableToPostgres(source: Database, pg: PgDatabase, table: Table): nu
   // Row by row: a table of file chunks may be larger than the memory there is.
   // A text PostgreSQL keeps as its bytes (schema.ts `TEXT_AS_BYTES`) goes as them.
   const asBytes = new Set(table.columns.filter((c) => TEXT_AS_BYTES.has(`${table.name}.${c}`)));
+  const nulReplaced = new Set(table.columns.filter((c) => NUL_AS_REPLACEMENT.has(`${table.name}.${c}`)));
   for (const row of read.iterate() as Iterable<Record<string, unknown>>) {
     for (const column of table.columns) {
+      const given = row[column];
       const value =
-        asBytes.has(column) && typeof row[column] === "string" ? Buffer.from(row[column], "utf8") : row[column];
+        typeof given !== "string"
+          ? given
+          : asBytes.has(column)
+            ? Buffer.from(given, "utf8")
+            : nulReplaced.has(column)
+              ? given.replaceAll("\0", "\uFFFD")
+              : given;
       batch.push(value);
       bytes += sizeOf(value);
     }
@@ -211,8 +225,8 @@ export function copyToPostgres(source: Database, pg: PgDatabase, name: string, a
     })();
     for (const key of keys) pg.exec(`ALTER TABLE ${key.table} ADD CONSTRAINT ${q(key.name)} ${key.definition}`);
     advanceSequences(pg);
-    // TODO(search on PostgreSQL): search_docs is copied with the other tables; once PostgreSQL's search lands,
-    // rebuild whatever index of its own it keeps beside those rows here (its re-index, in this transaction).
+    // PostgreSQL's search index is made from search_docs as its rows arrive (the stored column `words` and the GIN
+    // and trigram indexes of migrations/pg/0002_search.sql): nothing to rebuild.
     also?.();
   })();
   // The planner's statistics of tables that were empty a moment ago.

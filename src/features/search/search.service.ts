@@ -24,7 +24,7 @@ import { atMostEvery, type Logger } from "../../lib/log";
 import type { MessageOut } from "../chat/chat.schemas";
 import type { NodeOut } from "../files/files.schemas";
 import type { SpacesService } from "../spaces/spaces.service";
-import type { TaskMessageOut, TaskOut } from "../tasks/tasks.schemas";
+import type { TaskOut } from "../tasks/tasks.schemas";
 import { excerpt, parseQuery, termsOf } from "./search.query";
 import { type Hit, KINDS, type Kind, type Rarity, type Scope, type SearchStore } from "./search.store";
 

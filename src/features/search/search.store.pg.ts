@@ -6,9 +6,8 @@
  * statement, and what the service does with the answers, is `SearchStore`'s, so both engines answer alike.
  */
 import type { Statement } from "bun:sqlite";
-import { excerpt, termsOf } from "./search.query";
+import { excerpt, indexable, termsOf } from "./search.query";
 import {
-  fileTextSql,
   HIT_COLUMNS,
   type Hit,
   messagesIndexSql,
@@ -146,7 +145,6 @@ export class PgSearchStore extends SearchStore {
   protected override readonly indexTaskMessagesQuery = this.q(taskMessagesIndexSql(PG_SPELLING));
   protected override readonly deleteSubtree = this.q(PG_SUBTREE_DOCS_DELETE_SQL);
 
-  protected override readonly setText = this.q(fileTextSql(PG_SPELLING));
   protected override readonly staleTextsQuery = this.q<{ id: string }>(staleTextsSql(PG_SPELLING));
   protected override readonly wordsQuery = this.q<Hit>(PG_WORDS_SQL);
   protected override readonly wordsScoredQuery = this.q<Hit>(PG_WORDS_SCORED_SQL);
@@ -192,6 +190,34 @@ export class PgSearchStore extends SearchStore {
     };
     for (const [i, word] of words.entries()) params[`$p${i}`] = word;
     return query().all(params);
+  }
+
+  private readonly staleTextOf = this.q<{ text: Uint8Array | null; checksum: string | null }>(`
+    SELECT f.text, n.checksum_sha256 AS checksum
+    FROM search_docs d
+    LEFT JOIN file_nodes n ON n.id = d.item_id
+    LEFT JOIN file_docs f ON f.node_id = d.item_id
+    WHERE d.item_id = $id AND d.kind = 'file' AND d.version IS DISTINCT FROM n.checksum_sha256`);
+
+  private readonly setFileText = this.q(
+    "UPDATE search_docs SET body = $body, version = $version WHERE item_id = $id AND kind = 'file'",
+  );
+
+  /**
+   * Indexes a file's text as its document holds it now, with its checksum, unless that checksum is indexed (as
+   * SQLite's one statement does). The text is read here as its UTF-8 bytes (`file_docs.text` is `bytea` on
+   * PostgreSQL: it may hold NUL, which no text of PostgreSQL can, so the indexed copy has U+FFFD there, as for the
+   * mark characters).
+   */
+  override indexFileText(nodeId: string): void {
+    const stale = this.staleTextOf().all({ $id: nodeId })[0];
+    if (!stale) return;
+    const text = stale.text === null ? "" : Buffer.from(stale.text).toString("utf8");
+    this.setFileText().run({
+      $id: nodeId,
+      $body: indexable(text).replaceAll("\0", "\uFFFD"),
+      $version: stale.checksum,
+    });
   }
 
   private readonly bodyOf = this.q<{ body: string }>("SELECT body FROM search_docs WHERE doc = $doc");

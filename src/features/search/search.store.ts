@@ -185,14 +185,6 @@ export const staleTextsSql = (s: Spelling) => `
 
 export const STALE_TEXTS_SQL = staleTextsSql(SQLITE_SPELLING);
 
-/** A file's text indexed as its document holds it now, with its checksum, unless that checksum is indexed. */
-export const fileTextSql = (s: Spelling) => `
-    UPDATE search_docs SET
-      body = ${indexableSql("coalesce((SELECT text FROM file_docs WHERE node_id = $id), '')", s)},
-      version = (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)
-    WHERE item_id = $id AND kind = 'file'
-      AND version ${s.differ} (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)`;
-
 /**
  * The indexed messages of deleted rooms among the docs of one span: a pass over the index in spans finds them
  * all (a chat message has no index by room: every post would write it).
@@ -375,7 +367,12 @@ export class SearchStore {
     this.deleteSubtree().run({ $id: nodeId });
   }
 
-  protected readonly setText = this.q(fileTextSql(SQLITE_SPELLING));
+  private readonly setText = this.q(`
+    UPDATE search_docs SET
+      body = replace(replace(coalesce((SELECT text FROM file_docs WHERE node_id = $id), ''), char(1), char(65533)), char(2), char(65533)),
+      version = (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)
+    WHERE item_id = $id AND kind = 'file'
+      AND version IS NOT (SELECT checksum_sha256 FROM file_nodes WHERE id = $id)`);
 
   /**
    * Indexes a file's text as its document holds it now, with the checksum it has (what `staleTexts` compares).
