@@ -93,7 +93,18 @@ export function startPostgres(): Cluster {
     "pg_ctl start",
   );
   cluster = made;
-  process.once("exit", stopPostgres);
+  // Stopped after the last test (test/helpers/preload.ts); and should this process die first (a timeout, a
+  // kill), a watcher stops the cluster once it is gone.
+  const stop = [...(asUser ? ["runuser", "-u", asUser, "--"] : []), join(BIN, "pg_ctl"), "-D", join(dir, "data")];
+  const watcher = Bun.spawn(
+    [
+      "sh",
+      "-c",
+      `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; [ -d '${dir}/data' ] && ${stop.join(" ")} -m immediate stop; rm -rf '${dir}'`,
+    ],
+    { stdio: ["ignore", "ignore", "ignore"] },
+  );
+  watcher.unref();
   return made;
 }
 
