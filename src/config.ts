@@ -104,6 +104,8 @@ export interface Config {
    * right-most address of its `X-Forwarded-For` that is not one of them; null: from its peer, whatever it says.
    */
   readonly trustedProxies: AddressRanges | null;
+  /** How long a claimed job is this node's without a renewal (`TANDEM_JOB_LEASE_SEC`). */
+  readonly jobLeaseMs: number;
 }
 
 /**
@@ -297,6 +299,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
     smtp: smtpOf(read.string("TANDEM_SMTP_URL"), read.string("TANDEM_SMTP_FROM")),
     publicUrl: publicUrlOf(read.string("TANDEM_PUBLIC_URL")),
     trustedProxies: trustedProxiesOf(read.string("TANDEM_TRUSTED_PROXIES")),
+    jobLeaseMs: read.int("TANDEM_JOB_LEASE_SEC", 30, 2, 3600) * 1000,
   });
 }
 

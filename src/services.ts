@@ -184,8 +184,10 @@ export function createServices(conn: Connection, config: Config, options: Servic
   const runner = options.log
     ? new JobRunner(uow, jobsStore, options.log, {
         concurrency: config.staffWorkers,
-        leaseMs: tuning.leaseMs,
-        heartbeatMs: tuning.heartbeatMs,
+        leaseMs: tuning.leaseMs ?? config.jobLeaseMs,
+        heartbeatMs: tuning.heartbeatMs ?? Math.round((tuning.leaseMs ?? config.jobLeaseMs) / 3),
+        // On PostgreSQL a running job may be another node's: only a lapsed lease is taken back at start.
+        shared: conn.engine === "postgres",
         retryBaseMs: tuning.retryBaseMs,
       })
     : null;

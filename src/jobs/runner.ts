@@ -5,7 +5,8 @@
  * throws is retried with backoff up to `maxAttempts`, then handed to the kind's `giveUp`.
  *
  * At start every running job is reclaimed at once: one process serves a data dir, so a running job there belongs
- * to a process that is gone, and the lease guard keeps a stale worker from finishing anything anyway.
+ * to a process that is gone, and the lease guard keeps a stale worker from finishing anything anyway. Several
+ * nodes on one PostgreSQL database (`shared`) take back only lapsed leases: a running job may be another node's.
  *
  * The runner's own writes (claims, renewals, retries) run from timers: one that fails (a full disk) is logged
  * and tried again on the next turn, never thrown into the event loop, where it would stop the server. Jobs
@@ -69,6 +70,8 @@ export interface RunnerOptions {
   maxAttempts?: number;
   /** The pause before attempt n + 1 is `retryBaseMs * 2^(n-1)`. */
   retryBaseMs?: number;
+  /** Whether other processes claim from the same table (PostgreSQL): their running jobs are theirs. */
+  shared?: boolean;
 }
 
 export class JobRunner {
@@ -114,7 +117,8 @@ export class JobRunner {
     if (!this.stopped) return;
     this.stopped = false;
     const now = Date.now();
-    const reclaimed = this.uow.write(() => this.store.reclaim(Number.MAX_SAFE_INTEGER, now));
+    const before = this.options.shared ? now : Number.MAX_SAFE_INTEGER;
+    const reclaimed = this.uow.write(() => this.store.reclaim(before, now));
     if (reclaimed > 0) this.log.info({ jobs: reclaimed }, "resuming jobs of the previous run");
     this.timer = setInterval(() => this.safely("looking at the job queue", () => this.tick()), this.pollMs);
     this.timer.unref?.();

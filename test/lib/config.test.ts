@@ -64,6 +64,18 @@ describe("reverse tunnel settings", () => {
   });
 });
 
+describe("TANDEM_JOB_LEASE_SEC", () => {
+  const load = (env: Record<string, string>) => loadConfig({ data: join(tmpdir(), "tandem-unused") }, env);
+
+  it("takes a job lease in seconds, 30 by default", () => {
+    expect(load({}).jobLeaseMs).toBe(30_000);
+    expect(load({ TANDEM_JOB_LEASE_SEC: "3" }).jobLeaseMs).toBe(3000);
+    for (const lease of ["0", "1", "2.5", "3601"]) {
+      expect(() => load({ TANDEM_JOB_LEASE_SEC: lease })).toThrow(ConfigError);
+    }
+  });
+});
+
 describe("redactUrl of a tunnel link", () => {
   it("hides the one-time link's token", () => {
     expect(redactUrl("/tunnels/x/?tunnel_token=abc&q=1")).toBe("/tunnels/x/?tunnel_token=%5Bredacted%5D&q=1");
