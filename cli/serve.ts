@@ -15,6 +15,7 @@ export function serveCommand(program: Command): void {
     )
     .option("--port <port>", "port to listen on (env PORT)", parsePort)
     .option("--host <host>", "address to bind (env HOST)", parseHost)
+    .addHelpText("after", SEVERAL_NODES)
     .option("--data <dir>", "data directory (env TANDEM_DATA_DIR)")
     .option(...DATABASE_URL_OPTION)
     // Contract §1: every command takes --json where it prints; serve's log is JSON lines already.
@@ -44,3 +45,9 @@ export function serveCommand(program: Command): void {
       process.on("SIGTERM", () => void shutdown("SIGTERM"));
     });
 }
+
+/** What `serve --help` says of running several nodes (docs/operations.md, Several nodes behind a proxy). */
+const SEVERAL_NODES = `
+Several nodes on one PostgreSQL database (TANDEM_DATABASE_URL) behind a load balancer: give each the same
+JWT_SECRET and APP_SSH_ENCRYPTION_KEY, and TANDEM_NODE_URL, the URL the other nodes reach it at
+(http://10.0.0.2:8080), required unless it listens on loopback alone (then http://127.0.0.1:PORT).`;

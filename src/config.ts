@@ -104,6 +104,11 @@ export interface Config {
    * right-most address of its `X-Forwarded-For` that is not one of them; null: from its peer, whatever it says.
    */
   readonly trustedProxies: AddressRanges | null;
+  /**
+   * Where the other nodes on the same PostgreSQL database reach this one (`TANDEM_NODE_URL`), without a trailing
+   * slash; null: unset (`nodeUrl` says what that means).
+   */
+  readonly nodeUrl: string | null;
   /** How long a claimed job is this node's without a renewal (`TANDEM_JOB_LEASE_SEC`). */
   readonly jobLeaseMs: number;
 }
@@ -299,6 +304,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Con
     smtp: smtpOf(read.string("TANDEM_SMTP_URL"), read.string("TANDEM_SMTP_FROM")),
     publicUrl: publicUrlOf(read.string("TANDEM_PUBLIC_URL")),
     trustedProxies: trustedProxiesOf(read.string("TANDEM_TRUSTED_PROXIES")),
+    nodeUrl: nodeUrlOf(read.string("TANDEM_NODE_URL")),
     jobLeaseMs: read.int("TANDEM_JOB_LEASE_SEC", 30, 2, 3600) * 1000,
   });
 }
@@ -381,19 +387,55 @@ function isSender(from: string): boolean {
 }
 
 /** `TANDEM_PUBLIC_URL`: an http(s) URL, kept without its trailing slash; null when unset. */
-function publicUrlOf(raw: string | undefined): string | null {
+const publicUrlOf = (raw: string | undefined) => plainUrlOf("TANDEM_PUBLIC_URL", "https://tandem.acme.test", raw);
+
+/** `TANDEM_NODE_URL`: the same kind of URL, where the other nodes reach this one. */
+const nodeUrlOf = (raw: string | undefined) => plainUrlOf("TANDEM_NODE_URL", "http://10.0.0.2:8080", raw);
+
+/** An http(s) URL without query, fragment or user, kept without its trailing slash; null when unset. */
+function plainUrlOf(name: string, example: string, raw: string | undefined): string | null {
   if (raw === undefined) return null;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError("TANDEM_PUBLIC_URL must be an http(s) URL (https://tandem.acme.test)");
+    throw new ConfigError(`${name} must be an http(s) URL (${example})`);
   }
   if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") {
-    throw new ConfigError("TANDEM_PUBLIC_URL must be an http(s) URL (https://tandem.acme.test)");
+    throw new ConfigError(`${name} must be an http(s) URL (${example})`);
   }
-  if (url.username !== "" || url.password !== "") throw new ConfigError("TANDEM_PUBLIC_URL must not hold a user");
+  if (url.username !== "" || url.password !== "") throw new ConfigError(`${name} must not hold a user`);
   return `${url.origin}${url.pathname}`.replace(/\/+$/, "");
+}
+
+/**
+ * Where the other nodes reach this one, once it listens on `port`: `TANDEM_NODE_URL`, else this machine's
+ * loopback when the server listens there alone (nodes on one machine). On PostgreSQL a server listening beyond
+ * loopback cannot know which of its addresses the others reach: `TANDEM_NODE_URL` is required there, and
+ * `assertNodeUrl` refuses the start before anything is opened. Null on SQLite without it: no other node.
+ */
+export function nodeUrl(config: Config, port: number): string | null {
+  if (config.nodeUrl !== null) return config.nodeUrl;
+  const loopback = loopbackHost(config.host);
+  if (loopback === null) return null;
+  return `http://${loopback}:${port}`;
+}
+
+/** Refuses a start on PostgreSQL that other nodes could not reach (see `nodeUrl`). */
+export function assertNodeUrl(config: Config): void {
+  if (config.databaseUrl === null || config.nodeUrl !== null || loopbackHost(config.host) !== null) return;
+  throw new ConfigError(
+    `TANDEM_NODE_URL is required on PostgreSQL when serving on ${config.host}: set it to the URL the other nodes reach this one at (http://10.0.0.2:8080), or listen on 127.0.0.1`,
+  );
+}
+
+/** The loopback address to name this machine by when `host` is loopback alone; null otherwise. */
+function loopbackHost(host: string): string | null {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bare === "localhost") return "127.0.0.1";
+  if (/^127\.\d+\.\d+\.\d+$/.test(bare)) return bare;
+  if (bare === "::1") return "[::1]";
+  return null;
 }
 
 /** `TANDEM_TUNNEL_ORIGIN`: an http(s) origin alone (a path would not separate anything), or null when unset. */

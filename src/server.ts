@@ -1,7 +1,7 @@
 /** Starts Tandem: secrets, database and migrations, the HTTP server, and the first-run setup URL. */
 import { mkdirSync } from "node:fs";
 import { buildApp } from "./app";
-import { type Config, ConfigError, loadSecrets, type Secrets } from "./config";
+import { assertNodeUrl, type Config, ConfigError, loadSecrets, nodeUrl, type Secrets } from "./config";
 import { Checkpointer } from "./db/checkpointer";
 import type { Connection } from "./db/client";
 import { lockDataDir } from "./db/lock";
@@ -46,6 +46,8 @@ export async function startServer(
    */
   tuning: ServerTuning = {},
 ): Promise<RunningServer> {
+  // On PostgreSQL, a node the others could not reach is refused before anything is opened.
+  assertNodeUrl(config);
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataDir(config.dataDir);
   try {
@@ -129,8 +131,9 @@ async function serveLocked(
           log.error({ err: { message: why } }, "checkpointing the database failed; trying again"),
         )
       : null;
-  // On PostgreSQL, the other nodes' writes are heard from here on.
-  await services.cluster?.start();
+  // On PostgreSQL, the other nodes' writes are heard from here on, and they reach this one at its URL (which
+  // `assertNodeUrl` made sure there is).
+  await services.cluster?.start(nodeUrl(config, port) as string);
   // Staff replies queued before a restart resume here, once the server answers.
   services.runner?.start();
   services.scheduler?.start(services.events);

@@ -67,6 +67,7 @@ import { StaffService } from "./features/staff/staff.service";
 import { StaffStore } from "./features/staff/staff.store";
 import { TasksService } from "./features/tasks/tasks.service";
 import { TasksStore } from "./features/tasks/tasks.store";
+import { TunnelNodes } from "./features/tunnels/tunnels.nodes";
 import { TunnelsService } from "./features/tunnels/tunnels.service";
 import { VersionsService } from "./features/versions/versions.service";
 import { VersionsStore } from "./features/versions/versions.store";
@@ -118,7 +119,11 @@ export interface JobTuning {
 
 export function createServices(conn: Connection, config: Config, options: ServiceOptions = {}) {
   const { db } = conn;
-  let cluster: Cluster | null = null;
+  // Several nodes on one PostgreSQL database hear each other's writes (contract §9); linked below.
+  const cluster =
+    conn.engine === "postgres" && config.databaseUrl
+      ? new Cluster(conn.sqlite as unknown as PgDatabase, config.databaseUrl, options.onEventError ?? (() => undefined))
+      : null;
   const events = new EventBus(options.onEventError);
   // Every write of every service is a unit of work on this one connection.
   const uow = new UnitOfWork(db, events);
@@ -297,6 +302,11 @@ export function createServices(conn: Connection, config: Config, options: Servic
       changes: memo,
       events,
       secret: secrets?.jwtSecret ?? new Uint8Array(0),
+      // A serving node's tunnels reach the other nodes' (a CLI command has neither secrets nor a log).
+      nodes:
+        cluster && secrets && options.log
+          ? new TunnelNodes(db, cluster, secrets.jwtSecret, (err, message) => options.log?.warn({ err }, message))
+          : null,
     },
     { ...config.tunnels, maxBodyBytes: config.maxUploadBytes },
   );
@@ -323,18 +333,16 @@ export function createServices(conn: Connection, config: Config, options: Servic
     ),
   );
   const retry = new ReplyRetry(uow, { chat, staff, activity, access, jobs });
-  // Several nodes on one PostgreSQL database hear each other's writes (contract §9).
-  cluster =
-    conn.engine === "postgres" && config.databaseUrl
-      ? linkNodes(conn, config.databaseUrl, options.onEventError ?? (() => undefined), {
-          events,
-          memo,
-          docs,
-          authStore,
-          membersStore,
-          forget: [chatStore, inboxStore, staffStore, automationsStore, tasks],
-        })
-      : null;
+  if (cluster) {
+    linkNodes(cluster, {
+      events,
+      memo,
+      docs,
+      authStore,
+      membersStore,
+      forget: [chatStore, inboxStore, staffStore, automationsStore, tasks],
+    });
+  }
   return {
     cluster,
     auth,
@@ -388,9 +396,7 @@ function vapidSubject(publicUrl: string, from: string | undefined): string {
  * everything it remembers of the tables is read again (src/db/pg/cluster.ts).
  */
 function linkNodes(
-  conn: Connection,
-  url: string,
-  onError: (error: unknown) => void,
+  cluster: Cluster,
   parts: {
     events: EventBus;
     memo: AccessMemo;
@@ -399,9 +405,8 @@ function linkNodes(
     membersStore: MembersStore;
     forget: { forgetRemembered(): void }[];
   },
-): Cluster {
+): void {
   const { events, memo, docs, authStore, membersStore, forget } = parts;
-  const cluster = new Cluster(conn.sqlite as unknown as PgDatabase, url, onError);
   events.onEveryWrite((event) => {
     const { type, organization_id, space_id, payload, coalesce, editing, to } = event;
     cluster.send("event", { type, organization_id, space_id, payload, coalesce, editing, to });
@@ -423,5 +428,4 @@ function linkNodes(
     const { node_id, update } = body as { node_id: string; update: string };
     docs.applyElsewhere(node_id, new Uint8Array(Buffer.from(update, "base64")));
   });
-  return cluster;
 }

@@ -52,12 +52,12 @@ export function errorResponse(status: number, body: Record<string, unknown>, req
 
 /**
  * Routes whose handler streams the request body itself (uploads, a task's deliverable upload, a chat room's
- * uploads, raw file content, a webhook delivery, whose signature is over its raw bytes). Elysia's per-route
- * `parse: "none"` has no effect beside a global parser, so the one global parser leaves these bodies unread.
- * (A trailing slash reaches the same route.)
+ * uploads, raw file content, a webhook delivery, whose signature is over its raw bytes, a tunnel's visit that
+ * another node forwarded). Elysia's per-route `parse: "none"` has no effect beside a global parser, so the one
+ * global parser leaves these bodies unread. (A trailing slash reaches the same route.)
  */
 const RAW_BODY_PATH =
-  /\/(files\/(upload|[^/]+\/content)|deliverables\/upload|chat-rooms\/[^/]+\/uploads)\/?$|^\/api\/v1\/hooks\/[^/]+\/?$/;
+  /\/(files\/(upload|[^/]+\/content)|deliverables\/upload|chat-rooms\/[^/]+\/uploads)\/?$|^\/api\/v1\/(hooks|cluster\/tunnels)\/[^/]+\/?$/;
 
 /** Paths relayed elsewhere as they are, bodies streamed (a reverse tunnel's): never parsed here. */
 const RELAYED_PREFIX = "/tunnels/";

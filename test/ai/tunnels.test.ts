@@ -5,8 +5,6 @@
  * reconnecting; and, in Chromium, what a tunnel page may and may not do on Tandem's origin and on its own.
  */
 import { afterAll, beforeAll, describe, expect, it, setSystemTime } from "bun:test";
-import { createHash } from "node:crypto";
-import { gzipSync } from "node:zlib";
 import type { Socket, TCPSocketListener } from "bun";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { client, TIMESTAMP, UUID } from "../helpers/http";
@@ -20,27 +18,13 @@ import {
   tempDir,
 } from "../helpers/server";
 import { eventually, type Listener, listen } from "../helpers/sockets";
+import { type Connector, connector, localService } from "../helpers/tunnel";
 
 const MiB = 1024 * 1024;
 
 // The local service behind the tunnel.
 
-/** A gate a handler waits at until the test opens it. */
-function gate() {
-  const { promise, resolve } = Promise.withResolvers<void>();
-  return { opened: promise, open: () => resolve() };
-}
-
-/** Byte `i` of the generated download: a pattern, so a checksum tells a byte out of place. */
-const patterned = (from: number, length: number) => {
-  const bytes = new Uint8Array(length);
-  for (let i = 0; i < length; i++) bytes[i] = (from + i) % 251;
-  return bytes;
-};
-
-const DOWNLOAD_BYTES = 24 * MiB;
-const download = { produced: 0, gate: gate() };
-const upload = { received: 0, firstMiB: gate() };
+const service = localService(24 * MiB, 8 * MiB);
 
 const PAGE = `<!doctype html><html><head><title>loading</title><link rel="stylesheet" href="style.css"></head>
 <body><p>preview</p><script src="app.js"></script></body></html>`;
@@ -60,48 +44,10 @@ const INLINE_PAGE = `<!doctype html><html><head><title>loading</title></head><bo
 </script></body></html>`;
 
 async function serveLocally(request: Request): Promise<Response> {
+  const common = await service.handle(request);
+  if (common) return common;
   const url = new URL(request.url);
   switch (url.pathname) {
-    case "/echo":
-      return Response.json({
-        method: request.method,
-        path: url.pathname,
-        query: url.search,
-        headers: Object.fromEntries(request.headers),
-        body: request.body ? await request.text() : null,
-      });
-    case "/big":
-      download.produced = 0;
-      download.gate = gate();
-      return new Response(
-        new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            if (download.produced >= 8 * MiB) await download.gate.opened;
-            const n = Math.min(256 * 1024, DOWNLOAD_BYTES - download.produced);
-            controller.enqueue(patterned(download.produced, n));
-            download.produced += n;
-            if (download.produced >= DOWNLOAD_BYTES) controller.close();
-          },
-        }),
-        { headers: { "content-type": "application/octet-stream" } },
-      );
-    case "/upload": {
-      upload.received = 0;
-      const hash = createHash("sha256");
-      for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-        upload.received += chunk.byteLength;
-        hash.update(chunk);
-        if (upload.received >= MiB) upload.firstMiB.open();
-      }
-      return Response.json({ bytes: upload.received, sha256: hash.digest("hex") });
-    }
-    case "/slow":
-      await Bun.sleep(3000);
-      return new Response("too late");
-    case "/gzip":
-      return new Response(gzipSync("squeezed ".repeat(1000)), {
-        headers: { "content-encoding": "gzip", "content-type": "text/plain" },
-      });
     case "/beyond":
       return new Response("moved", {
         status: 302,
@@ -132,71 +78,6 @@ async function serveLocally(request: Request): Promise<Response> {
     default:
       return new Response("not here", { status: 404 });
   }
-}
-
-// The connector: `tandem tunnel`, a child process.
-
-interface Connector {
-  proc: ReturnType<typeof Bun.spawn>;
-  /** Its `--json` events, as they came. */
-  events: Record<string, any>[];
-  /** Waits for its `n`th `connected` event. */
-  connected(n?: number): Promise<Record<string, any>>;
-  exited: Promise<{ code: number; stderr: string }>;
-  stop(): Promise<void>;
-}
-
-function connector(
-  serverUrl: string,
-  automationId: string,
-  token: string,
-  to: string,
-  via: "env" | "stdin" | "flag" = "env",
-): Connector {
-  const args = ["tunnel", "--server", serverUrl, "--automation", automationId, "--to", to, "--json"];
-  if (via !== "env") args.push("--token", via === "stdin" ? "-" : token);
-  const proc = Bun.spawn([...cliCommand("source"), ...args], {
-    env: cleanEnv(via === "env" ? { TANDEM_TOKEN: token } : {}),
-    stdin: via === "stdin" ? "pipe" : "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  if (via === "stdin") {
-    // As a token typed at a terminal: its line, and standard input left open.
-    const stdin = proc.stdin as import("bun").FileSink;
-    stdin.write(`${token}\n`);
-    void stdin.flush();
-  }
-  const events: Record<string, any>[] = [];
-  void (async () => {
-    let buffer = "";
-    for await (const chunk of proc.stdout as unknown as AsyncIterable<Uint8Array>) {
-      buffer += new TextDecoder().decode(chunk);
-      for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
-        events.push(JSON.parse(buffer.slice(0, nl)));
-        buffer = buffer.slice(nl + 1);
-      }
-    }
-  })();
-  const exited = Promise.all([new Response(proc.stderr as ReadableStream).text(), proc.exited]).then(
-    ([stderr, code]) => ({ code, stderr }),
-  );
-  return {
-    proc,
-    events,
-    async connected(n = 1) {
-      const of = () => events.filter((e) => e.event === "connected");
-      await eventually(() => of().length >= n || proc.exitCode !== null, "the connector to connect", 20_000);
-      const event = of()[n - 1];
-      if (!event) throw new Error(`the connector exited: ${(await exited).stderr}`);
-      return event;
-    },
-    exited,
-    async stop() {
-      proc.kill("SIGINT");
-      await proc.exited;
-    },
-  };
 }
 
 // A TCP relay between the connector and the server, whose connections the test can cut.
@@ -400,52 +281,11 @@ describe("a connected tunnel", () => {
   });
 
   it("streams a large download: the first bytes arrive before the service has made the rest", async () => {
-    const res = await fetch(tunnelUrl("big"), as(viewer));
-    expect(res.status).toBe(200);
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    const hash = createHash("sha256");
-    let received = 0;
-    while (received < MiB) {
-      const { value } = await reader.read();
-      if (!value) throw new Error("the download ended early");
-      received += value.byteLength;
-      hash.update(value);
-    }
-    // Held back at 8 MiB: a tunnel that read the whole answer before sending it would never have got here.
-    expect(download.produced).toBeLessThan(DOWNLOAD_BYTES);
-    download.gate.open();
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      received += value.byteLength;
-      hash.update(value);
-    }
-    expect(received).toBe(DOWNLOAD_BYTES);
-    expect(hash.digest("hex")).toBe(createHash("sha256").update(patterned(0, DOWNLOAD_BYTES)).digest("hex"));
+    await service.expectStreamedDownload(await fetch(tunnelUrl("big"), as(viewer)));
   });
 
   it("streams a large upload: the service has the first bytes before the visitor sent the rest", async () => {
-    const total = 16 * MiB;
-    let sent = 0;
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        // Past the first MiB, nothing more is sent until the service has that MiB.
-        if (sent >= MiB) await upload.firstMiB.opened;
-        const n = Math.min(256 * 1024, total - sent);
-        controller.enqueue(patterned(sent, n));
-        sent += n;
-        if (sent >= total) controller.close();
-      },
-    });
-    const res = await fetch(tunnelUrl("upload"), {
-      ...as(dev, { method: "POST", body }),
-      duplex: "half",
-    } as RequestInit);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({
-      bytes: total,
-      sha256: createHash("sha256").update(patterned(0, total)).digest("hex"),
-    });
+    await service.expectStreamedUpload(tunnelUrl("upload"), as(dev), 16 * MiB);
   });
 
   it("passes a compressed answer as it is, for the visitor to decode", async () => {

@@ -3,29 +3,13 @@
  * client of one sees what was written through another, live: events, editing, access changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { rmSync } from "node:fs";
+import { nodeCluster } from "../helpers/cluster";
 import { OWNER } from "../helpers/factories";
 import { client } from "../helpers/http";
-import { newDatabase } from "../helpers/postgres";
-import { type SpawnedServer, spawnServer, tempDir } from "../helpers/server";
+import type { SpawnedServer } from "../helpers/server";
 import { collabBase, eventually, listen, openEditor } from "../helpers/sockets";
 
-const secrets = {
-  JWT_SECRET: "a-secret-every-node-of-this-test-shares-0123456789",
-  APP_SSH_ENCRYPTION_KEY: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
-};
-
-let databaseUrl = "";
-const dirs: string[] = [];
-const nodes: SpawnedServer[] = [];
-
-async function node(): Promise<SpawnedServer> {
-  const dir = tempDir();
-  dirs.push(dir);
-  const server = await spawnServer({ dataDir: dir, env: { TANDEM_DATABASE_URL: databaseUrl, ...secrets } });
-  nodes.push(server);
-  return server;
-}
+const install = nodeCluster("nodes");
 
 let a: SpawnedServer;
 let b: SpawnedServer;
@@ -34,29 +18,17 @@ let spaceId = "";
 let tokenA = "";
 
 beforeAll(async () => {
-  databaseUrl = newDatabase("nodes");
-  a = await node();
-  b = await node();
-  const setupToken = new URL(a.setupUrl as string).searchParams.get("token");
-  const setup = await client(a.url).post("/api/v1/public/setup", {
-    token: setupToken,
-    org_name: "Acme",
-    admin_email: OWNER.email,
-    admin_password: OWNER.password,
-    admin_name: OWNER.name,
-  });
-  expect(setup.status).toBe(201);
-  orgId = setup.body.organization_id;
-  tokenA = setup.body.access_token;
+  a = await install.start();
+  b = await install.start();
+  const org = await install.setup(a);
+  orgId = org.id;
+  tokenA = org.owner.token;
   const space = await client(a.url, tokenA).post(`/api/v1/organizations/${orgId}/spaces`, { name: "Launch" });
   expect(space.status).toBe(201);
   spaceId = space.body.id;
 }, 60_000);
 
-afterAll(async () => {
-  await Promise.all(nodes.map((n) => n.stop()));
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => install.stop());
 
 describe("two nodes on one PostgreSQL database", () => {
   it("signs in through either node, and a token of one is good on the other", async () => {

@@ -59,6 +59,8 @@ describe("default deny", () => {
           /^(GET|POST) \/api\/v1\/(public|auth)\//.test(route) ||
           // A webhook's inbound URL: no token, the request is signed with the webhook's secret.
           route === "POST /api/v1/hooks/:automationId" ||
+          // A tunnel's visit another node forwarded: no token, the request is signed with the shared JWT_SECRET.
+          route === "POST /api/v1/cluster/tunnels/:automationId" ||
           /^GET \/(assets\/\*|sw\.js|api\/docs(\/json)?)?$/.test(route) ||
           PAGE_PATHS.some((page) => route === `GET ${page}`),
       ).toBe(true);

@@ -2,7 +2,14 @@ import { describe, expect, it } from "bun:test";
 import { createECDH, randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ConfigError, loadConfig, parseEncryptionKey, parseVapidPrivateKey } from "../../src/config";
+import {
+  assertNodeUrl,
+  ConfigError,
+  loadConfig,
+  nodeUrl,
+  parseEncryptionKey,
+  parseVapidPrivateKey,
+} from "../../src/config";
 import { redactUrl } from "../../src/lib/log";
 
 describe("parseEncryptionKey", () => {
@@ -61,6 +68,39 @@ describe("reverse tunnel settings", () => {
     for (const timeout of ["0", "1.5", "30s", "3601"]) {
       expect(() => load({ TANDEM_TUNNEL_ANSWER_TIMEOUT_SEC: timeout })).toThrow(ConfigError);
     }
+  });
+});
+
+describe("several nodes: TANDEM_NODE_URL", () => {
+  const load = (env: Record<string, string>, host = "127.0.0.1") =>
+    loadConfig({ data: join(tmpdir(), "tandem-unused"), host }, env);
+  const postgres = { TANDEM_DATABASE_URL: "postgres://tandem@db.acme.test/tandem" };
+
+  it("reaches a node at TANDEM_NODE_URL, without its trailing slash, else at loopback when it listens there alone", () => {
+    expect(nodeUrl(load({ TANDEM_NODE_URL: "http://10.0.0.2:8080/" }, "0.0.0.0"), 8080)).toBe("http://10.0.0.2:8080");
+    expect(nodeUrl(load({}), 4123)).toBe("http://127.0.0.1:4123");
+    expect(nodeUrl(load({}, "localhost"), 4123)).toBe("http://127.0.0.1:4123");
+    expect(nodeUrl(load({}, "::1"), 4123)).toBe("http://[::1]:4123");
+    expect(nodeUrl(load({}, "0.0.0.0"), 8080)).toBeNull();
+  });
+
+  it("refuses a start on PostgreSQL beyond loopback without TANDEM_NODE_URL, saying what to set", () => {
+    expect(() => assertNodeUrl(load(postgres, "0.0.0.0"))).toThrow(
+      "TANDEM_NODE_URL is required on PostgreSQL when serving on 0.0.0.0",
+    );
+    expect(() =>
+      assertNodeUrl(load({ ...postgres, TANDEM_NODE_URL: "http://10.0.0.2:8080" }, "0.0.0.0")),
+    ).not.toThrow();
+    expect(() => assertNodeUrl(load(postgres))).not.toThrow();
+    // SQLite: one process, no other node to reach it.
+    expect(() => assertNodeUrl(load({}, "0.0.0.0"))).not.toThrow();
+  });
+
+  it("refuses a node URL that is not a plain http(s) URL", () => {
+    for (const url of ["10.0.0.2:8080", "ftp://10.0.0.2", "http://10.0.0.2/?a=1"]) {
+      expect(() => load({ TANDEM_NODE_URL: url })).toThrow("TANDEM_NODE_URL must be an http(s) URL");
+    }
+    expect(() => load({ TANDEM_NODE_URL: "http://u:p@10.0.0.2" })).toThrow("TANDEM_NODE_URL must not hold a user");
   });
 });
 

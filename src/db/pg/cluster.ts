@@ -10,6 +10,10 @@
  * before its own write reads anything it keeps in memory (a column's order, a document's state). A missed
  * notification (a dropped listening connection) is made up by a look every second. Rows older than
  * `KEEP_MS` are removed.
+ *
+ * Each node also says where the others reach it (`TANDEM_NODE_URL`) and that it is alive: a row of
+ * `cluster_nodes` whose `seen_at` it sets every second, on the database's clock. A node not seen for `GONE_MS`
+ * (killed, cut off) is gone: what it held (a tunnel's connector) is held by no one.
  */
 
 import { randomUUID } from "node:crypto";
@@ -22,6 +26,12 @@ const POLL_MS = 1000;
 /** How long rows are kept: a node that stopped for longer starts from the newest. */
 const KEEP_MS = 10 * 60_000;
 const PRUNE_EVERY_MS = 60_000;
+/** How long a node may go without its heartbeat (every `POLL_MS`) before the others count it gone. */
+export const GONE_MS = 5000;
+/** The database's clock in ms: liveness is judged on one clock, whatever the nodes' say. */
+const DB_NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+/** The nodes alive now, `id` and `url` (a table expression other statements join). */
+export const LIVE_NODES_SQL = `SELECT id, url FROM cluster_nodes WHERE seen_at > ${DB_NOW} - ${GONE_MS}`;
 
 export type ClusterHandler = (body: unknown) => void;
 
@@ -41,6 +51,8 @@ export class Cluster {
   private poll: ReturnType<typeof setInterval> | null = null;
   private lastPrune = 0;
   private reading = false;
+  /** Where the other nodes reach this one; null until it listens. */
+  private reachedAt: string | null = null;
 
   constructor(
     private readonly pg: PgDatabase,
@@ -81,8 +93,13 @@ export class Cluster {
     this.pg.query(`SELECT pg_notify('${CHANNEL}', '') AS sent`).get();
   }
 
-  /** Starts hearing other nodes: from the newest row on (what came before is in the tables already). */
-  async start(): Promise<void> {
+  /**
+   * Starts hearing other nodes: from the newest row on (what came before is in the tables already); and says
+   * where they reach this one (`url`), beating every second from now.
+   */
+  async start(url: string): Promise<void> {
+    this.reachedAt = url;
+    this.beat();
     const newest = this.pg.query("SELECT coalesce(max(seq), 0) AS seq FROM cluster_events").get() as { seq: number };
     this.last = newest.seq;
     this.pg.afterLock = () => this.catchUp();
@@ -104,12 +121,33 @@ export class Cluster {
     const listener = this.listener;
     this.listener = null;
     await listener?.close().catch(() => {});
+    // Gone at once rather than after `GONE_MS`: what it held is no one's.
+    if (this.reachedAt !== null) {
+      this.reachedAt = null;
+      try {
+        this.pg.query("DELETE FROM cluster_nodes WHERE id = ?").run(this.node);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+  }
+
+  /** This node is alive, at `url`: its row, made again if it went (pruned after a long pause). */
+  private beat(): void {
+    if (this.reachedAt === null) return;
+    this.pg
+      .query(
+        `INSERT INTO cluster_nodes (id, url, started_at, seen_at) VALUES (?, ?, ${DB_NOW}, ${DB_NOW})
+        ON CONFLICT (id) DO UPDATE SET url = excluded.url, seen_at = excluded.seen_at`,
+      )
+      .run(this.node, this.reachedAt);
   }
 
   /** Between requests: reads what other nodes wrote (inside a transaction the next lock does it). */
   private lookNow(): void {
     if (this.pg.inTransaction) return;
     try {
+      this.beat();
       this.catchUp();
       this.prune();
     } catch (error) {
@@ -146,5 +184,6 @@ export class Cluster {
     if (now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
     this.pg.query("DELETE FROM cluster_events WHERE created_at < ?").run(now - KEEP_MS);
+    this.pg.query(`DELETE FROM cluster_nodes WHERE seen_at < ${DB_NOW} - ${KEEP_MS}`).run();
   }
 }

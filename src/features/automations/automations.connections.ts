@@ -1,7 +1,8 @@
 /**
  * The runs of a reverse tunnel (contract §8): each connection of its connector is one run, `running` while it
  * is connected, ended when it closes with `output {requests}`. No job carries them: a connection is not queued,
- * it happens. A server that stopped without ending them (a crash, `kill -9`) ends them when it starts again.
+ * it happens. A server that stopped without ending them (a crash, `kill -9`) ends them when it starts again;
+ * with several nodes on PostgreSQL, the runs no live node holds are ended (tunnels.nodes.ts says which are held).
  */
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId } from "../../lib/ids";
@@ -31,9 +32,10 @@ export class ConnectionRuns {
 
   /**
    * A connection began: its run, `running` from now, and the automation's `last_run_at`, announced as any run's
-   * start. Undefined when the automation went away meanwhile.
+   * start; `also` runs in the same transaction (another node's tunnels learn who holds it), and may refuse by
+   * throwing. Undefined when the automation went away meanwhile.
    */
-  start(automationId: string): RunRow | undefined {
+  start(automationId: string, also?: (run: RunRow) => void): RunRow | undefined {
     return this.uow.write((unit) => {
       const automation = this.store.byId(automationId);
       if (!automation) return undefined;
@@ -53,6 +55,7 @@ export class ConnectionRuns {
         createdAt: now,
       };
       this.store.insertRun(run);
+      also?.(run);
       unit.emit(automationEvent(automation, "automation.run.started", presentRun(run)));
       const updated = { ...automation, lastRunAt: now };
       this.store.save(automation, updated);
@@ -61,9 +64,13 @@ export class ConnectionRuns {
     });
   }
 
-  /** The connection ended: `succeeded` with how many requests it carried, or `failed` saying why. */
-  end(runId: string, end: ConnectionEnd): void {
+  /**
+   * The connection ended: `succeeded` with how many requests it carried, or `failed` saying why; `also` runs in
+   * the same transaction, whatever became of the run.
+   */
+  end(runId: string, end: ConnectionEnd, also?: () => void): void {
     this.uow.write((unit) => {
+      also?.();
       const run = this.store.run(runId);
       const automation = run && this.store.byId(run.automationId);
       // Deleted with its automation, or ended already.
@@ -84,9 +91,12 @@ export class ConnectionRuns {
     });
   }
 
-  /** Ends the runs a previous process left `running` (it stopped without ending them); how many there were. */
-  endLeftRunning(): number {
-    const left = this.store.runningConnections();
+  /**
+   * Ends the runs a previous process left `running` (it stopped without ending them), but those `held` says a live
+   * process holds; how many there were.
+   */
+  endLeftRunning(held: (runId: string) => boolean = () => false): number {
+    const left = this.store.runningConnections().filter((run) => !held(run.id));
     for (const run of left) this.end(run.id, { requests: null, error: LEFT_RUNNING });
     return left.length;
   }

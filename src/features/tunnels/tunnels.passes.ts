@@ -1,12 +1,13 @@
 /**
  * The credentials of tunnels, each good for one tunnel only:
- * - a one-time link's token: random, kept in memory for 5 minutes and taken once (a restart forgets links not
- *   yet opened; their holders ask for another);
+ * - a one-time link's token: random, kept for 5 minutes and taken once; in memory (a restart forgets links not
+ *   yet opened; their holders ask for another), or with several nodes in the database (`LinkBook`), so a link one
+ *   node made opens on any;
  * - a visitor's pass (the tunnel's cookie) and a connector's resume token: signed (HMAC-SHA256 under a key
  *   derived from the server's token secret), so they outlive a restart; a person's names their sign-in session,
  *   and ends with it (signed out, password reset). Each is checked against the person's access at every use.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Principal } from "../../core/actor";
 
 /** How long a one-time link may wait to be opened. */
@@ -34,18 +35,52 @@ interface Signed {
   e: number;
 }
 
-interface Link {
+/** A one-time link waiting to be opened. */
+export interface Link {
   principal: Principal;
   automationId: string;
   expiresAt: number;
 }
 
-export class TunnelPasses {
-  private readonly key: Buffer;
+/** Where links wait, by their token's SHA-256 (hex). */
+export interface LinkBook {
+  put(hash: string, link: Link): void;
+  /** The link of `hash` for the tunnel of `automationId`, removed; undefined when there is none. */
+  take(hash: string, automationId: string): Link | undefined;
+}
+
+/** Links in this process's memory: one node. */
+class MemoryLinks implements LinkBook {
   private readonly links = new Map<string, Link>();
 
-  /** `secret`: the server's token secret; empty (a CLI process, which never checks a pass) means a key of its own. */
-  constructor(secret: Uint8Array) {
+  put(hash: string, link: Link): void {
+    if (this.links.size >= MAX_LINKS) {
+      const now = Date.now();
+      for (const [key, old] of this.links) if (old.expiresAt <= now) this.links.delete(key);
+      if (this.links.size >= MAX_LINKS) this.links.delete(this.links.keys().next().value as string);
+    }
+    this.links.set(hash, link);
+  }
+
+  take(hash: string, automationId: string): Link | undefined {
+    const link = this.links.get(hash);
+    if (!link || link.automationId !== automationId) return undefined;
+    this.links.delete(hash);
+    return link;
+  }
+}
+
+export class TunnelPasses {
+  private readonly key: Buffer;
+
+  /**
+   * `secret`: the server's token secret; empty (a CLI process, which never checks a pass) means a key of its own.
+   * `links`: where links wait (this process's memory unless another is given).
+   */
+  constructor(
+    secret: Uint8Array,
+    private readonly links: LinkBook = new MemoryLinks(),
+  ) {
     this.key =
       secret.byteLength > 0
         ? createHmac("sha256", secret).update("tandem reverse tunnel passes").digest()
@@ -54,27 +89,20 @@ export class TunnelPasses {
 
   /** A one-time link's token for `principal` to open the tunnel of `automationId`. */
   newLink(principal: Principal, automationId: string): string {
-    const now = Date.now();
-    if (this.links.size >= MAX_LINKS) {
-      for (const [token, link] of this.links) if (link.expiresAt <= now) this.links.delete(token);
-      if (this.links.size >= MAX_LINKS) this.links.delete(this.links.keys().next().value as string);
-    }
     const token = randomBytes(24).toString("base64url");
     const { userId, serviceAccountId, sessionId } = principal;
-    this.links.set(token, {
+    this.links.put(hashOf(token), {
       principal: { userId, serviceAccountId, sessionId },
       automationId,
-      expiresAt: now + LINK_TTL_MS,
+      expiresAt: Date.now() + LINK_TTL_MS,
     });
     return token;
   }
 
   /** Takes a link: its principal once, if it is for this tunnel and not expired; null otherwise. */
   takeLink(token: string, automationId: string): Principal | null {
-    const link = this.links.get(token);
-    if (!link || link.automationId !== automationId) return null;
-    this.links.delete(token);
-    return link.expiresAt > Date.now() ? link.principal : null;
+    const link = this.links.take(hashOf(token), automationId);
+    return link && link.expiresAt > Date.now() ? link.principal : null;
   }
 
   /** A visitor's pass (its cookie's value) for the tunnel of `automationId`. */
@@ -132,3 +160,6 @@ export class TunnelPasses {
     return createHmac("sha256", this.key).update(body).digest();
   }
 }
+
+/** How a link's token is kept: never as itself, so a database dump holds no link that opens a tunnel. */
+const hashOf = (token: string) => createHash("sha256").update(token).digest("hex");

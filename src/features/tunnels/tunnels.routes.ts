@@ -14,6 +14,7 @@ import { clientAddress } from "../../http/base";
 import { doc } from "../../http/docs";
 import { noBodyIn } from "../../http/schemas";
 import { assertUpgradable, upgradeRequired } from "../../http/sockets";
+import { NODE_TUNNEL_PREFIX } from "./tunnels.nodes";
 import { TUNNEL_PREFIX } from "./tunnels.policy";
 import type { Admission, TunnelsService, Visit } from "./tunnels.service";
 
@@ -27,6 +28,8 @@ const VISIT_ACCESS =
   "A member who sees the automation's space and holds `files.read`: with a bearer token, or in a browser with the tunnel's cookie (from a one-time link)";
 const CONNECT_ACCESS =
   "A person or staff member holding `files.write` in the automation's space: an access token, an `sa_` token, or the resume token of an earlier connection";
+const NODE_ACCESS =
+  "Another node of this install on the same PostgreSQL database, its request signed with the shared JWT_SECRET; anyone else gets 404";
 
 /**
  * The macro of the tunnel routes: `tunnelVisitor` (a one-time link, the tunnel's cookie or a bearer token) and
@@ -52,6 +55,13 @@ function tunnelMacro(tunnels: TunnelsService) {
         resolved.set(request, await tunnels.admit(request, automationId, need));
       },
       resolve: ({ request }) => ({ admission: take<Admission>(request) }),
+    }),
+    /** A request of another node (tunnels.nodes.ts): from anyone else, the route does not exist. */
+    tunnelNode: (_enabled: true) => ({
+      detail: mark({ "x-public": true, "x-access": NODE_ACCESS }),
+      transform: ({ request }) => {
+        if (!tunnels.fromNode(request)) throw notFound("page not found");
+      },
     }),
   });
 }
@@ -107,5 +117,14 @@ export function tunnelsRoutes(auth: AuthMacro, tunnels: TunnelsService) {
       // path of any depth is not something it can say); docs/api.md describes it.
       .all("/tunnels/:automationId", relay, { tunnelVisitor: "files.read", detail: { hide: true } })
       .all("/tunnels/:automationId/*", relay, { tunnelVisitor: "files.read", detail: { hide: true } })
+      // A visit another node took, carried to this node, which holds the tunnel's connector.
+      .post(
+        `${NODE_TUNNEL_PREFIX}:automationId`,
+        ({ params, request }) => tunnels.relayForNode(request, params.automationId),
+        {
+          tunnelNode: true,
+          detail: { hide: true },
+        },
+      )
   );
 }

@@ -4,7 +4,8 @@
  * automation: a newer one of the same member replaces the older (a connector that lost its network reconnects
  * before the server notices the old socket is dead; refusing it would lock it out until then); another member's
  * is refused while it is up. Each connection is a run of the automation. Pausing or deleting the automation,
- * or its owner losing access, closes the connection at once.
+ * or its owner losing access, closes the connection at once. With several nodes on PostgreSQL, these hold across
+ * nodes, and a visit reaching a node without the connector is carried to the one that has it (tunnels.nodes.ts).
  */
 import type { ServerWebSocket } from "bun";
 import type { Access, AccessChanges, Authenticator } from "../../core/access";
@@ -17,7 +18,8 @@ import { publicOrigin } from "../../http/origin";
 import { closeFor, OpenSockets, type Sessions } from "../../http/sockets";
 import { isUuid } from "../../lib/ids";
 import type { ConnectionRuns } from "../automations/automations.connections";
-import { Connection, notConnected, type TunnelPlace } from "./tunnels.connection";
+import { type Answer, Connection, type ExchangeOptions, notConnected, type TunnelPlace } from "./tunnels.connection";
+import type { Holder, TunnelNodes } from "./tunnels.nodes";
 import { TunnelPasses, VISIT_TTL_MS } from "./tunnels.passes";
 import {
   forwardedRequestHeaders,
@@ -29,7 +31,7 @@ import {
   tunnelRoot,
   visitorResponseHeaders,
 } from "./tunnels.policy";
-import { ProtocolError } from "./tunnels.protocol";
+import { ProtocolError, type RequestHead } from "./tunnels.protocol";
 
 /** What the tunnels are told of the server's settings. */
 export interface TunnelOptions {
@@ -48,6 +50,8 @@ export interface TunnelDeps {
   events: EventBus;
   /** The server's token secret, which the passes' key derives from. */
   secret: Uint8Array;
+  /** The other nodes on the same PostgreSQL database; null: this process alone (SQLite). */
+  nodes?: TunnelNodes | null;
 }
 
 /** Who may connect: checked at the upgrade, handed to `open`. */
@@ -102,7 +106,7 @@ export class TunnelsService {
     private readonly deps: TunnelDeps,
     private readonly options: TunnelOptions,
   ) {
-    this.passes = new TunnelPasses(deps.secret);
+    this.passes = new TunnelPasses(deps.secret, deps.nodes ?? undefined);
     this.sockets = new OpenSockets(
       deps.changes,
       deps.auth,
@@ -118,13 +122,33 @@ export class TunnelsService {
         this.connections.get(event.payload.id)?.close(TUNNEL_CLOSE.deleted, "automation not found", null);
       }
     }, "everywhere");
+    // A newer connector of the same member connected through another node: this one is replaced.
+    deps.nodes?.onTaken((automationId, runId) => {
+      const connection = this.connections.get(automationId);
+      if (connection && connection.runId !== runId) {
+        connection.close(TUNNEL_CLOSE.replaced, "replaced by a newer connector", null);
+      }
+    });
   }
 
-  /** The serving process starts: runs its previous process left `running` end, and connectors get pinged. */
+  /**
+   * The serving process starts: runs its previous process left `running` end (with other nodes: the runs no live
+   * node holds), and connectors get pinged.
+   */
   start(): void {
-    this.deps.runs.endLeftRunning();
+    this.endLeftRunning();
     this.timer = setInterval(() => this.heartbeat(), PING_MS);
     this.timer.unref?.();
+  }
+
+  private endLeftRunning(): void {
+    const nodes = this.deps.nodes;
+    if (!nodes) {
+      this.deps.runs.endLeftRunning();
+      return;
+    }
+    const held = nodes.heldRuns();
+    this.deps.runs.endLeftRunning((runId) => held.has(runId));
   }
 
   /** The server stops: every connector is closed (they reconnect to the next one), and their runs end. */
@@ -150,7 +174,9 @@ export class TunnelsService {
     const automation = this.reach(principal, id, need);
     if (automation.kind !== "reverse_tunnel") throw invalid("not a reverse_tunnel automation");
     if (automation.status !== "active") throw conflict("automation is not active");
-    if (this.heldByAnother(id, principal)) throw conflict(HELD_BY_ANOTHER);
+    if (this.heldByAnother(id, principal) || this.deps.nodes?.heldByAnother(id, principal.userId)) {
+      throw conflict(HELD_BY_ANOTHER);
+    }
     this.sockets.assertRoomFor(principal.userId);
     return { principal, tunnel: placeOf(automation), url: `${this.originOf(request)}${tunnelRoot(id)}` };
   }
@@ -162,7 +188,19 @@ export class TunnelsService {
       ws.close(TUNNEL_CLOSE.heldByAnother, HELD_BY_ANOTHER);
       return;
     }
-    const run = this.deps.runs.start(tunnel.id);
+    let run: ReturnType<ConnectionRuns["start"]>;
+    try {
+      // With other nodes: taken in the run's own transaction, unless another member's connector holds it there.
+      run = this.deps.runs.start(tunnel.id, (started) => {
+        if (this.deps.nodes && !this.deps.nodes.claim(tunnel.id, principal.userId, started.id)) {
+          throw conflict(HELD_BY_ANOTHER);
+        }
+      });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.message !== HELD_BY_ANOTHER) throw error;
+      ws.close(TUNNEL_CLOSE.heldByAnother, HELD_BY_ANOTHER);
+      return;
+    }
     if (!run) {
       ws.close(TUNNEL_CLOSE.deleted, "automation not found");
       return;
@@ -206,7 +244,9 @@ export class TunnelsService {
     this.sockets.delete(connection);
     if (this.connections.get(connection.tunnel.id) === connection) this.connections.delete(connection.tunnel.id);
     connection.closed();
-    this.deps.runs.end(connection.runId, { requests: connection.requests, error: connection.endError(code) });
+    this.deps.runs.end(connection.runId, { requests: connection.requests, error: connection.endError(code) }, () =>
+      this.deps.nodes?.release(connection.tunnel.id, connection.runId),
+    );
   }
 
   /**
@@ -237,8 +277,18 @@ export class TunnelsService {
     }
   }
 
-  /** Pings every connector; one silent for too long is gone (its network, its machine). */
+  /**
+   * Pings every connector; one silent for too long is gone (its network, its machine). With other nodes, the runs
+   * of a node that went away (`kill -9`) are ended here, as its own start would have.
+   */
   private heartbeat(): void {
+    if (this.deps.nodes) {
+      try {
+        this.endLeftRunning();
+      } catch {
+        // The database is away for a moment: the next round ends them.
+      }
+    }
     const now = Date.now();
     for (const connection of this.connections.values()) {
       if (now - connection.lastHeard > SILENT_MS) {
@@ -348,8 +398,10 @@ export class TunnelsService {
     if (rest === "")
       return new Response(null, { status: 308, headers: { location: `${tunnelRoot(id)}${url.search}` } });
     // Paused or deleted a moment ago, its connector's socket closing: not relayed meanwhile.
-    const connection = visit.active ? this.connections.get(id) : undefined;
-    if (!connection || connection.closing) throw notConnected();
+    const local = visit.active ? this.connections.get(id) : undefined;
+    // Held through another node: carried there.
+    const holder = visit.active && !local ? (this.deps.nodes?.holder(id) ?? null) : null;
+    if ((!local || local.closing) && !holder) throw notConnected();
     const declared = Number(request.headers.get("content-length") ?? 0);
     if (declared > this.options.maxBodyBytes) throw new AppError("too_large", "request body too large");
     const headers = forwardedRequestHeaders(request.headers, {
@@ -362,11 +414,9 @@ export class TunnelsService {
     // Without an Accept-Encoding of the visitor's, the service is asked for none: its bytes pass as they are.
     if (!request.headers.has("accept-encoding")) headers.push(["accept-encoding", "identity"]);
     const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
-    const answer = await connection.exchange(
-      { method: request.method, path: `${rest}${url.search}`, headers, body: hasBody },
-      hasBody ? request.body : null,
-      { signal: request.signal, timeoutMs: this.options.answerTimeoutMs, maxBodyBytes: this.options.maxBodyBytes },
-    );
+    const head: RequestHead = { method: request.method, path: `${rest}${url.search}`, headers, body: hasBody };
+    const body = hasBody ? request.body : null;
+    const answer = await this.exchange(local ?? (holder as Holder), id, head, body, request.signal);
     return new Response(answer.body, {
       status: answer.status,
       headers: visitorResponseHeaders(answer.headers, id, {
@@ -374,6 +424,42 @@ export class TunnelsService {
         head: request.method === "HEAD",
       }),
     });
+  }
+
+  /** One exchange, over this node's connector or through the node holding it. */
+  private exchange(
+    via: Connection | Holder,
+    id: string,
+    head: RequestHead,
+    body: ReadableStream<Uint8Array> | null,
+    signal: AbortSignal,
+  ): Promise<Answer> {
+    const options: ExchangeOptions = {
+      signal,
+      timeoutMs: this.options.answerTimeoutMs,
+      maxBodyBytes: this.options.maxBodyBytes,
+    };
+    if (via instanceof Connection) return via.exchange(head, body, options);
+    return (this.deps.nodes as TunnelNodes).forward(via, id, head, body, options);
+  }
+
+  /** Whether `request` is another node's, signed for this one (tunnels.nodes.ts); never one from outside. */
+  fromNode(request: Request): boolean {
+    return this.deps.nodes?.accepts(request) ?? false;
+  }
+
+  /**
+   * A visit another node carried here, its visitor checked there: relayed over this node's connector as a visit
+   * of its own, with the same limits and timeout, and answered framed. Never forwarded again: without the
+   * connector here, 502 `tunnel not connected`.
+   */
+  async relayForNode(request: Request, automationId: string): Promise<Response> {
+    const nodes = this.deps.nodes as TunnelNodes;
+    const id = automationId.toLowerCase();
+    const connection = this.connections.get(id);
+    if (!connection || connection.closing) throw notConnected();
+    const { head, body } = await nodes.received(request);
+    return nodes.answer(await this.exchange(connection, id, head, body, request.signal));
   }
 
   /** Whether the request came to the tunnel origin, which answers tunnels only. */
