@@ -132,6 +132,7 @@ export async function readEverything(org: Org, who: Person): Promise<void> {
 export interface ListedMessage {
   id: string;
   content: string;
+  author_user_id: string | null;
   automation_id: string | null;
   created_at: string;
 }
