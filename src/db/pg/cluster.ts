@@ -103,7 +103,7 @@ export class Cluster {
     const newest = this.pg.query("SELECT coalesce(max(seq), 0) AS seq FROM cluster_events").get() as { seq: number };
     this.last = newest.seq;
     this.pg.afterLock = () => this.catchUp();
-    this.poll = setInterval(() => this.lookNow(), POLL_MS);
+    this.poll = setInterval(() => this.lookNow(true), POLL_MS);
     this.poll.unref?.();
     try {
       this.listener = new SQL(this.url, { max: 1, idleTimeout: 0 });
@@ -143,12 +143,16 @@ export class Cluster {
       .run(this.node, this.reachedAt);
   }
 
-  /** Between requests: reads what other nodes wrote (inside a transaction the next lock does it). */
-  private lookNow(): void {
+  /**
+   * Between requests: reads what other nodes wrote (inside a transaction the next lock does it); on the timer
+   * (`beating`), also the heartbeat, after the reading: a notification is acted on first, as fast as it can be.
+   */
+  private lookNow(beating = false): void {
     if (this.pg.inTransaction) return;
     try {
-      this.beat();
       this.catchUp();
+      if (!beating) return;
+      this.beat();
       this.prune();
     } catch (error) {
       this.onError(error);
