@@ -39,7 +39,10 @@ async function serveLocally(request: Request): Promise<Response> {
 
 // The world: two nodes (a third joins later), a space with a tunnel, its connector on node A.
 
-const install = nodeCluster("tunnels", { TANDEM_TUNNEL_ANSWER_TIMEOUT_SEC: "1" });
+const install = nodeCluster("tunnels", {
+  TANDEM_TUNNEL_ANSWER_TIMEOUT_SEC: "1",
+  TANDEM_MAX_UPLOAD_BYTES: String(10 * MiB),
+});
 let local: ReturnType<typeof Bun.serve>;
 let a: SpawnedServer;
 let b: SpawnedServer;
@@ -184,6 +187,27 @@ describe("a tunnel whose connector is on node A, visited through node B", () => 
     expect(res.status).toBe(504);
     expect(await res.json()).toEqual({ error: "tunnel did not answer within 1 s" });
     expect(Date.now() - started).toBeLessThan(2500);
+    expect((await fetch(at(b, "echo"), as(dev))).status).toBe(200);
+  });
+
+  it("answers 413 for a body over the upload limit, declared or streamed, and goes on serving", async () => {
+    const declared = await fetch(at(b, "upload"), as(dev, { method: "POST", body: new Uint8Array(11 * MiB) }));
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({ error: "request body too large" });
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 16 * MiB) return controller.close();
+        controller.enqueue(new Uint8Array(256 * 1024));
+        sent += 256 * 1024;
+      },
+    });
+    const streamed = await fetch(at(b, "upload"), {
+      ...as(dev, { method: "POST", body: endless }),
+      duplex: "half",
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+    expect(await streamed.json()).toEqual({ error: "request body too large" });
     expect((await fetch(at(b, "echo"), as(dev))).status).toBe(200);
   });
 
