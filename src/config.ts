@@ -109,7 +109,7 @@ export interface Config {
    * slash; null: unset (`nodeUrl` says what that means).
    */
   readonly nodeUrl: string | null;
-  /** How long a claimed job is this node's without a renewal (`TANDEM_JOB_LEASE_SEC`). */
+  /** How long a claimed job is this node's without a renewal (`TANDEM_JOB_LEASE_SEC`); renewed every third of it. */
   readonly jobLeaseMs: number;
 }
 

@@ -191,8 +191,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
         concurrency: config.staffWorkers,
         leaseMs: tuning.leaseMs ?? config.jobLeaseMs,
         heartbeatMs: tuning.heartbeatMs ?? Math.round((tuning.leaseMs ?? config.jobLeaseMs) / 3),
-        // On PostgreSQL a running job may be another node's: only a lapsed lease is taken back at start.
-        shared: conn.engine === "postgres",
+        // On PostgreSQL a running job may be another node's: a start takes back only those of nodes gone.
+        nodes: cluster ? { self: cluster.node, alive: () => cluster.alive() } : undefined,
         retryBaseMs: tuning.retryBaseMs,
       })
     : null;

@@ -126,6 +126,26 @@ export class JobsStore {
     return this.reclaimJobs().run({ $before: before, $now: now }).changes;
   }
 
+  /** The running jobs' claims. */
+  runningLeases(): { seq: number; lease: string }[] {
+    return this.runningClaims().all() as { seq: number; lease: string }[];
+  }
+
+  /** Returns one running job to the queue, if `lease` still holds it (a start found its node gone). */
+  reclaimOne(seq: number, lease: string, now: number): boolean {
+    return this.reclaimClaim().run({ $seq: seq, $lease: lease, $now: now }).changes > 0;
+  }
+
+  private readonly runningClaims = prepared(() =>
+    this.db.$client.query("SELECT seq, lease FROM jobs WHERE status = 'running' AND lease IS NOT NULL"),
+  );
+  private readonly reclaimClaim = prepared(() =>
+    this.db.$client.query(
+      `UPDATE jobs SET status = 'queued', lease = NULL, locked_until = NULL, updated_at = $now
+        WHERE seq = $seq AND lease = $lease AND status = 'running'`,
+    ),
+  );
+
   /** Whether some running job's lease ended before `now`. */
   hasLapsed(now: number): boolean {
     return this.lapsed().all({ $now: now }).length > 0;

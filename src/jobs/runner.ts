@@ -6,7 +6,9 @@
  *
  * At start every running job is reclaimed at once: one process serves a data dir, so a running job there belongs
  * to a process that is gone, and the lease guard keeps a stale worker from finishing anything anyway. Several
- * nodes on one PostgreSQL database (`shared`) take back only lapsed leases: a running job may be another node's.
+ * nodes on one PostgreSQL database (`nodes`) name themselves in their leases: a running job may be another
+ * node's, and is taken back when its lease lapses or its node is gone (silent for a few seconds, or replaced by
+ * its next process), whichever comes first.
  *
  * The runner's own writes (claims, renewals, retries) run from timers: one that fails (a full disk) is logged
  * and tried again on the next turn, never thrown into the event loop, where it would stop the server. Jobs
@@ -70,8 +72,8 @@ export interface RunnerOptions {
   maxAttempts?: number;
   /** The pause before attempt n + 1 is `retryBaseMs * 2^(n-1)`. */
   retryBaseMs?: number;
-  /** Whether other processes claim from the same table (PostgreSQL): their running jobs are theirs. */
-  shared?: boolean;
+  /** Several nodes claiming from one table (PostgreSQL): this node's id, and the ids of the nodes alive now. */
+  nodes?: { self: string; alive(): ReadonlySet<string> };
 }
 
 export class JobRunner {
@@ -117,8 +119,7 @@ export class JobRunner {
     if (!this.stopped) return;
     this.stopped = false;
     const now = Date.now();
-    const before = this.options.shared ? now : Number.MAX_SAFE_INTEGER;
-    const reclaimed = this.uow.write(() => this.store.reclaim(before, now));
+    const reclaimed = this.uow.write(() => this.reclaimLeftBehind(now));
     if (reclaimed > 0) this.log.info({ jobs: reclaimed }, "resuming jobs of the previous run");
     this.timer = setInterval(() => this.safely("looking at the job queue", () => this.tick()), this.pollMs);
     this.timer.unref?.();
@@ -126,6 +127,36 @@ export class JobRunner {
     // A job waiting out a pause when the last run stopped (a provider's Retry-After) runs at its time.
     const next = this.store.nextRunAt();
     if (next !== null && next > now) this.wakeAt(next);
+  }
+
+  /** At start: every running job (one process), or those of nodes gone and lapsed leases (several nodes). */
+  private reclaimLeftBehind(now: number): number {
+    if (!this.options.nodes) return this.store.reclaim(Number.MAX_SAFE_INTEGER, now);
+    return this.reclaimAll(this.ofGoneNodes(), now) + this.store.reclaim(now, now);
+  }
+
+  /** Returns these claims' jobs to the queue, each if its lease still holds it; how many. */
+  private reclaimAll(claims: { seq: number; lease: string }[], now: number): number {
+    return claims.filter(({ seq, lease }) => this.store.reclaimOne(seq, lease, now)).length;
+  }
+
+  /**
+   * The claims of running jobs whose node is gone (read outside any write: most looks find none). A lease
+   * without a node (an older version's) is left to lapse.
+   */
+  private ofGoneNodes(): { seq: number; lease: string }[] {
+    const nodes = this.options.nodes;
+    if (!nodes) return [];
+    const mine = `${nodes.self}/`;
+    const others = this.store.runningLeases().filter(({ lease }) => !lease.startsWith(mine) && lease.includes("/"));
+    if (others.length === 0) return [];
+    const alive = nodes.alive();
+    return others.filter(({ lease }) => !alive.has(lease.slice(0, lease.indexOf("/"))));
+  }
+
+  /** A claim's lease: a new id, after this node's where several share the table (what a start looks at). */
+  private newLease(): string {
+    return this.options.nodes ? `${this.options.nodes.self}/${newId()}` : newId();
   }
 
   /** Stops claiming and aborts running jobs; their claims lapse and the next start resumes them. */
@@ -173,6 +204,8 @@ export class JobRunner {
   private tick(): void {
     const now = Date.now();
     if (this.store.hasLapsed(now)) this.uow.write(() => this.store.reclaim(now, now));
+    const gone = this.ofGoneNodes();
+    if (gone.length > 0) this.uow.write(() => this.reclaimAll(gone, now));
     if (this.running.size < this.options.concurrency && this.store.hasDue(now)) this.fill();
   }
 
@@ -182,7 +215,7 @@ export class JobRunner {
     try {
       this.safely("claiming a job", () => {
         while (this.running.size < this.options.concurrency) {
-          const lease = newId();
+          const lease = this.newLease();
           const now = Date.now();
           const job = this.uow.write(() => this.store.claim(lease, now, now + this.leaseMs));
           if (!job) break;

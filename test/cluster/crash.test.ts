@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { nodeCluster } from "../helpers/cluster";
-import { allMessages, type Org } from "../helpers/factories";
+import { allMessages } from "../helpers/factories";
 import { completion, type FakeProvider, startFakeProvider } from "../helpers/fake-providers";
 import { type Client, client } from "../helpers/http";
 import type { SpawnedServer } from "../helpers/server";
@@ -120,44 +120,54 @@ describe("kill -9 of a node in the middle of writes through both", () => {
 });
 
 describe("a staff reply whose node is killed -9 while the model answers", () => {
-  it("is finished by another node once the lease lapses: one reply, the model asked twice in all", async () => {
-    const hold = Promise.withResolvers<void>();
-    const fake = startFakeProvider(async (_request, nth) => {
-      // The first call never gets its answer to the node that made it: that node is killed meanwhile.
-      if (nth === 1) await hold.promise;
-      return completion("The answer, once");
-    });
-    fakes.push(fake);
-    // Only node A runs at first, so the job is A's.
-    const w = await world("reply", 1, { MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1`, TANDEM_JOB_LEASE_SEC: "2" });
-    const org: Org = w.org;
-    const orgBase = `/api/v1/organizations/${org.id}`;
-    expect((await org.owner.api.put(`${orgBase}/integrations/modelrouter`, { api_key: "key-1234" })).status).toBe(200);
-    const staff = (await org.owner.api.post(`${orgBase}/service-accounts`, { name: "Ada" })).body.service_account;
-    const [a] = w.nodes as [SpawnedServer];
-    expect((await w.through(a).post(w.messages, { content: "@Ada are you there?" })).status).toBe(201);
-    await eventually(() => fake.requests.length === 1, "the gateway to be asked");
+  // Another node takes the job back when its lease lapses or its node is silent for 5 s, whichever comes first.
+  const cases = [
+    { lease: "2", when: "once its 2 s lease lapses" },
+    { lease: "30", when: "once its node is silent for 5 s, before its 30 s lease lapses" },
+  ];
+  for (const { lease, when } of cases) {
+    it(`is finished by another node ${when}: one reply, the model asked twice in all`, async () => {
+      const hold = Promise.withResolvers<void>();
+      const fake = startFakeProvider(async (_request, nth) => {
+        // The first call never gets its answer to the node that made it: that node is killed meanwhile.
+        if (nth === 1) await hold.promise;
+        return completion("The answer, once");
+      });
+      fakes.push(fake);
+      // Only node A runs at first, so the job is A's.
+      const env = { MODELROUTER_API_BASE_URL: `${fake.origin}/api/v1`, TANDEM_JOB_LEASE_SEC: lease };
+      const w = await world("reply", 1, env);
+      const orgBase = `/api/v1/organizations/${w.org.id}`;
+      const owner = w.org.owner.api;
+      expect((await owner.put(`${orgBase}/integrations/modelrouter`, { api_key: "key-1234" })).status).toBe(200);
+      const staff = (await owner.post(`${orgBase}/service-accounts`, { name: "Ada" })).body.service_account;
+      const [a] = w.nodes as [SpawnedServer];
+      expect((await w.through(a).post(w.messages, { content: "@Ada are you there?" })).status).toBe(201);
+      await eventually(() => fake.requests.length === 1, "the gateway to be asked");
 
-    const b = await w.install.start();
-    // B starting leaves A's job to A while A renews its lease: no second question.
-    await Bun.sleep(3000);
-    expect(fake.requests.length).toBe(1);
-    a.proc.kill("SIGKILL");
-    await a.proc.exited;
-    hold.resolve();
+      const b = await w.install.start();
+      // B starting, and looking every second, leaves A's job to A while A lives: no second question.
+      await Bun.sleep(3000);
+      expect(fake.requests.length).toBe(1);
+      a.proc.kill("SIGKILL");
+      await a.proc.exited;
+      const killedAt = Date.now();
+      hold.resolve();
 
-    await eventually(() => fake.requests.length >= 2, "the job to be taken up by B", 10_000);
-    const byStaff = async () =>
-      (await allMessages(w.through(b), w.messages)).filter((m) => m.author_user_id === staff.user_id);
-    let replies = await byStaff();
-    for (let i = 0; i < 100 && replies.length === 0; i++) {
-      await Bun.sleep(50);
+      await eventually(() => fake.requests.length >= 2, "the job to be taken up by B", 10_000);
+      expect(Date.now() - killedAt).toBeLessThan(9000);
+      const byStaff = async () =>
+        (await allMessages(w.through(b), w.messages)).filter((m) => m.author_user_id === staff.user_id);
+      let replies = await byStaff();
+      for (let i = 0; i < 100 && replies.length === 0; i++) {
+        await Bun.sleep(50);
+        replies = await byStaff();
+      }
+      // Time for a second reply to appear, were there one.
+      await Bun.sleep(2500);
       replies = await byStaff();
-    }
-    // Time for a second reply to appear, were there one.
-    await Bun.sleep(2500);
-    replies = await byStaff();
-    expect(replies.map((m) => m.content)).toEqual(["The answer, once"]);
-    expect(fake.requests.length).toBe(2);
-  }, 60_000);
+      expect(replies.map((m) => m.content)).toEqual(["The answer, once"]);
+      expect(fake.requests.length).toBe(2);
+    }, 60_000);
+  }
 });

@@ -13,7 +13,9 @@
  *
  * Each node also says where the others reach it (`TANDEM_NODE_URL`) and that it is alive: a row of
  * `cluster_nodes` whose `seen_at` it sets every second, on the database's clock. A node not seen for `GONE_MS`
- * (killed, cut off) is gone: what it held (a tunnel's connector) is held by no one.
+ * (killed, cut off) is gone: what it held (a tunnel's connector, its jobs) is held by no one. A node starting at
+ * the URL of another is that node's next process (two live nodes cannot listen at one address): the earlier one
+ * is gone at once.
  */
 
 import { randomUUID } from "node:crypto";
@@ -99,6 +101,7 @@ export class Cluster {
    */
   async start(url: string): Promise<void> {
     this.reachedAt = url;
+    this.pg.query("DELETE FROM cluster_nodes WHERE url = ? AND id <> ?").run(url, this.node);
     this.beat();
     const newest = this.pg.query("SELECT coalesce(max(seq), 0) AS seq FROM cluster_events").get() as { seq: number };
     this.last = newest.seq;
@@ -130,6 +133,12 @@ export class Cluster {
         this.onError(error);
       }
     }
+  }
+
+  /** The ids of the nodes alive now (this one among them, once started). */
+  alive(): Set<string> {
+    const rows = this.pg.query(`SELECT id FROM (${LIVE_NODES_SQL}) n`).all() as { id: string }[];
+    return new Set(rows.map((row) => row.id));
   }
 
   /** This node is alive, at `url`: its row, made again if it went (pruned after a long pause). */
