@@ -6,8 +6,10 @@
  * for nothing but a node of the install.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { nodeCluster } from "../helpers/cluster";
+import { NodeRequests } from "../../src/lib/node-requests";
+import { NODE_SECRETS, nodeCluster } from "../helpers/cluster";
 import { addMember, type Org, type Person } from "../helpers/factories";
+import { psql } from "../helpers/postgres";
 import type { SpawnedServer } from "../helpers/server";
 import { type Connector, connector, localService } from "../helpers/tunnel";
 
@@ -330,7 +332,7 @@ describe("a holder that dies", () => {
 });
 
 describe("POST /api/v1/cluster/tunnels/{automationId}", () => {
-  it("does not exist for anyone but a node of the install: unsigned, forged or replayed requests answer 404", async () => {
+  it("does not exist for anyone but a node of the install: unsigned or forged requests answer 404", async () => {
     const path = `/api/v1/cluster/tunnels/${tunnelId}`;
     const unsigned = await fetch(`${a.url}${path}`, { method: "POST", body: "x" });
     expect(unsigned.status).toBe(404);
@@ -348,5 +350,38 @@ describe("POST /api/v1/cluster/tunnels/{automationId}", () => {
       },
     });
     expect(forged.status).toBe(404);
+  });
+
+  it("relays a node's visit over the connector held here, never forwards one, and takes each signed request once", async () => {
+    const id = await createTunnel();
+    const tunnel = connect(a, id);
+    await tunnel.connected();
+    const nodeOf = (node: SpawnedServer) =>
+      psql(install.databaseUrl, `SELECT id FROM cluster_nodes WHERE url = '${node.url}'`).trim();
+    const signer = new NodeRequests(new TextEncoder().encode(NODE_SECRETS.JWT_SECRET), "a-node-of-the-test");
+    const path = `/api/v1/cluster/tunnels/${id}`;
+    const head = new TextEncoder().encode(
+      JSON.stringify({ method: "GET", path: "/echo?via=node", headers: [["x-tandem-user-id", dev.id]], body: false }),
+    );
+    const framed = new Uint8Array(4 + head.byteLength);
+    new DataView(framed.buffer).setUint32(0, head.byteLength);
+    framed.set(head, 4);
+    const send = (node: SpawnedServer, headers: Record<string, string>) =>
+      fetch(`${node.url}${path}`, { method: "POST", body: framed, headers });
+    // B does not hold the tunnel: it answers as without a connector, and does not carry it on to A.
+    const toB = await send(b, signer.sign("POST", path, nodeOf(b)));
+    expect(toB.status).toBe(502);
+    expect(await toB.json()).toEqual({ error: "tunnel not connected" });
+    // A holds it: the connector's answer, framed (its head's length, the head, then the body).
+    const signed = signer.sign("POST", path, nodeOf(a));
+    const toA = await send(a, signed);
+    expect(toA.status).toBe(200);
+    const bytes = new Uint8Array(await toA.arrayBuffer());
+    const length = new DataView(bytes.buffer).getUint32(0);
+    expect(JSON.parse(new TextDecoder().decode(bytes.subarray(4, 4 + length))).status).toBe(200);
+    expect(JSON.parse(new TextDecoder().decode(bytes.subarray(4 + length))).query).toBe("?via=node");
+    // The same signed request again: refused, as from anyone.
+    expect((await send(a, signed)).status).toBe(404);
+    await tunnel.stop();
   });
 });
