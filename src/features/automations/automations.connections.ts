@@ -93,10 +93,13 @@ export class ConnectionRuns {
 
   /**
    * Ends the runs a previous process left `running` (it stopped without ending them), but those `held` says a live
-   * process holds; how many there were.
+   * process holds; how many there were. `held` is asked after the running runs are read: a run that starts
+   * meanwhile is not among them, and one among them is already held.
    */
-  endLeftRunning(held: (runId: string) => boolean = () => false): number {
-    const left = this.store.runningConnections().filter((run) => !held(run.id));
+  endLeftRunning(held: () => ReadonlySet<string> = () => new Set()): number {
+    const running = this.store.runningConnections();
+    const kept = running.length > 0 ? held() : new Set<string>();
+    const left = running.filter((run) => !kept.has(run.id));
     for (const run of left) this.end(run.id, { requests: null, error: LEFT_RUNNING });
     return left.length;
   }

@@ -143,12 +143,7 @@ export class TunnelsService {
 
   private endLeftRunning(): void {
     const nodes = this.deps.nodes;
-    if (!nodes) {
-      this.deps.runs.endLeftRunning();
-      return;
-    }
-    const held = nodes.heldRuns();
-    this.deps.runs.endLeftRunning((runId) => held.has(runId));
+    this.deps.runs.endLeftRunning(nodes ? () => nodes.heldRuns() : undefined);
   }
 
   /** The server stops: every connector is closed (they reconnect to the next one), and their runs end. */
