@@ -335,6 +335,14 @@ describe("a key stored under another encryption key", () => {
     // A restore that kept the database but not the key the data dir generated: another key in its place.
     writeFileSync(join(dir, ENCRYPTION_KEY_FILE), `${"b".repeat(64)}\n`, { mode: 0o600 });
 
+    if (ON_POSTGRES) {
+      // There every node is given the key, and one given another is refused at start, by the VAPID key the
+      // database holds: it names the key to fix.
+      await expect(startTestServer({ dataDir: dir, env: { APP_SSH_ENCRYPTION_KEY: "b".repeat(64) } })).rejects.toThrow(
+        "cannot be read with this APP_SSH_ENCRYPTION_KEY: every node needs the key of the node that stored it",
+      );
+      return;
+    }
     const second = await startTestServer({ dataDir: dir });
     try {
       expect(

@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { addMember, addStaff, type Org, OWNER, setupOrg } from "../helpers/factories";
 import { client, TIMESTAMP, UUID } from "../helpers/http";
-import { startTestServer, type TestServer } from "../helpers/server";
+import { ON_POSTGRES } from "../helpers/postgres";
+import { startTestServer, TEST_JWT_SECRET, type TestServer } from "../helpers/server";
 import { collabBase, listen, openEditor } from "../helpers/sockets";
 
 let server: TestServer;
@@ -27,7 +28,8 @@ function expectTokenPair(body: Record<string, unknown>) {
 
 /** Signs a JWT with the server's real secret and whatever header and claims a test wants. */
 function forge(header: Record<string, unknown>, claims: Record<string, unknown>, alg: "sha256" | "sha512" = "sha256") {
-  const secret = readFileSync(join(server.dataDir, "jwt_secret"), "utf8").trim();
+  // On PostgreSQL every node is given the secret (the test servers' shared one); on SQLite it is the data dir's.
+  const secret = ON_POSTGRES ? TEST_JWT_SECRET : readFileSync(join(server.dataDir, "jwt_secret"), "utf8").trim();
   const enc = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
   const input = `${enc(header)}.${enc(claims)}`;
   return `${input}.${createHmac(alg, secret).update(input).digest("base64url")}`;

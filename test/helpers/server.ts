@@ -46,7 +46,7 @@ export function engineEnv(dataDir: string): Record<string, string> {
 }
 
 /** The secrets of servers on PostgreSQL, shared by every node of a test, as an operator sets them. */
-const TEST_JWT_SECRET = "test-jwt-secret-shared-by-every-node-0123456789abcdef";
+export const TEST_JWT_SECRET = "test-jwt-secret-shared-by-every-node-0123456789abcdef";
 const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString("base64");
 
 /** Starts the app from source on 127.0.0.1 and a random port, with a new data dir. */
