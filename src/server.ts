@@ -114,6 +114,8 @@ async function serveLocked(
   services.docs.recover();
   // Texts whose editing a stop cut short are indexed for search; deleted rooms leave the index.
   services.search.start();
+  // The inbox items of chat posts a crash left waiting for their batch are written.
+  services.inbox.start();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
   listening = url;
@@ -195,6 +197,8 @@ async function serveLocked(
       services.tunnels.closeAll();
       const graceful = app.stop().then(() => true);
       if (!(await Promise.race([graceful, Bun.sleep(STOP_GRACE_MS).then(() => false)]))) await app.stop(true);
+      // The inbox items of the last posts answered.
+      services.inbox.stop();
       await checkpointer.stop();
       conn.sqlite.close();
       unlock();

@@ -272,6 +272,21 @@ describe("when the subject goes", () => {
     expect(await itemAbout(w.ada, message.id)).toBeUndefined();
   });
 
+  it("a message deleted before its item was written leaves none, and nothing is pushed", async () => {
+    const live = await listen(w.server.url, w.org.id, w.ada.token);
+    try {
+      // Deleted at once: its item, written after the post in a batch, is not written at all.
+      const message = await say(w, w.owner, "@Ada Lovelace oops, wrong person");
+      expect((await w.owner.api.delete(`${roomPath(w)}/messages/${message.id}`)).status).toBe(204);
+      await say(w, w.owner, "@Ada Lovelace the right one");
+      await live.next((e) => e.type === "inbox.item" && e.payload.summary === "@Ada Lovelace the right one");
+      expect(live.events.some((e) => e.type === "inbox.item" && e.payload.message_id === message.id)).toBe(false);
+      expect(await itemAbout(w.ada, message.id)).toBeUndefined();
+    } finally {
+      live.close();
+    }
+  });
+
   it("a deleted task takes its assignment and comment mentions along", async () => {
     const task = await newTask("Doomed", w.ada.id);
     const comment = await w.owner.api.post(`${spacePath(w)}/tasks/${task.id}/messages`, {

@@ -1,0 +1,111 @@
+/**
+ * The inbox items of chat posts, written after their posts commit, in batches: one transaction writes the items
+ * of every post committed meanwhile. An item written in its post's transaction dirtied a page of each of its
+ * seven B-trees there, none of which the other posts of that commit touch (9.4 WAL frames an item); a batch shares
+ * those pages among its items (docs/benchmarks.md).
+ *
+ * What the person sees does not change: every read of an inbox (`GET /me/inbox`, `/me/unread`, reading a room,
+ * marking items read) first writes the batch waiting, so an item is there for whoever reads once its post was
+ * answered; only its `inbox.item` on the sockets comes up to `FLUSH_MS` later. A post is taken as it is when its
+ * batch runs: one deleted meanwhile, or in a room deleted meanwhile, makes no item. A stop writes the batch
+ * waiting; after a crash, the start writes the items of the posts created since the last batch that committed
+ * (its time in `inbox_state`, less `CATCH_UP_MARGIN_MS`), skipping anyone who has an item about the post already.
+ */
+import type { Unit } from "../../core/events";
+import type { UnitOfWork } from "../../db/unit";
+import type { Logger } from "../../lib/log";
+import type { InboxStore, PostRow } from "./inbox.store";
+
+/** The items of a post wait at most this long for their batch, when no read of an inbox comes first. */
+const FLUSH_MS = 100;
+/** ... or until this many posts wait. */
+const FLUSH_BATCH = 1000;
+/**
+ * A post is stamped with the clock (or later, in a burst): after a crash, the posts created since the last batch
+ * that committed are looked at again, and those this much older too, in case the clock was set back meanwhile.
+ */
+const CATCH_UP_MARGIN_MS = 10_000;
+
+/** Writes the items of one post in `unit`; `once`: to no one who has an item about it already (a catch-up). */
+export type PostItemsWriter = (post: PostRow, unit: Unit, once: boolean) => void;
+
+/** The posts whose items wait for the next batch. */
+export class PostItems {
+  private pending: string[] = [];
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private stopped = false;
+  private writer: PostItemsWriter = () => undefined;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly store: InboxStore,
+    private readonly log?: Logger,
+  ) {}
+
+  /** Who makes a post's items (the sources, which know who a post names). */
+  writeWith(writer: PostItemsWriter): void {
+    this.writer = writer;
+  }
+
+  /** A post that may make items has committed: its items are written with the next batch. */
+  posted(id: string): void {
+    // After a stop the next start catches up with it.
+    if (this.stopped) return;
+    this.pending.push(id);
+    // A full batch goes after the rest of this commit's events: the post's answer does not wait for it.
+    if (this.pending.length >= FLUSH_BATCH) this.flushIn(0);
+    else if (!this.timer) this.flushIn(FLUSH_MS);
+  }
+
+  private flushIn(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.flush(), ms);
+    this.timer.unref?.();
+  }
+
+  /**
+   * Writes the items of the posts waiting, in one transaction. A failure keeps them waiting (the next read or
+   * batch tries again; a crash meanwhile leaves them to the catch-up of the next start). Inside a write (none
+   * reads an inbox there today) it leaves them to their timer: that write could still roll back.
+   */
+  flush(): void {
+    if (this.uow.writing) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.length === 0) return;
+    const ids = this.pending;
+    this.pending = [];
+    try {
+      // Every post stored until now is in this batch or an earlier one; any stored later is stamped `at` or later.
+      const at = Date.now();
+      this.uow.write((unit) => {
+        for (const post of this.store.posts(ids)) this.writer(post, unit, false);
+        this.store.postsWritten(at);
+      });
+    } catch (error) {
+      this.pending = ids.concat(this.pending);
+      this.log?.error({ err: error, waiting: this.pending.length }, "writing the inbox items of chat posts failed");
+      if (!this.stopped) this.flushIn(FLUSH_MS);
+    }
+  }
+
+  /** At start: the items of the posts a crash left waiting, once each. */
+  start(): void {
+    this.stopped = false;
+    const at = Date.now();
+    const ids = this.store.postsSince(this.store.postsWrittenUntil() - CATCH_UP_MARGIN_MS);
+    // One transaction: the time recorded must not pass posts whose items have not committed.
+    this.uow.write((unit) => {
+      for (let i = 0; i < ids.length; i += FLUSH_BATCH) {
+        for (const post of this.store.posts(ids.slice(i, i + FLUSH_BATCH))) this.writer(post, unit, true);
+      }
+      this.store.postsWritten(at);
+    });
+  }
+
+  /** At stop: the items of the posts waiting are written now. */
+  stop(): void {
+    this.flush();
+    this.stopped = true;
+  }
+}
