@@ -1191,7 +1191,7 @@ const cases: Case[] = [
     tempBTree: SMALL("the authors of one thread, made distinct"),
   },
   {
-    name: "inbox: the chat posts of a batch, as they are now",
+    name: "inbox: chat posts as they are now (a catch-up at start)",
     raw: { sql: POSTS_SQL, params: { ids: JSON.stringify([ids.message]) } },
   },
   {

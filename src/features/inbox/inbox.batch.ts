@@ -6,10 +6,10 @@
  *
  * What the person sees does not change: every read of an inbox (`GET /me/inbox`, `/me/unread`, reading a room,
  * marking items read) first writes the batch waiting, so an item is there for whoever reads once its post was
- * answered; only its `inbox.item` on the sockets comes up to `FLUSH_MS` later. A post is taken as it is when its
- * batch runs: one deleted meanwhile, or in a room deleted meanwhile, makes no item. A stop writes the batch
- * waiting; after a crash, the start writes the items of the posts created since the last batch that committed
- * (its time in `inbox_state`, less `CATCH_UP_MARGIN_MS`), skipping anyone who has an item about the post already.
+ * answered; only its `inbox.item` on the sockets comes up to `FLUSH_MS` later. A post deleted before its batch
+ * runs, or in a room deleted meanwhile, makes no item. A stop writes the batch waiting; after a crash, the start
+ * writes the items of the posts created since the last batch that committed (its time in `inbox_state`, less
+ * `CATCH_UP_MARGIN_MS`), read as they are then, skipping anyone who has an item about the post already.
  */
 import type { Unit } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
@@ -31,7 +31,7 @@ export type PostItemsWriter = (post: PostRow, unit: Unit, once: boolean) => void
 
 /** The posts whose items wait for the next batch. */
 export class PostItems {
-  private pending: string[] = [];
+  private pending: PostRow[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
   private stopped = false;
   private writer: PostItemsWriter = () => undefined;
@@ -47,14 +47,23 @@ export class PostItems {
     this.writer = writer;
   }
 
-  /** A post that may make items has committed: its items are written with the next batch. */
-  posted(id: string): void {
+  /** A post that may make items has committed (as its event tells it): its items are written with the next batch. */
+  posted(post: PostRow): void {
     // After a stop the next start catches up with it.
     if (this.stopped) return;
-    this.pending.push(id);
+    this.pending.push(post);
     // A full batch goes after the rest of this commit's events: the post's answer does not wait for it.
     if (this.pending.length >= FLUSH_BATCH) this.flushIn(0);
     else if (!this.timer) this.flushIn(FLUSH_MS);
+  }
+
+  /** A post deleted, or a room deleted with its posts (the deletion committed): what of it waits makes no item. */
+  gone(what: { message: string } | { room: string }): void {
+    if (this.pending.length === 0) return;
+    this.pending =
+      "message" in what
+        ? this.pending.filter((post) => post.id !== what.message)
+        : this.pending.filter((post) => post.roomId !== what.room);
   }
 
   private flushIn(ms: number): void {
@@ -73,17 +82,17 @@ export class PostItems {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0) return;
-    const ids = this.pending;
+    const posts = this.pending;
     this.pending = [];
     try {
       // Every post stored until now is in this batch or an earlier one; any stored later is stamped `at` or later.
       const at = Date.now();
       this.uow.write((unit) => {
-        for (const post of this.store.posts(ids)) this.writer(post, unit, false);
+        for (const post of posts) this.writer(post, unit, false);
         this.store.postsWritten(at);
       });
     } catch (error) {
-      this.pending = ids.concat(this.pending);
+      this.pending = posts.concat(this.pending);
       this.log?.error({ err: error, waiting: this.pending.length }, "writing the inbox items of chat posts failed");
       if (!this.stopped) this.flushIn(FLUSH_MS);
     }

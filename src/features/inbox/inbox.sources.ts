@@ -41,9 +41,13 @@ export class InboxSources {
     // may make one.
     this.posts.writeWith((post, unit, once) => this.postItems(post, unit, once));
     events.subscribe((e) => {
-      if (e.type !== "chat.message.created" || byStaff(e.actor)) return;
-      const { message } = e.payload;
-      if (message.thread_root_id !== null || message.content.includes("@")) this.posts.posted(message.id);
+      if (e.type === "chat.message.created" && !byStaff(e.actor)) {
+        const { message } = e.payload;
+        if (message.thread_root_id !== null || message.content.includes("@")) this.posts.posted(postOf(e));
+      }
+      // Deleted (committed) before its batch: it makes no item.
+      else if (e.type === "chat.message.deleted") this.posts.gone({ message: e.payload.id });
+      else if (e.type === "chat.room.deleted") this.posts.gone({ room: e.payload.id });
     });
     // A staff member's post: in its transaction. A reply runs in a savepoint of its own anyway (it writes its
     // root's counts), so only a top-level post that may name someone says it may write.
@@ -94,10 +98,11 @@ export class InboxSources {
         at: post.createdAt,
       });
     };
-    for (const person of named) deliver(person.userId, "mention", summaryOf(post.content));
+    const said = summaryOf(post.content);
+    for (const person of named) deliver(person.userId, "mention", said);
     if (post.threadRootId === null) return;
     // A reply of files alone is said by their names.
-    const summary = summaryOf(post.content) || summaryOf(post.attachmentNames.join(", "));
+    const summary = said || summaryOf(post.attachmentNames.join(", "));
     const namedIds = new Set(named.map((person) => person.userId));
     for (const userId of this.inbox.threadAuthors(post.threadRootId, post.createdAt)) {
       if (!namedIds.has(userId)) deliver(userId, "thread_reply", summary);

@@ -99,8 +99,8 @@ SELECT author_user_id FROM chat_messages
   WHERE thread_root_id = $rootId AND created_at < $before AND author_user_id IS NOT NULL`;
 
 /**
- * The chat posts of the given ids whose items are still to be made, as they are now: live (neither deleted nor in
- * a deleted room), with their organization and their attachments' names (a reply of files alone is said by them).
+ * The chat posts of the given ids, as they are now, for a catch-up after a crash: the live ones, with their
+ * organization and their attachments' names (a reply of files alone is said by them).
  */
 export const POSTS_SQL = `SELECT m.id, s.org_id AS orgId, m.space_id AS spaceId, m.room_id AS roomId,
   m.author_user_id AS authorUserId, m.content, m.thread_root_id AS threadRootId, m.created_at AS createdAt,
