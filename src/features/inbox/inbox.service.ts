@@ -278,6 +278,7 @@ export class InboxService {
 
   /** For email: the oldest `limit` items neither read nor emailed, made at or before `before`, of everyone. */
   awaitingEmail(before: number, limit: number): ItemRow[] {
+    this.posts.flush();
     return this.store.awaitingEmail(before, limit);
   }
 
