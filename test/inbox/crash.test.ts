@@ -111,9 +111,27 @@ describe("inbox items of chat posts across a crash", () => {
     expect(new Set(itemsInFile(dir)).size).toBe(itemsInFile(dir).length);
     expect(itemsInFile(dir)).toHaveLength(13);
 
-    // A graceful stop writes the batch waiting before it exits.
-    const last = await post(org.owner, { content: "@Bob Builder before the stop" });
+    // A graceful stop writes the batch waiting before it exits. (A batch just ran, for the read: the next waits
+    // a second.)
+    await post(org.owner, { content: "@Bob Builder one more" });
+    expect(await inboxOf(bob)).toHaveLength(2);
+    const waiting = await post(org.owner, { content: "@Bob Builder waiting at the stop" });
     expect(await second.stop("SIGTERM")).toBe(0);
-    expect(itemsInFile(dir)).toContain(`${bob.id} ${last} mention`);
+    expect(itemsInFile(dir)).toContain(`${bob.id} ${waiting} mention`);
+
+    // With nothing waiting, it records that every post so far has its items, one that makes none too: the next
+    // start after a crash walks back no further than that.
+    const third = await start();
+    url = third.url;
+    const plain = await post(org.owner, { content: "a last word for no one" });
+    expect(await third.stop("SIGTERM")).toBe(0);
+    const db = new Database(join(dir, "tandem.db"), { readonly: true });
+    try {
+      const written = db.query("SELECT value FROM inbox_state WHERE name = 'posts'").get() as { value: number };
+      const stored = db.query("SELECT created_at FROM chat_messages WHERE id = ?").get(plain) as { created_at: number };
+      expect(written.value).toBeGreaterThanOrEqual(stored.created_at);
+    } finally {
+      db.close();
+    }
   });
 });

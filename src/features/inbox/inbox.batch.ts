@@ -32,6 +32,11 @@ const FLUSH_BATCH = 1000;
  * that committed are looked at again, and those this much older too, in case the clock was set back meanwhile.
  */
 const CATCH_UP_MARGIN_MS = 10_000;
+/**
+ * While posts that make no item keep coming, the time recorded moves on at least this often: a start after a crash
+ * walks back through every post stored since it.
+ */
+const RECORD_MS = 10_000;
 
 /** Writes the items of one post in `unit`; `once`: to no one who has an item about it already (a catch-up). */
 export type PostItemsWriter = (post: PostRow, unit: Unit, once: boolean) => void;
@@ -40,6 +45,7 @@ export type PostItemsWriter = (post: PostRow, unit: Unit, once: boolean) => void
 export class PostItems {
   private pending: PostRow[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private recordTimer: ReturnType<typeof setTimeout> | null = null;
   private stopped = false;
   /** When the last batch ran (`performance.now()`). */
   private flushedAt = Number.NEGATIVE_INFINITY;
@@ -64,6 +70,28 @@ export class PostItems {
     // A full batch goes after the rest of this commit's events: the post's answer does not wait for it.
     if (this.pending.length >= FLUSH_BATCH) this.flushIn(0);
     else if (!this.timer) this.flushIn(Math.max(SOON_MS, this.flushedAt + FLUSH_MS - performance.now()));
+  }
+
+  /** A post that makes no item has committed: the time recorded moves past it within `RECORD_MS`. */
+  passed(): void {
+    if (this.recordTimer || this.stopped) return;
+    this.recordTimer = setTimeout(() => {
+      this.recordTimer = null;
+      // Posts waiting: their batch records the time.
+      if (this.pending.length === 0) this.record();
+    }, RECORD_MS);
+    this.recordTimer.unref?.();
+  }
+
+  /** Records that every post stored until now has its items (none waits). */
+  private record(): void {
+    if (this.uow.writing) return;
+    try {
+      const at = Date.now();
+      this.uow.write(() => this.store.postsWritten(at));
+    } catch (error) {
+      this.log?.error({ err: error }, "recording how far the inbox items of chat posts are written failed");
+    }
   }
 
   /** A post deleted, or a room deleted with its posts (the deletion committed): what of it waits makes no item. */
@@ -122,9 +150,12 @@ export class PostItems {
     });
   }
 
-  /** At stop: the items of the posts waiting are written now. */
+  /** At stop: the items of the posts waiting are written now (and the time, when none waited). */
   stop(): void {
-    this.flush();
+    if (this.pending.length > 0) this.flush();
+    else this.record();
     this.stopped = true;
+    if (this.recordTimer) clearTimeout(this.recordTimer);
+    this.recordTimer = null;
   }
 }

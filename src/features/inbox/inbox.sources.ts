@@ -44,6 +44,7 @@ export class InboxSources {
       if (e.type === "chat.message.created" && !byStaff(e.actor)) {
         const { message } = e.payload;
         if (message.thread_root_id !== null || message.content.includes("@")) this.posts.posted(postOf(e));
+        else this.posts.passed();
       }
       // Deleted (committed) before its batch: it makes no item.
       else if (e.type === "chat.message.deleted") this.posts.gone({ message: e.payload.id });
