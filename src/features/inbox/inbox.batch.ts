@@ -14,7 +14,7 @@
  */
 import type { Unit } from "../../core/events";
 import type { UnitOfWork } from "../../db/unit";
-import type { Logger } from "../../lib/log";
+import { atMostEvery, type Logger } from "../../lib/log";
 import type { InboxStore, PostRow } from "./inbox.store";
 
 /**
@@ -50,6 +50,9 @@ export class PostItems {
   /** When the last batch ran (`performance.now()`). */
   private flushedAt = Number.NEGATIVE_INFINITY;
   private writer: PostItemsWriter = () => undefined;
+  /** A batch that keeps failing (a full disk: it is tried again every second) is logged once a minute. */
+  private readonly flushFailed = atMostEvery(60_000);
+  private readonly recordFailed = atMostEvery(60_000);
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -90,7 +93,12 @@ export class PostItems {
       const at = Date.now();
       this.uow.write(() => this.store.postsWritten(at));
     } catch (error) {
-      this.log?.error({ err: error }, "recording how far the inbox items of chat posts are written failed");
+      this.recordFailed((suppressed) =>
+        this.log?.error(
+          { err: error, suppressed },
+          "recording how far the inbox items of chat posts are written failed",
+        ),
+      );
     }
   }
 
@@ -131,7 +139,10 @@ export class PostItems {
       });
     } catch (error) {
       this.pending = posts.concat(this.pending);
-      this.log?.error({ err: error, waiting: this.pending.length }, "writing the inbox items of chat posts failed");
+      const waiting = this.pending.length;
+      this.flushFailed((suppressed) =>
+        this.log?.error({ err: error, waiting, suppressed }, "writing the inbox items of chat posts failed"),
+      );
       if (!this.stopped) this.flushIn(FLUSH_MS);
     }
   }
