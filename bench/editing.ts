@@ -66,7 +66,10 @@ const RATES = [500, 2000];
 const TYPING_RATE = 50;
 const SIZES = [0, 256, 1024];
 const DURABILITY_EDITS = 100;
-/** Hocuspocus stores a document 2 s after its last change: every window ends this long after its last send. */
+/**
+ * Hocuspocus stores a document 2 s after its last change: a typing window ends this long after its last keystroke,
+ * and a prefill is given this long before the server's CPU is watched for quiet.
+ */
 const STORE_WAIT_MS = 2500;
 /**
  * After the last send, deliveries are awaited while they keep coming: a server that fell behind catches up. The
