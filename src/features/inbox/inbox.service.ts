@@ -62,7 +62,8 @@ export interface ItemDraft {
   summary: string;
   /**
    * When what it is about happened, when that was before now (a chat post whose item is written in the batch after
-   * it): the item's time, unless the person has a newer item already.
+   * it): the item's time (the first millisecond from then that none of the person's items has), so the inbox
+   * lists items in the order what they are about happened, even when an item written meanwhile is newer.
    */
   at?: number;
 }
@@ -242,7 +243,10 @@ export class InboxService {
       proposalId: draft.proposalId ?? null,
       summary: draft.summary,
       readAt: null,
-      createdAt: nextStamp(this.store.latestItemAt(draft.userId), draft.at),
+      createdAt:
+        draft.at === undefined
+          ? nextStamp(this.store.latestItemAt(draft.userId))
+          : this.store.freeItemTime(draft.userId, draft.at),
       emailedAt: null,
     };
     if (draft.kind === "approval") {

@@ -141,6 +141,7 @@ const SQL_UPSERT_READ_STATE = `INSERT INTO chat_read_states (user_id, room_id, m
        message_created_at = excluded.message_created_at, updated_at = excluded.updated_at`;
 const SQL_LATEST_ROW =
   "SELECT created_at AS createdAt FROM inbox_items WHERE user_id = $userId ORDER BY created_at DESC LIMIT 1";
+const SQL_ITEM_AT_ROW = "SELECT 1 FROM inbox_items WHERE user_id = $userId AND created_at = $at LIMIT 1";
 const SQL_ITEM_ABOUT_ROW = "SELECT 1 FROM inbox_items WHERE message_id = $messageId AND user_id = $userId LIMIT 1";
 const SQL_MARK_IDS_READ = `UPDATE inbox_items SET read_at = $now WHERE id IN (SELECT value FROM json_each($ids))
        AND user_id = $userId AND org_id = $orgId AND read_at IS NULL RETURNING id`;
@@ -401,14 +402,35 @@ export class InboxStore {
   latestItemAt(userId: string): number | undefined {
     const known = this.latest.get(userId);
     if (known !== undefined) return known;
-    return (this.latestRow().all(named({ userId }))[0] as { createdAt: number } | undefined)?.createdAt;
+    const stored = (this.latestRow().all(named({ userId }))[0] as { createdAt: number } | undefined)?.createdAt;
+    if (stored !== undefined) {
+      if (this.latest.size >= REMEMBERED_PEOPLE) this.latest.delete(this.latest.keys().next().value as string);
+      this.latest.set(userId, stored);
+    }
+    return stored;
   }
 
   /** Remembers the user's newest item time (should its transaction roll back, the next is a millisecond later). */
   private remember(row: ItemRow): void {
-    if (!this.latest.has(row.userId) && this.latest.size >= REMEMBERED_PEOPLE)
+    const known = this.latest.get(row.userId);
+    if (known === undefined && this.latest.size >= REMEMBERED_PEOPLE)
       this.latest.delete(this.latest.keys().next().value as string);
-    this.latest.set(row.userId, row.createdAt);
+    // An item dated back (`freeItemTime`) leaves the newest where it was.
+    this.latest.set(row.userId, known === undefined ? row.createdAt : Math.max(known, row.createdAt));
+  }
+
+  private readonly itemAtRow = this.raw(SQL_ITEM_AT_ROW);
+
+  /**
+   * The first millisecond from `at` at which the user has no item: items of one person never share a time, and
+   * one dated back keeps its place among those written before it.
+   */
+  freeItemTime(userId: string, at: number): number {
+    const latest = this.latestItemAt(userId);
+    if (latest === undefined || latest < at) return at;
+    let time = at;
+    while (this.itemAtRow().get(named({ userId, at: time }))) time++;
+    return time;
   }
 
   private readonly itemAboutRow = this.raw(SQL_ITEM_ABOUT_ROW);
