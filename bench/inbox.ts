@@ -1,9 +1,9 @@
 /**
  * Never miss what needs you (contract §10), measured from outside: chat posts into a room of 200 members, each
  * of whom has read the room (a read state row) and a tenth of whom muted it, while one post in ten names one
- * of them (`BENCH_INBOX_EVERY=n`: one in n; an inbox item written in the post's transaction, and an
- * `inbox.item` to their socket). Target: at least 0.18 of a bare `Bun.serve` in the same run, as the plain post
- * (0.2) nearly is. `bun bench/ab.ts A B inbox` compares two builds on the same request.
+ * of them (`BENCH_INBOX_EVERY=n`: one in n; an inbox item written after the post in a batch, and an `inbox.item`
+ * to their socket). Target: at least 0.18 of a bare `Bun.serve` in the same run, as the plain post (0.2) nearly
+ * is. `bun bench/ab.ts A B inbox` compares two builds on the same request.
  */
 import { type LoadScenario, luaWith, type Server, startTandem, type WrkRequest } from "./harness";
 import { api, members, orgOf, space } from "./seed";

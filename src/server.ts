@@ -147,6 +147,8 @@ async function serveLocked(
   services.docs.recover();
   // Texts whose editing a stop cut short are indexed for search; deleted rooms leave the index.
   services.search.start();
+  // The inbox items of chat posts a crash left waiting for their batch are written.
+  services.inbox.start();
   const shownHost = config.host === "0.0.0.0" || config.host === "::" ? "localhost" : config.host;
   const url = `http://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${port}`;
   listening = url;
@@ -231,6 +233,8 @@ async function serveLocked(
       services.tunnels.closeAll();
       const graceful = app.stop().then(() => true);
       if (!(await Promise.race([graceful, Bun.sleep(STOP_GRACE_MS).then(() => false)]))) await app.stop(true);
+      // The inbox items of the last posts answered.
+      services.inbox.stop();
       await checkpointer?.stop();
       await services.cluster?.stop();
       conn.sqlite.close();

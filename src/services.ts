@@ -31,6 +31,7 @@ import { ChatStore } from "./features/chat/chat.store";
 import { LiveEvents } from "./features/events/events.live";
 import { FilesService } from "./features/files/files.service";
 import { FilesStore } from "./features/files/files.store";
+import { PostItems } from "./features/inbox/inbox.batch";
 import { InboxService } from "./features/inbox/inbox.service";
 import { InboxSources, type SourcesWorld } from "./features/inbox/inbox.sources";
 import { InboxStore } from "./features/inbox/inbox.store";
@@ -242,8 +243,10 @@ export function createServices(conn: Connection, config: Config, options: Servic
     directory: (orgId) => staff.mentionables(orgId),
   };
   const inboxStore = new InboxStore(db);
-  const inbox = new InboxService(uow, inboxStore, commits, inboxWorld);
-  new InboxSources(inbox, inboxWorld).listen(events);
+  // A person's chat post: its items in a batch after it (the hot path's write).
+  const postItems = new PostItems(uow, inboxStore, options.log);
+  const inbox = new InboxService(uow, inboxStore, commits, inboxWorld, postItems);
+  new InboxSources(inbox, inboxWorld, postItems).listen(events);
   // Email and Web Push: what reaches people away from Tandem. Only a serving process (with a log) sends.
   const publicUrl = () => config.publicUrl ?? options.publicUrl?.() ?? `http://localhost:${config.port}`;
   const notificationsWorld: NotificationsWorld = {

@@ -1,5 +1,5 @@
 -- POST chat messages into a room of many members: every EVERY-th names one of them ("@Bench <i>", i below
--- MEMBERS), which writes an inbox item for that person in the post's transaction; the others name no one.
+-- MEMBERS), which makes an inbox item for that person (written after the post, in a batch); the others name no one.
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 local n = 0

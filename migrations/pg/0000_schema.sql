@@ -317,6 +317,12 @@ CREATE INDEX "inbox_items_unread_idx" ON "inbox_items" ("user_id","chat_room_id"
 --> statement-breakpoint
 CREATE INDEX "inbox_items_user_idx" ON "inbox_items" ("user_id","created_at","id");
 --> statement-breakpoint
+CREATE TABLE "inbox_state" (
+  "name" text COLLATE "C" NOT NULL,
+  "value" bigint NOT NULL,
+  PRIMARY KEY ("name")
+);
+--> statement-breakpoint
 CREATE TABLE "integrations" (
   "org_id" text COLLATE "C" NOT NULL,
   "provider" text COLLATE "C" NOT NULL,

@@ -178,6 +178,11 @@ const TEXT_BYTES: NulText = {
   read: (value) => (typeof value === "string" ? value : Buffer.from(value as unknown as Uint8Array).toString("utf8")),
 };
 
+/** Whether `db` is PostgreSQL's (pg/connection.ts), for the few statements spelled otherwise there. */
+export function isPostgres(db: Db): boolean {
+  return db.$client instanceof PgDatabase;
+}
+
 /** The `NulText` of `db`'s engine. */
 export function nulText(db: Db): NulText {
   return db.$client instanceof PgDatabase ? TEXT_BYTES : ANY_TEXT;

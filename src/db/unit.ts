@@ -53,6 +53,11 @@ export class UnitOfWork {
     readonly events: EventBus,
   ) {}
 
+  /** Whether a write is running now (code called from inside one would join it). */
+  get writing(): boolean {
+    return this.current !== null;
+  }
+
   /**
    * Runs `fn` in a `BEGIN IMMEDIATE` transaction (the write lock taken up front, so no upgrade deadlock), then
    * publishes what it emitted. Called inside a unit already (a job posting its reply as it finishes), `fn`

@@ -87,6 +87,19 @@ function recheckOf(auth: Authenticator, check: () => void): () => void {
 }
 
 /**
+ * The caller with the client address of its request (`Principal.address`), looked up when first read: only the
+ * audit log reads it, and the runtime's lookup of the peer's address costs more than a microsecond, on every
+ * request.
+ */
+function withAddress<T extends object>(caller: T, context: Parameters<typeof clientAddress>[0]): T {
+  let address: string | undefined;
+  return Object.defineProperty(caller, "address", {
+    enumerable: true,
+    get: () => (address ??= clientAddress(context)),
+  });
+}
+
+/**
  * The macro plugin, bound to the services of one app. `installOrgId` names the install's organization (one per
  * install), for the routes that fall back to it when the request names none (`memberOrInstall`).
  */
@@ -138,7 +151,7 @@ export function authMacro(
         auth,
         () => void access.orgActor(auth.reauthenticate(given, principal, ended), orgId, need),
       );
-      resolved.set(request, { ...actor, recheck, address: clientAddress({ server, request, set }) });
+      resolved.set(request, withAddress({ ...actor, recheck }, { server, request, set }));
     };
 
   return new Elysia({ name: "auth-macro", seed: ++instances }).macro({
@@ -158,7 +171,7 @@ export function authMacro(
       transform: async ({ params, request, server, set }) => {
         lowerIds(params as Raw);
         const principal = await auth.authenticate(credentialOf(request));
-        resolved.set(request, { ...principal, address: clientAddress({ server, request, set }) });
+        resolved.set(request, withAddress({ ...principal }, { server, request, set }));
       },
       resolve: ({ request }) => ({ principal: take<Principal>(request) }),
     }),
@@ -193,8 +206,10 @@ export function authMacro(
         assertPathIds(params as Raw, path);
         const recheck = () =>
           void access.spaceActor(auth.reauthenticate(given, principal, ended), orgId, spaceId, need);
-        const address = clientAddress({ server, request, set });
-        const spaceActor: SpaceActor = { ...actor, recheck: recheckOf(auth, recheck), address };
+        const spaceActor: SpaceActor = withAddress(
+          { ...actor, recheck: recheckOf(auth, recheck) },
+          { server, request, set },
+        );
         resolved.set(request, spaceActor);
       },
       resolve: ({ request }) => ({ actor: take<SpaceActor>(request) }),

@@ -35,8 +35,10 @@ import {
   INBOX_POINT_SQL,
   ITEMS_SQL,
   MARK_EMAILED_SQL,
+  POSTS_SQL,
   READ_ROOM_ITEMS_SQL,
   READ_THREAD_ITEMS_SQL,
+  STORED_POSTS_SQL,
   THREAD_AUTHORS_SQL,
   UNREAD_ITEMS_SQL,
   UNREAD_ROOMS_SQL,
@@ -1185,8 +1187,16 @@ const cases: Case[] = [
   },
   {
     name: "inbox: who wrote in a thread before a reply",
-    raw: { sql: THREAD_AUTHORS_SQL, params: { rootId: "$root", replyId: "$reply" } },
+    raw: { sql: THREAD_AUTHORS_SQL, params: { rootId: "$root", before: now * 2 } },
     tempBTree: SMALL("the authors of one thread, made distinct"),
+  },
+  {
+    name: "inbox: chat posts as they are now (a catch-up at start)",
+    raw: { sql: POSTS_SQL, params: { ids: JSON.stringify([ids.message]) } },
+  },
+  {
+    name: "inbox: the last chat posts stored (at start)",
+    raw: { sql: STORED_POSTS_SQL, params: { below: Number.MAX_SAFE_INTEGER, limit: 1000 } },
   },
   {
     name: "inbox: a member leaving forgets their read state",

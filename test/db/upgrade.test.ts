@@ -85,6 +85,7 @@ describe("migrations 0009 and 0010 (authors and activity outlive staff) on a dat
       "0017_search_space",
       "0018_shaping_work",
       "0019_audit",
+      "0020_inbox_posts_written",
       "code_0001_unicode_name_keys",
     ]);
     const one = (sql: string) => sqlite.query(sql).get() as Record<string, unknown>;
@@ -164,6 +165,7 @@ describe("migration 0015 (search) on a database with rows", () => {
       "0017_search_space",
       "0018_shaping_work",
       "0019_audit",
+      "0020_inbox_posts_written",
       "code_0001_unicode_name_keys",
     ]);
     const found = sqlite
@@ -229,7 +231,12 @@ describe("migration 0018 (shaping the work) on a database with rows", () => {
     insert(sqlite, "task_messages", { id: "m1", task_id: "t1", content: "one", created_at: 1 });
     insert(sqlite, "task_messages", { id: "m2", task_id: "t1", content: "two", created_at: 2 });
 
-    expect(migrate(sqlite)).toEqual(["0018_shaping_work", "0019_audit", "code_0001_unicode_name_keys"]);
+    expect(migrate(sqlite)).toEqual([
+      "0018_shaping_work",
+      "0019_audit",
+      "0020_inbox_posts_written",
+      "code_0001_unicode_name_keys",
+    ]);
     expect(sqlite.query("SELECT id, comment_count, priority FROM tasks ORDER BY id").all()).toEqual([
       { id: "t1", comment_count: 2, priority: "none" },
       { id: "t2", comment_count: 0, priority: "none" },

@@ -81,6 +81,18 @@ describe("mention items", () => {
     expect((await itemAbout(w.ada, message.id))?.space_id).toBe(w.privateId);
   });
 
+  it("an edit made before the item was written changes nothing: the mention is the post's", async () => {
+    // The items of a post are written after it, in a batch: an edit at once comes before that batch.
+    const added = await say(w, w.owner, "no one named yet");
+    expect((await w.owner.api.patch(`${roomPath(w)}/messages/${added.id}`, { content: "@Ada Lovelace" })).status).toBe(
+      200,
+    );
+    const removed = await say(w, w.owner, "@Ada Lovelace named, then not");
+    expect((await w.owner.api.patch(`${roomPath(w)}/messages/${removed.id}`, { content: "no one" })).status).toBe(200);
+    expect(await itemAbout(w.ada, added.id)).toBeUndefined();
+    expect((await itemAbout(w.ada, removed.id))?.summary).toBe("@Ada Lovelace named, then not");
+  });
+
   it("pushes `inbox.item` to that person's sockets only", async () => {
     const adaLive = await listen(w.server.url, w.org.id, w.ada.token);
     const bobLive = await listen(w.server.url, w.org.id, w.bob.token);
@@ -270,6 +282,21 @@ describe("when the subject goes", () => {
     expect(await itemAbout(w.ada, message.id)).toBeDefined();
     await w.owner.api.delete(`${roomPath(w)}/messages/${message.id}`);
     expect(await itemAbout(w.ada, message.id)).toBeUndefined();
+  });
+
+  it("a message deleted before its item was written leaves none, and nothing is pushed", async () => {
+    const live = await listen(w.server.url, w.org.id, w.ada.token);
+    try {
+      // Deleted at once: its item, written after the post in a batch, is not written at all.
+      const message = await say(w, w.owner, "@Ada Lovelace oops, wrong person");
+      expect((await w.owner.api.delete(`${roomPath(w)}/messages/${message.id}`)).status).toBe(204);
+      await say(w, w.owner, "@Ada Lovelace the right one");
+      await live.next((e) => e.type === "inbox.item" && e.payload.summary === "@Ada Lovelace the right one");
+      expect(live.events.some((e) => e.type === "inbox.item" && e.payload.message_id === message.id)).toBe(false);
+      expect(await itemAbout(w.ada, message.id)).toBeUndefined();
+    } finally {
+      live.close();
+    }
   });
 
   it("a deleted task takes its assignment and comment mentions along", async () => {

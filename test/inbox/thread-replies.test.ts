@@ -121,6 +121,17 @@ describe("thread_reply items", () => {
     }
   });
 
+  it("tells of a reply only those who wrote before it, though later replies came before its item was written", async () => {
+    const room = await newRoom();
+    const root = await write(room, w.owner, "root");
+    // Posted one right after the other: their items are written together, after both.
+    const first = await write(room, w.ada, "ada first", root.id);
+    const second = await write(room, cleo, "cleo second", root.id);
+    expect(await itemsAbout(cleo, first.id)).toEqual([]);
+    expect((await itemsAbout(w.owner, first.id)).map((i) => i.kind)).toEqual(["thread_reply"]);
+    expect((await itemsAbout(w.ada, second.id)).map((i) => i.kind)).toEqual(["thread_reply"]);
+  });
+
   it("says a reply of files alone by their names", async () => {
     const room = await newRoom();
     const root = await write(room, w.owner, "root");

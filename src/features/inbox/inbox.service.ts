@@ -1,7 +1,9 @@
 /**
  * What needs a person (contract §10): how far they read each room, what is unread, their inbox, their
  * notification settings. Items are written by the handlers of the domain events (`inbox.sources.ts`) through
- * `deliver`, in the transaction of the write they follow; nothing here is called by another feature's service.
+ * `deliver`, in the transaction of the write they follow, or for a person's chat post in the batch after it
+ * (`inbox.batch.ts`), which every read of an inbox writes first; nothing here is called by another feature's
+ * service.
  */
 import type { OrgActor, SpaceActor } from "../../core/actor";
 import { invalid, notFound } from "../../core/errors";
@@ -10,6 +12,7 @@ import { pageOf } from "../../core/paging";
 import type { GroupCommit } from "../../db/group-commit";
 import type { UnitOfWork } from "../../db/unit";
 import { isUuid, newId, nextStamp } from "../../lib/ids";
+import type { PostItems } from "./inbox.batch";
 import { presentItem, type Settings } from "./inbox.present";
 import type { ItemKind, PutNotificationsIn } from "./inbox.schemas";
 import type { InboxStore, ItemRow, RoomUnreadRow } from "./inbox.store";
@@ -26,6 +29,8 @@ const SUMMARY_MAX = 200;
 /** A message's text as one short line. */
 export function summaryOf(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
+  // No more UTF-16 units than the limit: no more characters either (splitting into characters costs µs).
+  if (line.length <= SUMMARY_MAX) return line;
   const chars = [...line];
   return chars.length <= SUMMARY_MAX ? line : `${chars.slice(0, SUMMARY_MAX - 1).join("")}…`;
 }
@@ -55,6 +60,12 @@ export interface ItemDraft {
   automationId?: string | null;
   proposalId?: string | null;
   summary: string;
+  /**
+   * When what it is about happened, when that was before now (a chat post whose item is written in the batch after
+   * it): the item's time (the first millisecond from then that none of the person's items has), so the inbox
+   * lists items in the order what they are about happened, even when an item written meanwhile is newer.
+   */
+  at?: number;
 }
 
 /** The inbox feature's operations. */
@@ -65,7 +76,19 @@ export class InboxService {
     /** Reading a room is frequent (every room a person looks at, as messages arrive): it commits in groups. */
     private readonly writes: GroupCommit,
     private readonly world: InboxWorld,
+    /** The items of chat posts waiting for their batch: written before any read of an inbox. */
+    private readonly posts: PostItems,
   ) {}
+
+  /** At start: the items of the chat posts a crash left waiting. */
+  start(): void {
+    this.posts.start();
+  }
+
+  /** At stop: the items of the chat posts waiting. */
+  stop(): void {
+    this.posts.stop();
+  }
 
   // Read state
 
@@ -75,6 +98,8 @@ export class InboxService {
    * hear `chat.read`, and `inbox.read` when items were read with it.
    */
   async readRoom(actor: SpaceActor, roomId: string, messageId: string): Promise<void> {
+    // The items of the posts read are written before they are read (a post stored later is later in the room).
+    this.posts.flush();
     const room = isUuid(roomId) ? this.store.room(actor.space.id, roomId) : undefined;
     if (!room) throw notFound("chat room not found");
     const message = isUuid(messageId) ? this.store.message(room.id, messageId) : undefined;
@@ -138,13 +163,14 @@ export class InboxService {
     });
   }
 
-  /** Who wrote in the thread of `rootId` before its reply `replyId`: the root's author and earlier repliers. */
-  threadAuthors(rootId: string, replyId: string): string[] {
-    return this.store.threadAuthors(rootId, replyId);
+  /** Who wrote in the thread of `rootId` before `before` (a reply's time): the root's author and earlier repliers. */
+  threadAuthors(rootId: string, before: number): string[] {
+    return this.store.threadAuthors(rootId, before);
   }
 
   /** The rooms the caller can see with something unread, muted ones included. */
   unread(actor: OrgActor): RoomUnreadRow[] {
+    this.posts.flush();
     const joinedAt = this.store.joinedAt(actor.orgId, actor.userId) ?? Number.MAX_SAFE_INTEGER;
     return this.store
       .unreadRooms(actor.userId, joinedAt, this.world.visibleSpaceIds(actor))
@@ -158,6 +184,7 @@ export class InboxService {
     actor: OrgActor,
     query: { unread_only?: "true" | "false" | undefined; limit?: number | undefined; before?: string | undefined },
   ): { items: ItemRow[]; unread: number } {
+    this.posts.flush();
     const spaces = this.world.visibleSpaceIds(actor);
     const { limit, before } = pageOf(query);
     const items = this.store.items(actor.userId, actor.orgId, spaces, {
@@ -176,6 +203,7 @@ export class InboxService {
     if (input.all !== true && input.ids === undefined) throw invalid("ids: required unless all is true");
     const ids = input.all === true ? null : (input.ids ?? []);
     if (ids !== null && ids.length === 0) return;
+    this.posts.flush();
     this.uow.write((unit) => {
       const read = this.store.markRead(actor.userId, actor.orgId, ids, Date.now());
       if (read === 0 || (Array.isArray(read) && read.length === 0)) return;
@@ -191,9 +219,9 @@ export class InboxService {
   }
 
   /**
-   * Writes an item in the unit of the write it follows and tells the person's sockets. Nothing the person did
-   * themselves, nothing for staff, nothing in a space they cannot see; in a room or space they muted, only a
-   * mention. An approval is delivered once per person and subject.
+   * Writes an item in `unit` (of the write it follows, or of a batch after it) and tells the person's sockets.
+   * Nothing the person did themselves, nothing for staff, nothing in a space they cannot see; in a room or space
+   * they muted, only a mention. An approval is delivered once per person and subject.
    */
   deliver(unit: Unit, draft: ItemDraft): void {
     if (draft.userId === draft.actorUserId) return;
@@ -215,7 +243,10 @@ export class InboxService {
       proposalId: draft.proposalId ?? null,
       summary: draft.summary,
       readAt: null,
-      createdAt: nextStamp(this.store.latestItemAt(draft.userId)),
+      createdAt:
+        draft.at === undefined
+          ? nextStamp(this.store.latestItemAt(draft.userId))
+          : this.store.freeItemTime(draft.userId, draft.at),
       emailedAt: null,
     };
     if (draft.kind === "approval") {
@@ -251,6 +282,7 @@ export class InboxService {
 
   /** For email: the oldest `limit` items neither read nor emailed, made at or before `before`, of everyone. */
   awaitingEmail(before: number, limit: number): ItemRow[] {
+    this.posts.flush();
     return this.store.awaitingEmail(before, limit);
   }
 

@@ -1,15 +1,26 @@
 /**
  * Where inbox items come from: handlers of the domain events, each writing in the transaction of the write it
- * follows, so an item commits with its message, assignment, answer or proposal, or not at all. One method per
- * kind. Deleting a subject deletes its items here too.
+ * follows, so an item commits with its assignment, answer or proposal, or not at all. One method per kind. A
+ * person's chat post is the exception, the write on the hot path: its items (mentions, thread replies) are written
+ * after it commits, in batches (`inbox.batch.ts`). Deleting a subject deletes its items here too.
  */
+import type { Principal } from "../../core/actor";
 import type { EventBus, EventOf, MayWrite, Unit } from "../../core/events";
 import { mentioned } from "../staff/staff.mentions";
 import type { Mentionable } from "../staff/staff.service";
+import type { PostItems } from "./inbox.batch";
 import { type InboxService, type InboxWorld, summaryOf } from "./inbox.service";
+import type { PostRow } from "./inbox.store";
 
 /** A change can mention someone only with an `@` in its text: the common post costs one string scan. */
 const mayMention: MayWrite = (_actor, text) => text.includes("@");
+
+/**
+ * A staff member's post (an answer) makes its items in its own transaction, with the `staff_reply` that follows it
+ * there (one item a person per message: the answer's mention or thread reply, else the staff reply). Staff answer
+ * one job at a time, never on the hot path.
+ */
+const byStaff = (actor: Principal | undefined) => actor !== undefined && actor.serviceAccountId !== null;
 
 /** What the sources ask beyond the inbox's world: the organization's directory. */
 export interface SourcesWorld extends InboxWorld {
@@ -22,14 +33,32 @@ export class InboxSources {
   constructor(
     private readonly inbox: InboxService,
     private readonly world: SourcesWorld,
+    private readonly posts: PostItems,
   ) {}
 
   listen(events: EventBus): void {
-    events.onWrite("chat.message.created", (e, unit) => this.chatMentions(e, unit), { mayWrite: mayMention });
-    // Registered after the mentions: a person a reply names has their mention, and no second item. It writes
-    // only for a reply, whose post runs in a savepoint of its own anyway (it writes its root's counts), so a
-    // top-level post is told it never writes.
-    events.onWrite("chat.message.created", (e, unit) => this.threadReply(e, unit), { mayWrite: () => false });
+    // A person's chat post: its items in the batch after it. Only a post that names someone or answers in a thread
+    // may make one.
+    this.posts.writeWith((post, unit, once) => this.postItems(post, unit, once));
+    events.subscribe((e) => {
+      if (e.type === "chat.message.created" && !byStaff(e.actor)) {
+        const { message } = e.payload;
+        if (message.thread_root_id !== null || message.content.includes("@")) this.posts.posted(postOf(e));
+        else this.posts.passed();
+      }
+      // Deleted (committed) before its batch: it makes no item.
+      else if (e.type === "chat.message.deleted") this.posts.gone({ message: e.payload.id });
+      else if (e.type === "chat.room.deleted") this.posts.gone({ room: e.payload.id });
+    });
+    // A staff member's post: in its transaction. A reply runs in a savepoint of its own anyway (it writes its
+    // root's counts), so only a top-level post that may name someone says it may write.
+    events.onWrite(
+      "chat.message.created",
+      (e, unit) => {
+        if (byStaff(e.actor)) this.postItems(postOf(e), unit, false);
+      },
+      { mayWrite: (actor, text) => byStaff(actor) && text.includes("@") },
+    );
     events.onWrite("task.message.created", (e, unit) => this.taskMentions(e, unit), { mayWrite: mayMention });
     events.onWrite("task.assigned", (e, unit) => this.assigned(e, unit));
     events.onWrite("ai.reply.finished", (e, unit) => this.staffReply(e, unit));
@@ -49,52 +78,41 @@ export class InboxSources {
     );
   }
 
-  /** `mention`: the people a chat message names. */
-  private chatMentions(event: EventOf<"chat.message.created">, unit: Unit): void {
-    const { message } = event.payload;
-    this.mentions(event, unit, message, { chatRoomId: message.chat_room_id });
-  }
-
   /**
-   * `thread_reply`: everyone who wrote in the thread before (the root's author, earlier repliers), once each;
-   * never the replier, and not those the reply names (their mention is the item).
+   * The items of a chat post: `mention` for each person it names; for a reply, `thread_reply` for everyone who
+   * wrote in its thread before it (the root's author, earlier repliers), once each, but those it names (their
+   * mention is the item). Never the poster (`deliver`). `once`: to no one who has an item about it already.
    */
-  private threadReply(event: EventOf<"chat.message.created">, unit: Unit): void {
-    const { message, attachments } = event.payload;
-    if (message.thread_root_id === null) return;
-    // A reply of files alone is said by their names.
-    const summary = summaryOf(message.content) || summaryOf(attachments.map((a) => a.name).join(", "));
-    const named = message.content.includes("@")
-      ? new Set(this.mentionedPeople(event.organization_id, message.content).map((m) => m.userId))
-      : null;
-    for (const userId of this.inbox.threadAuthors(message.thread_root_id, message.id)) {
-      if (named?.has(userId)) continue;
+  private postItems(post: PostRow, unit: Unit, once: boolean): void {
+    const named = post.content.includes("@") ? this.mentionedPeople(post.orgId, post.content) : [];
+    const deliver = (userId: string, kind: "mention" | "thread_reply", summary: string) => {
+      if (once && this.inbox.hasItemAbout(userId, post.id)) return;
       this.inbox.deliver(unit, {
-        orgId: event.organization_id,
+        orgId: post.orgId,
         userId,
-        kind: "thread_reply",
-        spaceId: event.space_id,
-        actorUserId: message.author_user_id,
-        chatRoomId: message.chat_room_id,
-        messageId: message.id,
+        kind,
+        spaceId: post.spaceId,
+        actorUserId: post.authorUserId,
+        chatRoomId: post.roomId,
+        messageId: post.id,
         summary,
+        at: post.createdAt,
       });
+    };
+    const said = summaryOf(post.content);
+    for (const person of named) deliver(person.userId, "mention", said);
+    if (post.threadRootId === null) return;
+    // A reply of files alone is said by their names.
+    const summary = said || summaryOf(post.attachmentNames.join(", "));
+    const namedIds = new Set(named.map((person) => person.userId));
+    for (const userId of this.inbox.threadAuthors(post.threadRootId, post.createdAt)) {
+      if (!namedIds.has(userId)) deliver(userId, "thread_reply", summary);
     }
   }
 
-  /** `mention`: the people a task comment names. */
+  /** `mention`: the people a task comment names, in its transaction. */
   private taskMentions(event: EventOf<"task.message.created">, unit: Unit): void {
     const message = event.payload;
-    this.mentions(event, unit, message, { taskId: message.task_id });
-  }
-
-  /** A `mention` item for each person `message` names, about the room or the task it was written in. */
-  private mentions(
-    event: { organization_id: string; space_id: string },
-    unit: Unit,
-    message: { id: string; content: string; author_user_id: string | null },
-    place: { chatRoomId: string } | { taskId: string },
-  ): void {
     if (!message.content.includes("@")) return;
     for (const person of this.mentionedPeople(event.organization_id, message.content)) {
       this.inbox.deliver(unit, {
@@ -103,7 +121,7 @@ export class InboxSources {
         kind: "mention",
         spaceId: event.space_id,
         actorUserId: message.author_user_id,
-        ...place,
+        taskId: message.task_id,
         messageId: message.id,
         summary: summaryOf(message.content),
       });
@@ -201,4 +219,20 @@ export class InboxSources {
       })
       .map((member) => member.userId);
   }
+}
+
+/** A chat post as its event tells it. */
+function postOf(event: EventOf<"chat.message.created">): PostRow {
+  const { message, attachments } = event.payload;
+  return {
+    id: message.id,
+    orgId: event.organization_id,
+    spaceId: message.space_id,
+    roomId: message.chat_room_id,
+    authorUserId: message.author_user_id,
+    content: message.content,
+    threadRootId: message.thread_root_id,
+    createdAt: Date.parse(message.created_at),
+    attachmentNames: attachments.map((a) => a.name),
+  };
 }

@@ -3,7 +3,7 @@
  * counted from the messages themselves) and the memberships (when a person joined); writes touch only the
  * tables of this feature. Every statement on a request path is prepared once.
  */
-import { type Db, prepared } from "../../db/client";
+import { type Db, isPostgres, prepared } from "../../db/client";
 import { insertRow } from "../../db/prepared";
 import { type chatReadStates, inboxItems, type notificationSettings } from "../../db/schema";
 
@@ -88,14 +88,46 @@ WHERE user_id = $userId AND chat_room_id = $roomId AND read_at IS NULL
 RETURNING id`;
 
 /**
- * Who wrote in a thread before a reply: the root's author and the authors of its other replies (deleted ones
- * too: they took part), once each.
+ * Who wrote in a thread before a reply: the root's author and the authors of the replies posted before it (deleted
+ * ones too: they took part), once each. Before it by time (replies of a room never share one): a reply's items are
+ * written after its post, when later replies may be there already.
  */
 export const THREAD_AUTHORS_SQL = `SELECT author_user_id AS userId FROM chat_messages
   WHERE id = $rootId AND author_user_id IS NOT NULL
 UNION
 SELECT author_user_id FROM chat_messages
-  WHERE thread_root_id = $rootId AND id <> $replyId AND author_user_id IS NOT NULL`;
+  WHERE thread_root_id = $rootId AND created_at < $before AND author_user_id IS NOT NULL`;
+
+/**
+ * The chat posts of the given ids, as they are now, for a catch-up after a crash: the live ones, with their
+ * organization and their attachments' names (a reply of files alone is said by them).
+ */
+export const POSTS_SQL = `SELECT m.id, s.org_id AS orgId, m.space_id AS spaceId, m.room_id AS roomId,
+  m.author_user_id AS authorUserId, m.content, m.thread_root_id AS threadRootId, m.created_at AS createdAt,
+  (SELECT json_group_array(a.name) FROM chat_attachments a WHERE a.message_id = m.id) AS attachmentNames
+FROM chat_messages m
+JOIN chat_rooms r ON r.id = m.room_id AND r.deleted_at IS NULL
+JOIN spaces s ON s.id = m.space_id
+WHERE m.id IN (SELECT value FROM json_each($ids)) AND m.deleted_at IS NULL`;
+
+/**
+ * A page of chat messages, the last stored first (by rowid, which only grows: a row stored after another has a
+ * higher one, even where the newest rows were deleted), and whether each may make items (it names someone or
+ * answers in a thread).
+ */
+export const STORED_POSTS_SQL = `SELECT rowid AS at, id, created_at AS createdAt,
+  (thread_root_id IS NOT NULL OR instr(content, '@') > 0) AS mayMakeItems
+FROM chat_messages WHERE rowid < $below ORDER BY rowid DESC LIMIT $limit`;
+
+/**
+ * On PostgreSQL, which has no rowid: the chat messages created at or after `$since` that may make items, oldest
+ * first, read room by room from the index by room and time (as search's catch-up reads them there).
+ */
+export const PG_POSTS_SINCE_SQL = `SELECT m.id, (m.thread_root_id IS NOT NULL OR instr(m.content, '@') > 0) AS mayMakeItems
+FROM chat_rooms r CROSS JOIN LATERAL (
+  SELECT id, created_at, thread_root_id, content FROM chat_messages WHERE room_id = r.id AND created_at >= $since
+) AS m
+ORDER BY m.created_at, m.id`;
 
 /** The read state rows of a member's rooms in an organization (they left it). */
 export const FORGET_READ_STATES_SQL = `DELETE FROM chat_read_states WHERE user_id = $userId
@@ -119,6 +151,7 @@ const SQL_UPSERT_READ_STATE = `INSERT INTO chat_read_states (user_id, room_id, m
        message_created_at = excluded.message_created_at, updated_at = excluded.updated_at`;
 const SQL_LATEST_ROW =
   "SELECT created_at AS createdAt FROM inbox_items WHERE user_id = $userId ORDER BY created_at DESC LIMIT 1";
+const SQL_ITEM_AT_ROW = "SELECT 1 FROM inbox_items WHERE user_id = $userId AND created_at = $at LIMIT 1";
 const SQL_ITEM_ABOUT_ROW = "SELECT 1 FROM inbox_items WHERE message_id = $messageId AND user_id = $userId LIMIT 1";
 const SQL_MARK_IDS_READ = `UPDATE inbox_items SET read_at = $now WHERE id IN (SELECT value FROM json_each($ids))
        AND user_id = $userId AND org_id = $orgId AND read_at IS NULL RETURNING id`;
@@ -140,6 +173,9 @@ const SQL_UPSERT_SETTINGS = `INSERT INTO notification_settings (org_id, user_id,
        updated_at = excluded.updated_at`;
 const SQL_FORGET_ITEMS = "DELETE FROM inbox_items WHERE user_id = $userId AND org_id = $orgId";
 const SQL_FORGET_SETTINGS = "DELETE FROM notification_settings WHERE org_id = $orgId AND user_id = $userId";
+const SQL_POSTS_WRITTEN_ROW = "SELECT value FROM inbox_state WHERE name = 'posts'";
+const SQL_POSTS_WRITTEN = `INSERT INTO inbox_state (name, value) VALUES ('posts', $at)
+  ON CONFLICT (name) DO UPDATE SET value = excluded.value`;
 const SQL_INSERT_ITEM_ONCE = `INSERT INTO inbox_items (id, org_id, user_id, kind, space_id, actor_user_id, chat_room_id, message_id, task_id,
         automation_id, proposal_id, summary, read_at, created_at, emailed_at)
        VALUES ($id, $orgId, $userId, $kind, $spaceId, $actorUserId, $chatRoomId, $messageId, $taskId, $automationId,
@@ -170,7 +206,22 @@ export const INBOX_POINT_SQL = [
   SQL_FORGET_ITEMS,
   SQL_FORGET_SETTINGS,
   SQL_INSERT_ITEM_ONCE,
+  SQL_POSTS_WRITTEN_ROW,
+  SQL_POSTS_WRITTEN,
 ];
+
+/** A chat post as its items are made from it. */
+export interface PostRow {
+  id: string;
+  orgId: string;
+  spaceId: string;
+  roomId: string;
+  authorUserId: string | null;
+  content: string;
+  threadRootId: string | null;
+  createdAt: number;
+  attachmentNames: string[];
+}
 
 /** How many people's newest item times are remembered (the oldest go first). */
 const REMEMBERED_PEOPLE = 10_000;
@@ -208,9 +259,70 @@ export class InboxStore {
 
   private readonly threadAuthorsRow = this.raw(THREAD_AUTHORS_SQL);
 
-  /** Who wrote in the thread of `rootId` besides the reply `replyId`. */
-  threadAuthors(rootId: string, replyId: string): string[] {
-    return (this.threadAuthorsRow().all(named({ rootId, replyId })) as { userId: string }[]).map((r) => r.userId);
+  /** Who wrote in the thread of `rootId` before `before` (a reply's time). */
+  threadAuthors(rootId: string, before: number): string[] {
+    return (this.threadAuthorsRow().all(named({ rootId, before })) as { userId: string }[]).map((r) => r.userId);
+  }
+
+  // Chat posts whose items are written after them (inbox.batch.ts)
+
+  private readonly postsRow = this.raw(POSTS_SQL);
+
+  /** The live posts of `ids`, in the order given. */
+  posts(ids: readonly string[]): PostRow[] {
+    const rows = this.postsRow().all(named({ ids: JSON.stringify(ids) })) as (Omit<PostRow, "attachmentNames"> & {
+      attachmentNames: string;
+    })[];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const posts: PostRow[] = [];
+    for (const id of ids) {
+      const row = byId.get(id);
+      if (row) posts.push({ ...row, attachmentNames: JSON.parse(row.attachmentNames) as string[] });
+    }
+    return posts;
+  }
+
+  private readonly storedPostsRow = this.raw(STORED_POSTS_SQL);
+  private readonly pgPostsSince = this.raw(PG_POSTS_SINCE_SQL);
+
+  /**
+   * The ids of the chat messages stored since `since` that may make items, oldest first: walked back from the
+   * last one stored to the first created before `since` (a post is stamped with the clock or later).
+   */
+  postsSince(since: number): string[] {
+    if (isPostgres(this.db)) {
+      const rows = this.pgPostsSince().all(named({ since })) as { id: string; mayMakeItems: number }[];
+      return rows.filter((row) => row.mayMakeItems === 1).map((row) => row.id);
+    }
+    const ids: string[] = [];
+    for (let below = Number.MAX_SAFE_INTEGER; ; ) {
+      const page = this.storedPostsRow().all(named({ below, limit: 1000 })) as {
+        at: number;
+        id: string;
+        createdAt: number;
+        mayMakeItems: number;
+      }[];
+      for (const row of page) {
+        if (row.createdAt < since) return ids.reverse();
+        if (row.mayMakeItems === 1) ids.push(row.id);
+      }
+      const last = page.at(-1);
+      if (!last) return ids.reverse();
+      below = last.at;
+    }
+  }
+
+  private readonly postsWrittenRow = this.raw(SQL_POSTS_WRITTEN_ROW);
+  private readonly postsWrittenUpdate = this.raw(SQL_POSTS_WRITTEN);
+
+  /** The time of the last batch of posts' items that committed: every post stored before it has its items. */
+  postsWrittenUntil(): number {
+    return (this.postsWrittenRow().all({})[0] as { value: number } | undefined)?.value ?? 0;
+  }
+
+  /** Records, in the transaction of a batch, that every post stored before `at` has its items. */
+  postsWritten(at: number): void {
+    this.postsWrittenUpdate().run(named({ at }));
   }
 
   private readonly liveRoomsRow = this.raw(SQL_LIVE_ROOMS_ROW);
@@ -310,14 +422,35 @@ export class InboxStore {
   latestItemAt(userId: string): number | undefined {
     const known = this.latest.get(userId);
     if (known !== undefined) return known;
-    return (this.latestRow().all(named({ userId }))[0] as { createdAt: number } | undefined)?.createdAt;
+    const stored = (this.latestRow().all(named({ userId }))[0] as { createdAt: number } | undefined)?.createdAt;
+    if (stored !== undefined) {
+      if (this.latest.size >= REMEMBERED_PEOPLE) this.latest.delete(this.latest.keys().next().value as string);
+      this.latest.set(userId, stored);
+    }
+    return stored;
   }
 
   /** Remembers the user's newest item time (should its transaction roll back, the next is a millisecond later). */
   private remember(row: ItemRow): void {
-    if (!this.latest.has(row.userId) && this.latest.size >= REMEMBERED_PEOPLE)
+    const known = this.latest.get(row.userId);
+    if (known === undefined && this.latest.size >= REMEMBERED_PEOPLE)
       this.latest.delete(this.latest.keys().next().value as string);
-    this.latest.set(row.userId, row.createdAt);
+    // An item dated back (`freeItemTime`) leaves the newest where it was.
+    this.latest.set(row.userId, known === undefined ? row.createdAt : Math.max(known, row.createdAt));
+  }
+
+  private readonly itemAtRow = this.raw(SQL_ITEM_AT_ROW);
+
+  /**
+   * The first millisecond from `at` at which the user has no item: items of one person never share a time, and
+   * one dated back keeps its place among those written before it.
+   */
+  freeItemTime(userId: string, at: number): number {
+    const latest = this.latestItemAt(userId);
+    if (latest === undefined || latest < at) return at;
+    let time = at;
+    while (this.itemAtRow().get(named({ userId, at: time }))) time++;
+    return time;
   }
 
   private readonly itemAboutRow = this.raw(SQL_ITEM_ABOUT_ROW);
