@@ -6,7 +6,6 @@
  */
 import { afterAll, describe, expect, it } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
-import { join } from "node:path";
 import { addMember, type Person, setupOrg } from "../helpers/factories";
 import { type Client, client } from "../helpers/http";
 import { openDataDirDatabase } from "../helpers/postgres";
