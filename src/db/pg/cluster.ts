@@ -1,7 +1,7 @@
 /**
  * Several nodes on one PostgreSQL database hear what each other wrote (contract §9). A write records, in its
  * own transaction, what other nodes must know (its domain events, access changes, a document's update) as rows
- * of `cluster_events`, and `pg_notify` tells them once it commits: the notification carries nothing, the rows
+ * of `cluster_events`, and `pg_notify` tells them once it commits: the notification carries only the writing node's id, the rows
  * are read from the table. Each node reads the rows past the last it saw, in order, and hands those of other
  * nodes to the handler of their kind.
  *
@@ -81,7 +81,7 @@ export class Cluster {
     }
     this.pg
       .query("INSERT INTO cluster_events (node, kind, body, created_at) VALUES (?, ?, ?, ?)")
-      .run(this.node, kind, JSON.stringify(body), Date.now());
+      .defer(this.node, kind, JSON.stringify(body), Date.now());
     // The other nodes are told once, just before the transaction commits (`notify`).
     this.written = true;
   }
@@ -92,7 +92,8 @@ export class Cluster {
   private notify(): void {
     if (!this.written) return;
     this.written = false;
-    this.pg.query(`SELECT pg_notify('${CHANNEL}', '') AS sent`).get();
+    // It names this node, which has nothing to read.
+    this.pg.query(`SELECT pg_notify('${CHANNEL}', ?) AS sent`).defer(this.node);
   }
 
   /**
@@ -110,7 +111,9 @@ export class Cluster {
     this.poll.unref?.();
     try {
       this.listener = new SQL(this.url, { max: 1, idleTimeout: 0 });
-      await this.listener.listen(CHANNEL, () => this.lookNow());
+      await this.listener.listen(CHANNEL, (from) => {
+        if (from !== this.node) this.lookNow();
+      });
     } catch (error) {
       // The look every second still hears everything, a moment later.
       this.onError(error);

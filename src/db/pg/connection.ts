@@ -9,11 +9,16 @@
  * that read before they write (a position after the last, a name not taken) hold on PostgreSQL too. Reads run
  * outside that lock, on every node at once.
  *
+ * A round trip to PostgreSQL costs more than the statement itself, so statements whose answer no one waits for
+ * (`BEGIN`, the lock, a savepoint and its release, the rows other nodes read) are held back and sent with the next
+ * statement that is waited for, pipelined: a small write is three round trips (its transaction's opening with the
+ * read of what other nodes wrote, its statements, its closing with `COMMIT`), not a dozen.
+ *
  * SQLite's SQL is translated once per statement (translate.ts); its error codes are given for PostgreSQL's
  * (a broken foreign key or unique key, a full disk, a read-only database), so the callers' checks hold.
  */
 import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
-import type { PgAnswer, PgRequest, PgStart } from "./protocol";
+import type { PgAnswer, PgQuery, PgRequest, PgStart } from "./protocol";
 import { type Translated, translate } from "./translate";
 
 /**
@@ -58,24 +63,33 @@ type Params = unknown[];
 
 /** Statements the connection runs itself: SQLite's transaction words (a savepoint is PostgreSQL's too) and pragmas. */
 const CONTROL = /^(PRAGMA\b|BEGIN\b|COMMIT\b|END\b|ROLLBACK\s*;?$)/i;
+/** A savepoint's statements: nothing is waited for from them, they go with the next statement. */
+const SAVEPOINT = /^(SAVEPOINT|RELEASE|ROLLBACK\s+TO)\b/i;
 
 /** A statement, as `bun:sqlite`'s `Statement` is used here. */
 export class PgStatement {
   private readonly translated: Translated;
   /** `BEGIN`, `COMMIT`, `ROLLBACK` or a pragma: the connection takes it itself. */
   private readonly control: boolean;
+  /** A savepoint's statement, sent with the next one (`defer`). */
+  private readonly later: boolean;
 
   constructor(
     private readonly db: PgDatabase,
     readonly source: string,
   ) {
     this.control = CONTROL.test(source.trim());
+    this.later = SAVEPOINT.test(source.trim());
     this.translated = this.control ? { text: source, names: null, count: 0, limits: [] } : translate(source);
   }
 
   run(...args: unknown[]): { changes: number; lastInsertRowid: number } {
     if (this.control) {
       this.db.exec(this.source);
+      return { changes: 0, lastInsertRowid: 0 };
+    }
+    if (this.later && this.db.inTransaction) {
+      this.defer(...args);
       return { changes: 0, lastInsertRowid: 0 };
     }
     const answer = this.db.send(this.translated.text, this.bind(args));
@@ -95,6 +109,11 @@ export class PgStatement {
 
   values(...args: unknown[]): unknown[][] {
     return this.db.send(this.translated.text, this.bind(args)).rows;
+  }
+
+  /** Runs in the open transaction, sent with the next statement waited for: its answer is not needed. */
+  defer(...args: unknown[]): void {
+    this.db.defer(this.translated.text, this.bind(args));
   }
 
   finalize(): void {}
@@ -146,6 +165,8 @@ export class PgDatabase {
   private readonly port: import("node:worker_threads").MessagePort;
   private readonly flag = new Int32Array(new SharedArrayBuffer(4));
   private readonly statements = new Map<string, PgStatement>();
+  /** Statements of the open transaction held back until the next one that is waited for (`defer`). */
+  private pending: PgQuery[] = [];
   private depth = 0;
   private closed = false;
   readonly filename: string;
@@ -234,29 +255,44 @@ export class PgDatabase {
     if (this.closed) return;
     this.closed = true;
     try {
-      this.request({ type: "close", params: [], text: "", simple: false });
+      this.request({ type: "close" });
     } catch {
       // The thread is ended below either way.
     }
     void this.worker.terminate();
   }
 
-  /** Sends one statement and waits for its answer. */
+  /**
+   * Runs a statement in the open transaction without waiting for it: it is sent with the next statement that is
+   * waited for. Should it fail, that statement fails with its error, and the transaction is rolled back.
+   */
+  defer(text: string, params: Params = []): void {
+    if (this.depth === 0) throw new PgError("a statement is held back only within a transaction", undefined);
+    this.pending.push({ text, params, simple: false });
+  }
+
+  /** Sends one statement, with those held back before it, and waits for its answer. */
   send(text: string, params: Params, simple = false): { names: string[]; rows: unknown[][]; changes: number } {
-    const answer = this.request({ type: "query", text, params, simple });
-    if (!answer.ok) {
-      const detail = answer.detail ? ` (${answer.detail})` : "";
-      throw new PgError(
-        `${answer.message}${detail} in: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`,
-        answer.code,
-      );
-    }
-    return answer;
+    const statements = this.pending;
+    this.pending = [];
+    statements.push({ text, params, simple });
+    const answer = this.request({ type: "query", statements });
+    if (answer.ok) return answer;
+    const failed = statements[answer.index]?.text ?? text;
+    const detail = answer.detail ? ` (${answer.detail})` : "";
+    const error = new PgError(
+      `${answer.message}${detail} in: ${failed.length > 300 ? `${failed.slice(0, 300)}…` : failed}`,
+      answer.code,
+    );
+    // A statement held back failed: its caller went on as if it had run, so nothing of this transaction may stand
+    // (SQLite rolls back the whole transaction on the errors its callers do not expect, too).
+    if (answer.index < statements.length - 1) this.end("ROLLBACK");
+    throw error;
   }
 
   /**
-   * Runs once a transaction holds the write lock, before its own statements: other nodes' writes committed
-   * before it are heard first (cluster.ts).
+   * Runs as a transaction begins, its first statement run once it holds the write lock (it is sent with the
+   * lock's): other nodes' writes committed before it are heard before its own statements (cluster.ts).
    */
   afterLock: (() => void) | null = null;
   /** Runs inside a transaction just before its COMMIT is sent (cluster.ts: one notification per transaction). */
@@ -266,10 +302,10 @@ export class PgDatabase {
 
   private begin(): void {
     if (this.depth > 0) throw new PgError("cannot start a transaction within a transaction", undefined);
-    this.send("BEGIN", []);
     this.depth = 1;
+    this.defer("BEGIN");
+    this.defer(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`);
     try {
-      this.send(`SELECT pg_advisory_xact_lock(${WRITE_LOCK})`, []);
       this.afterLock?.();
     } catch (error) {
       this.end("ROLLBACK");
@@ -280,9 +316,17 @@ export class PgDatabase {
   private end(word: "COMMIT" | "ROLLBACK"): void {
     if (this.depth === 0) return;
     try {
-      if (word === "COMMIT") this.beforeCommit?.();
-      this.send(word, []);
+      if (word === "COMMIT") {
+        this.beforeCommit?.();
+        this.send(word, []);
+      } else {
+        // What was held back is dropped; a transaction not sent yet has nothing to roll back.
+        const sent = this.pending[0]?.text !== "BEGIN";
+        this.pending = [];
+        if (sent) this.send(word, []);
+      }
     } finally {
+      this.pending = [];
       this.depth = 0;
       this.afterEnd?.();
     }

@@ -8,10 +8,20 @@ export interface PgStart {
   port: import("node:worker_threads").MessagePort;
 }
 
-export type PgRequest =
-  | { type: "query"; text: string; params: unknown[]; simple: boolean }
-  | { type: "close"; params: []; text: ""; simple: false };
+/** One statement; `simple`: several statements without parameters, sent as one text. */
+export interface PgQuery {
+  text: string;
+  params: unknown[];
+  simple: boolean;
+}
+
+/**
+ * `statements` are sent at once, without waiting between them (PostgreSQL's pipelining): one round trip. The
+ * answer is the last one's.
+ */
+export type PgRequest = { type: "query"; statements: PgQuery[] } | { type: "close" };
 
 export type PgAnswer =
   | { ok: true; names: string[]; rows: unknown[][]; changes: number }
-  | { ok: false; message: string; code?: string; detail?: string };
+  /** `index`: which of the statements sent together failed (those after it were not run). */
+  | { ok: false; message: string; code?: string; detail?: string; index: number };

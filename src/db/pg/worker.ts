@@ -6,7 +6,7 @@
 
 import { workerData } from "node:worker_threads";
 import { SQL } from "bun";
-import type { PgAnswer, PgRequest, PgStart } from "./protocol";
+import type { PgAnswer, PgQuery, PgRequest, PgStart } from "./protocol";
 
 const { url, flag, port } = workerData as PgStart;
 
@@ -53,32 +53,59 @@ function convert(rows: unknown[][], columns: Column[]): void {
   }
 }
 
-async function run(request: PgRequest): Promise<PgAnswer> {
-  const sql = await connect();
-  if (request.params.length === 0 && request.simple) {
-    // Several statements, no parameters: the simple protocol.
-    await sql.unsafe(request.text);
-    return { ok: true, names: [], rows: [], changes: 0 };
+type Result = unknown[][] & { columns?: Column[]; count?: number | null; command?: string };
+
+/** Sends one statement (at once: the caller does not wait before sending the next) and shapes its answer. */
+function run(sql: SQL, query: PgQuery): Promise<PgAnswer> {
+  // Several statements, no parameters: the simple protocol.
+  if (query.params.length === 0 && query.simple) {
+    return sql.unsafe(query.text).then(() => ({ ok: true, names: [], rows: [], changes: 0 }));
   }
-  const result = (await sql.unsafe(request.text, request.params as never[]).values()) as unknown as unknown[][] & {
-    columns?: Column[];
-    count?: number | null;
-    command?: string;
-  };
-  // A transaction that a failed statement aborted ends in ROLLBACK when told COMMIT, and PostgreSQL answers no
-  // error: it is said as one (SQLite's COMMIT fails when it stores nothing), so no caller takes its writes as stored.
-  if (result.command === "ROLLBACK" && /^\s*(COMMIT|END)\b/i.test(request.text)) {
-    return { ok: false, message: "the transaction was rolled back: a statement in it had failed", code: "25P02" };
-  }
-  const columns = result.columns ?? [];
-  const rows = Array.from(result) as unknown[][];
-  convert(rows, columns);
+  return (sql.unsafe(query.text, query.params as never[]).values() as Promise<Result>).then((result) => {
+    // A transaction that a failed statement aborted ends in ROLLBACK when told COMMIT, and PostgreSQL answers no
+    // error: it is said as one (SQLite's COMMIT fails when it stores nothing), so no caller takes its writes as
+    // stored.
+    if (result.command === "ROLLBACK" && /^\s*(COMMIT|END)\b/i.test(query.text)) {
+      return { ok: false, message: "the transaction was rolled back: a statement in it had failed", code: "25P02", index: 0 };
+    }
+    const columns = result.columns ?? [];
+    const rows = Array.from(result) as unknown[][];
+    convert(rows, columns);
+    return {
+      ok: true,
+      names: columns.map((c) => c.name),
+      rows,
+      changes: result.command === "SELECT" ? 0 : (result.count ?? 0),
+    };
+  });
+}
+
+function failure(error: unknown, index: number): PgAnswer {
+  const e = error as { message?: string; errno?: string; detail?: string };
   return {
-    ok: true,
-    names: columns.map((c) => c.name),
-    rows,
-    changes: result.command === "SELECT" ? 0 : (result.count ?? 0),
+    ok: false,
+    message: String(e?.message ?? error),
+    code: typeof e?.errno === "string" ? e.errno : undefined,
+    detail: e?.detail,
+    index,
   };
+}
+
+/** Runs statements sent together, pipelined; answers with the last one's result, or the first failure. */
+async function runAll(statements: PgQuery[]): Promise<PgAnswer> {
+  let sql: SQL;
+  try {
+    sql = await connect();
+  } catch (error) {
+    return failure(error, 0);
+  }
+  const answers = await Promise.allSettled(statements.map((query) => run(sql, query)));
+  for (let i = 0; i < answers.length; i++) {
+    const settled = answers[i] as PromiseSettledResult<PgAnswer>;
+    if (settled.status === "rejected") return failure(settled.reason, i);
+    if (!settled.value.ok) return { ...settled.value, index: i };
+  }
+  return (answers[answers.length - 1] as PromiseFulfilledResult<PgAnswer>).value;
 }
 
 port.on("message", (request: PgRequest) => {
@@ -90,13 +117,5 @@ port.on("message", (request: PgRequest) => {
     if (!connection) answer({ ok: true, names: [], rows: [], changes: 0 });
     return;
   }
-  run(request).then(answer, (error: unknown) => {
-    const e = error as { message?: string; errno?: string; code?: string; detail?: string };
-    answer({
-      ok: false,
-      message: String(e?.message ?? error),
-      code: typeof e?.errno === "string" ? e.errno : undefined,
-      detail: e?.detail,
-    });
-  });
+  void runAll(request.statements).then(answer);
 });
