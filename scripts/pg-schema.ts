@@ -60,14 +60,16 @@ type Keyed = Map<string, string>;
 function keyed(statements: string[]): Keyed {
   const map: Keyed = new Map();
   for (const statement of statements) {
-    const name =
-      /^CREATE TABLE "([^"]+)"/.exec(statement)?.[1] !== undefined
-        ? `table ${/^CREATE TABLE "([^"]+)"/.exec(statement)?.[1]}`
-        : (/^CREATE (?:UNIQUE )?INDEX "([^"]+)"/.exec(statement)?.[1] ?? null) !== null
-          ? `index ${/^CREATE (?:UNIQUE )?INDEX "([^"]+)"/.exec(statement)?.[1]}`
-          : /^ALTER TABLE "([^"]+)" ADD CONSTRAINT "([^"]+)"/.test(statement)
-            ? `constraint ${statement.replace(/^ALTER TABLE "([^"]+)" ADD CONSTRAINT "([^"]+)".*$/s, "$1 $2")}`
-            : `other ${statement}`;
+    const table = /^CREATE TABLE "([^"]+)"/.exec(statement);
+    const index = /^CREATE (?:UNIQUE )?INDEX "([^"]+)"/.exec(statement);
+    const constraint = /^ALTER TABLE "([^"]+)" ADD CONSTRAINT "([^"]+)"/.exec(statement);
+    const name = table
+      ? `table ${table[1]}`
+      : index
+        ? `index ${index[1]}`
+        : constraint
+          ? `constraint ${constraint[1]} ${constraint[2]}`
+          : `other ${statement}`;
     map.set(name, statement);
   }
   return map;
@@ -154,7 +156,7 @@ function generated(): Generated[] {
 export function pgSchemaProblem(): string | null {
   const files = generated();
   const first = files[0];
-  if (!first || first.file !== "0000_schema.sql") return "migrations/pg/0000_schema.sql is missing";
+  if (first?.file !== "0000_schema.sql") return "migrations/pg/0000_schema.sql is missing";
   if (readFileSync(PG_SCHEMA_FILE, "utf8") !== pgSchemaText(first.covers)) {
     return `migrations/pg/0000_schema.sql is not what the SQLite migrations up to ${first.covers} make`;
   }

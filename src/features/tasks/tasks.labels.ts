@@ -3,7 +3,9 @@
  * "my tasks" or a board, or moving a task, reads a task's labels from here instead of `task_labels` (200 tasks
  * of "my tasks" cost 200 index seeks and an extra column through the mapper, about half again the query).
  * A space is loaded on first use, in one query; every change is applied only after its transaction commits,
- * so the sets never get ahead of the database. All task writes go through this process.
+ * so the sets never get ahead of the database.
+ * On PostgreSQL with several nodes, another node's write makes this one drop what it keeps (`forgetRemembered`,
+ * src/services.ts `linkNodes`) as soon as it hears of it, and always before its own next write.
  */
 
 /** Spaces kept; the least recently loaded goes first (a space is read again when next needed). */

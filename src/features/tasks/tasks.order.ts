@@ -2,7 +2,9 @@
  * The order of each column's tasks, kept in memory: a task's dense position and a move's new neighbours are
  * array lookups instead of counting index entries in SQLite (O(column) per request). A column is loaded on
  * first use; every change is applied only after its transaction commits, so the order never gets ahead of the
- * database. All task writes go through this process.
+ * database.
+ * On PostgreSQL with several nodes, another node's write makes this one drop what it keeps (`forgetRemembered`,
+ * src/services.ts `linkNodes`) as soon as it hears of it, and always before its own next write.
  */
 
 interface Column {
