@@ -225,7 +225,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
     roles: (orgId, ids) => members.roleRefs(orgId, ids),
   }).listen(events);
   const searchStore = conn.engine === "postgres" ? new PgSearchStore(db) : new SearchStore(db);
-  const search = new SearchService(uow, searchStore, spaces, access, options.log);
+  // On PostgreSQL a new message is indexed in its own transaction (any node finds it at once, no crash loses it).
+  const search = new SearchService(uow, searchStore, spaces, access, options.log, conn.engine === "postgres");
   search.listen(events);
   // The inbox listens to what needs people: mentions, assignments, staff answers, approvals, and deletions.
   const inboxWorld: SourcesWorld = {
@@ -243,8 +244,9 @@ export function createServices(conn: Connection, config: Config, options: Servic
     directory: (orgId) => staff.mentionables(orgId),
   };
   const inboxStore = new InboxStore(db);
-  // A person's chat post: its items in a batch after it (the hot path's write).
-  const postItems = new PostItems(uow, inboxStore, options.log);
+  // A person's chat post: its items in a batch after it (the hot path's write) on SQLite; on PostgreSQL in its own
+  // transaction, so any node reads them as soon as the post is answered and no node's crash leaves them unwritten.
+  const postItems = conn.engine === "sqlite" ? new PostItems(uow, inboxStore, options.log) : null;
   const inbox = new InboxService(uow, inboxStore, commits, inboxWorld, postItems);
   new InboxSources(inbox, inboxWorld, postItems).listen(events);
   // Email and Web Push: what reaches people away from Tandem. Only a serving process (with a log) sends.

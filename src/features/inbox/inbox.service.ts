@@ -77,17 +77,18 @@ export class InboxService {
     private readonly writes: GroupCommit,
     private readonly world: InboxWorld,
     /** The items of chat posts waiting for their batch: written before any read of an inbox. */
-    private readonly posts: PostItems,
+    /** Null: every post's items are written in its own transaction (PostgreSQL). */
+    private readonly posts: PostItems | null,
   ) {}
 
   /** At start: the items of the chat posts a crash left waiting. */
   start(): void {
-    this.posts.start();
+    this.posts?.start();
   }
 
   /** At stop: the items of the chat posts waiting. */
   stop(): void {
-    this.posts.stop();
+    this.posts?.stop();
   }
 
   // Read state
@@ -99,7 +100,7 @@ export class InboxService {
    */
   async readRoom(actor: SpaceActor, roomId: string, messageId: string): Promise<void> {
     // The items of the posts read are written before they are read (a post stored later is later in the room).
-    this.posts.flush();
+    this.posts?.flush();
     const room = isUuid(roomId) ? this.store.room(actor.space.id, roomId) : undefined;
     if (!room) throw notFound("chat room not found");
     const message = isUuid(messageId) ? this.store.message(room.id, messageId) : undefined;
@@ -170,7 +171,7 @@ export class InboxService {
 
   /** The rooms the caller can see with something unread, muted ones included. */
   unread(actor: OrgActor): RoomUnreadRow[] {
-    this.posts.flush();
+    this.posts?.flush();
     const joinedAt = this.store.joinedAt(actor.orgId, actor.userId) ?? Number.MAX_SAFE_INTEGER;
     return this.store
       .unreadRooms(actor.userId, joinedAt, this.world.visibleSpaceIds(actor))
@@ -184,7 +185,7 @@ export class InboxService {
     actor: OrgActor,
     query: { unread_only?: "true" | "false" | undefined; limit?: number | undefined; before?: string | undefined },
   ): { items: ItemRow[]; unread: number } {
-    this.posts.flush();
+    this.posts?.flush();
     const spaces = this.world.visibleSpaceIds(actor);
     const { limit, before } = pageOf(query);
     const items = this.store.items(actor.userId, actor.orgId, spaces, {
@@ -203,7 +204,7 @@ export class InboxService {
     if (input.all !== true && input.ids === undefined) throw invalid("ids: required unless all is true");
     const ids = input.all === true ? null : (input.ids ?? []);
     if (ids !== null && ids.length === 0) return;
-    this.posts.flush();
+    this.posts?.flush();
     this.uow.write((unit) => {
       const read = this.store.markRead(actor.userId, actor.orgId, ids, Date.now());
       if (read === 0 || (Array.isArray(read) && read.length === 0)) return;
@@ -282,7 +283,7 @@ export class InboxService {
 
   /** For email: the oldest `limit` items neither read nor emailed, made at or before `before`, of everyone. */
   awaitingEmail(before: number, limit: number): ItemRow[] {
-    this.posts.flush();
+    this.posts?.flush();
     return this.store.awaitingEmail(before, limit);
   }
 

@@ -33,31 +33,36 @@ export class InboxSources {
   constructor(
     private readonly inbox: InboxService,
     private readonly world: SourcesWorld,
-    private readonly posts: PostItems,
+    /** Null: a person's chat post writes its items in its own transaction, as a staff member's does. */
+    private readonly posts: PostItems | null,
   ) {}
 
   listen(events: EventBus): void {
     // A person's chat post: its items in the batch after it. Only a post that names someone or answers in a thread
     // may make one.
-    this.posts.writeWith((post, unit, once) => this.postItems(post, unit, once));
-    events.subscribe((e) => {
-      if (e.type === "chat.message.created" && !byStaff(e.actor)) {
-        const { message } = e.payload;
-        if (message.thread_root_id !== null || message.content.includes("@")) this.posts.posted(postOf(e));
-        else this.posts.passed();
-      }
-      // Deleted (committed) before its batch: it makes no item.
-      else if (e.type === "chat.message.deleted") this.posts.gone({ message: e.payload.id });
-      else if (e.type === "chat.room.deleted") this.posts.gone({ room: e.payload.id });
-    });
-    // A staff member's post: in its transaction. A reply runs in a savepoint of its own anyway (it writes its
-    // root's counts), so only a top-level post that may name someone says it may write.
+    const posts = this.posts;
+    posts?.writeWith((post, unit, once) => this.postItems(post, unit, once));
+    if (posts) {
+      events.subscribe((e) => {
+        if (e.type === "chat.message.created" && !byStaff(e.actor)) {
+          const { message } = e.payload;
+          if (message.thread_root_id !== null || message.content.includes("@")) posts.posted(postOf(e));
+          else posts.passed();
+        }
+        // Deleted (committed) before its batch: it makes no item.
+        else if (e.type === "chat.message.deleted") posts.gone({ message: e.payload.id });
+        else if (e.type === "chat.room.deleted") posts.gone({ room: e.payload.id });
+      });
+    }
+    // A staff member's post (and without a batch, anyone's): in its transaction. A reply runs in a savepoint of its
+    // own anyway (it writes its root's counts), so only a top-level post that may name someone says it may write.
+    const inline = (actor: Principal | undefined) => posts === null || byStaff(actor);
     events.onWrite(
       "chat.message.created",
       (e, unit) => {
-        if (byStaff(e.actor)) this.postItems(postOf(e), unit, false);
+        if (inline(e.actor)) this.postItems(postOf(e), unit, false);
       },
-      { mayWrite: (actor, text) => byStaff(actor) && text.includes("@") },
+      { mayWrite: (actor, text) => inline(actor) && text.includes("@") },
     );
     events.onWrite("task.message.created", (e, unit) => this.taskMentions(e, unit), { mayWrite: mayMention });
     events.onWrite("task.assigned", (e, unit) => this.assigned(e, unit));

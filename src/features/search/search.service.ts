@@ -8,7 +8,9 @@
  *   (`flush`): FTS5 writes a segment per transaction, and a post that indexed itself cost 1.8 times the CPU of
  *   one that did not (docs/benchmarks.md). A search indexes whatever is pending before it looks, so the next
  *   search finds every message posted; a stop indexes them too; after a crash, the start indexes the messages
- *   posted since the last batch that committed (its time in `search_state`, less `CATCH_UP_MARGIN_MS`);
+ *   posted since the last batch that committed (its time in `search_state`, less `CATCH_UP_MARGIN_MS`). On
+ *   PostgreSQL (`inline`) a new message is indexed in its post's transaction instead, as every other write is:
+ *   several nodes then find it through any of them at once, and no node's crash leaves it to another's start;
  * - a deleted room's messages leave every search at once (the room is recorded in the deletion's transaction)
  *   and the index in batches beside the other work, as chat removes the messages themselves;
  * - a text file's text is indexed when its editing settles, not at every keystroke: the first change after a
@@ -111,16 +113,23 @@ export class SearchService {
     private readonly spaces: SpacesService,
     private readonly access: Access,
     private readonly log?: Logger,
+    /** New messages indexed in their posts' transactions, not in batches after them (PostgreSQL). */
+    private readonly inline = false,
   ) {}
 
   /** Keeps the index: each write's event is indexed in that write's transaction; a new message, in a batch after. */
   listen(events: EventBus): void {
-    events.subscribe((event) => {
-      if (event.type === "chat.message.created") this.posted(this.pending, event.payload.message.id);
-      // A task's comment too: indexing it in its post's transaction halved the post's throughput (an FTS5 segment
-      // per transaction).
-      else if (event.type === "task.message.created") this.posted(this.pendingTaskMessages, event.payload.id);
-    });
+    if (this.inline) {
+      events.onWrite("chat.message.created", ({ payload }) => this.store.indexMessages([payload.message.id]));
+      events.onWrite("task.message.created", ({ payload }) => this.store.indexTaskMessages([payload.id]));
+    } else {
+      events.subscribe((event) => {
+        if (event.type === "chat.message.created") this.posted(this.pending, event.payload.message.id);
+        // A task's comment too: indexing it in its post's transaction halved the post's throughput (an FTS5
+        // segment per transaction).
+        else if (event.type === "task.message.created") this.posted(this.pendingTaskMessages, event.payload.id);
+      });
+    }
     events.onWrite("chat.message.updated", ({ payload }) => this.indexMessage(payload));
     events.onWrite("chat.message.deleted", ({ payload }) => this.store.remove(payload.id));
     events.onWrite("chat.room.deleted", ({ payload }, unit) => {
@@ -148,6 +157,13 @@ export class SearchService {
    */
   start(): void {
     this.stopped = false;
+    if (!this.inline) this.catchUp();
+    for (const id of this.store.staleTexts()) this.indexTextNow(id);
+    void this.purgeRooms();
+  }
+
+  /** The messages posted since the last batch that committed, indexed. */
+  private catchUp(): void {
     const at = Date.now();
     const since = this.store.messagesIndexedUntil() - CATCH_UP_MARGIN_MS;
     const missed = this.store.messagesSince(since);
@@ -159,8 +175,6 @@ export class SearchService {
       for (let i = 0; i < missed.length; i += FLUSH_BATCH)
         this.store.indexMessages(missed.slice(i, i + FLUSH_BATCH), at);
     });
-    for (const id of this.store.staleTexts()) this.indexTextNow(id);
-    void this.purgeRooms();
   }
 
   /** At stop: the messages waiting and the texts still settling are indexed now. */

@@ -294,21 +294,20 @@ export class SearchStore {
 
   protected readonly indexMessagesQuery = this.q(MESSAGES_INDEX_SQL);
   private readonly watermarkQuery = this.q(MESSAGES_WATERMARK_SQL);
-
-  /**
-   * Indexes new chat messages by id, in the order given, as their rows hold them now (`MESSAGES_INDEX_SQL`), and
-   * records that every message stored before `at` (epoch ms) is indexed.
-   */
   protected readonly indexTaskMessagesQuery = this.q(TASK_MESSAGES_INDEX_SQL);
 
-  /** Indexes the task messages of a batch (with `indexMessages`, whose time stands for both). */
+  /** Indexes new task messages by id (in a batch, with `indexMessages`, whose time stands for both). */
   indexTaskMessages(ids: readonly string[]): void {
     if (ids.length > 0) this.indexTaskMessagesQuery().run({ $ids: JSON.stringify(ids) });
   }
 
-  indexMessages(ids: readonly string[], at: number): void {
+  /**
+   * Indexes new chat messages by id, in the order given, as their rows hold them now (`MESSAGES_INDEX_SQL`); with
+   * `at` (a batch), records that every message stored before it (epoch ms) is indexed.
+   */
+  indexMessages(ids: readonly string[], at?: number): void {
     this.indexMessagesQuery().run({ $ids: JSON.stringify(ids) });
-    this.watermarkQuery().run({ $at: at });
+    if (at !== undefined) this.watermarkQuery().run({ $at: at });
   }
 
   private readonly indexedUntilQuery = this.q<{ value: number }>(
