@@ -3,7 +3,7 @@ import { Database } from "bun:sqlite";
 import { accessSync, chmodSync, constants, existsSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import { PgDatabase, redact } from "./pg/connection";
+import { PgDatabase, PgStatement, redact } from "./pg/connection";
 
 /**
  * The drizzle database every store works on: the query builder only (stores import their tables), since
@@ -181,6 +181,16 @@ const TEXT_BYTES: NulText = {
 /** Whether `db` is PostgreSQL's (pg/connection.ts), for the few statements spelled otherwise there. */
 export function isPostgres(db: Db): boolean {
   return db.$client instanceof PgDatabase;
+}
+
+/**
+ * Runs a write no caller needs an answer from. On PostgreSQL within a transaction it goes with the transaction's
+ * next statement (pg/connection.ts `defer`): no round trip of its own; should it fail, that statement fails and
+ * the transaction is rolled back. Elsewhere it simply runs.
+ */
+export function runUnanswered(statement: { run(...args: never[]): unknown }, params: Record<string, unknown>): void {
+  if (statement instanceof PgStatement && statement.inTransaction) statement.defer(params);
+  else statement.run(params as never);
 }
 
 /** The `NulText` of `db`'s engine. */

@@ -111,6 +111,11 @@ export class PgStatement {
     return this.db.send(this.translated.text, this.bind(args)).rows;
   }
 
+  /** Whether its connection is in a transaction (where a statement may be held back: `defer`). */
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
+  }
+
   /** Runs in the open transaction, sent with the next statement waited for: its answer is not needed. */
   defer(...args: unknown[]): void {
     this.db.defer(this.translated.text, this.bind(args));

@@ -5,7 +5,7 @@
  * (search.store.pg.ts) answers the same with its own statements where SQLite's are FTS5's.
  */
 import type { Db } from "../../db/client";
-import { prepared } from "../../db/client";
+import { prepared, runUnanswered } from "../../db/client";
 import { ftsString, indexable } from "./search.query";
 
 /** What can be found. */
@@ -298,7 +298,7 @@ export class SearchStore {
 
   /** Indexes new task messages by id (in a batch, with `indexMessages`, whose time stands for both). */
   indexTaskMessages(ids: readonly string[]): void {
-    if (ids.length > 0) this.indexTaskMessagesQuery().run({ $ids: JSON.stringify(ids) });
+    if (ids.length > 0) runUnanswered(this.indexTaskMessagesQuery(), { $ids: JSON.stringify(ids) });
   }
 
   /**
@@ -306,7 +306,7 @@ export class SearchStore {
    * `at` (a batch), records that every message stored before it (epoch ms) is indexed.
    */
   indexMessages(ids: readonly string[], at?: number): void {
-    this.indexMessagesQuery().run({ $ids: JSON.stringify(ids) });
+    runUnanswered(this.indexMessagesQuery(), { $ids: JSON.stringify(ids) });
     if (at !== undefined) this.watermarkQuery().run({ $at: at });
   }
 
