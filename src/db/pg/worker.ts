@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL thread of `PgDatabase`: one connection, which runs each statement the server's thread sends and
  * answers with the rows in SQLite's shapes (numbers for `bigint` and `numeric`, JSON as its text, 1 and 0 for
- * booleans). The server's thread waits for the answer (see connection.ts).
+ * booleans). The server's thread waits for the answer (see connection.ts). Statements sent together are written
+ * to the connection at once and answered together (PostgreSQL's pipelining): one round trip for them all.
  */
 
 import { workerData } from "node:worker_threads";
