@@ -124,6 +124,8 @@ export class LiveDoc {
   pending: Applied[] = [];
   /** Stores queued and not yet settled. */
   inflight = 0;
+  /** A store is queued and has not run yet: what is applied meanwhile goes with it (`pending`). */
+  storeQueued = false;
   /** Settles when the last queued store has: with null, or the error that kept it from being stored. */
   lastStored: Promise<unknown> = Promise.resolve(null);
   /** Updates logged since the snapshot. */
@@ -452,9 +454,15 @@ export class DocRegistry {
     } else {
       live.pending.push({ update, origin: null, author: null, replaced: null });
     }
+    // One store per document and commit: it takes every update applied until it runs.
+    if (live.storeQueued) return;
+    live.storeQueued = true;
     live.inflight++;
     live.lastStored = this.commits
-      .run((unit) => this.store(unit, live))
+      .run((unit) => {
+        live.storeQueued = false;
+        return this.store(unit, live);
+      })
       .then(
         (stored) => {
           live.inflight--;
@@ -465,6 +473,7 @@ export class DocRegistry {
           return null;
         },
         (error: unknown) => {
+          live.storeQueued = false;
           live.inflight--;
           this.fail(live, error);
           return error;
