@@ -4,7 +4,7 @@
  */
 import { eq, getTableColumns, getTableName, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db } from "./client";
+import { type Db, runUnanswered } from "./client";
 
 /** A placeholder per column, named like the column's property, so a row object is the statement's input. */
 function placeholders(
@@ -23,11 +23,20 @@ function placeholders(
  * bound straight from the row object: drizzle's placeholder filling costs more than the insert's own work on
  * the hottest writes. Wrap it in `prepared()` so it is built on first use.
  */
-export function insertRow(db: Db, table: SQLiteTable): { run(row: object): void } {
+export function insertRow(
+  db: Db,
+  table: SQLiteTable,
+  /**
+   * Nothing the caller does can make this insert fail (what it refers to was read in the same transaction; its
+   * keys are new): on PostgreSQL it need not be waited for (`runUnanswered`).
+   */
+  options: { unanswered?: boolean } = {},
+): { run(row: object): void } {
   const columns = Object.entries(getTableColumns(table));
   const names = columns.map(([, column]) => `"${column.name}"`).join(", ");
   const values = columns.map(([key]) => `$${key}`).join(", ");
   const statement = db.$client.prepare(`INSERT INTO "${getTableName(table)}" (${names}) VALUES (${values})`);
+  if (options.unanswered) return { run: (row) => runUnanswered(statement, row as Record<string, unknown>) };
   return { run: (row) => void statement.run(row as never) };
 }
 

@@ -226,8 +226,9 @@ export class ChatStore {
     return stored;
   }
 
-  private readonly insertMessageRow = prepared(() => insertRow(this.db, chatMessages));
-  private readonly insertAttachmentRow = prepared(() => insertRow(this.db, chatAttachments));
+  // The room (and a thread's root) was read in the same transaction, and the ids are new.
+  private readonly insertMessageRow = prepared(() => insertRow(this.db, chatMessages, { unanswered: true }));
+  private readonly insertAttachmentRow = prepared(() => insertRow(this.db, chatAttachments, { unanswered: true }));
   private readonly saveMessageRow = changedColumnsUpdater<MessageRow>(() => this.db, chatMessages, chatMessages.id);
 
   insertMessage(row: MessageRow, attachments: readonly AttachmentRow[]): void {

@@ -1,6 +1,6 @@
 /** Tasks, task messages and deliverable links. Every statement is prepared once. */
 import { and, asc, desc, eq, getTableColumns, inArray, isNull, lt, ne, sql } from "drizzle-orm";
-import { type Db, prepared } from "../../db/client";
+import { type Db, prepared, runUnanswered } from "../../db/client";
 import { changedColumnsUpdater, insertRow } from "../../db/prepared";
 import {
   fileNodes,
@@ -171,16 +171,12 @@ export class TasksStore {
   }
 
   private readonly countComment = prepared(() =>
-    this.db
-      .update(tasks)
-      .set({ commentCount: sql`${tasks.commentCount} + 1` })
-      .where(eq(tasks.id, p("id")))
-      .prepare(),
+    this.db.$client.prepare("UPDATE tasks SET comment_count = comment_count + 1 WHERE id = $id"),
   );
 
   /** One message more on the task (`comment_count`, kept as messages are written). */
   addComment(taskId: string): void {
-    this.countComment().run({ id: taskId });
+    runUnanswered(this.countComment(), { id: taskId });
   }
 
   delete(id: string): void {
@@ -266,7 +262,8 @@ export class TasksStore {
     return this.lastMessage().all({ taskId })[0]?.createdAt;
   }
 
-  private readonly insertMessageRow = prepared(() => insertRow(this.db, taskMessages));
+  // The task was read in the same transaction, and the id is new.
+  private readonly insertMessageRow = prepared(() => insertRow(this.db, taskMessages, { unanswered: true }));
 
   insertMessage(row: TaskMessageRow): void {
     this.insertMessageRow().run(row);
