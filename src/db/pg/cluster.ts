@@ -35,7 +35,8 @@ const DB_NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 /** The nodes alive now, `id` and `url` (a table expression other statements join). */
 export const LIVE_NODES_SQL = `SELECT id, url FROM cluster_nodes WHERE seen_at > ${DB_NOW} - ${GONE_MS}`;
 
-export type ClusterHandler = (body: unknown) => void;
+/** Handles another node's row: its body, and the node that wrote it. */
+export type ClusterHandler = (body: unknown, node: string) => void;
 
 interface Row {
   seq: number;
@@ -49,6 +50,7 @@ export class Cluster {
   readonly node = randomUUID();
   private last = 0;
   private readonly handlers = new Map<string, ClusterHandler>();
+  private readonly beats: (() => void)[] = [];
   private listener: SQL | null = null;
   private poll: ReturnType<typeof setInterval> | null = null;
   private lastPrune = 0;
@@ -71,6 +73,14 @@ export class Cluster {
   /** Hands other nodes' rows of `kind` to `handler`, in their order. */
   on(kind: string, handler: ClusterHandler): void {
     this.handlers.set(kind, handler);
+  }
+
+  /**
+   * Runs `fn` after each heartbeat, every second: what depends on other nodes being alive (an editor's cursor
+   * on a node that died) is looked at there.
+   */
+  onBeat(fn: () => void): void {
+    this.beats.push(fn);
   }
 
   /** Inside a write's transaction: other nodes hear `body` once it commits (and never if it rolls back). */
@@ -166,6 +176,7 @@ export class Cluster {
       if (!beating) return;
       this.beat();
       this.prune();
+      for (const fn of this.beats) fn();
     } catch (error) {
       this.onError(error);
     }
@@ -185,7 +196,7 @@ export class Cluster {
         const handler = this.handlers.get(row.kind);
         if (!handler) continue;
         try {
-          handler(JSON.parse(row.body));
+          handler(JSON.parse(row.body), row.node);
         } catch (error) {
           this.onError(error);
         }
