@@ -45,7 +45,7 @@ import { LabelsService } from "./features/labels/labels.service";
 import { LabelsStore } from "./features/labels/labels.store";
 import { MembersService } from "./features/members/members.service";
 import { MembersStore } from "./features/members/members.store";
-import { type EmailOptions, EmailService } from "./features/notifications/notifications.email";
+import { type EmailOptions, EmailService, SWEEP_LEASE_MS } from "./features/notifications/notifications.email";
 import { type NotificationsWorld, PushService } from "./features/notifications/notifications.service";
 import { NotificationsStore } from "./features/notifications/notifications.store";
 import { OrganizationService } from "./features/organization/organization.service";
@@ -275,6 +275,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
     notificationsWorld,
     options.log ?? null,
     options.email,
+    // Every node sweeps, one at a time.
+    cluster?.lease("email.sweep", SWEEP_LEASE_MS) ?? null,
   );
   const vapidKey = sending && secrets?.vapidPrivateKey.length === 32 ? secrets.vapidPrivateKey : null;
   const push = new PushService(
