@@ -1,7 +1,7 @@
 /** Builds every service over one database connection: the API and the CLI share them. */
 
 import { SqliteDocPersistence } from "./collab/persistence";
-import { DocRegistry, type RegistryOptions } from "./collab/registry";
+import { type AwarenessOut, DocRegistry, type RegistryOptions } from "./collab/registry";
 import type { Config, Secrets } from "./config";
 import { Access } from "./core/access";
 import { AccessMemo } from "./core/access-memo";
@@ -45,7 +45,7 @@ import { LabelsService } from "./features/labels/labels.service";
 import { LabelsStore } from "./features/labels/labels.store";
 import { MembersService } from "./features/members/members.service";
 import { MembersStore } from "./features/members/members.store";
-import { type EmailOptions, EmailService } from "./features/notifications/notifications.email";
+import { type EmailOptions, EmailService, SWEEP_LEASE_MS } from "./features/notifications/notifications.email";
 import { type NotificationsWorld, PushService } from "./features/notifications/notifications.service";
 import { NotificationsStore } from "./features/notifications/notifications.store";
 import { OrganizationService } from "./features/organization/organization.service";
@@ -175,6 +175,17 @@ export function createServices(conn: Connection, config: Config, options: Servic
       },
       stored: (nodeId, update) =>
         cluster?.send("doc", { node_id: nodeId, update: Buffer.from(update).toString("base64") }),
+      // Cursors cross to the other nodes in a transaction of their own, a batch at a time; ephemeral, so one
+      // that could not be written is reported and left to the next change (or an editor's renewal).
+      awareness: cluster
+        ? (batch) => {
+            try {
+              cluster.send("awareness", batch.map(toNodes));
+            } catch (error) {
+              options.onEventError?.(error);
+            }
+          }
+        : undefined,
     },
     options.docs,
   );
@@ -266,6 +277,8 @@ export function createServices(conn: Connection, config: Config, options: Servic
     notificationsWorld,
     options.log ?? null,
     options.email,
+    // Every node sweeps, one at a time.
+    cluster?.lease("email.sweep", SWEEP_LEASE_MS) ?? null,
   );
   const vapidKey = sending && secrets?.vapidPrivateKey.length === 32 ? secrets.vapidPrivateKey : null;
   const push = new PushService(
@@ -398,7 +411,8 @@ function vapidSubject(publicUrl: string, from: string | undefined): string {
 /**
  * PostgreSQL mode: what each write tells the other nodes (its events, access and session changes, a document's
  * update), and what this node does with what they wrote: its live sockets and timers hear their events, and
- * everything it remembers of the tables is read again (src/db/pg/cluster.ts).
+ * everything it remembers of the tables is read again (src/db/pg/cluster.ts). Editors' cursors cross too, and
+ * those of a node that is gone are dropped at the next heartbeat.
  */
 function linkNodes(
   cluster: Cluster,
@@ -433,4 +447,27 @@ function linkNodes(
     const { node_id, update } = body as { node_id: string; update: string };
     docs.applyElsewhere(node_id, new Uint8Array(Buffer.from(update, "base64")));
   });
+  cluster.on("awareness", (body, from) => {
+    for (const { node_id, update, ask } of body as NodesAwareness[]) {
+      docs.awarenessElsewhere(
+        from,
+        node_id,
+        update === null ? null : new Uint8Array(Buffer.from(update, "base64")),
+        ask,
+      );
+    }
+  });
+  cluster.onBeat(() => docs.forgetNodesGone(() => cluster.alive()));
+}
+
+/** A document's cursors as a row of `cluster_events` carries them. */
+interface NodesAwareness {
+  node_id: string;
+  update: string | null;
+  ask: boolean;
+}
+
+/** A document's cursors for the other nodes: the update's bytes in base64. */
+function toNodes({ nodeId, update, ask }: AwarenessOut): NodesAwareness {
+  return { node_id: nodeId, update: update === null ? null : Buffer.from(update).toString("base64"), ask };
 }

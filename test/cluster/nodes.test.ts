@@ -1,13 +1,15 @@
 /**
  * Several `tandem serve` processes on one PostgreSQL database (contract §9): each answers every route, and a
- * client of one sees what was written through another, live: events, editing, access changes.
+ * client of one sees what was written through another, live: events, editing, access changes; and who is in a
+ * file on another node, with their cursor, until they leave, whether they close their editor, their node stops,
+ * or their node dies. A socket still speaks only for its own editors, whichever node holds the editor it names.
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { nodeCluster } from "../helpers/cluster";
 import { OWNER } from "../helpers/factories";
 import { client } from "../helpers/http";
 import type { SpawnedServer } from "../helpers/server";
-import { collabBase, eventually, listen, openEditor } from "../helpers/sockets";
+import { awarenessFrame, collabBase, type Editor, eventually, listen, openEditor, openRaw } from "../helpers/sockets";
 
 const install = nodeCluster("nodes");
 
@@ -148,4 +150,118 @@ describe("two nodes on one PostgreSQL database", () => {
     }
     expect([401, 403, 404]).toContain(after.status);
   });
+});
+
+async function textFile(name: string): Promise<string> {
+  const res = await client(a.url, tokenA).post(`/api/v1/organizations/${orgId}/spaces/${spaceId}/files/text`, {
+    name,
+    content: "the plan",
+  });
+  expect(res.status).toBe(201);
+  return res.body.node.id;
+}
+
+/** An editor of `fileId` through `node`, synced. */
+async function editorOn(node: SpawnedServer, fileId: string): Promise<Editor> {
+  const editor = openEditor(collabBase(node.url, orgId, spaceId), fileId, tokenA);
+  await editor.synced();
+  return editor;
+}
+
+interface Presence {
+  user?: { name: string };
+  cursor?: { anchor: number; head: number };
+}
+
+/** What `seer` knows of the editor with client id `id`. */
+const presenceOf = (seer: Editor, id: number) => seer.provider.awareness.getStates().get(id) as Presence | undefined;
+
+describe("cursors across two nodes", () => {
+  it("shows an editor's name and cursor on the other node, follows it as it moves, and drops it when they leave", async () => {
+    const fileId = await textFile("cursors.md");
+    const onA = await editorOn(a, fileId);
+    onA.provider.awareness.setLocalState({ user: { name: "Ada" }, cursor: { anchor: 1, head: 4 } });
+    // B opens the file after Ada's cursor was set: its node asks the others for who is there.
+    const onB = await editorOn(b, fileId);
+    try {
+      await eventually(() => presenceOf(onB, onA.doc.clientID)?.user?.name === "Ada", "b to see Ada");
+      expect(presenceOf(onB, onA.doc.clientID)?.cursor).toEqual({ anchor: 1, head: 4 });
+      // And the other way round, from a state set once both are in.
+      onB.provider.awareness.setLocalState({ user: { name: "Ben" }, cursor: { anchor: 0, head: 0 } });
+      await eventually(() => presenceOf(onA, onB.doc.clientID)?.user?.name === "Ben", "a to see Ben");
+      // A burst of moves reaches the other node as its newest state.
+      for (let i = 0; i < 30; i++) onA.provider.awareness.setLocalStateField("cursor", { anchor: i, head: i });
+      await eventually(() => presenceOf(onB, onA.doc.clientID)?.cursor?.head === 29, "b to follow Ada's cursor");
+      onA.destroy();
+      await eventually(() => !onB.provider.awareness.getStates().has(onA.doc.clientID), "Ada's cursor to go on b");
+      expect(presenceOf(onB, onB.doc.clientID)?.user?.name).toBe("Ben");
+    } finally {
+      onA.destroy();
+      onB.destroy();
+    }
+  });
+
+  it("lets no socket on one node speak for an editor on the other", async () => {
+    const fileId = await textFile("spoof.md");
+    const onA = await editorOn(a, fileId);
+    const onB = await editorOn(b, fileId);
+    const raw = openRaw(`${collabBase(b.url, orgId, spaceId)}/${fileId}?token=${tokenA}`);
+    try {
+      onA.provider.awareness.setLocalStateField("user", { name: "Ada" });
+      await eventually(() => presenceOf(onB, onA.doc.clientID)?.user?.name === "Ada", "b to see Ada");
+      await raw.opened;
+      // A socket on b names Ada's client id (a newer clock, another name) and one of its own.
+      raw.send(
+        awarenessFrame([
+          [onA.doc.clientID, 1000, { user: { name: "SPOOF" } }],
+          [424242, 1000, { user: { name: "Vic" } }],
+        ]),
+      );
+      await eventually(() => presenceOf(onA, 424242)?.user?.name === "Vic", "a to see the socket's own presence");
+      expect(presenceOf(onA, onA.doc.clientID)?.user?.name).toBe("Ada");
+      expect(presenceOf(onB, onA.doc.clientID)?.user?.name).toBe("Ada");
+      // Its own presence goes with it, on both nodes.
+      raw.ws.close();
+      await eventually(() => !onA.provider.awareness.getStates().has(424242), "the socket's presence to go on a");
+    } finally {
+      raw.ws.close();
+      onA.destroy();
+      onB.destroy();
+    }
+  });
+});
+
+describe("cursors of a node that goes away", () => {
+  it("drops the cursors of a node that stops, and of one killed, on the others", async () => {
+    const fileId = await textFile("nodes.md");
+    const stopping = await install.start();
+    const dying = await install.start();
+    const onB = await editorOn(b, fileId);
+    const onStopping = await editorOn(stopping, fileId);
+    const onDying = await editorOn(dying, fileId);
+    try {
+      onStopping.provider.awareness.setLocalStateField("user", { name: "Stella" });
+      onDying.provider.awareness.setLocalStateField("user", { name: "Dan" });
+      await eventually(
+        () =>
+          presenceOf(onB, onStopping.doc.clientID)?.user?.name === "Stella" &&
+          presenceOf(onB, onDying.doc.clientID)?.user?.name === "Dan",
+        "b to see Stella and Dan",
+      );
+      // Their editors would reconnect elsewhere; here they stay away.
+      onStopping.provider.shouldConnect = false;
+      onDying.provider.shouldConnect = false;
+      await stopping.stop("SIGTERM");
+      await eventually(() => !onB.provider.awareness.getStates().has(onStopping.doc.clientID), "Stella to go");
+      await dying.stop("SIGKILL");
+      // Gone once its node has been silent for 5 s, well before an editor's own 30 s of silence.
+      const killedAt = Date.now();
+      await eventually(() => !onB.provider.awareness.getStates().has(onDying.doc.clientID), "Dan to go", 15_000);
+      expect(Date.now() - killedAt).toBeLessThan(12_000);
+    } finally {
+      onB.destroy();
+      onStopping.destroy();
+      onDying.destroy();
+    }
+  }, 60_000);
 });

@@ -4,7 +4,16 @@ import * as encoding from "lib0/encoding";
 import * as Y from "yjs";
 import { addMember, addStaff, type Org, type Person, setupOrg } from "../helpers/factories";
 import { startTestServer, type TestServer } from "../helpers/server";
-import { collabBase, type Editor, eventually, openEditor, openRaw, refusedUpgrade } from "../helpers/sockets";
+import {
+  awarenessFrame,
+  collabBase,
+  type Editor,
+  eventually,
+  collabFrame as frame,
+  openEditor,
+  openRaw,
+  refusedUpgrade,
+} from "../helpers/sockets";
 
 let server: TestServer;
 let org: Org;
@@ -51,15 +60,6 @@ async function content(fileId: string): Promise<string> {
   const res = await member.api.get(`${files}/${fileId}/content`);
   expect(res.status).toBe(200);
   return res.text;
-}
-
-/** A raw protocol frame: varuint type, varuint sync step, a length-prefixed payload. */
-function frame(type: number, step: number | null, payload: Uint8Array): Uint8Array {
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, type);
-  if (step !== null) encoding.writeVarUint(e, step);
-  encoding.writeVarUint8Array(e, payload);
-  return encoding.toUint8Array(e);
 }
 
 describe("GET .../files/collab/ws/{fileId} upgrade", () => {
@@ -328,17 +328,12 @@ describe("editing together", () => {
     // A read-only socket speaks for a's client id (a newer clock, another name) and for its own.
     const raw = openRaw(`${base}/${fileId}?token=${viewer.token}`);
     await raw.opened;
-    const e = encoding.createEncoder();
-    encoding.writeVarUint(e, 2);
-    for (const [id, name] of [
-      [a.doc.clientID, "SPOOF"],
-      [424242, "Vic"],
-    ] as const) {
-      encoding.writeVarUint(e, id);
-      encoding.writeVarUint(e, 1000);
-      encoding.writeVarString(e, JSON.stringify({ user: { name } }));
-    }
-    raw.send(frame(1, null, encoding.toUint8Array(e)));
+    raw.send(
+      awarenessFrame([
+        [a.doc.clientID, 1000, { user: { name: "SPOOF" } }],
+        [424242, 1000, { user: { name: "Vic" } }],
+      ]),
+    );
     await eventually(() => nameOf(424242) === "Vic", "the viewer's own presence");
     expect(nameOf(a.doc.clientID)).toBe("Mia");
     expect((a.provider.awareness.getLocalState() as { user: { name: string } }).user.name).toBe("Mia");
@@ -570,14 +565,7 @@ describe("updates out of order, and awareness of many clients", () => {
     const fileId = await textFile("crowd");
     const raw = openRaw(`${base}/${fileId}?token=${member.token}`);
     await raw.opened;
-    const e = encoding.createEncoder();
-    encoding.writeVarUint(e, 5);
-    for (let client = 1; client <= 5; client++) {
-      encoding.writeVarUint(e, client);
-      encoding.writeVarUint(e, 1);
-      encoding.writeVarString(e, JSON.stringify({ user: { name: `n${client}` } }));
-    }
-    raw.send(frame(1, null, encoding.toUint8Array(e)));
+    raw.send(awarenessFrame([1, 2, 3, 4, 5].map((client) => [client, 1, { user: { name: `n${client}` } }] as const)));
     expect(await raw.closed).toEqual({ code: 4400, reason: "too many awareness clients on one socket: at most 4" });
   });
 });

@@ -2,6 +2,7 @@
  * A real SMTP server on loopback (the `smtp-server` package) with AUTH on, over plain SMTP, that keeps every
  * email it accepted. Nothing of Tandem is stubbed: the server under test sends through nodemailer to it.
  */
+import { setSystemTime } from "bun:test";
 import { SMTPServer } from "smtp-server";
 
 /** One accepted email, with its text and HTML parts decoded. */
@@ -25,6 +26,8 @@ export interface FakeSmtp {
   to(address: string): ReceivedEmail[];
   /** Answers the next `count` messages with a temporary failure (451). */
   failNext(count: number): void;
+  /** Takes `ms` over each message from now on, as a distant server does. */
+  slowDown(ms: number): void;
   stop(): Promise<void>;
 }
 
@@ -72,6 +75,7 @@ function header(raw: string, name: string): string {
 export async function startFakeSmtp(user = "tandem", password = "s3cret-Pa55word"): Promise<FakeSmtp> {
   const received: ReceivedEmail[] = [];
   let failing = 0;
+  let slow = 0;
   const server = new SMTPServer({
     logger: false,
     // Plain SMTP on loopback, as a local relay: no STARTTLS to offer, AUTH allowed without it.
@@ -85,7 +89,8 @@ export async function startFakeSmtp(user = "tandem", password = "s3cret-Pa55word
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => {
+      stream.on("end", async () => {
+        if (slow > 0) await Bun.sleep(slow);
         if (failing > 0) {
           failing--;
           const error = new Error("try again later") as Error & { responseCode: number };
@@ -118,6 +123,22 @@ export async function startFakeSmtp(user = "tandem", password = "s3cret-Pa55word
     failNext(count) {
       failing = count;
     },
+    slowDown(ms) {
+      slow = ms;
+    },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * Runs `wait` with this process's clock (its servers' too) `ms` ahead: what waited that long is due to be emailed.
+ * The clock is set back after, so sessions stay valid.
+ */
+export async function later<T>(ms: number, wait: () => Promise<T>): Promise<T> {
+  setSystemTime(new Date(Date.now() + ms));
+  try {
+    return await wait();
+  } finally {
+    setSystemTime();
+  }
 }

@@ -2,6 +2,7 @@
  * WebSocket clients for tests: the stock `y-websocket` provider on a file's document, a raw socket for
  * protocol-level checks, and a live-events listener.
  */
+import * as encoding from "lib0/encoding";
 import { WebsocketProvider } from "y-websocket";
 import * as Y from "yjs";
 
@@ -63,6 +64,27 @@ export function openEditor(base: string, fileId: string, token: string, options:
       doc.destroy();
     },
   };
+}
+
+/** A y-websocket frame: its message type, its sync step (null for the other types) and its payload. */
+export function collabFrame(type: number, step: number | null, payload: Uint8Array): Uint8Array {
+  const e = encoding.createEncoder();
+  encoding.writeVarUint(e, type);
+  if (step !== null) encoding.writeVarUint(e, step);
+  encoding.writeVarUint8Array(e, payload);
+  return encoding.toUint8Array(e);
+}
+
+/** An awareness frame that speaks for each client id given, at the clock given, with the state given. */
+export function awarenessFrame(entries: readonly (readonly [clientId: number, clock: number, state: unknown])[]) {
+  const e = encoding.createEncoder();
+  encoding.writeVarUint(e, entries.length);
+  for (const [id, clock, state] of entries) {
+    encoding.writeVarUint(e, id);
+    encoding.writeVarUint(e, clock);
+    encoding.writeVarString(e, JSON.stringify(state));
+  }
+  return collabFrame(1, null, encoding.toUint8Array(e));
 }
 
 /** A raw WebSocket: what it received, and how it ended. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, setSystemTime } from "bun:te
 import { addMember, type Org, type Person, setupOrg } from "../helpers/factories";
 import { client } from "../helpers/http";
 import { startTestServer, type TestServer } from "../helpers/server";
-import { type FakeSmtp, startFakeSmtp } from "../helpers/smtp";
+import { type FakeSmtp, later, startFakeSmtp } from "../helpers/smtp";
 import { castOn, generalOf, inbox, readUpTo, say, spacePath, type World } from "./world";
 
 const FROM = "Tandem <tandem@acme.test>";
@@ -38,19 +38,6 @@ async function emailsTo(address: string, count: number, timeoutMs = 5000) {
   const until = performance.now() + timeoutMs;
   while (notices(address).length < count && performance.now() < until) await Bun.sleep(20);
   return notices(address);
-}
-
-/**
- * Runs `wait` with the server's clock `ms` ahead: what waited that long is due. The clock is set back after, so
- * sessions stay valid.
- */
-async function later<T>(ms: number, wait: () => Promise<T>): Promise<T> {
-  setSystemTime(new Date(Date.now() + ms));
-  try {
-    return await wait();
-  } finally {
-    setSystemTime();
-  }
 }
 
 const settings = () => `/api/v1/me/notifications?org_id=${w.org.id}`;

@@ -7,12 +7,11 @@
  */
 import { afterAll, beforeAll, expect, it } from "bun:test";
 import { rmSync } from "node:fs";
-import * as encoding from "lib0/encoding";
 import { Awareness, encodeAwarenessUpdate } from "y-protocols/awareness";
 import * as Y from "yjs";
 import { request } from "../helpers/http";
 import { type SpawnedServer, spawnServer, tempDir } from "../helpers/server";
-import { collabBase, eventually, openEditor, openRaw, type RawSocket } from "../helpers/sockets";
+import { collabBase, eventually, collabFrame as frame, openEditor, openRaw, type RawSocket } from "../helpers/sockets";
 
 let data: string;
 let server: SpawnedServer;
@@ -20,14 +19,6 @@ let token: string;
 let base: string;
 let fileId: string;
 let files: string;
-
-function frame(type: number, step: number | null, payload: Uint8Array): Uint8Array {
-  const e = encoding.createEncoder();
-  encoding.writeVarUint(e, type);
-  if (step !== null) encoding.writeVarUint(e, step);
-  encoding.writeVarUint8Array(e, payload);
-  return encoding.toUint8Array(e);
-}
 
 /** A repeatable stream of numbers in [0, 1). */
 function random(seed: number): () => number {

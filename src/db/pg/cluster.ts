@@ -16,6 +16,9 @@
  * (killed, cut off) is gone: what it held (a tunnel's connector, its jobs) is held by no one. A node starting at
  * the URL of another is that node's next process (two live nodes cannot listen at one address): the earlier one
  * is gone at once.
+ *
+ * Some work is done by one node at a time (the email sweep): a lease (`lease`), a row of `cluster_leases` a node
+ * holds for a while on the database's clock, and never while another live node holds it.
  */
 
 import { randomUUID } from "node:crypto";
@@ -35,7 +38,19 @@ const DB_NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 /** The nodes alive now, `id` and `url` (a table expression other statements join). */
 export const LIVE_NODES_SQL = `SELECT id, url FROM cluster_nodes WHERE seen_at > ${DB_NOW} - ${GONE_MS}`;
 
-export type ClusterHandler = (body: unknown) => void;
+/** Handles another node's row: its body, and the node that wrote it. */
+export type ClusterHandler = (body: unknown, node: string) => void;
+
+/** Work one node at a time does: taken (and kept) before each step of it, given up when it is done. */
+export interface Lease {
+  /**
+   * Takes the lease for this node, or keeps it for another while; false while another node holds it. Free when
+   * no one holds it, when its holder let its time run out, or when its holder is gone (`GONE_MS` silent).
+   */
+  take(): boolean;
+  /** Gives it up, if this node holds it: the next node to look takes it. */
+  release(): void;
+}
 
 interface Row {
   seq: number;
@@ -49,6 +64,7 @@ export class Cluster {
   readonly node = randomUUID();
   private last = 0;
   private readonly handlers = new Map<string, ClusterHandler>();
+  private readonly beats: (() => void)[] = [];
   private listener: SQL | null = null;
   private poll: ReturnType<typeof setInterval> | null = null;
   private lastPrune = 0;
@@ -71,6 +87,14 @@ export class Cluster {
   /** Hands other nodes' rows of `kind` to `handler`, in their order. */
   on(kind: string, handler: ClusterHandler): void {
     this.handlers.set(kind, handler);
+  }
+
+  /**
+   * Runs `fn` after each heartbeat, every second: what depends on other nodes being alive (an editor's cursor
+   * on a node that died) is looked at there.
+   */
+  onBeat(fn: () => void): void {
+    this.beats.push(fn);
   }
 
   /** Inside a write's transaction: other nodes hear `body` once it commits (and never if it rolls back). */
@@ -138,6 +162,32 @@ export class Cluster {
     }
   }
 
+  /**
+   * The lease `name`, held for `ms` from each `take`. Its statements take no write lock: a lease is one row, and
+   * PostgreSQL's own row lock decides between two nodes taking it at once.
+   */
+  lease(name: string, ms: number): Lease {
+    const take = this.pg.query(
+      `INSERT INTO cluster_leases (name, node, until) VALUES (?, ?, ${DB_NOW} + ?)
+      ON CONFLICT (name) DO UPDATE SET node = excluded.node, until = excluded.until
+      WHERE cluster_leases.node = excluded.node OR cluster_leases.until < ${DB_NOW}
+        OR cluster_leases.node NOT IN (SELECT id FROM (${LIVE_NODES_SQL}) n)
+      RETURNING node`,
+    );
+    const release = this.pg.query("DELETE FROM cluster_leases WHERE name = ? AND node = ?");
+    return {
+      take: () => take.all(name, this.node, ms).length > 0,
+      release: () => {
+        try {
+          release.run(name, this.node);
+        } catch (error) {
+          // Its time runs out, or its node goes: the lease is free either way.
+          this.onError(error);
+        }
+      },
+    };
+  }
+
   /** The ids of the nodes alive now (this one among them, once started). */
   alive(): Set<string> {
     const rows = this.pg.query(`SELECT id FROM (${LIVE_NODES_SQL}) n`).all() as { id: string }[];
@@ -166,6 +216,7 @@ export class Cluster {
       if (!beating) return;
       this.beat();
       this.prune();
+      for (const fn of this.beats) fn();
     } catch (error) {
       this.onError(error);
     }
@@ -185,7 +236,7 @@ export class Cluster {
         const handler = this.handlers.get(row.kind);
         if (!handler) continue;
         try {
-          handler(JSON.parse(row.body));
+          handler(JSON.parse(row.body), row.node);
         } catch (error) {
           this.onError(error);
         }

@@ -13,7 +13,13 @@
  * failure (the server down, a refused login) leaves them for a later sweep, after a pause that doubles up to 15
  * minutes; a 5xx refusal of the message or recipient is permanent and passes them over. A crash between the
  * server's acceptance and the mark is the one way an email goes twice.
+ *
+ * With several nodes (PostgreSQL), every node sweeps, one at a time: a sweep first takes a lease (db/pg/cluster.ts)
+ * and keeps it before each email, so no other node reads the items it is emailing before it marks them; it gives
+ * the lease up when it is done. A node killed mid-sweep holds it until it is counted gone (5 s) or, should it be
+ * stuck yet alive, until `SWEEP_LEASE_MS` passed, longer than any one email may take.
  */
+import type { Lease } from "../../db/pg/cluster";
 import type { Logger } from "../../lib/log";
 import { type Email, MailError, type Mailer } from "../../providers/mail";
 import type { InboxService } from "../inbox/inbox.service";
@@ -36,6 +42,11 @@ const FIRST_PAUSE_MS = 30 * 1000;
 const LONGEST_PAUSE_MS = 15 * 60 * 1000;
 /** How long a stop waits for a sweep under way (an SMTP server can take a minute to time out). */
 const STOP_GRACE_MS = 3000;
+/**
+ * How long a node's sweep holds the lease from each email on: past what one email can take (nodemailer gives up
+ * after 10 s to connect, 10 s for the greeting and 60 s of silence within a command).
+ */
+export const SWEEP_LEASE_MS = 5 * 60 * 1000;
 
 type Item = ReturnType<InboxService["awaitingEmail"]>[number];
 
@@ -66,6 +77,8 @@ export class EmailService {
     private readonly world: NotificationsWorld,
     private readonly log: Logger | null,
     private readonly options: EmailOptions = {},
+    /** The sweep's lease when other nodes sweep too; null with one node (SQLite): its sweep is the only one. */
+    private readonly lease: Lease | null = null,
   ) {}
 
   /** Whether email is set up (`TANDEM_SMTP_URL`). */
@@ -134,7 +147,18 @@ export class EmailService {
     })();
   }
 
+  /** One sweep, under the lease when there is one: another node's sweep under way is left alone. */
   private async sweepOnce(): Promise<void> {
+    if (!this.lease) return this.sweepItems();
+    if (!this.lease.take()) return;
+    try {
+      await this.sweepItems();
+    } finally {
+      this.lease.release();
+    }
+  }
+
+  private async sweepItems(): Promise<void> {
     const now = Date.now();
     const items = this.inbox.awaitingEmail(now - ALONE_AFTER_MS, BATCH);
     const people = new Map<string, Item[]>();
@@ -203,8 +227,12 @@ export class EmailService {
     );
   }
 
-  /** Sends and marks the items emailed; false after a transient failure (the sweep pauses). */
+  /**
+   * Sends and marks the items emailed; false after a transient failure (the sweep pauses), or when the lease went
+   * to another node (a sweep that took too long: the other node emails what is left).
+   */
   private async send(email: Email, ids: string[], userId: string): Promise<boolean> {
+    if (this.lease && !this.lease.take()) return false;
     try {
       await (this.mailer as Mailer).send(email);
     } catch (error) {
