@@ -176,9 +176,11 @@ export function createServices(conn: Connection, config: Config, options: Servic
       stored: (nodeId, update) =>
         cluster?.send("doc", { node_id: nodeId, update: Buffer.from(update).toString("base64") }),
       // Cursors cross to the other nodes in a transaction of their own, a batch at a time; ephemeral, so one
-      // that could not be written is reported and left to the next change (or an editor's renewal).
+      // that could not be written is reported and left to the next change (or an editor's renewal). A node alone
+      // writes none: a node that starts asks for the editors the others have, and that wakes them (`alone`).
       awareness: cluster
         ? (batch) => {
+            if (cluster.alone) return;
             try {
               cluster.send("awareness", batch.map(toNodes));
             } catch (error) {

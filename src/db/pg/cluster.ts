@@ -65,6 +65,8 @@ export class Cluster {
   private last = 0;
   private readonly handlers = new Map<string, ClusterHandler>();
   private readonly beats: (() => void)[] = [];
+  /** Whether another node was alive at the last heartbeat, or has written since. */
+  private othersAlive = true;
   private listener: SQL | null = null;
   private poll: ReturnType<typeof setInterval> | null = null;
   private lastPrune = 0;
@@ -203,6 +205,18 @@ export class Cluster {
         ON CONFLICT (id) DO UPDATE SET url = excluded.url, seen_at = excluded.seen_at`,
       )
       .run(this.node, this.reachedAt);
+    const others = this.pg
+      .query(`SELECT count(*) AS n FROM (${LIVE_NODES_SQL}) n WHERE id <> ?`)
+      .get(this.node) as { n: number };
+    this.othersAlive = others.n > 0;
+  }
+
+  /**
+   * Whether this node is the only one alive (as of its last heartbeat, and no other has written since): what
+   * only other nodes would read (an editor's cursor) need not be written.
+   */
+  get alone(): boolean {
+    return !this.othersAlive;
   }
 
   /**
@@ -233,6 +247,7 @@ export class Cluster {
       for (const row of rows) {
         this.last = row.seq;
         if (row.node === this.node) continue;
+        this.othersAlive = true;
         const handler = this.handlers.get(row.kind);
         if (!handler) continue;
         try {
