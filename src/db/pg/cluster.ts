@@ -205,9 +205,9 @@ export class Cluster {
         ON CONFLICT (id) DO UPDATE SET url = excluded.url, seen_at = excluded.seen_at`,
       )
       .run(this.node, this.reachedAt);
-    const others = this.pg
-      .query(`SELECT count(*) AS n FROM (${LIVE_NODES_SQL}) n WHERE id <> ?`)
-      .get(this.node) as { n: number };
+    const others = this.pg.query(`SELECT count(*) AS n FROM (${LIVE_NODES_SQL}) n WHERE id <> ?`).get(this.node) as {
+      n: number;
+    };
     this.othersAlive = others.n > 0;
   }
 
