@@ -66,7 +66,12 @@ function run(sql: SQL, query: PgQuery): Promise<PgAnswer> {
     // error: it is said as one (SQLite's COMMIT fails when it stores nothing), so no caller takes its writes as
     // stored.
     if (result.command === "ROLLBACK" && /^\s*(COMMIT|END)\b/i.test(query.text)) {
-      return { ok: false, message: "the transaction was rolled back: a statement in it had failed", code: "25P02", index: 0 };
+      return {
+        ok: false,
+        message: "the transaction was rolled back: a statement in it had failed",
+        code: "25P02",
+        index: 0,
+      };
     }
     const columns = result.columns ?? [];
     const rows = Array.from(result) as unknown[][];
