@@ -35,6 +35,8 @@ export const opts = {
   wrkCpu: process.env.BENCH_WRK_CPU ?? "1",
   /** The cores of the PostgreSQL cluster (bench/postgres.ts, bench/nodes.ts): the load's unless told. */
   pgCpu: process.env.BENCH_PG_CPU ?? process.env.BENCH_WRK_CPU ?? "1",
+  /** The cores of the second node in bench/nodes.ts (the first runs on BENCH_SERVER_CPU). */
+  node2Cpu: process.env.BENCH_NODE2_CPU ?? process.env.BENCH_WRK_CPU ?? "1",
   /** Where tandem's stdout (one JSON line per request) goes: a file in its data dir, or /dev/null. */
   log: (process.env.BENCH_LOG ?? "file") as "file" | "null",
   /** Runs only scenarios whose name contains this (the bare yardstick always runs). */
@@ -207,6 +209,23 @@ export function postgresPids(): number[] {
   return [parent, ...children];
 }
 
+/** The PostgreSQL database of a server's install; undefined on SQLite. */
+export function databaseOf(server: Server): string | undefined {
+  return engineOfDir.get(server.dir)?.TANDEM_DATABASE_URL;
+}
+
+/**
+ * One more `tandem serve` node of `first`'s install, on PostgreSQL: a data dir of its own, the same database and
+ * secrets, pinned to `cpu`. Listening on loopback, it tells the other nodes its own address and port.
+ */
+export async function startNode(first: Server, cpu: string): Promise<Server> {
+  const env = engineOfDir.get(first.dir);
+  if (!env?.TANDEM_DATABASE_URL) throw new Error("another node needs a first one on PostgreSQL");
+  const dir = tempDir();
+  engineOfDir.set(dir, env);
+  return startTandem(dir, {}, cpu);
+}
+
 /** A fresh data dir with the organization set up by `tandem setup`. */
 export function setupDataDir(): string {
   const dir = tempDir();
@@ -223,7 +242,7 @@ export function setupDataDir(): string {
 }
 
 /**
- * Spawns `cmd` pinned to the server core and waits until it logs "... is listening" with its url, or (when it
+ * Spawns `cmd` pinned to `cpu` (the server core unless told) and waits until it logs "... is listening" with its url, or (when it
  * logs nowhere, or LOG_LEVEL hides that line) until `healthPath` answers 2xx. A server started again on the same
  * dir logs afresh: the previous log becomes `serve.log.previous`.
  */
@@ -234,10 +253,11 @@ export async function spawnServer(
   logToFile: boolean,
   healthPath = "/health",
   env: Record<string, string> = {},
+  cpu = opts.serverCpu,
 ) {
   const logPath = join(dir, "serve.log");
   if (existsSync(logPath)) renameSync(logPath, `${logPath}.previous`);
-  const proc = Bun.spawn(pin(opts.serverCpu, cmd), {
+  const proc = Bun.spawn(pin(cpu, cmd), {
     stdout: logToFile ? Bun.file(logPath) : "ignore",
     stderr: "inherit",
     env: { ...process.env, NODE_ENV: "production", ...env },
@@ -292,10 +312,14 @@ export async function spawnServer(
 }
 
 /** `dist/tandem serve` on a fresh (or the given, already set-up) data dir, with extra settings in `env`. */
-export async function startTandem(dir = setupDataDir(), env: Record<string, string> = {}): Promise<Server> {
+export async function startTandem(
+  dir = setupDataDir(),
+  env: Record<string, string> = {},
+  cpu = opts.serverCpu,
+): Promise<Server> {
   const port = await freePort();
   const cmd = [opts.bin, "serve", "--port", String(port), "--host", "127.0.0.1", "--data", dir];
-  return spawnServer(cmd, port, dir, opts.log === "file", "/health", { ...engineEnv(dir), ...env });
+  return spawnServer(cmd, port, dir, opts.log === "file", "/health", { ...engineEnv(dir), ...env }, cpu);
 }
 
 /** The bare `Bun.serve` yardstick (bench/bare.ts) run by the bun running this harness. */
@@ -343,6 +367,8 @@ export interface WrkResult {
   foreign_cpu: number;
   /** Share of all cores' time the hypervisor gave to other machines meanwhile (steal: noise too). */
   steal: number;
+  /** CPU seconds wrk itself used. */
+  load_cpu: number;
 }
 
 const REPORT_LUA = readFileSync(join(import.meta.dir, "lua/report.lua"), "utf8");
@@ -410,6 +436,7 @@ export async function wrk(
     },
     foreign_cpu: foreignShare(before, after, wrkSeconds),
     steal: (after.steal - before.steal) / ((after.at - before.at) * cpus().length),
+    load_cpu: wrkSeconds,
   };
 }
 
