@@ -4,7 +4,7 @@
  * (bench/scenarios.ts); this file knows how to start servers, drive wrk and summarise.
  */
 
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
@@ -27,11 +27,16 @@ export const opts = {
   duration: int("BENCH_DURATION", 5),
   warmup: int("BENCH_WARMUP", 2),
   connections: int("BENCH_CONNECTIONS", 50),
+  /** wrk's threads (-t), and the threads the live-event sockets' clients run on (bench/realtime.ts `fanout`). */
   threads: int("BENCH_THREADS", 1),
   walDuration: int("BENCH_WAL_DURATION", 24),
   startupRuns: int("BENCH_STARTUP_RUNS", 10),
   serverCpu: process.env.BENCH_SERVER_CPU ?? "0",
   wrkCpu: process.env.BENCH_WRK_CPU ?? "1",
+  /** The cores of the PostgreSQL cluster (bench/postgres.ts, bench/nodes.ts): the load's unless told. */
+  pgCpu: process.env.BENCH_PG_CPU ?? process.env.BENCH_WRK_CPU ?? "1",
+  /** The cores of the second node in bench/nodes.ts (the first runs on BENCH_SERVER_CPU). */
+  node2Cpu: process.env.BENCH_NODE2_CPU ?? process.env.BENCH_WRK_CPU ?? "1",
   /** Where tandem's stdout (one JSON line per request) goes: a file in its data dir, or /dev/null. */
   log: (process.env.BENCH_LOG ?? "file") as "file" | "null",
   /** Runs only scenarios whose name contains this (the bare yardstick always runs). */
@@ -173,14 +178,52 @@ function engineEnv(dir: string): Record<string, string> {
   return env;
 }
 
-/** A new database on the bench's PostgreSQL cluster, which runs on the load's core (never the server's). */
+/** A new database on the bench's PostgreSQL cluster, which runs on BENCH_PG_CPU (the load's core unless told). */
 function benchDatabase(): string {
   const url = newDatabase("bench");
-  const { dir } = startPostgres();
-  const pid = readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0] as string;
   // The postmaster's affinity is inherited by every backend it starts.
-  Bun.spawnSync(["taskset", "-a", "-cp", opts.wrkCpu, pid]);
+  Bun.spawnSync(["taskset", "-a", "-cp", opts.pgCpu, String(postmaster())]);
   return url;
+}
+
+function postmaster(): number {
+  const { dir } = startPostgres();
+  return Number(readFileSync(join(dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+}
+
+/** The processes of the bench's PostgreSQL cluster (the postmaster and its backends); none before it starts. */
+export function postgresPids(): number[] {
+  if (![...engineOfDir.values()].some((env) => env.TANDEM_DATABASE_URL)) return [];
+  const parent = postmaster();
+  const children = readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        // The parent's pid is field 4 of /proc/PID/stat, the second after the parenthesised command name.
+        return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[1]) === parent;
+      } catch {
+        return false; // gone meanwhile
+      }
+    });
+  return [parent, ...children];
+}
+
+/** The PostgreSQL database of a server's install; undefined on SQLite. */
+export function databaseOf(server: Server): string | undefined {
+  return engineOfDir.get(server.dir)?.TANDEM_DATABASE_URL;
+}
+
+/**
+ * One more `tandem serve` node of `first`'s install, on PostgreSQL: a data dir of its own, the same database and
+ * secrets, pinned to `cpu`. Listening on loopback, it tells the other nodes its own address and port.
+ */
+export async function startNode(first: Server, cpu: string): Promise<Server> {
+  const env = engineOfDir.get(first.dir);
+  if (!env?.TANDEM_DATABASE_URL) throw new Error("another node needs a first one on PostgreSQL");
+  const dir = tempDir();
+  engineOfDir.set(dir, env);
+  return startTandem(dir, {}, cpu);
 }
 
 /** A fresh data dir with the organization set up by `tandem setup`. */
@@ -199,7 +242,7 @@ export function setupDataDir(): string {
 }
 
 /**
- * Spawns `cmd` pinned to the server core and waits until it logs "... is listening" with its url, or (when it
+ * Spawns `cmd` pinned to `cpu` (the server core unless told) and waits until it logs "... is listening" with its url, or (when it
  * logs nowhere, or LOG_LEVEL hides that line) until `healthPath` answers 2xx. A server started again on the same
  * dir logs afresh: the previous log becomes `serve.log.previous`.
  */
@@ -210,10 +253,11 @@ export async function spawnServer(
   logToFile: boolean,
   healthPath = "/health",
   env: Record<string, string> = {},
+  cpu = opts.serverCpu,
 ) {
   const logPath = join(dir, "serve.log");
   if (existsSync(logPath)) renameSync(logPath, `${logPath}.previous`);
-  const proc = Bun.spawn(pin(opts.serverCpu, cmd), {
+  const proc = Bun.spawn(pin(cpu, cmd), {
     stdout: logToFile ? Bun.file(logPath) : "ignore",
     stderr: "inherit",
     env: { ...process.env, NODE_ENV: "production", ...env },
@@ -268,10 +312,14 @@ export async function spawnServer(
 }
 
 /** `dist/tandem serve` on a fresh (or the given, already set-up) data dir, with extra settings in `env`. */
-export async function startTandem(dir = setupDataDir(), env: Record<string, string> = {}): Promise<Server> {
+export async function startTandem(
+  dir = setupDataDir(),
+  env: Record<string, string> = {},
+  cpu = opts.serverCpu,
+): Promise<Server> {
   const port = await freePort();
   const cmd = [opts.bin, "serve", "--port", String(port), "--host", "127.0.0.1", "--data", dir];
-  return spawnServer(cmd, port, dir, opts.log === "file", "/health", { ...engineEnv(dir), ...env });
+  return spawnServer(cmd, port, dir, opts.log === "file", "/health", { ...engineEnv(dir), ...env }, cpu);
 }
 
 /** The bare `Bun.serve` yardstick (bench/bare.ts) run by the bun running this harness. */
@@ -288,11 +336,12 @@ export async function startBareWs(): Promise<Server> {
   return spawnServer(cmd, port, tempDir("tandem-bench-bare-ws-"), true, "/");
 }
 
-export async function login(url: string): Promise<string> {
+/** An access token of `who` (the bench admin unless told), signed in through `url`. */
+export async function login(url: string, who: { email: string; password: string } = ADMIN): Promise<string> {
   const res = await fetch(`${url}/api/v1/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify(ADMIN),
+    body: JSON.stringify({ email: who.email, password: who.password }),
   });
   if (!res.ok) throw new Error(`login failed: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { access_token: string }).access_token;
@@ -318,6 +367,8 @@ export interface WrkResult {
   foreign_cpu: number;
   /** Share of all cores' time the hypervisor gave to other machines meanwhile (steal: noise too). */
   steal: number;
+  /** CPU seconds wrk itself used. */
+  load_cpu: number;
 }
 
 const REPORT_LUA = readFileSync(join(import.meta.dir, "lua/report.lua"), "utf8");
@@ -385,6 +436,7 @@ export async function wrk(
     },
     foreign_cpu: foreignShare(before, after, wrkSeconds),
     steal: (after.steal - before.steal) / ((after.at - before.at) * cpus().length),
+    load_cpu: wrkSeconds,
   };
 }
 
@@ -405,16 +457,53 @@ const TICK = 0.01; // USER_HZ is 100 on Linux
 /** CPU seconds used so far by the machine, the server under test (if any) and this harness. */
 export function cpuSnapshot(serverPid?: number): CpuSnapshot {
   const cpu = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.split(/\s+/).slice(1).map(Number);
-  // utime and stime are fields 14 and 15 of /proc/PID/stat, counted after the parenthesised command name.
-  const fields = serverPid ? readFileSync(`/proc/${serverPid}/stat`, "utf8").split(") ")[1]!.split(" ") : [];
+  const server = serverPid ? processCpu(serverPid) : { user: 0, system: 0 };
   const self = process.cpuUsage();
   return {
     at: performance.now() / 1000,
     machine: (cpu[0]! + cpu[1]! + cpu[2]!) * TICK,
     steal: (cpu[7] ?? 0) * TICK,
-    server: serverPid ? (Number(fields[11]) + Number(fields[12])) * TICK : 0,
-    serverSystem: serverPid ? Number(fields[12]) * TICK : 0,
+    server: server.user + server.system,
+    serverSystem: server.system,
     harness: (self.user + self.system) / 1e6,
+  };
+}
+
+/** The user and system CPU seconds a process (all its threads) has used so far. */
+function processCpu(pid: number): { user: number; system: number } {
+  // utime and stime are fields 14 and 15 of /proc/PID/stat, counted after the parenthesised command name.
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return { user: Number(fields[11]) * TICK, system: Number(fields[12]) * TICK };
+}
+
+/**
+ * Starts counting the CPU seconds of `pids`. The function returned stops: the seconds each used (0 for one that
+ * ended meanwhile), and what others took, as shares of every core: other processes (all but `pids`, this harness
+ * and `loadSeconds` of load generators that ran meanwhile) and other machines (steal).
+ */
+export function cpuMeter(pids: number[]) {
+  const total = (pid: number) => {
+    try {
+      const { user, system } = processCpu(pid);
+      return user + system;
+    } catch {
+      return Number.NaN;
+    }
+  };
+  const start = cpuSnapshot();
+  const startOf = pids.map(total);
+  return (loadSeconds = 0) => {
+    const end = cpuSnapshot();
+    const used = pids.map((pid, i) => Math.max(0, total(pid) - startOf[i]!) || 0);
+    const ours = used.reduce((a, b) => a + b, 0) + (end.harness - start.harness) + loadSeconds;
+    const span = (end.at - start.at) * cpus().length;
+    return {
+      seconds: end.at - start.at,
+      used,
+      harness: end.harness - start.harness,
+      foreign: Math.max(0, end.machine - start.machine - ours) / span,
+      steal: (end.steal - start.steal) / span,
+    };
   };
 }
 
@@ -540,13 +629,14 @@ export async function runLoad(scenarios: LoadScenario[], say: (s: string) => voi
 
 // ---------------------------------------------------------------------------------------------- output
 
-export function table(rows: Row[]): string {
+/** The rows as a Markdown table; `rate` names what the rows count per second, `ratioTo` what the ratios are taken to. */
+export function table(rows: Row[], { rate = "req/s", ratioTo = "bare" } = {}): string {
   const head = [
     "scenario",
-    "req/s (median)",
+    `${rate} (median)`,
     "p50 ms",
     "p99 ms",
-    "ratio to bare",
+    `ratio to ${ratioTo}`,
     "measured",
     "noise",
     "target",

@@ -10,8 +10,20 @@
  */
 import * as Y from "yjs";
 import { carriesText, connect, forEachMarker, percentile, updateFrame } from "./collab-client";
-import { memory, mib, type ProbeScenario, type Server, startBareWs, startTandem, waitQuiet } from "./harness";
-import { api, members, space, times } from "./seed";
+import type { ClientReport, ClientRequest } from "./fanout.worker";
+import {
+  cpuMeter,
+  login,
+  memory,
+  mib,
+  opts,
+  type ProbeScenario,
+  type Server,
+  startBareWs,
+  startTandem,
+  waitQuiet,
+} from "./harness";
+import { api, memberAccounts, members, space, times } from "./seed";
 
 export const wsUrl = (server: Server, path: string) => server.url.replace(/^http/, "ws") + path;
 
@@ -175,48 +187,35 @@ export const chatFanout: ProbeScenario = {
   kind: "probe",
   name: "live events: chat post to 100 sockets",
   async run() {
-    const sockets = 100;
-    const posts = 200;
-    const rate = 20;
     const tandem = await startTandem();
     const bare = await startBareWs();
     try {
-      const s = await space(tandem, "fan-out");
-      const token = await tandem.token();
-      // Four people with 25 sockets each (a person may hold 50).
-      const people = await members(tandem, 4);
-      const path = `${s.base}/chat-rooms/${s.room}/messages`;
-      const t = await fanout(
-        (i) => wsUrl(tandem, `/api/v1/organizations/${s.org}/ws?token=${people[i % people.length]}`),
-        sockets,
-        posts,
-        rate,
-        (n) =>
-          fetch(`${tandem.url}${path}`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-            body: JSON.stringify({ content: `post ${n}` }),
-          }),
-      );
+      const chat = await liveChat(tandem);
+      const t = await fanout(await chat.sockets(FANOUT.sockets), FANOUT.paced, chat.post, [tandem.pid]);
       const b = await fanout(
-        () => wsUrl(bare, "/events"),
-        sockets,
-        posts,
-        rate,
+        Array.from({ length: FANOUT.sockets }, () => wsUrl(bare, "/events")),
+        FANOUT.paced,
         (n) =>
           fetch(`${bare.url}/publish`, {
             method: "POST",
-            body: JSON.stringify({ type: "chat.message.created", payload: { message: { content: `post ${n}` } } }),
+            body: JSON.stringify({ type: "chat.message.created", payload: { message: { content: `post #${n}` } } }),
           }),
       );
       return {
         scenario: this.name,
         p50_ms: t.p50,
         p99_ms: t.p99,
+        noise: t.noise,
         measured: `${t.delivered}/${t.expected} delivered, p99 ${t.p99.toFixed(1)} ms (bare p99 ${b.p99.toFixed(1)} ms)`,
         target: "p99 < 50 ms, nothing lost",
         pass: t.p99 < 50 && t.delivered === t.expected,
-        details: { sockets, posts, rate_per_s: rate, tandem: t, bare: b },
+        details: {
+          sockets: FANOUT.sockets,
+          posts: FANOUT.paced.posts,
+          rate_per_s: FANOUT.paced.rate,
+          tandem: t,
+          bare: b,
+        },
       };
     } finally {
       await tandem.stop();
@@ -225,55 +224,177 @@ export const chatFanout: ProbeScenario = {
   },
 };
 
-/** `posts` posts at `rate` per second; the delay from each post's send to each socket's receipt of its event. */
-async function fanout(
-  url: (i: number) => string,
-  count: number,
-  posts: number,
-  rate: number,
-  post: (n: number) => Promise<Response>,
-): Promise<{ expected: number; delivered: number; p50: number; p99: number }> {
-  const sentAt = new Float64Array(posts);
-  const delays: number[] = [];
-  const sockets: WebSocket[] = [];
-  for (let i = 0; i < count; i++) {
-    sockets.push(
-      await new Promise<WebSocket>((resolve, reject) => {
-        const ws = new WebSocket(url(i));
-        ws.onmessage = (event) => {
-          const now = performance.now();
-          const parsed = JSON.parse(String(event.data)) as {
-            type: string;
-            payload: { message?: { content?: string } };
-          };
-          if (parsed.type !== "chat.message.created") return;
-          const n = Number(parsed.payload.message?.content?.slice(5));
-          if (sentAt[n]) delays.push(now - (sentAt[n] as number));
-        };
-        ws.onopen = () => resolve(ws);
-        ws.onerror = () => reject(new Error(`could not connect to ${url(i)}`));
+/**
+ * The live-event fan-out of the probes (here, bench/postgres.ts, bench/nodes.ts): 100 sockets of the organization;
+ * at a steady pace, 200 posts at 20/s; sustained, one writer posting back to back with 16 posts in flight, so that
+ * the server's work sets the pace rather than one round trip after another.
+ */
+export const FANOUT = {
+  sockets: 100,
+  paced: { posts: 200, rate: 20 },
+  sustained: (seconds: number) => ({ seconds, inFlight: 16 }),
+};
+
+/**
+ * A space of `server`'s organization to post to, and four members to hold the live-event sockets (a person may
+ * hold 50). `sockets(n, nodeOf)` gives the URLs of `n` sockets, socket `i` on node `nodeOf(i)` of the install
+ * (`server` unless told), each member signed in again once their token is ten minutes old; `post(n)` posts
+ * message `n` as the bench admin through `node`.
+ */
+export async function liveChat(server: Server) {
+  const s = await space(server, "fan-out");
+  const people = (await memberAccounts(server, 4)).map((m) => ({ ...m, at: performance.now() }));
+  const path = `${s.base}/chat-rooms/${s.room}/messages`;
+  return {
+    async sockets(n: number, nodeOf: (i: number) => Server = () => server): Promise<string[]> {
+      for (const p of people) {
+        if (performance.now() - p.at > 600_000)
+          Object.assign(p, { token: await login(server.url, p), at: performance.now() });
+      }
+      return Array.from({ length: n }, (_, i) =>
+        wsUrl(nodeOf(i), `/api/v1/organizations/${s.org}/ws?token=${people[i % people.length]?.token}`),
+      );
+    },
+    post: async (n: number, node = server) =>
+      fetch(`${node.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${await server.token()}`, "content-type": "application/json" },
+        body: JSON.stringify({ content: `post #${n}` }),
       }),
+  };
+}
+
+/**
+ * How one writer posts: `posts` posts at `rate` per second (the delay at a steady pace), or for `seconds` back to
+ * back, `inFlight` at once (what the server sustains).
+ */
+export type FanoutLoad = { posts: number; rate: number } | { seconds: number; inFlight: number };
+
+export interface FanoutResult {
+  posts: number;
+  /** Deliveries expected (every post to every socket) and received. */
+  expected: number;
+  delivered: number;
+  /** The delay from a post's send to a socket's receipt of its event, ms. */
+  p50: number;
+  p99: number;
+  /** Per second, from the first send to the last delivery. */
+  postsPerSecond: number;
+  deliveriesPerSecond: number;
+  /** CPU seconds each of the processes named used meanwhile (the servers, the database), and the clients. */
+  cpu: number[];
+  clientCpu: number;
+  /** What other processes and other machines (steal) took meanwhile, as a share of every core. */
+  noise: number;
+}
+
+/**
+ * Opens a live-event socket at each of `urls`, posts by `load`, and measures the delay from each post's send to
+ * each socket's receipt of its event, and the CPU `pids` use meanwhile. The sockets' clients run on BENCH_THREADS
+ * threads of this process (bench/fanout.worker.ts), the posts on its main thread.
+ */
+export async function fanout(
+  urls: string[],
+  load: FanoutLoad,
+  post: (n: number) => Promise<Response>,
+  pids: number[] = [],
+): Promise<FanoutResult> {
+  const clients = Array.from({ length: Math.max(1, Math.min(opts.threads, urls.length)) }, clientThread);
+  const ask = async (request: ClientRequest | ((k: number) => ClientRequest)) => {
+    const reports = await Promise.all(
+      clients.map((c, k) => c.ask(typeof request === "function" ? request(k) : request)),
     );
+    for (const r of reports) if (r.type === "failed") throw new Error(r.message);
+    return reports;
+  };
+  try {
+    await ask((k) => ({ type: "open", urls: urls.filter((_, i) => i % clients.length === k) }));
+    await Bun.sleep(300);
+    await waitQuiet();
+    const sentAt: number[] = [];
+    const meter = cpuMeter(pids);
+    const start = clock();
+    const send = async (n: number) => {
+      sentAt[n] = clock();
+      const answer = await post(n);
+      if (!answer.ok) throw new Error(`post ${n} failed: ${answer.status} ${await answer.text()}`);
+      await answer.arrayBuffer();
+    };
+    if ("rate" in load) {
+      const pending: Promise<void>[] = [];
+      for (let n = 0; n < load.posts; n++) {
+        const wait = start + (n * 1000) / load.rate - clock();
+        if (wait > 0) await Bun.sleep(wait);
+        pending.push(send(n));
+      }
+      await Promise.all(pending);
+    } else {
+      const until = start + load.seconds * 1000;
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: load.inFlight }, async () => {
+          while (clock() < until) await send(next++);
+        }),
+      );
+    }
+    const posts = sentAt.length;
+    const expected = urls.length * posts;
+    const drainUntil = clock() + 5000;
+    const count = async () =>
+      (await ask({ type: "count" })).reduce((n, r) => n + (r.type === "count" ? r.count : 0), 0);
+    while ((await count()) < expected && clock() < drainUntil) await Bun.sleep(10);
+    const used = meter();
+    const delays: number[] = [];
+    let lastDelivery = start;
+    for (const r of await ask({ type: "finish" })) {
+      if (r.type !== "finished") continue;
+      for (const [i, n] of r.posts.entries()) {
+        const sent = sentAt[n];
+        if (sent === undefined) continue;
+        delays.push((r.at[i] as number) - sent);
+        lastDelivery = Math.max(lastDelivery, r.at[i] as number);
+      }
+    }
+    const sorted = Float64Array.from(delays).sort();
+    const elapsed = (lastDelivery - start) / 1000;
+    return {
+      posts,
+      expected,
+      delivered: delays.length,
+      p50: percentile(sorted, 0.5),
+      p99: percentile(sorted, 0.99),
+      postsPerSecond: posts / elapsed,
+      deliveriesPerSecond: delays.length / elapsed,
+      cpu: used.used,
+      clientCpu: used.harness,
+      noise: used.foreign + used.steal,
+    };
+  } finally {
+    for (const c of clients) c.end();
   }
-  await Bun.sleep(300);
-  await waitQuiet();
-  const start = performance.now();
-  const pending: Promise<Response>[] = [];
-  for (let n = 0; n < posts; n++) {
-    const due = start + (n * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await Bun.sleep(wait);
-    sentAt[n] = performance.now();
-    pending.push(post(n));
-  }
-  const answers = await Promise.all(pending);
-  if (answers.some((r) => !r.ok)) throw new Error(`a post failed: ${answers.find((r) => !r.ok)?.status}`);
-  const expected = count * posts;
-  const until = performance.now() + 5000;
-  while (delays.length < expected && performance.now() < until) await Bun.sleep(10);
-  for (const ws of sockets) ws.close();
-  const sorted = Float64Array.from(delays).sort();
-  return { expected, delivered: delays.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+}
+
+/** Ms since the epoch: the clock the client threads share with this one. */
+const clock = () => performance.timeOrigin + performance.now();
+
+const CLIENT = new URL("./fanout.worker.ts", import.meta.url).href;
+
+/** A client thread of `fanout`: each request gets one report, in order. */
+function clientThread() {
+  const worker = new Worker(CLIENT);
+  const waiting: ((report: ClientReport) => void)[] = [];
+  worker.onmessage = (event: MessageEvent<ClientReport>) => waiting.shift()?.(event.data);
+  worker.onerror = (event) => {
+    for (const w of waiting.splice(0)) w({ type: "failed", message: event.message });
+  };
+  return {
+    ask: (request: ClientRequest) =>
+      new Promise<ClientReport>((resolve) => {
+        waiting.push(resolve);
+        worker.postMessage(request);
+      }),
+    end: () => worker.terminate(),
+  };
 }
 
 /** RSS growth per open document (8 KiB of text, one editor each), per idle editor, per idle events socket. */

@@ -3,7 +3,9 @@
  * Knobs (env, defaults shown; seconds): BENCH_ROUNDS=5 BENCH_DURATION=5 BENCH_WARMUP=2 BENCH_CONNECTIONS=50
  * BENCH_THREADS=1 BENCH_WAL_DURATION=24 BENCH_STARTUP_RUNS=10 BENCH_SERVER_CPU=0 BENCH_WRK_CPU=1
  * BENCH_LOG=file|null BENCH_QUIET_WAIT=10 BENCH_RETRIES=1 BENCH_ONLY=<part of a scenario name>
- * BENCH_BIN=dist/tandem BENCH_KEEP=1 (keep temp dirs). Results: the table on stdout, and .bench/results.json.
+ * BENCH_BIN=dist/tandem BENCH_KEEP=1 (keep temp dirs); BENCH_PG_CPU (bench/postgres.ts, bench/nodes.ts) and
+ * BENCH_NODE2_CPU (bench/nodes.ts), both BENCH_WRK_CPU unless told. Results: the table on stdout, and
+ * .bench/results.json.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";

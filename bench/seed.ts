@@ -48,22 +48,24 @@ export async function space(server: Server, name: string) {
  * them over several people, as real sockets are.
  */
 export async function members(server: Server, n: number): Promise<string[]> {
+  return (await memberAccounts(server, n)).map((m) => m.token);
+}
+
+/** As `members`, with each one's email and password, to sign in again once the token (900 s) grows old. */
+export async function memberAccounts(server: Server, n: number) {
   const org = await orgOf(server);
-  const tokens: string[] = [];
+  const accounts: { email: string; password: string; token: string }[] = [];
   for (let i = 0; i < n; i++) {
     const { token } = await api<{ token: string }>(server, "POST", `/api/v1/organizations/${org}/invites`, {});
+    const email = `bench-${i}-${crypto.randomUUID()}@bench.test`;
+    const password = "bench-password";
     const res = await fetch(`${server.url}/api/v1/auth/accept-invite`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        token,
-        email: `bench-${i}-${crypto.randomUUID()}@bench.test`,
-        password: "bench-password",
-        display_name: `Bench ${i}`,
-      }),
+      body: JSON.stringify({ token, email, password, display_name: `Bench ${i}` }),
     });
     if (!res.ok) throw new Error(`accept-invite: ${res.status} ${await res.text()}`);
-    tokens.push(((await res.json()) as { access_token: string }).access_token);
+    accounts.push({ email, password, token: ((await res.json()) as { access_token: string }).access_token });
   }
-  return tokens;
+  return accounts;
 }
