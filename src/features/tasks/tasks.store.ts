@@ -41,6 +41,9 @@ export interface DeliverableView {
 
 const p = sql.placeholder;
 
+/** One message more on a task (`comment_count`). */
+export const COUNT_COMMENT_SQL = "UPDATE tasks SET comment_count = comment_count + 1 WHERE id = $id";
+
 /** Data access for tasks. */
 export class TasksStore {
   constructor(private readonly db: Db) {}
@@ -170,9 +173,7 @@ export class TasksStore {
     return this.linksOfSpace().all({ spaceId });
   }
 
-  private readonly countComment = prepared(() =>
-    this.db.$client.prepare("UPDATE tasks SET comment_count = comment_count + 1 WHERE id = $id"),
-  );
+  private readonly countComment = prepared(() => this.db.$client.prepare(COUNT_COMMENT_SQL));
 
   /** One message more on the task (`comment_count`, kept as messages are written). */
   addComment(taskId: string): void {
