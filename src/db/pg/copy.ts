@@ -225,8 +225,8 @@ export function copyToPostgres(source: Database, pg: PgDatabase, name: string, a
     })();
     for (const key of keys) pg.exec(`ALTER TABLE ${key.table} ADD CONSTRAINT ${q(key.name)} ${key.definition}`);
     advanceSequences(pg);
-    // PostgreSQL's search index is made from search_docs as its rows arrive (the stored column `words` and the GIN
-    // and trigram indexes of migrations/pg/0002_search.sql): nothing to rebuild.
+    // PostgreSQL's search index is made from search_docs as its rows arrive (the column `words` its trigger
+    // keeps, and the GIN and trigram indexes of migrations/pg/0002_search.sql): nothing to rebuild.
     also?.();
   })();
   // The planner's statistics of tables that were empty a moment ago.

@@ -26,9 +26,9 @@ import { atMostEvery, type Logger } from "../../lib/log";
 import type { MessageOut } from "../chat/chat.schemas";
 import type { NodeOut } from "../files/files.schemas";
 import type { SpacesService } from "../spaces/spaces.service";
-import type { TaskOut } from "../tasks/tasks.schemas";
+import type { TaskMessageOut, TaskOut } from "../tasks/tasks.schemas";
 import { excerpt, parseQuery, termsOf } from "./search.query";
-import { type Hit, KINDS, type Kind, type Rarity, type Scope, type SearchStore } from "./search.store";
+import { type DocIn, type Hit, KINDS, type Kind, type Rarity, type Scope, type SearchStore } from "./search.store";
 
 /** A file is quiet this long after its last change: then its text is indexed. */
 export const SETTLE_MS = 2000;
@@ -120,8 +120,13 @@ export class SearchService {
   /** Keeps the index: each write's event is indexed in that write's transaction; a new message, in a batch after. */
   listen(events: EventBus): void {
     if (this.inline) {
-      events.onWrite("chat.message.created", ({ payload }) => this.store.indexMessages([payload.message.id]));
-      events.onWrite("task.message.created", ({ payload }) => this.store.indexTaskMessages([payload.id]));
+      // From the event: one row's statement, not the batch's (whose fixed cost is paid once per batch).
+      events.onWrite("chat.message.created", ({ payload: { message } }) => {
+        if (message.content !== "") this.store.insert(messageDoc(message));
+      });
+      events.onWrite("task.message.created", ({ payload, space_id }) => {
+        if (payload.content !== "") this.store.insert(taskMessageDoc(payload, space_id));
+      });
     } else {
       events.subscribe((event) => {
         if (event.type === "chat.message.created") this.posted(this.pending, event.payload.message.id);
@@ -353,16 +358,7 @@ export class SearchService {
 
   private indexMessage(message: MessageOut): void {
     if (message.deleted_at !== null || message.content === "") this.store.remove(message.id);
-    else
-      this.store.upsert({
-        kind: "message",
-        itemId: message.id,
-        spaceId: message.space_id,
-        parentId: message.chat_room_id,
-        createdAt: Date.parse(message.created_at),
-        title: "",
-        body: message.content,
-      });
+    else this.store.upsert(messageDoc(message));
   }
 
   /** A file renamed or moved (its name is indexed now), or its content changed (its text, once settled). */
@@ -459,6 +455,32 @@ export class SearchService {
       this.purging = false;
     }
   }
+}
+
+/** A chat message as the index holds it. */
+function messageDoc(message: MessageOut): DocIn {
+  return {
+    kind: "message",
+    itemId: message.id,
+    spaceId: message.space_id,
+    parentId: message.chat_room_id,
+    createdAt: Date.parse(message.created_at),
+    title: "",
+    body: message.content,
+  };
+}
+
+/** A task message (a comment) as the index holds it. */
+function taskMessageDoc(message: TaskMessageOut, spaceId: string): DocIn {
+  return {
+    kind: "task_message",
+    itemId: message.id,
+    spaceId,
+    parentId: message.task_id,
+    createdAt: Date.parse(message.created_at),
+    title: "",
+    body: message.content,
+  };
 }
 
 function taskDoc(task: TaskOut) {

@@ -251,9 +251,9 @@ export class SearchStore {
     INSERT INTO search_docs (kind, item_id, space_id, parent_id, created_at, title, body)
     VALUES ($kind, $itemId, $spaceId, $parentId, $createdAt, $title, $body)`);
 
-  /** Indexes a new item. */
+  /** Indexes a new item (its id is new: nothing can make this fail, and it need not be waited for). */
   insert(doc: DocIn): void {
-    this.insertDoc().run({
+    runUnanswered(this.insertDoc(), {
       $kind: doc.kind,
       $itemId: doc.itemId,
       $spaceId: doc.spaceId,
@@ -296,18 +296,18 @@ export class SearchStore {
   private readonly watermarkQuery = this.q(MESSAGES_WATERMARK_SQL);
   protected readonly indexTaskMessagesQuery = this.q(TASK_MESSAGES_INDEX_SQL);
 
-  /** Indexes new task messages by id (in a batch, with `indexMessages`, whose time stands for both). */
+  /** Indexes the task messages of a batch (with `indexMessages`, whose time stands for both). */
   indexTaskMessages(ids: readonly string[]): void {
-    if (ids.length > 0) runUnanswered(this.indexTaskMessagesQuery(), { $ids: JSON.stringify(ids) });
+    if (ids.length > 0) this.indexTaskMessagesQuery().run({ $ids: JSON.stringify(ids) });
   }
 
   /**
-   * Indexes new chat messages by id, in the order given, as their rows hold them now (`MESSAGES_INDEX_SQL`); with
-   * `at` (a batch), records that every message stored before it (epoch ms) is indexed.
+   * Indexes new chat messages by id, in the order given, as their rows hold them now (`MESSAGES_INDEX_SQL`), and
+   * records that every message stored before `at` (epoch ms) is indexed.
    */
-  indexMessages(ids: readonly string[], at?: number): void {
-    runUnanswered(this.indexMessagesQuery(), { $ids: JSON.stringify(ids) });
-    if (at !== undefined) this.watermarkQuery().run({ $at: at });
+  indexMessages(ids: readonly string[], at: number): void {
+    this.indexMessagesQuery().run({ $ids: JSON.stringify(ids) });
+    this.watermarkQuery().run({ $at: at });
   }
 
   private readonly indexedUntilQuery = this.q<{ value: number }>(
