@@ -270,9 +270,12 @@ export class SearchStore {
     ON CONFLICT (item_id) DO UPDATE SET title = excluded.title, body = excluded.body
     WHERE title IS NOT excluded.title OR body IS NOT excluded.body`);
 
-  /** Indexes an item anew; nothing is written when its text did not change (a task moved to another column). */
+  /**
+   * Indexes an item anew; nothing is written when its text did not change (a task moved to another column). Nothing
+   * can make it fail (a conflict updates), so it need not be waited for.
+   */
   upsert(doc: DocIn): void {
-    this.upsertDoc().run({
+    runUnanswered(this.upsertDoc(), {
       $kind: doc.kind,
       $itemId: doc.itemId,
       $spaceId: doc.spaceId,
