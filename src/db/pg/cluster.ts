@@ -1,8 +1,8 @@
 /**
  * Several nodes on one PostgreSQL database hear what each other wrote (contract §9). A write records, in its
  * own transaction, what other nodes must know (its domain events, access changes, a document's update) as rows
- * of `cluster_events`, and `pg_notify` tells them once it commits: the notification carries only the writing node's id, the rows
- * are read from the table. Each node reads the rows past the last it saw, in order, and hands those of other
+ * of `cluster_events`, and `pg_notify` tells them once it commits: the notification carries only the writing
+ * node's id, the rows are read from the table. Each node reads the rows past the last it saw, in order, and hands those of other
  * nodes to the handler of their kind.
  *
  * In order and never stale where it matters: every write transaction holds the one write lock (connection.ts),
@@ -212,8 +212,10 @@ export class Cluster {
   }
 
   /**
-   * Whether this node is the only one alive (as of its last heartbeat, and no other has written since): what
-   * only other nodes would read (an editor's cursor) need not be written.
+   * Whether this node is the only one alive (as of its last heartbeat, and no other has written since): what only
+   * other nodes would read, and what a node that starts meanwhile may miss, need not be written (an editor's
+   * cursor, which a starting node asks for). Never events or document updates: a node started within the second
+   * before the next heartbeat must hear them.
    */
   get alone(): boolean {
     return !this.othersAlive;

@@ -11,8 +11,9 @@
  *
  * A round trip to PostgreSQL costs more than the statement itself, so statements whose answer no one waits for
  * (`BEGIN`, the lock, a savepoint and its release, the rows other nodes read) are held back and sent with the next
- * statement that is waited for, pipelined: a small write is three round trips (its transaction's opening with the
- * read of what other nodes wrote, its statements, its closing with `COMMIT`), not a dozen.
+ * statement that is waited for, pipelined: a small write is two or three round trips (its transaction's opening
+ * with the read of what other nodes wrote, the statements it waits for, its closing with `COMMIT`), not a dozen.
+ * A store marks the writes no caller waits for (`runUnanswered`, db/client.ts).
  *
  * SQLite's SQL is translated once per statement (translate.ts); its error codes are given for PostgreSQL's
  * (a broken foreign key or unique key, a full disk, a read-only database), so the callers' checks hold.
@@ -291,7 +292,13 @@ export class PgDatabase {
     );
     // A statement held back failed: its caller went on as if it had run, so nothing of this transaction may stand
     // (SQLite rolls back the whole transaction on the errors its callers do not expect, too).
-    if (answer.index < statements.length - 1) this.end("ROLLBACK");
+    if (answer.index < statements.length - 1) {
+      try {
+        this.end("ROLLBACK");
+      } catch {
+        // The connection failed too (it answers nothing more): the error that matters is the statement's.
+      }
+    }
     throw error;
   }
 
