@@ -69,7 +69,7 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(activityRoutes(auth, services.activity))
     .use(auditRoutes(auth, services.audit))
     .use(spacesRoutes(auth, services.spaces))
-    .use(collabRoutes(auth, collab))
+    .use(collabRoutes(auth, collab, log))
     .use(proposalsRoutes(auth, services.proposals))
     .use(versionsRoutes(auth, services.versions))
     .use(filesRoutes(auth, files, events))
@@ -80,10 +80,10 @@ export function buildApp({ config, log, access, services }: AppDeps) {
     .use(inboxRoutes(auth, services.inbox))
     .use(notificationsRoutes(auth, services.push))
     .use(automationsRoutes(auth, services.automations))
-    .use(tunnelsRoutes(auth, services.tunnels))
+    .use(tunnelsRoutes(auth, services.tunnels, log))
     .use(searchRoutes(auth, services.search))
     .use(webhookRoutes(auth, services.webhooks))
-    .use(eventsRoutes(auth, services.live))
+    .use(eventsRoutes(auth, services.live, log))
     .use(docsRoutes(auth, () => (finished?.routes ?? []) as RouteInfo[]))
     .use(webRoutes(auth));
   finished = app;

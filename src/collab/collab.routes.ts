@@ -8,8 +8,9 @@ import type { SpaceActor } from "../core/actor";
 import { invalid } from "../core/errors";
 import type { AuthMacro } from "../http/auth";
 import { doc } from "../http/docs";
-import { assertUpgradable, upgradeRequired } from "../http/sockets";
+import { assertUpgradable, takeFrames, upgradeRequired } from "../http/sockets";
 import { lowerUuid } from "../lib/ids";
+import type { Logger } from "../lib/log";
 import type { CollabSockets } from "./collab.sockets";
 
 /** What an upgraded socket carries from its upgrade request. */
@@ -45,12 +46,14 @@ const TOO_MANY = "`too many open editing sockets: at most 100 per person`";
 const data = (ws: { data: unknown }) => ws.data as SocketData;
 const raw = (ws: { raw: unknown }) => ws.raw as ServerWebSocket<unknown>;
 
-export function collabRoutes(auth: AuthMacro, collab: CollabSockets) {
+export function collabRoutes(auth: AuthMacro, collab: CollabSockets, log: Logger) {
   const socket = {
     urlToken: true as const,
     space: "files.read" as const,
-    open: (ws: { data: unknown; raw: unknown }) => collab.open(raw(ws), data(ws).actor, data(ws).fileId),
-    message: (ws: { raw: unknown }, message: unknown) => collab.message(raw(ws), message),
+    open: (ws: { data: unknown; raw: unknown }) => {
+      takeFrames(raw(ws), (socket, frame) => collab.message(socket, frame), log);
+      collab.open(raw(ws), data(ws).actor, data(ws).fileId);
+    },
     close: (ws: { raw: unknown }) => collab.closed(raw(ws)),
   };
   const summary =

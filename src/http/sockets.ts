@@ -3,8 +3,10 @@
  * space, roles changed) their sockets are checked again at once, and closed when the access is gone. A socket
  * opened with a sign-in session's token closes when that session ends (signed out, password reset).
  */
+import type { ServerWebSocket } from "bun";
 import type { AccessChanges } from "../core/access";
 import { AppError, invalid, STATUS_OF, unauthenticated } from "../core/errors";
+import type { Logger } from "../lib/log";
 
 /** What every socket kept here knows about itself. */
 export interface UserSocket {
@@ -69,6 +71,27 @@ export function assertUpgradable(request: Request): void {
       "invalid websocket upgrade: a Sec-WebSocket-Key (16 bytes in base64) and Sec-WebSocket-Version: 13 are required",
     );
   }
+}
+
+/** What a socket's frames go to once `takeFrames` has them. */
+export type FrameHandler = (ws: ServerWebSocket<unknown>, frame: unknown) => void;
+
+/**
+ * Hands an upgraded socket's frames straight to `handler`, from the route's `open`. Elysia's server calls
+ * `ws.data.message(ws, frame)` with the runtime's socket, and by default that wraps each frame in a new `ElysiaWS`
+ * (fourteen bound methods) and two promises before the route's `message` runs: on an editing socket, most of
+ * what a keystroke allocated, which the heap carried between collections. An error the handler throws would
+ * stop the process from here: it is logged, and closes that socket alone.
+ */
+export function takeFrames(ws: ServerWebSocket<unknown>, handler: FrameHandler, log: Logger): void {
+  (ws.data as { message: FrameHandler }).message = (socket, frame) => {
+    try {
+      handler(socket, frame);
+    } catch (err) {
+      log.error({ err }, "socket frame failed");
+      socket.close(CLOSE.internal, "internal error");
+    }
+  };
 }
 
 /** A set of open sockets of one kind, indexed by user, at most `perUser` each. */

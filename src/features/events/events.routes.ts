@@ -4,10 +4,11 @@ import { Elysia } from "elysia";
 import type { OrgActor } from "../../core/actor";
 import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
-import { assertUpgradable, upgradeRequired } from "../../http/sockets";
+import { assertUpgradable, takeFrames, upgradeRequired } from "../../http/sockets";
+import type { Logger } from "../../lib/log";
 import type { LiveEvents } from "./events.live";
 
-export function eventsRoutes(auth: AuthMacro, live: LiveEvents) {
+export function eventsRoutes(auth: AuthMacro, live: LiveEvents, log: Logger) {
   return new Elysia({ prefix: "/api/v1/organizations/:orgId" })
     .use(auth)
     .ws("/ws", {
@@ -17,9 +18,12 @@ export function eventsRoutes(auth: AuthMacro, live: LiveEvents) {
         assertUpgradable(request);
         live.assertRoomFor(actor.userId);
       },
-      open: (ws) => live.open(ws.raw as ServerWebSocket<unknown>, (ws.data as { actor: OrgActor }).actor),
-      // Nothing is read from the client: the socket only delivers.
-      message: () => undefined,
+      open: (ws) => {
+        const socket = ws.raw as ServerWebSocket<unknown>;
+        // Nothing is read from the client: the socket only delivers.
+        takeFrames(socket, () => undefined, log);
+        live.open(socket, (ws.data as { actor: OrgActor }).actor);
+      },
       close: (ws) => live.closed(ws.raw as ServerWebSocket<unknown>),
       detail: doc(
         "Live events: `{type, organization_id, space_id, payload}` for every change in a space the caller can see; the payload is what the REST route answers for the same thing",

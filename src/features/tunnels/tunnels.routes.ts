@@ -13,7 +13,8 @@ import type { AuthMacro } from "../../http/auth";
 import { clientAddress } from "../../http/base";
 import { doc } from "../../http/docs";
 import { noBodyIn } from "../../http/schemas";
-import { assertUpgradable, upgradeRequired } from "../../http/sockets";
+import { assertUpgradable, takeFrames, upgradeRequired } from "../../http/sockets";
+import type { Logger } from "../../lib/log";
 import { NODE_TUNNEL_PREFIX } from "./tunnels.nodes";
 import { TUNNEL_PREFIX } from "./tunnels.policy";
 import type { Admission, TunnelsService, Visit } from "./tunnels.service";
@@ -68,7 +69,7 @@ function tunnelMacro(tunnels: TunnelsService) {
 
 const raw = (ws: { raw: unknown }) => ws.raw as ServerWebSocket<unknown>;
 
-export function tunnelsRoutes(auth: AuthMacro, tunnels: TunnelsService) {
+export function tunnelsRoutes(auth: AuthMacro, tunnels: TunnelsService, log: Logger) {
   const relay = ({ visit, request, server, set }: { visit: Visit; request: Request; server: unknown; set: object }) =>
     tunnels.relay(visit, request, clientAddress({ server: server as never, request, set }));
   return (
@@ -97,8 +98,10 @@ export function tunnelsRoutes(auth: AuthMacro, tunnels: TunnelsService) {
       .ws("/api/v1/tunnels/:automationId/connect", {
         tunnelConnector: "files.write",
         beforeHandle: ({ request }: { request: Request }) => assertUpgradable(request),
-        open: (ws) => tunnels.open(raw(ws), (ws.data as { admission: Admission }).admission),
-        message: (ws, message) => tunnels.message(raw(ws), message),
+        open: (ws) => {
+          takeFrames(raw(ws), (socket, frame) => tunnels.message(socket, frame), log);
+          tunnels.open(raw(ws), (ws.data as { admission: Admission }).admission);
+        },
         close: (ws, code) => tunnels.closed(raw(ws), code),
         detail: doc(
           "The connector of a `reverse_tunnel` automation (`tandem tunnel`): while this socket is open and the automation active, `/tunnels/{automationId}/…` is relayed over it (the framing: docs/api.md, Reverse tunnels). A member's newer connector replaces their older one; another member's is refused while it is up",
