@@ -5,7 +5,7 @@
  * choice otherwise). Nothing here logs: errors are reduced to a code, a status and a message that hold no
  * credential.
  */
-import nodemailer, { type Mail } from "nodemailer";
+import type { Mail } from "nodemailer";
 import type { SmtpSettings } from "../config";
 import { isLoopbackHost } from "../lib/net";
 
@@ -42,6 +42,8 @@ export class Mailer {
   constructor(settings: SmtpSettings) {
     const url = new URL(settings.url);
     const carriesPassword = url.password !== "";
+    // nodemailer is loaded here, by a server that sends email: the others keep neither its code nor its objects.
+    const nodemailer = require("nodemailer") as typeof import("nodemailer");
     this.transport = nodemailer.createTransport(
       {
         url: settings.url,

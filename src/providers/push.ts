@@ -5,7 +5,12 @@
  * is a capability URL.
  */
 import { createECDH } from "node:crypto";
-import webpush from "web-push";
+
+/**
+ * web-push and what it brings (ASN.1, big numbers, JWS), loaded with the first push: a server that never pushes
+ * keeps neither their code nor their objects in memory.
+ */
+const webPush = () => require("web-push") as typeof import("web-push");
 
 /** Where a push goes: a browser's `PushSubscription`. */
 export interface PushTarget {
@@ -42,7 +47,7 @@ export class PushClient {
    * subscription is gone). Throws when no answer came (a connection error, the deadline).
    */
   async send(target: PushTarget, payload: string, options: { ttlSec: number; urgency: "normal" | "high" }) {
-    const details = webpush.generateRequestDetails(target, payload, {
+    const details = webPush().generateRequestDetails(target, payload, {
       vapidDetails: { subject: this.subject(), publicKey: this.publicKey, privateKey: this.privateKey },
       TTL: options.ttlSec,
       urgency: options.urgency,
