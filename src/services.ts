@@ -1,7 +1,8 @@
 /** Builds every service over one database connection: the API and the CLI share them. */
 
+import type { AwarenessOut } from "./collab/node-awareness";
 import { SqliteDocPersistence } from "./collab/persistence";
-import { type AwarenessOut, DocRegistry, type RegistryOptions } from "./collab/registry";
+import { DocRegistry, type RegistryOptions } from "./collab/registry";
 import type { Config, Secrets } from "./config";
 import { Access } from "./core/access";
 import { AccessMemo } from "./core/access-memo";

@@ -21,6 +21,9 @@ const SYNC_UPDATE = 2;
 /** A frame that is not a y-websocket message. */
 export class BadMessage extends Error {}
 
+/** The largest awareness state (a client's cursor, name and colour) the server keeps and relays. */
+export const MAX_AWARENESS_STATE_BYTES = 8 * 1024;
+
 /** What a client can send. A sync step 2 and an update both carry an update to apply. */
 export type Incoming =
   | { kind: "sync-step-1"; stateVector: Uint8Array }

@@ -24,7 +24,6 @@ import {
   type Awareness,
   Awareness as AwarenessState,
   applyAwarenessUpdate,
-  encodeAwarenessUpdate,
   removeAwarenessStates,
 } from "y-protocols/awareness";
 import * as Y from "yjs";
@@ -35,6 +34,7 @@ import type { UnitOfWork } from "../db/unit";
 import { MAX_TEXT_BYTES } from "../features/files/files.policy";
 import { TEXT_KEY } from "../features/files/text-doc";
 import { CLOSE } from "../http/sockets";
+import { type AwarenessChange, type AwarenessOut, elsewhereHas, NodeAwareness } from "./node-awareness";
 import type { DocPersistence } from "./persistence";
 import {
   type AwarenessEntry,
@@ -43,6 +43,7 @@ import {
   BadMessage,
   deletionUpdate,
   encodeAwarenessEntries,
+  MAX_AWARENESS_STATE_BYTES,
   parseMessage,
   syncStep1Message,
   syncStep2Message,
@@ -109,12 +110,6 @@ export interface DocHistory {
 
 /** How often a document applies and relays the cursors it received, at most: 25 times a second. */
 const AWARENESS_EVERY_MS = 40;
-/**
- * How long the cursors that changed on this node are gathered before other nodes are told of them (PostgreSQL
- * mode), all documents' in one row: a write at most every this while people move their cursors, whatever
- * their number.
- */
-const AWARENESS_TO_NODES_MS = 80;
 
 /** A document in memory. */
 export class LiveDoc {
@@ -207,30 +202,16 @@ export interface RegistryHooks {
    */
   stored?(nodeId: string, update: Uint8Array): void;
   /**
-   * The cursors of this node's editors changed (PostgreSQL mode), gathered for `AWARENESS_TO_NODES_MS`: other
+   * The cursors of this node's editors changed (PostgreSQL mode), gathered a moment (node-awareness.ts): other
    * nodes apply them (`awarenessElsewhere`). Absent with one node: awareness then costs nothing more.
    */
   awareness?(batch: AwarenessOut[]): void;
-}
-
-/** What a document tells the other nodes of its editors' cursors. */
-export interface AwarenessOut {
-  nodeId: string;
-  /** The states of the clients that changed (null for a removed one); null when none did. */
-  update: Uint8Array | null;
-  /** The document was just opened here: the nodes that have it open answer with all their editors' states. */
-  ask: boolean;
 }
 
 const NOBODY: ReadonlySet<string> = new Set();
 
 /** The origin of an update another node stored. */
 const ELSEWHERE = Symbol("elsewhere");
-
-/** The origin of awareness another node told of: its editors'. */
-class FromNode {
-  constructor(readonly node: string) {}
-}
 
 /** The open documents. */
 export class DocRegistry {
@@ -243,11 +224,8 @@ export class DocRegistry {
   private readonly versionEveryMs: number;
   private readonly settleMs: number;
   private readonly settleMaxMs: number;
-  /** PostgreSQL mode: the awareness client ids that changed here since other nodes were last told, by document. */
-  private readonly toNodes = new Map<LiveDoc, Set<number>>();
-  /** Documents whose first peer just joined here: the other nodes are asked for their editors. */
-  private readonly asking = new Set<LiveDoc>();
-  private toNodesTimer: ReturnType<typeof setTimeout> | null = null;
+  /** PostgreSQL mode: the cursors of this node's editors and of other nodes'. */
+  private readonly nodes: NodeAwareness | null;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -262,6 +240,7 @@ export class DocRegistry {
     this.versionEveryMs = options.versionEveryMs ?? 5 * 60_000;
     this.settleMs = options.settleMs ?? 1000;
     this.settleMaxMs = options.settleMaxMs ?? 5000;
+    this.nodes = hooks.awareness ? new NodeAwareness(hooks.awareness) : null;
   }
 
   /**
@@ -275,12 +254,7 @@ export class DocRegistry {
     this.stopIdle(live);
     peer.send(syncStep1Message(live.doc));
     if (live.awareness.getStates().size > 0) peer.send(awarenessMessage(live.awareness));
-    if (this.hooks.awareness && !live.asked) {
-      // Editors on other nodes were there first: their states come with the answers.
-      live.asked = true;
-      this.asking.add(live);
-      this.tellNodesSoon();
-    }
+    this.nodes?.joined(live);
     return live;
   }
 
@@ -458,7 +432,7 @@ export class DocRegistry {
   async closeAll(code: number, reason: string): Promise<void> {
     const docs = [...this.docs.values()];
     for (const live of docs) this.close(live, code, reason);
-    this.tellNodes();
+    this.nodes?.tellNow();
     await Promise.all(docs.map((live) => live.lastStored));
   }
 
@@ -794,120 +768,22 @@ export class DocRegistry {
       for (const id of added) clients.add(id);
       for (const id of removed) clients.delete(id);
     }
-    if (this.hooks.awareness) this.noteForNodes(live, change, origin, clients !== undefined || origin === null);
+    this.nodes?.noted(live, change, origin, clients !== undefined || origin === null);
     if (live.peers.size === 0) return;
     // Sent to the sender too: the stock client counts these echoes as signs of a live connection.
     this.broadcast(live, awarenessMessage(live.awareness, [...added, ...updated, ...removed]), null);
   }
 
-  /**
-   * PostgreSQL mode: a change of this node's editors (sent by a peer, or their leaving: origin null) is told to
-   * the other nodes. A change another node told of is not told again: it notes which editors are that node's,
-   * so no peer here speaks for them and they go with their node. A state timed out goes on each node by itself.
-   */
-  private noteForNodes(live: LiveDoc, { added, updated, removed }: AwarenessChange, origin: unknown, here: boolean) {
-    if (origin instanceof FromNode) {
-      this.noteTheirs(live, origin.node, added, updated, removed);
-      return;
-    }
-    if (live.elsewhere) for (const clients of live.elsewhere.values()) for (const id of removed) clients.delete(id);
-    if (!here) return;
-    let changed = this.toNodes.get(live);
-    if (!changed) {
-      changed = new Set();
-      this.toNodes.set(live, changed);
-    }
-    for (const id of [...added, ...updated, ...removed]) changed.add(id);
-    this.tellNodesSoon();
-  }
-
-  /** Another node's editors: `node` introduced the client ids that arrived, and no longer has those removed. */
-  private noteTheirs(live: LiveDoc, node: string, added: number[], updated: number[], removed: number[]): void {
-    if (!live.elsewhere) live.elsewhere = new Map();
-    const elsewhere = live.elsewhere;
-    for (const id of removed) elsewhere.get(node)?.delete(id);
-    const arrived = [...added, ...updated];
-    if (arrived.length === 0) return;
-    let theirs = elsewhere.get(node);
-    if (!theirs) {
-      theirs = new Set();
-      elsewhere.set(node, theirs);
-    }
-    // An editor that moved from one node to another (its node stopped) is the newer node's.
-    for (const id of arrived) {
-      for (const clients of elsewhere.values()) clients.delete(id);
-      theirs.add(id);
-    }
-  }
-
-  private tellNodesSoon(): void {
-    if (this.toNodesTimer) return;
-    this.toNodesTimer = setTimeout(() => this.tellNodes(), AWARENESS_TO_NODES_MS);
-    this.toNodesTimer.unref?.();
-  }
-
-  /** Tells the other nodes, in one batch, of every document's editors that changed here, and asks as asked. */
-  private tellNodes(): void {
-    if (this.toNodesTimer) clearTimeout(this.toNodesTimer);
-    this.toNodesTimer = null;
-    const batch: AwarenessOut[] = [];
-    for (const live of new Set([...this.toNodes.keys(), ...this.asking])) {
-      if (live.closed) continue;
-      const changed = this.toNodes.get(live);
-      const update = changed ? encodeAwarenessUpdate(live.awareness, [...changed]) : null;
-      batch.push({ nodeId: live.nodeId, update, ask: this.asking.has(live) });
-    }
-    this.toNodes.clear();
-    this.asking.clear();
-    if (batch.length > 0) this.hooks.awareness?.(batch);
-  }
-
-  /**
-   * Awareness another node told of (PostgreSQL mode), applied to the document if this node has it open and
-   * relayed to its sockets: its editors' states, none of them an editor's of this node; and, when it asks, this
-   * node's editors' states are told back.
-   */
+  /** Awareness another node told of (PostgreSQL mode), for a document this node may have open. */
   awarenessElsewhere(from: string, nodeId: string, update: Uint8Array | null, ask: boolean): void {
     const live = this.docs.get(nodeId);
     if (!live || live.closed || live.failed) return;
-    const here = new Set<number>();
-    for (const clients of live.peers.values()) for (const id of clients) here.add(id);
-    if (ask && here.size > 0) {
-      const changed = this.toNodes.get(live) ?? new Set<number>();
-      for (const id of here) changed.add(id);
-      this.toNodes.set(live, changed);
-      this.tellNodesSoon();
-    }
-    if (!update) return;
-    let entries: AwarenessEntry[];
-    try {
-      entries = awarenessEntries(update);
-    } catch {
-      return;
-    }
-    entries = entries.filter((e) => !here.has(e.clientId) && e.state.byteLength <= MAX_AWARENESS_STATE_BYTES);
-    if (entries.length > 0) applyAwarenessUpdate(live.awareness, encodeAwarenessEntries(entries), new FromNode(from));
+    this.nodes?.received(live, from, update, ask);
   }
 
-  /**
-   * The cursors of editors on nodes that are gone (killed, cut off: `alive` no longer lists them) go, rather than
-   * after their own 30 s of silence. Asks who is alive only while another node's editors are known.
-   */
+  /** The cursors of editors on nodes that are gone go (PostgreSQL mode); `alive` lists the nodes alive. */
   forgetNodesGone(alive: () => ReadonlySet<string>): void {
-    let nodes: ReadonlySet<string> | null = null;
-    for (const live of this.docs.values()) {
-      if (!live.elsewhere || live.closed) continue;
-      for (const [node, clients] of live.elsewhere) {
-        if (clients.size === 0) {
-          live.elsewhere.delete(node);
-          continue;
-        }
-        nodes ??= alive();
-        if (nodes.has(node)) continue;
-        live.elsewhere.delete(node);
-        removeAwarenessStates(live.awareness, [...clients], new FromNode(node));
-      }
-    }
+    this.nodes?.forgetGone(this.docs.values(), alive);
   }
 
   /**
@@ -951,14 +827,13 @@ export class DocRegistry {
   private unload(live: LiveDoc): void {
     if (live.closed) return;
     // Its editors' leaving is told before it goes.
-    if (this.toNodes.has(live)) this.tellNodes();
+    this.nodes?.unloading(live);
     live.closed = true;
     this.stopIdle(live);
     this.stopVersionTimer(live);
     if (live.awarenessFlush) clearTimeout(live.awarenessFlush);
     live.awarenessFlush = null;
     live.awarenessQueue.clear();
-    this.asking.delete(live);
     if (this.docs.get(live.nodeId) === live) this.docs.delete(live.nodeId);
     if (live.settleTimer) clearTimeout(live.settleTimer);
     live.settleTimer = null;
@@ -983,27 +858,12 @@ export class DocRegistry {
   }
 }
 
-interface AwarenessChange {
-  added: number[];
-  updated: number[];
-  removed: number[];
-}
-
 /** One struct of a decoded update. */
 type DecodedUpdate = ReturnType<typeof Y.decodeUpdate>;
 type Struct = DecodedUpdate["structs"][number];
 
-/** The largest awareness state (a client's cursor, name and colour) the server keeps and relays. */
-const MAX_AWARENESS_STATE_BYTES = 8 * 1024;
-
 /** Awareness client ids one socket may speak for. */
 const MAX_AWARENESS_CLIENTS = 4;
-
-/** Whether an editor on another node introduced client id `id`. */
-function elsewhereHas(elsewhere: ReadonlyMap<string, ReadonlySet<number>>, id: number): boolean {
-  for (const clients of elsewhere.values()) if (clients.has(id)) return true;
-  return false;
-}
 
 /**
  * Whether each client's items in an update follow on from what the document (or the update, before them) has
