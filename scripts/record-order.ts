@@ -14,7 +14,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as Y from "yjs";
 import { awarenessFrame, connect, updateFrame } from "../bench/collab-client";
-import { cleanup, login, setupDataDir, startTandem, tempDir } from "../bench/harness";
+import { cleanup, setupDataDir, startTandem, tempDir } from "../bench/harness";
 import { collabPath, wsUrl } from "../bench/realtime";
 import { api, space, times } from "../bench/seed";
 
@@ -23,7 +23,6 @@ const recorded = tempDir("tandem-order-");
 
 const server = await startTandem(setupDataDir(), { BUN_BYTECODE_ORDER_OUT: join(recorded, "serve-%p.order") });
 try {
-  await login(server.url);
   const s = await space(server, "order");
   const events = await connect(
     wsUrl(server, `/api/v1/organizations/${s.org}/ws?token=${await server.token()}`),
