@@ -10,7 +10,17 @@
  * (docs/operations.md), for PostgreSQL's own tools.
  */
 import { Database } from "bun:sqlite";
-import { chmodSync, copyFileSync, existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { cannotOpen } from "./client";
 import { appliedMigrations, knownMigrations, migrate, newerMigration } from "./migrate";
@@ -157,13 +167,31 @@ function writeBackup(out: string, write: (partial: string) => void): BackupResul
     writeFileSync(partial, "", { mode: 0o600, flag: "wx" });
     write(partial);
     const migrations = checkDatabase(partial);
-    if (existsSync(out)) throw new BackupError(`${out} already exists`);
-    renameSync(partial, out);
+    publish(partial, out);
     return { path: out, migrations, bytes: statSync(out).size };
   } catch (error) {
     removePartial();
     throw error;
   }
+}
+
+/**
+ * Gives the finished `partial` its name `out`, unless `out` exists by then. A hard link claims the name in one
+ * step (a check, then a rename, let two backups finishing together both succeed, the second replacing the
+ * first's file); where the filesystem has no hard links, the check and the rename are the best there is.
+ */
+function publish(partial: string, out: string): void {
+  try {
+    linkSync(partial, out);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") throw new BackupError(`${out} already exists`);
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EMLINK") throw error;
+    if (existsSync(out)) throw new BackupError(`${out} already exists`);
+    renameSync(partial, out);
+    return;
+  }
+  rmSync(partial);
 }
 
 /** The copies that restores cut off (killed, a power loss) left in `dataDir`. */
