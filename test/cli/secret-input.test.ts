@@ -63,9 +63,10 @@ beforeAll(async () => {
     `${SECRET_PASSWORD}\n`,
     {
       whileWaiting: (pid) => {
-        // As soon as the program runs (a moment after the spawn, it may still be the test's own command line).
-        for (let i = 0; i < 1000 && !cmdline.includes("setup"); i++)
-          cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        // As soon as the program runs: a moment after the spawn, the process may still show the test's own command
+        // line, or none, for longer on a busy machine. It waits for its standard input, which comes after this.
+        const until = Date.now() + 10_000;
+        while (!cmdline.includes("setup") && Date.now() < until) cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
       },
     },
   );
