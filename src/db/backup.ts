@@ -167,7 +167,7 @@ function writeBackup(out: string, write: (partial: string) => void): BackupResul
     writeFileSync(partial, "", { mode: 0o600, flag: "wx" });
     write(partial);
     const migrations = checkDatabase(partial);
-    publish(partial, out);
+    publish(partial, out, `${out} already exists`);
     return { path: out, migrations, bytes: statSync(out).size };
   } catch (error) {
     removePartial();
@@ -176,18 +176,19 @@ function writeBackup(out: string, write: (partial: string) => void): BackupResul
 }
 
 /**
- * Gives the finished `partial` its name `out`, unless `out` exists by then. A hard link claims the name in one
- * step (a check, then a rename, let two backups finishing together both succeed, the second replacing the
- * first's file); where the filesystem has no hard links, the check and the rename are the best there is.
+ * Gives the finished `partial` its name `out`, unless `out` exists by then (BackupError `taken`). A hard link
+ * claims the name in one step (a check, then a rename, let two copies finishing together both succeed, the
+ * second replacing the first's file); where the filesystem has no hard links, the check and the rename are the
+ * best there is.
  */
-function publish(partial: string, out: string): void {
+function publish(partial: string, out: string, taken: string): void {
   try {
     linkSync(partial, out);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw new BackupError(`${out} already exists`);
+    if (code === "EEXIST") throw new BackupError(taken);
     if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "EMLINK") throw error;
-    if (existsSync(out)) throw new BackupError(`${out} already exists`);
+    if (existsSync(out)) throw new BackupError(taken);
     renameSync(partial, out);
     return;
   }
@@ -202,8 +203,9 @@ export function interruptedRestores(dataDir: string): string[] {
 
 /** Restores a backup into a data dir that has no database yet. */
 export function restoreDatabase(from: string, dbPath: string): BackupResult {
+  const taken = `${dbPath} already exists: restore needs an empty data dir`;
   if (!existsSync(from)) throw new BackupError(`${from} does not exist`);
-  if (existsSync(dbPath)) throw new BackupError(`${dbPath} already exists: restore needs an empty data dir`);
+  if (existsSync(dbPath)) throw new BackupError(taken);
   // Left by a database removed by hand: SQLite would replay it over the restored file and break it.
   for (const leftover of [`${dbPath}-wal`, `${dbPath}-shm`]) {
     if (existsSync(leftover)) {
@@ -213,16 +215,19 @@ export function restoreDatabase(from: string, dbPath: string): BackupResult {
     }
   }
   const migrations = checkDatabase(from);
-  // A restore cut off earlier left its copy under this name: ours to remove.
-  for (const name of interruptedRestores(dirname(dbPath))) rmSync(join(dirname(dbPath), name), { force: true });
+  // A restore cut off earlier left its copy under this name: ours to remove (not one that is still copying).
+  for (const name of interruptedRestores(dirname(dbPath))) {
+    if (!running(Number(/\d+/.exec(name)?.[0]))) rmSync(join(dirname(dbPath), name), { force: true });
+  }
   const partial = join(dirname(dbPath), `.restore-${process.pid}.db`);
   try {
     copyFileSync(from, partial);
     chmodSync(partial, 0o600);
-    renameSync(partial, dbPath);
+    publish(partial, dbPath, taken);
   } catch (error) {
-    // A full disk, say: nothing of the copy stays.
+    // A full disk, say, or another restore was first: nothing of this copy stays.
     rmSync(partial, { force: true });
+    if (error instanceof BackupError) throw error;
     throw new BackupError(`restore failed: ${(error as Error).message}`);
   }
   return { path: dbPath, bytes: statSync(dbPath).size, migrations };

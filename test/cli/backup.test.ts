@@ -204,10 +204,9 @@ describe("tandem backup while serve writes", () => {
     const outDir = dir();
     const out = join(outDir, "again.db");
     // What a backup killed mid-copy leaves: its partial file and SQLite's journal of it, never FILE itself.
-    const gone = Bun.spawn(["true"]);
-    await gone.exited;
-    writeFileSync(`${out}.partial-${gone.pid}`, "half a copy");
-    writeFileSync(`${out}.partial-${gone.pid}-journal`, "its journal");
+    const pid = await gonePid();
+    writeFileSync(`${out}.partial-${pid}`, "half a copy");
+    writeFileSync(`${out}.partial-${pid}-journal`, "its journal");
     const res = await runCli(["backup", "--out", out, "--data", source], { env: ENV });
     expect(res.code).toBe(0);
     expect(readdirSync(outDir)).toEqual(["again.db"]);
@@ -340,17 +339,31 @@ describe("tandem restore", () => {
 
   it("removes what a restore cut off earlier left in the data dir", async () => {
     const target = dir();
-    writeFileSync(join(target, ".restore-12345.db"), "half a copy");
+    writeFileSync(join(target, `.restore-${await gonePid()}.db`), "half a copy");
     expect((await runCli(["restore", "--from", backupFile, "--data", target])).code).toBe(0);
+    expect(readdirSync(target).filter((name) => name.startsWith(".restore-"))).toEqual([]);
+  });
+
+  it("run twice at once into one data dir: one restores, the other says the database exists, and no copy stays", async () => {
+    const target = dir();
+    const results = await Promise.all([
+      runCli(["restore", "--from", backupFile, "--data", target], { env: ENV }),
+      runCli(["restore", "--from", backupFile, "--data", target], { env: ENV }),
+    ]);
+    expect(results.map((r) => r.code).sort()).toEqual([0, 1]);
+    expect(expectOneLineFailure(results.find((r) => r.code === 1) as RunResult)).toBe(
+      `tandem: ${join(target, "tandem.db")} already exists: restore needs an empty data dir`,
+    );
     expect(readdirSync(target).filter((name) => name.startsWith(".restore-"))).toEqual([]);
   });
 
   it("leaves serve refusing, in one line, a data dir whose restore was cut off: no new install beside it", async () => {
     const target = dir();
-    writeFileSync(join(target, ".restore-54321.db"), "half a copy");
+    const left = `.restore-${await gonePid()}.db`;
+    writeFileSync(join(target, left), "half a copy");
     const line = expectOneLineFailure(await runCli(["serve", "--port", "0", "--data", target], { env: ENV }));
-    expect(line).toContain(".restore-54321.db is left from a restore that did not finish");
-    expect(readdirSync(target).sort()).toEqual([".restore-54321.db"]);
+    expect(line).toContain(`${left} is left from a restore that did not finish`);
+    expect(readdirSync(target).sort()).toEqual([left]);
     // Restoring again takes its place.
     expect((await runCli(["restore", "--from", backupFile, "--data", target])).code).toBe(0);
     expect(readdirSync(target).filter((name) => name.startsWith(".restore-"))).toEqual([]);
@@ -383,4 +396,11 @@ describe("tandem restore", () => {
 
 function num(email: string): number {
   return Number(/^user(\d+)@/.exec(email)?.[1]);
+}
+
+/** The id of a process that has exited: what a copy cut off by a kill is named after. */
+async function gonePid(): Promise<number> {
+  const gone = Bun.spawn(["true"]);
+  await gone.exited;
+  return gone.pid;
 }
