@@ -356,13 +356,21 @@ describe("a social post", () => {
 describe("GET .../automations/{id}/runs", () => {
   it("lists newest first, pages with limit and before, and needs files.read", async () => {
     const a = await create({ status: "active", config: { cron: "0 9 1 1 *", channel: "general", message: "p" } });
-    for (let i = 0; i < 3; i++) await member.api.post(`${automations()}/${a.id}/run`);
-    const all = await finished(a.id, 3);
+    // Asked at once, so several are queued within one millisecond: paging by `before` must still lose none.
+    await Promise.all(Array.from({ length: 6 }, () => member.api.post(`${automations()}/${a.id}/run`)));
+    const all = await finished(a.id, 6);
+    expect(new Set(all.map((r) => r.created_at)).size).toBe(6);
     expect(all.map((r) => r.created_at)).toEqual([...all.map((r) => r.created_at)].sort().reverse());
     const page = await member.api.get(`${automations()}/${a.id}/runs?limit=2`);
     expect(page.body.runs.map((r: { id: string }) => r.id)).toEqual(all.slice(0, 2).map((r) => r.id));
-    const older = await member.api.get(`${automations()}/${a.id}/runs?before=${encodeURIComponent(all[1].created_at)}`);
-    expect(older.body.runs.map((r: { id: string }) => r.id)).toEqual([all[2].id]);
+    const walked: string[] = [];
+    for (let before = ""; ; ) {
+      const res = await member.api.get(`${automations()}/${a.id}/runs?limit=2${before}`);
+      if (res.body.runs.length === 0) break;
+      walked.push(...res.body.runs.map((r: { id: string }) => r.id));
+      before = `&before=${encodeURIComponent(res.body.runs.at(-1).created_at)}`;
+    }
+    expect(walked).toEqual(all.map((r) => r.id));
     expect((await viewer.api.get(`${automations()}/${a.id}/runs`)).status).toBe(200);
     const none = await member.api.get(`${automations()}/01a1fdb9-0000-7000-8000-0000000000aa/runs`);
     expect({ status: none.status, body: none.body }).toEqual({ status: 404, body: { error: "automation not found" } });

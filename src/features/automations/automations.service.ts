@@ -11,7 +11,7 @@ import { type PageQuery, pageOf } from "../../core/paging";
 import type { UnitOfWork } from "../../db/unit";
 import type { JobQueue } from "../../jobs/queue";
 import { encryptSecret } from "../../lib/encryption";
-import { isUuid, newId } from "../../lib/ids";
+import { isUuid, newId, nextStamp } from "../../lib/ids";
 import { type ConfigWorld, checkConfig, nextTick } from "./automations.config";
 import {
   assertMayDelete,
@@ -245,25 +245,25 @@ export class AutomationsService {
     input: string | null,
     id: string = newId(),
   ): RunRow {
-    const run: RunRow = {
-      id,
-      automationId: automation.id,
-      spaceId: automation.spaceId,
-      trigger,
-      status: "queued",
-      attempt: 0,
-      input,
-      output: null,
-      error: null,
-      startedAt: null,
-      finishedAt: null,
-      createdAt: Date.now(),
-    };
-    this.uow.write(() => {
+    return this.uow.write(() => {
+      const run: RunRow = {
+        id,
+        automationId: automation.id,
+        spaceId: automation.spaceId,
+        trigger,
+        status: "queued",
+        attempt: 0,
+        input,
+        output: null,
+        error: null,
+        startedAt: null,
+        finishedAt: null,
+        createdAt: nextStamp(this.store.latestRunAt(automation.id)),
+      };
       this.store.insertRun(run);
       this.jobs.enqueue(AUTOMATION_RUN, { runId: run.id });
+      return run;
     });
-    return run;
   }
 
   /** A new webhook secret, answered once; the old one stops working at once. */

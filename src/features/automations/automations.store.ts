@@ -174,6 +174,21 @@ export class AutomationsStore {
       .prepare(),
   );
 
+  private readonly lastRun = prepared(() =>
+    this.db
+      .select({ createdAt: automationRuns.createdAt })
+      .from(automationRuns)
+      .where(eq(automationRuns.automationId, p("automationId")))
+      .orderBy(desc(automationRuns.createdAt))
+      .limit(1)
+      .prepare(),
+  );
+
+  /** When the automation's newest run was queued: a new one is stamped later, so `before` pages lose none. */
+  latestRunAt(automationId: string): number | undefined {
+    return this.lastRun().all({ automationId })[0]?.createdAt;
+  }
+
   insertRun(row: RunRow): void {
     this.insertRunRow().run(row);
     if (row.status === "queued") this.countQueued(row.automationId, 1);
