@@ -88,13 +88,13 @@ export type SetupAnswer = SetupOut;
 /** `POST /public/setup`'s body. */
 export type SetupBody = z.input<typeof setupIn>;
 /** `GET /public/instance`. */
-export type Instance = z.infer<typeof instanceOut>;
+export type Instance = z.infer<ReturnType<typeof instanceOut>>;
 /** `POST /auth/login`'s body. */
 export type LoginBody = z.input<typeof loginIn>;
 /** `POST /auth/register`'s body (a sign-up request). */
 export type RegisterBody = z.input<typeof registerIn>;
 /** `POST /auth/invite-info`: whose invite a token is. */
-export type InviteInfo = z.infer<typeof inviteInfoOut>;
+export type InviteInfo = z.infer<ReturnType<typeof inviteInfoOut>>;
 /** `POST /auth/accept-invite`'s body. */
 export type AcceptInviteBody = z.input<typeof acceptInviteIn>;
 /** `POST /me/password`'s body. */
@@ -261,7 +261,7 @@ export type NotificationSettings = NotificationSettingsOut;
 /** `PUT /me/notifications`' body: the fields to change. */
 export type NotificationChanges = z.input<typeof putNotificationsIn>;
 /** `GET /public/push-key`: the VAPID key a browser subscribes with. */
-export type PushKey = z.infer<typeof pushKeyOut>;
+export type PushKey = z.infer<ReturnType<typeof pushKeyOut>>;
 /** `POST /me/push-subscriptions`' body: a browser's `PushSubscription.toJSON()`. */
 export type PushSubscriptionBody = z.input<typeof pushSubscriptionIn>;
 
@@ -307,9 +307,9 @@ export type ReplyEvent = ReplyEventPayload;
 /** A failed staff reply asked again: the reply job, and the failure reply its answer will replace. */
 export type RetriedReply = RetriedReplyOut;
 /** What a staff member did for one reply. */
-export type ActivityEntry = z.infer<typeof activityOut>;
+export type ActivityEntry = z.infer<ReturnType<typeof activityOut>>;
 /** One tool a staff member called while answering. */
-export type ToolCall = z.infer<typeof toolCallOut>;
+export type ToolCall = z.infer<ReturnType<typeof toolCallOut>>;
 /** A provider key as shown: whether it is set, and its last characters. */
 export type Integration = IntegrationOut;
 /** A provider staff answer through. */

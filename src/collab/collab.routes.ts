@@ -67,10 +67,10 @@ export function collabRoutes(auth: AuthMacro, collab: CollabSockets, log: Logger
           admit(collab, context, context.params.fileId);
           assertUpgradable(context.request);
         },
-        detail: doc(summary, {
+        detail: doc(summary, () => ({
           400: "A plain GET, without the upgrade: `websocket upgrade required`",
           429: TOO_MANY,
-        }),
+        })),
       })
       .ws("", {
         ...socket,
@@ -80,7 +80,10 @@ export function collabRoutes(auth: AuthMacro, collab: CollabSockets, log: Logger
         },
         detail: doc(
           `${summary}; the file is \`?file_id=\``,
-          { 400: "`file_id: required`; a plain GET, without the upgrade: `websocket upgrade required`", 429: TOO_MANY },
+          () => ({
+            400: "`file_id: required`; a plain GET, without the upgrade: `websocket upgrade required`",
+            429: TOO_MANY,
+          }),
           {
             query: [{ name: "file_id", description: "The text file to edit", required: true }],
           },

@@ -27,8 +27,11 @@ export interface DocExtra {
   };
 }
 
-/** The `detail` of a route: what it does and what it answers. */
-export function doc(summary: string, responses: Responses, extra: DocExtra = {}) {
+/**
+ * The `detail` of a route: what it does and what it answers. The answers are a function: their schemas are built
+ * only when the OpenAPI document is (`lazy`, http/schemas.ts).
+ */
+export function doc(summary: string, responses: () => Responses, extra: DocExtra = {}) {
   return {
     summary,
     "x-responses": responses,

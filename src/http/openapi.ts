@@ -195,7 +195,7 @@ export function buildOpenApi(routes: readonly RouteInfo[]): Json {
     responses["500"] = errorResponse(
       "An unexpected failure, logged with the request id (sent as X-Request-Id): `internal error`",
     );
-    for (const [status, answer] of Object.entries((detail["x-responses"] ?? {}) as Responses)) {
+    for (const [status, answer] of Object.entries((detail["x-responses"] as (() => Responses) | undefined)?.() ?? {})) {
       const generic = responses[status] as Json | undefined;
       responses[status] = responseOf(Number(status), answer, components);
       // A route's own 400, 403 or 404 comes beside the generic ones (invalid input, a permission, a pending

@@ -4,6 +4,19 @@ import { lowerUuid } from "../lib/ids";
 import { MIN_PASSWORD_LENGTH } from "../lib/password";
 import { hasControl, isInvisible } from "../lib/text";
 
+/**
+ * A response schema, built the first time it is asked for. Answers are not validated against their schemas: they
+ * serve the OpenAPI document and the UI's types, so a server that is never asked for its document never builds
+ * them (about 1 MiB of objects it would keep for good).
+ */
+export function lazy<T>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => {
+    built ??= build();
+    return built;
+  };
+}
+
 /** A UUID in a response (documented, not re-validated). */
 export const uuidOut = z.string().meta({ format: "uuid" });
 
@@ -80,18 +93,17 @@ export const oneLine = <T extends z.ZodType<string>>(text: T) =>
 /** A human-readable name: trimmed, 1 to `max` characters, one line (no control characters), not blank. */
 export const nameIn = (max = 100) => oneLine(visible(z.string().trim().min(1).max(max)));
 
-/** `{error}`, the body of every error response. */
-export const errorOut = z.object({ error: z.string() });
-
 /** The login shape: login, refresh, register and accept-invite all answer it. */
-export const tokenPairOut = z.object({
-  access_token: z.string(),
-  refresh_token: z.string(),
-  token_type: z.literal("Bearer"),
-  expires_in: z.number().int(),
-  signup_pending: z.boolean().optional(),
-});
-export type TokenPair = z.infer<typeof tokenPairOut>;
+export const tokenPairOut = lazy(() =>
+  z.object({
+    access_token: z.string(),
+    refresh_token: z.string(),
+    token_type: z.literal("Bearer"),
+    expires_in: z.number().int(),
+    signup_pending: z.boolean().optional(),
+  }),
+);
+export type TokenPair = z.infer<ReturnType<typeof tokenPairOut>>;
 
 /** `limit` (default 50, above 200 means 200) and `before` of a timeline's page (`core/paging.ts`). */
 export const pageQuery = z.object({

@@ -17,9 +17,9 @@ export function activityRoutes(auth: AuthMacro, activity: ActivityService) {
     {
       permission: "member",
       query: activityQuery,
-      detail: doc("What AI staff did for each reply, newest first, in the spaces the caller can see", {
-        200: z.object({ activity: z.array(activityOut) }),
-      }),
+      detail: doc("What AI staff did for each reply, newest first, in the spaces the caller can see", () => ({
+        200: z.object({ activity: z.array(activityOut()) }),
+      })),
     },
   );
 }

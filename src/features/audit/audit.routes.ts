@@ -12,9 +12,12 @@ export function auditRoutes(auth: AuthMacro, audit: AuditLog) {
     .get("/audit", ({ actor, query }) => ({ events: audit.list(actor, query).map(presentAuditEvent) }), {
       permission: "org.manage",
       query: auditQuery,
-      detail: doc("Who did what to what, when and from which address: the organization's audit log, newest first", {
-        200: auditOut,
-        400: "`invalid limit`, `invalid before`, `actor_user_id: must be a UUID`, `action: must be one of ...`",
-      }),
+      detail: doc(
+        "Who did what to what, when and from which address: the organization's audit log, newest first",
+        () => ({
+          200: auditOut(),
+          400: "`invalid limit`, `invalid before`, `actor_user_id: must be a UUID`, `action: must be one of ...`",
+        }),
+      ),
     });
 }

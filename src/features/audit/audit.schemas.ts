@@ -1,6 +1,6 @@
 /** The audit log's route: its query and its record. */
 import { z } from "zod";
-import { limitIn, timestampIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
+import { lazy, limitIn, timestampIn, timestampOut, uuidIn, uuidOut } from "../../http/schemas";
 
 /** Every action the audit log records, grouped as Settings shows them. */
 export const AUDIT_ACTIONS = [
@@ -45,29 +45,31 @@ export const auditQuery = z.object({
 });
 export type AuditQuery = z.infer<typeof auditQuery>;
 
-export const auditEventOut = z
-  .object({
-    id: uuidOut,
-    organization_id: uuidOut,
-    action: z.enum(AUDIT_ACTIONS),
-    /** Null for the command line and the server itself. */
-    actor_user_id: uuidOut.nullable(),
-    actor_kind: z.enum(ACTOR_KINDS),
-    /** The actor's name at the time: a display name, a staff member's name, `command line` or `Tandem`. */
-    actor_label: z.string(),
-    /** `user`, `role`, `invite`, `service_account`, `integration`, `organization`, `automation`, `file_proposal`, `chat_room`, `task`, `file` or `backup`. */
-    target_type: z.string(),
-    /** The target's id (a provider's name for an integration); null for a backup. */
-    target_id: z.string().nullable(),
-    /** The target's name at the time (a task's title, a role's name, an invite's email, a backup's file). */
-    target_label: z.string(),
-    /** What else the act changed or concerned (the space, a role's permissions before and after); never a secret. */
-    details: z.record(z.string(), z.unknown()),
-    /** The client address of the request; null for the command line and the server itself. */
-    address: z.string().nullable(),
-    created_at: timestampOut,
-  })
-  .meta({ id: "AuditEvent" });
-export type AuditEventOut = z.infer<typeof auditEventOut>;
+export const auditEventOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      organization_id: uuidOut,
+      action: z.enum(AUDIT_ACTIONS),
+      /** Null for the command line and the server itself. */
+      actor_user_id: uuidOut.nullable(),
+      actor_kind: z.enum(ACTOR_KINDS),
+      /** The actor's name at the time: a display name, a staff member's name, `command line` or `Tandem`. */
+      actor_label: z.string(),
+      /** `user`, `role`, `invite`, `service_account`, `integration`, `organization`, `automation`, `file_proposal`, `chat_room`, `task`, `file` or `backup`. */
+      target_type: z.string(),
+      /** The target's id (a provider's name for an integration); null for a backup. */
+      target_id: z.string().nullable(),
+      /** The target's name at the time (a task's title, a role's name, an invite's email, a backup's file). */
+      target_label: z.string(),
+      /** What else the act changed or concerned (the space, a role's permissions before and after); never a secret. */
+      details: z.record(z.string(), z.unknown()),
+      /** The client address of the request; null for the command line and the server itself. */
+      address: z.string().nullable(),
+      created_at: timestampOut,
+    })
+    .meta({ id: "AuditEvent" }),
+);
+export type AuditEventOut = z.infer<ReturnType<typeof auditEventOut>>;
 
-export const auditOut = z.object({ events: z.array(auditEventOut) });
+export const auditOut = lazy(() => z.object({ events: z.array(auditEventOut()) }));

@@ -17,20 +17,20 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
       {
         public: true,
         body: loginIn,
-        detail: doc("Exchanges email and password for a token pair", {
-          200: tokenPairOut,
+        detail: doc("Exchanges email and password for a token pair", () => ({
+          200: tokenPairOut(),
           401: "Wrong email or password, or a denied signup: `invalid credentials`",
           429: "`too many attempts`, with `Retry-After` in seconds: the sign-in limits (docs/api.md)",
-        }),
+        })),
       },
     )
     .post("/auth/refresh", ({ body }) => sessions.refresh(body.refresh_token), {
       public: true,
       body: refreshIn,
-      detail: doc("Rotates a refresh token; a reused one revokes its whole session", {
-        200: tokenPairOut,
+      detail: doc("Rotates a refresh token; a reused one revokes its whole session", () => ({
+        200: tokenPairOut(),
         401: "Unknown, used, expired or revoked: `invalid refresh token`",
-      }),
+      })),
     })
     .post(
       "/auth/logout",
@@ -41,7 +41,7 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
       {
         public: true,
         body: refreshIn,
-        detail: doc("Revokes the session of a refresh token", { 204: null }),
+        detail: doc("Revokes the session of a refresh token", () => ({ 204: null })),
       },
     )
     .post(
@@ -57,12 +57,12 @@ export function authRoutes(auth: AuthMacro, sessions: AuthService) {
         body: changePasswordIn,
         detail: doc(
           "Changes the caller's password; their other sessions end (an extension)",
-          {
+          () => ({
             204: null,
             400: "`current password is incorrect`",
             403: "A service account: `service accounts have no password`",
             429: "`too many attempts`, with `Retry-After` in seconds: the sign-in limits (docs/api.md)",
-          },
+          }),
           { access: "A person (not a service account)" },
         ),
       },

@@ -1,6 +1,6 @@
 /** Request and response schemas of automations (api-spec §4 Automations, §3 status table; contract §4). */
 import { z } from "zod";
-import { nameIn, timestampOut, uuidOut } from "../../http/schemas";
+import { lazy, nameIn, timestampOut, uuidOut } from "../../http/schemas";
 
 /** The longest OAuth token stored. */
 export const OAUTH_TOKEN_MAX = 8192;
@@ -52,33 +52,35 @@ export type PatchAutomationIn = z.infer<typeof patchAutomationIn>;
 export const rejectAutomationIn = z.object({ reason: z.string().trim().max(2000).optional() }).nullish();
 export type RejectAutomationIn = z.infer<typeof rejectAutomationIn>;
 
-export const automationOut = z
-  .object({
-    id: uuidOut,
-    organization_id: uuidOut,
-    space_id: uuidOut,
-    name: z.string(),
-    kind: z.enum(AUTOMATION_KINDS),
-    config: z.record(z.string(), z.unknown()),
-    status: z.enum(AUTOMATION_STATUSES),
-    created_by_user_id: uuidOut.nullable(),
-    created_by_service_account_id: uuidOut.nullable(),
-    reviewed_by_user_id: uuidOut.nullable(),
-    reviewed_at: timestampOut.nullable(),
-    rejection_reason: z.string().nullable(),
-    last_run_at: timestampOut.nullable(),
-    last_error: z.string().nullable(),
-    /** (extension) The next scheduled run of an active automation whose config is complete; else null. */
-    next_run_at: timestampOut.nullable(),
-    /** (extension) Why the config cannot run (`config.cron: required`), or null: it can. */
-    config_problem: z.string().nullable(),
-    /** (extension) Whether a write-only OAuth token is stored; the token itself is never shown. */
-    has_oauth_token: z.boolean(),
-    created_at: timestampOut,
-    updated_at: timestampOut,
-  })
-  .meta({ id: "Automation" });
-export type AutomationOut = z.infer<typeof automationOut>;
+export const automationOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      organization_id: uuidOut,
+      space_id: uuidOut,
+      name: z.string(),
+      kind: z.enum(AUTOMATION_KINDS),
+      config: z.record(z.string(), z.unknown()),
+      status: z.enum(AUTOMATION_STATUSES),
+      created_by_user_id: uuidOut.nullable(),
+      created_by_service_account_id: uuidOut.nullable(),
+      reviewed_by_user_id: uuidOut.nullable(),
+      reviewed_at: timestampOut.nullable(),
+      rejection_reason: z.string().nullable(),
+      last_run_at: timestampOut.nullable(),
+      last_error: z.string().nullable(),
+      /** (extension) The next scheduled run of an active automation whose config is complete; else null. */
+      next_run_at: timestampOut.nullable(),
+      /** (extension) Why the config cannot run (`config.cron: required`), or null: it can. */
+      config_problem: z.string().nullable(),
+      /** (extension) Whether a write-only OAuth token is stored; the token itself is never shown. */
+      has_oauth_token: z.boolean(),
+      created_at: timestampOut,
+      updated_at: timestampOut,
+    })
+    .meta({ id: "Automation" }),
+);
+export type AutomationOut = z.infer<ReturnType<typeof automationOut>>;
 
 /** Where a run came from. */
 export const RUN_TRIGGERS = ["schedule", "webhook", "manual", "connection"] as const;
@@ -86,23 +88,25 @@ export type RunTrigger = (typeof RUN_TRIGGERS)[number];
 export const RUN_STATUSES = ["queued", "running", "succeeded", "failed"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export const runOut = z
-  .object({
-    id: uuidOut,
-    automation_id: uuidOut,
-    trigger: z.enum(RUN_TRIGGERS),
-    status: z.enum(RUN_STATUSES),
-    /** 1 for the first attempt; a run retried after an outside service's failure counts on. */
-    attempt: z.number().int(),
-    started_at: timestampOut.nullable(),
-    finished_at: timestampOut.nullable(),
-    error: z.string().nullable(),
-    /** What it did: the message posted, the task created, the post's id; null before it ends, or when it failed. */
-    output: z.record(z.string(), z.unknown()).nullable(),
-    created_at: timestampOut,
-  })
-  .meta({ id: "AutomationRun" });
-export type RunOut = z.infer<typeof runOut>;
+export const runOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      automation_id: uuidOut,
+      trigger: z.enum(RUN_TRIGGERS),
+      status: z.enum(RUN_STATUSES),
+      /** 1 for the first attempt; a run retried after an outside service's failure counts on. */
+      attempt: z.number().int(),
+      started_at: timestampOut.nullable(),
+      finished_at: timestampOut.nullable(),
+      error: z.string().nullable(),
+      /** What it did: the message posted, the task created, the post's id; null before it ends, or when it failed. */
+      output: z.record(z.string(), z.unknown()).nullable(),
+      created_at: timestampOut,
+    })
+    .meta({ id: "AutomationRun" }),
+);
+export type RunOut = z.infer<ReturnType<typeof runOut>>;
 
 /** Run now: no body, `{}`, or (a social post) the text to post. */
 export const runNowIn = z.object({ text: z.string().max(10_000).optional() }).nullish();

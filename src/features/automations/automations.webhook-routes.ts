@@ -35,7 +35,7 @@ export function webhookRoutes(auth: AuthMacro, deliveries: WebhookDeliveries) {
       public: true,
       detail: doc(
         "A signed delivery to a webhook automation (Standard Webhooks or GitHub): queues a run of it",
-        {
+        () => ({
           202: z.object({ run_id: z.string() }),
           400: "`invalid json` (the body is JSON, a form whose `payload` field is JSON, or empty); `delivery id: must be at most 255 characters`",
           401: "`invalid signature` (missing, malformed or wrong, or signed with a replaced secret); `timestamp outside tolerance`",
@@ -43,7 +43,7 @@ export function webhookRoutes(auth: AuthMacro, deliveries: WebhookDeliveries) {
           409: "`automation is not active`; the automation's `config_problem`",
           413: "A body over 1 MiB: `request body too large`",
           429: `\`too many runs waiting: at most ${MAX_QUEUED_RUNS} queued per automation; try again later\`, with \`Retry-After: ${QUEUE_FULL_RETRY_AFTER_S}\``,
-        },
+        }),
         {
           body: {
             "application/json": { type: "object" },

@@ -9,7 +9,7 @@ import type { AuthMacro } from "../../http/auth";
 import { doc } from "../../http/docs";
 import { multipartFile } from "../../http/multipart";
 import { originOf } from "../../http/origin";
-import { pageQuery } from "../../http/schemas";
+import { lazy, pageQuery } from "../../http/schemas";
 import { SpaceJsonCache, sendJson } from "../events/space-cache";
 import { presentNode } from "../files/files.present";
 import { nodeOut } from "../files/files.schemas";
@@ -28,16 +28,20 @@ import {
 } from "./chat.schemas";
 import type { ChatService, MessagePage, ThreadPage } from "./chat.service";
 
-const pageOut = z.object({
-  messages: z.array(messageOut),
-  reactions: z.array(reactionOut),
-  attachments: z.array(attachmentOut),
-});
+const pageOut = lazy(() =>
+  z.object({
+    messages: z.array(messageOut()),
+    reactions: z.array(reactionOut()),
+    attachments: z.array(attachmentOut()),
+  }),
+);
 
-const threadOut = pageOut.extend({
-  /** (extension) The thread's root, with its own reactions and attachments. */
-  root: z.object({ message: messageOut, reactions: z.array(reactionOut), attachments: z.array(attachmentOut) }),
-});
+const threadOut = lazy(() =>
+  pageOut().extend({
+    /** (extension) The thread's root, with its own reactions and attachments. */
+    root: z.object({ message: messageOut(), reactions: z.array(reactionOut()), attachments: z.array(attachmentOut()) }),
+  }),
+);
 
 function presentPage(page: MessagePage) {
   return {
@@ -71,15 +75,17 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
     .use(auth)
     .get("", ({ actor }) => ({ chat_rooms: chat.rooms(actor).map(presentRoom) }), {
       space: "member",
-      detail: doc("Chat rooms of the space, by creation", { 200: z.object({ chat_rooms: z.array(roomOut) }) }),
+      detail: doc("Chat rooms of the space, by creation", () => ({
+        200: z.object({ chat_rooms: z.array(roomOut()) }),
+      })),
     })
     .post("", ({ actor, body, status }) => status(201, presentRoom(chat.createRoom(actor, body.name))), {
       space: "chat.write",
       body: createRoomIn,
-      detail: doc("Creates a room; names are unique in the space, ignoring case", {
-        201: roomOut,
+      detail: doc("Creates a room; names are unique in the space, ignoring case", () => ({
+        201: roomOut(),
         409: "`room name already exists`",
-      }),
+      })),
     })
     .delete(
       "/:roomId",
@@ -89,10 +95,10 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       },
       {
         space: "chat.write",
-        detail: doc("Deletes the room with its messages, reactions and attachments, for good", {
+        detail: doc("Deletes the room with its messages, reactions and attachments, for good", () => ({
           204: null,
           403: "Not the room's creator, a space owner or org.manage: `only the room's creator or a space owner can delete this room`",
-        }),
+        })),
       },
     )
     .get("/:roomId/messages", ({ actor, params, query, set }) => sendJson(set, page(actor, params.roomId, query)), {
@@ -100,9 +106,9 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       query: pageQuery,
       detail: doc(
         "The newest `limit` (default 50, at most 200) messages before `before`, oldest first, with their reactions and attachments",
-        {
-          200: pageOut,
-        },
+        () => ({
+          200: pageOut(),
+        }),
       ),
     })
     .post(
@@ -113,10 +119,10 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
         body: postMessageIn,
         detail: doc(
           "Posts a message (content, or attachments by URL, or both); with `thread_root_id`, a reply in that message's thread (`also_in_room`: shown in the room too)",
-          {
-            201: z.object({ message: messageOut, attachments: z.array(attachmentOut) }),
+          () => ({
+            201: z.object({ message: messageOut(), attachments: z.array(attachmentOut()) }),
             400: "`content: required`; `thread_root_id: no such message in this room`; `thread_root_id: message has been deleted` (a deleted message without a thread); `also_in_room: needs thread_root_id`",
-          },
+          }),
         ),
       },
     )
@@ -128,7 +134,7 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
         query: pageQuery,
         detail: doc(
           "The thread of a message (of a reply: the thread it is in): its newest `limit` (default 50, at most 200) replies before `before`, oldest first, with their reactions and attachments, and its root",
-          { 200: threadOut, 404: "`message not found`" },
+          () => ({ 200: threadOut(), 404: "`message not found`" }),
         ),
       },
     )
@@ -142,12 +148,12 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
         space: "chat.write",
         detail: doc(
           "Uploads a file for a message into the space's Attachments folder (created when missing), under a free name: multipart/form-data with `file`, streamed. Post `attachment` in the message's `attachments`",
-          {
-            201: z.object({ attachment: uploadedOut, node: nodeOut }),
+          () => ({
+            201: z.object({ attachment: uploadedOut(), node: nodeOut() }),
             400: "`content-type must be multipart/form-data`; `file: required`",
             409: "`a file named Attachments is in the way` (a root file, not a folder, has the name)",
             413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
-          },
+          }),
           {
             body: {
               "multipart/form-data": {
@@ -168,11 +174,11 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
         body: editMessageIn,
         detail: doc(
           "Edits a message (its author only)",
-          {
-            200: messageOut,
+          () => ({
+            200: messageOut(),
             403: "`only the author can edit this message`",
             409: "`message has been deleted`",
-          },
+          }),
           { access: "The message's author" },
         ),
       },
@@ -187,7 +193,7 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
         space: "member",
         detail: doc(
           "Soft-deletes a message (its author, or a `chat.write` holder)",
-          { 204: null, 403: "`missing permission: chat.write` (someone else's message)" },
+          () => ({ 204: null, 403: "`missing permission: chat.write` (someone else's message)" }),
           { access: "The message's author, or a holder of `chat.write`" },
         ),
       },
@@ -199,11 +205,11 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       {
         space: "chat.write",
         body: reactIn,
-        detail: doc("Adds the caller's reaction (one emoji); adding it again answers the same reaction", {
-          201: reactionOut,
+        detail: doc("Adds the caller's reaction (one emoji); adding it again answers the same reaction", () => ({
+          201: reactionOut(),
           400: "`emoji must be a single emoji`",
           409: "`message has been deleted`",
-        }),
+        })),
       },
     )
     .delete(
@@ -215,11 +221,11 @@ export function chatRoutes(auth: AuthMacro, chat: ChatService, events: EventBus)
       {
         space: "chat.write",
         query: unreactQuery,
-        detail: doc("Removes the caller's reaction `?emoji=`", {
+        detail: doc("Removes the caller's reaction `?emoji=`", () => ({
           204: null,
           400: "`emoji must be a single emoji`",
           404: "`reaction not found`",
-        }),
+        })),
       },
     );
 }

@@ -1,67 +1,75 @@
 /** Request and response schemas of chat rooms, messages, reactions and attachments. */
 import { z } from "zod";
-import { idIn, nameIn, oneLine, timestampOut, uuidOut, visible } from "../../http/schemas";
+import { idIn, lazy, nameIn, oneLine, timestampOut, uuidOut, visible } from "../../http/schemas";
 import { isHttpUrl, MAX_CONTENT } from "./chat.policy";
 
-export const roomOut = z
-  .object({
-    id: uuidOut,
-    space_id: uuidOut,
-    name: z.string(),
-    /** (extension) Who created the room (`general`: the space's creator); null once that account is gone. */
-    created_by: uuidOut.nullable(),
-    created_at: timestampOut,
-  })
-  .meta({ id: "ChatRoom" });
-export type RoomOut = z.infer<typeof roomOut>;
+export const roomOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      space_id: uuidOut,
+      name: z.string(),
+      /** (extension) Who created the room (`general`: the space's creator); null once that account is gone. */
+      created_by: uuidOut.nullable(),
+      created_at: timestampOut,
+    })
+    .meta({ id: "ChatRoom" }),
+);
+export type RoomOut = z.infer<ReturnType<typeof roomOut>>;
 
-export const messageOut = z
-  .object({
-    id: uuidOut,
-    chat_room_id: uuidOut,
-    space_id: uuidOut,
-    author_user_id: uuidOut.nullable(),
-    content: z.string(),
-    created_at: timestampOut,
-    updated_at: timestampOut,
-    edited_at: timestampOut.nullable(),
-    deleted_at: timestampOut.nullable(),
-    /** (extension) On a message an automation posted (its author is null): the automation. */
-    automation_id: uuidOut.optional(),
-    /** The top-level message whose thread this reply is in; null for a top-level message. */
-    thread_root_id: uuidOut.nullable(),
-    /** A reply also shown in the room's own list (false for a top-level message). */
-    also_in_room: z.boolean(),
-    /** How many live replies the message's thread holds (0 for a reply, which has no thread of its own). */
-    reply_count: z.number().int(),
-    /** When the newest live reply of its thread was posted; null while it has none. */
-    last_reply_at: timestampOut.nullable(),
-  })
-  .meta({ id: "ChatMessage" });
-export type MessageOut = z.infer<typeof messageOut>;
+export const messageOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      chat_room_id: uuidOut,
+      space_id: uuidOut,
+      author_user_id: uuidOut.nullable(),
+      content: z.string(),
+      created_at: timestampOut,
+      updated_at: timestampOut,
+      edited_at: timestampOut.nullable(),
+      deleted_at: timestampOut.nullable(),
+      /** (extension) On a message an automation posted (its author is null): the automation. */
+      automation_id: uuidOut.optional(),
+      /** The top-level message whose thread this reply is in; null for a top-level message. */
+      thread_root_id: uuidOut.nullable(),
+      /** A reply also shown in the room's own list (false for a top-level message). */
+      also_in_room: z.boolean(),
+      /** How many live replies the message's thread holds (0 for a reply, which has no thread of its own). */
+      reply_count: z.number().int(),
+      /** When the newest live reply of its thread was posted; null while it has none. */
+      last_reply_at: timestampOut.nullable(),
+    })
+    .meta({ id: "ChatMessage" }),
+);
+export type MessageOut = z.infer<ReturnType<typeof messageOut>>;
 
-export const reactionOut = z
-  .object({
-    message_id: uuidOut,
-    user_id: uuidOut,
-    emoji: z.string(),
-    created_at: timestampOut,
-  })
-  .meta({ id: "Reaction" });
-export type ReactionOut = z.infer<typeof reactionOut>;
+export const reactionOut = lazy(() =>
+  z
+    .object({
+      message_id: uuidOut,
+      user_id: uuidOut,
+      emoji: z.string(),
+      created_at: timestampOut,
+    })
+    .meta({ id: "Reaction" }),
+);
+export type ReactionOut = z.infer<ReturnType<typeof reactionOut>>;
 
-export const attachmentOut = z
-  .object({
-    id: uuidOut,
-    message_id: uuidOut,
-    name: z.string(),
-    mime: z.string(),
-    size_bytes: z.number().int(),
-    url: z.string(),
-    created_at: timestampOut,
-  })
-  .meta({ id: "Attachment" });
-export type AttachmentOut = z.infer<typeof attachmentOut>;
+export const attachmentOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      message_id: uuidOut,
+      name: z.string(),
+      mime: z.string(),
+      size_bytes: z.number().int(),
+      url: z.string(),
+      created_at: timestampOut,
+    })
+    .meta({ id: "Attachment" }),
+);
+export type AttachmentOut = z.infer<ReturnType<typeof attachmentOut>>;
 
 export const createRoomIn = z.object({ name: nameIn(80) });
 
@@ -92,15 +100,17 @@ export const postMessageIn = z.object({
 export type PostMessageIn = z.infer<typeof postMessageIn>;
 
 /** An upload made ready to attach: what `attachments` of a post takes. */
-export const uploadedOut = z
-  .object({
-    url: z.string(),
-    name: z.string(),
-    mime: z.string(),
-    size_bytes: z.number().int(),
-  })
-  .meta({ id: "ChatUpload" });
-export type UploadedOut = z.infer<typeof uploadedOut>;
+export const uploadedOut = lazy(() =>
+  z
+    .object({
+      url: z.string(),
+      name: z.string(),
+      mime: z.string(),
+      size_bytes: z.number().int(),
+    })
+    .meta({ id: "ChatUpload" }),
+);
+export type UploadedOut = z.infer<ReturnType<typeof uploadedOut>>;
 /**
  * An edit's `content` is checked by the service after the author is (403 first, docs/api.md: a caller without
  * access learns nothing from a validation message); here it is only described.

@@ -27,10 +27,10 @@ export function eventsRoutes(auth: AuthMacro, live: LiveEvents, log: Logger) {
       close: (ws) => live.closed(ws.raw as ServerWebSocket<unknown>),
       detail: doc(
         "Live events: `{type, organization_id, space_id, payload}` for every change in a space the caller can see; the payload is what the REST route answers for the same thing",
-        {
+        () => ({
           400: "A plain GET, without the upgrade: `websocket upgrade required`",
           429: "`too many open live-event sockets: at most 50 per person`",
-        },
+        }),
       ),
     })
     .get("/ws", () => upgradeRequired(), { permission: "member", detail: { hide: true } });

@@ -12,8 +12,8 @@ import { presentNode } from "./files.present";
 import { createFolderIn, createTextIn, listFilesQuery, nodeOut, patchNodeIn } from "./files.schemas";
 import type { Content, FilesService } from "./files.service";
 
-const nodeAnswer = z.object({ node: nodeOut });
-const nodesAnswer = z.object({ nodes: z.array(nodeOut) });
+const nodeAnswer = z.object({ node: nodeOut() });
+const nodesAnswer = z.object({ nodes: z.array(nodeOut()) });
 
 /** True when an `If-None-Match` list names `etag` (or is `*`); weak tags compare like strong ones. */
 function matchesTag(header: string | null, etag: string): boolean {
@@ -112,7 +112,7 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       query: listFilesQuery,
       detail: doc(
         "Live children of a folder (`parentId`, default the root), or a name search (`q`, with `scope=space` across the space); folders first, then by name",
-        { 200: nodesAnswer },
+        () => ({ 200: nodesAnswer }),
       ),
     })
     .get(
@@ -127,7 +127,7 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       },
       {
         space: "files.read",
-        detail: doc("Every live node of the space, flat", { 200: nodesAnswer }),
+        detail: doc("Every live node of the space, flat", () => ({ 200: nodesAnswer })),
       },
     )
     .post(
@@ -136,20 +136,23 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       {
         space: "files.write",
         body: createFolderIn,
-        detail: doc("Creates a folder (`parent_id` null or omitted: the root)", {
+        detail: doc("Creates a folder (`parent_id` null or omitted: the root)", () => ({
           201: nodeAnswer,
           409: "`name already exists`",
-        }),
+        })),
       },
     )
     .post("/text", ({ actor, body, status }) => status(201, { node: presentNode(files.createText(actor, body)) }), {
       space: "files.write",
       body: createTextIn,
-      detail: doc("Creates a text file, editable together (up to the 1 MiB of a JSON body; larger ones by upload)", {
-        201: nodeAnswer,
-        409: "`name already exists`",
-        413: "A body over 1 MiB: `request body too large`; over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
-      }),
+      detail: doc(
+        "Creates a text file, editable together (up to the 1 MiB of a JSON body; larger ones by upload)",
+        () => ({
+          201: nodeAnswer,
+          409: "`name already exists`",
+          413: "A body over 1 MiB: `request body too large`; over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
+        }),
+      ),
     })
     .post(
       "/upload",
@@ -159,11 +162,11 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
         space: "files.write",
         detail: doc(
           "Uploads a file: multipart/form-data with `file` and optional `parent_id`, streamed",
-          {
+          () => ({
             201: nodeAnswer,
             409: "`name already exists`",
             413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large` (a text over 5 MiB is stored as a plain file)",
-          },
+          }),
           {
             body: {
               "multipart/form-data": {
@@ -181,7 +184,7 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
     )
     .get("/:nodeId", ({ actor, params }) => ({ node: presentNode(files.read(actor, params.nodeId)) }), {
       space: "files.read",
-      detail: doc("One live node", { 200: nodeAnswer }),
+      detail: doc("One live node", () => ({ 200: nodeAnswer })),
     })
     .get(
       "/:nodeId/content",
@@ -190,13 +193,13 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
         space: "files.read",
         detail: doc(
           "The file's bytes with their Content-Type; one byte `Range` (206) and `If-None-Match` (304)",
-          {
+          () => ({
             200: "The file's bytes, with its Content-Type and an ETag of its checksum",
             400: "`a folder has no content`",
             206: "The requested byte range",
             304: "Not modified: the ETag given in If-None-Match is current",
             416: "The byte range lies outside the file",
-          },
+          }),
           {
             bytes: {
               statuses: [200, 206],
@@ -229,11 +232,11 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
         space: "files.write",
         detail: doc(
           "Replaces the file's content with the raw request body",
-          {
+          () => ({
             200: nodeAnswer,
             403: "`service accounts cannot change existing files: propose a patch instead`",
             413: "Over the limit: `file too large`, or `text file too large` (5 MiB) for a text file",
-          },
+          }),
           {
             body: { "*/*": { type: "string", format: "binary" } },
             access: "A person (not a service account) holding `files.write`: staff propose changes instead",
@@ -247,12 +250,12 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
       body: patchNodeIn,
       detail: doc(
         "Renames and/or moves a node (`parent_id` null: to the root)",
-        {
+        () => ({
           200: nodeAnswer,
           400: "`cannot move a folder into itself`",
           403: "`service accounts cannot change existing files: propose a patch instead`",
           409: "`name already exists`",
-        },
+        }),
         { access: "A person (not a service account) holding `files.write`: staff propose changes instead" },
       ),
     })
@@ -266,10 +269,10 @@ export function filesRoutes(auth: AuthMacro, files: FilesService, events: EventB
         space: "files.write",
         detail: doc(
           "Soft-deletes the node and everything below it",
-          {
+          () => ({
             204: null,
             403: "`service accounts cannot change existing files: propose a patch instead`",
-          },
+          }),
           { access: "A person (not a service account) holding `files.write`: staff propose changes instead" },
         ),
       },

@@ -1,26 +1,28 @@
 /** Request and response schemas of the file tree. */
 import { z } from "zod";
-import { idIn, timestampOut, uuidOut } from "../../http/schemas";
+import { idIn, lazy, timestampOut, uuidOut } from "../../http/schemas";
 
-export const nodeOut = z
-  .object({
-    id: uuidOut,
-    space_id: uuidOut,
-    parent_id: uuidOut.nullable(),
-    kind: z.enum(["file", "folder"]),
-    name: z.string(),
-    mime_type: z.string().nullable(),
-    size_bytes: z.number().int().nullable(),
-    checksum_sha256: z.string().nullable(),
-    /** True for text files, which open in the collaborative editor. */
-    editable: z.boolean(),
-    created_by: uuidOut.nullable(),
-    created_at: timestampOut,
-    updated_at: timestampOut,
-    deleted_at: timestampOut.nullable(),
-  })
-  .meta({ id: "FileNode" });
-export type NodeOut = z.infer<typeof nodeOut>;
+export const nodeOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      space_id: uuidOut,
+      parent_id: uuidOut.nullable(),
+      kind: z.enum(["file", "folder"]),
+      name: z.string(),
+      mime_type: z.string().nullable(),
+      size_bytes: z.number().int().nullable(),
+      checksum_sha256: z.string().nullable(),
+      /** True for text files, which open in the collaborative editor. */
+      editable: z.boolean(),
+      created_by: uuidOut.nullable(),
+      created_at: timestampOut,
+      updated_at: timestampOut,
+      deleted_at: timestampOut.nullable(),
+    })
+    .meta({ id: "FileNode" }),
+);
+export type NodeOut = z.infer<ReturnType<typeof nodeOut>>;
 
 const parentIn = idIn.nullish();
 // Any length here: `checkName` gives the one message for a name that is too long.

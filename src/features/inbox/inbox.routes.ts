@@ -32,17 +32,17 @@ export function inboxRoutes(auth: AuthMacro, inbox: InboxService) {
         body: readRoomIn,
         detail: doc(
           "Marks the room read up to a message, forward only (an older message changes nothing); the caller's other sockets hear `chat.read`",
-          { 204: null, 404: "`chat room not found`; `message not found`" },
+          () => ({ 204: null, 404: "`chat room not found`; `message not found`" }),
         ),
       },
     )
     .get("/me/unread", ({ actor }) => ({ rooms: inbox.unread(actor).map(presentRoomUnread) }), {
       permission: "member",
       query: orgQuery,
-      detail: doc("The rooms the caller can see with something unread in `org_id`, muted ones included", {
-        200: unreadOut,
+      detail: doc("The rooms the caller can see with something unread in `org_id`, muted ones included", () => ({
+        200: unreadOut(),
         404: ORG_404,
-      }),
+      })),
     })
     .get(
       "/me/inbox",
@@ -55,7 +55,7 @@ export function inboxRoutes(auth: AuthMacro, inbox: InboxService) {
         query: inboxQuery,
         detail: doc(
           "The caller's inbox in `org_id`, newest first: `limit` (default 50, at most 200) items before `before`, only unread ones with `unread_only=true`; `unread` counts every unread item",
-          { 200: inboxOut, 404: ORG_404 },
+          () => ({ 200: inboxOut(), 404: ORG_404 }),
         ),
       },
     )
@@ -71,27 +71,30 @@ export function inboxRoutes(auth: AuthMacro, inbox: InboxService) {
         body: markReadIn,
         detail: doc(
           "Marks the caller's items in `org_id` (of the body, or of the query as on the other `/me` routes) read: `ids`, or every one with `all: true`",
-          {
+          () => ({
             204: null,
             400: "`ids: required unless all is true`; `org_id: required`",
             404: ORG_404,
-          },
+          }),
         ),
       },
     )
     .get("/me/notifications", ({ actor }) => presentSettings(inbox.settings(actor)), {
       permission: "member",
       query: orgQuery,
-      detail: doc("The caller's notification settings in `org_id`", { 200: notificationSettingsOut, 404: ORG_404 }),
+      detail: doc("The caller's notification settings in `org_id`", () => ({
+        200: notificationSettingsOut(),
+        404: ORG_404,
+      })),
     })
     .put("/me/notifications", ({ actor, body }) => presentSettings(inbox.putSettings(actor, body)), {
       permission: "member",
       query: orgQuery,
       body: putNotificationsIn,
-      detail: doc("Changes the caller's notification settings in `org_id` (the fields given)", {
-        200: notificationSettingsOut,
+      detail: doc("Changes the caller's notification settings in `org_id` (the fields given)", () => ({
+        200: notificationSettingsOut(),
         400: "`muted_space_ids: no such space`; `muted_room_ids: no such chat room`",
         404: ORG_404,
-      }),
+      })),
     });
 }

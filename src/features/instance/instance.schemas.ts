@@ -1,18 +1,20 @@
 /** Schemas of the service and discovery routes. */
 import { z } from "zod";
-import { emailIn, nameIn, newPasswordIn, tokenPairOut, uuidOut } from "../../http/schemas";
+import { emailIn, lazy, nameIn, newPasswordIn, tokenPairOut, uuidOut } from "../../http/schemas";
 
-export const healthOut = z.object({ status: z.string(), version: z.string(), git_sha: z.string() });
+export const healthOut = lazy(() => z.object({ status: z.string(), version: z.string(), git_sha: z.string() }));
 
-export const instanceOut = z.object({
-  provisioning_enabled: z.boolean(),
-  provisioning_base_domain: z.string(),
-  needs_setup: z.boolean(),
-  /** (extension) Whether the organization takes sign-up requests, so a sign-in page offers them only then. */
-  open_signups_enabled: z.boolean(),
-  /** (extension) Whether SMTP is set up: without it nothing is emailed, and the UI says so. */
-  email_enabled: z.boolean(),
-});
+export const instanceOut = lazy(() =>
+  z.object({
+    provisioning_enabled: z.boolean(),
+    provisioning_base_domain: z.string(),
+    needs_setup: z.boolean(),
+    /** (extension) Whether the organization takes sign-up requests, so a sign-in page offers them only then. */
+    open_signups_enabled: z.boolean(),
+    /** (extension) Whether SMTP is set up: without it nothing is emailed, and the UI says so. */
+    email_enabled: z.boolean(),
+  }),
+);
 
 export const setupIn = z.object({
   token: z.string().max(512),
@@ -23,5 +25,5 @@ export const setupIn = z.object({
 });
 export type SetupIn = z.infer<typeof setupIn>;
 
-export const setupOut = tokenPairOut.extend({ organization_id: uuidOut, user_id: uuidOut });
-export type SetupOut = z.infer<typeof setupOut>;
+export const setupOut = lazy(() => tokenPairOut().extend({ organization_id: uuidOut, user_id: uuidOut }));
+export type SetupOut = z.infer<ReturnType<typeof setupOut>>;

@@ -8,7 +8,7 @@ import { presentIntegration } from "./integrations.present";
 import { integrationOut, keyCheckOut, PROVIDERS, putIntegrationIn } from "./integrations.schemas";
 import { type IntegrationsService, providerOf } from "./integrations.service";
 
-const answer = z.object({ integration: integrationOut });
+const answer = z.object({ integration: integrationOut() });
 
 /** `{provider}` is a name, not an id; another one answers 404 `page not found`. */
 const PROVIDER = { params: { provider: { type: "string", enum: [...PROVIDERS] } } };
@@ -27,7 +27,7 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
         permission: "member",
         detail: doc(
           "Whether the provider's key (`modelrouter` or `agent`) is set, with its hint for `org.manage` (null to others)",
-          { 200: answer },
+          () => ({ 200: answer }),
           PROVIDER,
         ),
       },
@@ -43,7 +43,11 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
         // An unknown provider is a route that does not exist, whatever the body holds.
         transform: ({ params }) => void providerOf(params.provider),
         body: putIntegrationIn,
-        detail: doc("Stores the provider's key, encrypted; only its hint is ever shown", { 200: answer }, PROVIDER),
+        detail: doc(
+          "Stores the provider's key, encrypted; only its hint is ever shown",
+          () => ({ 200: answer }),
+          PROVIDER,
+        ),
       },
     )
     .post("/:provider/test", ({ actor, params }) => integrations.test(actor, providerOf(params.provider)), {
@@ -52,10 +56,10 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
       body: noBodyIn,
       detail: doc(
         "Calls the provider once with the stored key: whether it accepts it, else what it answered (never the key)",
-        {
-          200: keyCheckOut,
+        () => ({
+          200: keyCheckOut(),
           409: "`no key is set`; `the stored key cannot be read with this server's encryption key: store it again`",
-        },
+        }),
         PROVIDER,
       ),
     })
@@ -65,6 +69,6 @@ export function integrationsRoutes(auth: AuthMacro, integrations: IntegrationsSe
         integrations.delete(actor, providerOf(params.provider));
         return status(204);
       },
-      { permission: "org.manage", detail: doc("Removes the provider's key", { 204: null }, PROVIDER) },
+      { permission: "org.manage", detail: doc("Removes the provider's key", () => ({ 204: null }), PROVIDER) },
     );
 }

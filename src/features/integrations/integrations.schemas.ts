@@ -1,6 +1,6 @@
 /** Request and response schemas of provider keys (contract §6). */
 import { z } from "zod";
-import { timestampOut } from "../../http/schemas";
+import { lazy, timestampOut } from "../../http/schemas";
 
 /** The providers a key can be stored for. */
 export const PROVIDERS = ["modelrouter", "agent"] as const;
@@ -21,18 +21,22 @@ export const putIntegrationIn = z.object({
     }),
 });
 
-export const integrationOut = z
-  .object({
-    provider: z.enum(PROVIDERS),
-    configured: z.boolean(),
-    key_hint: z.string().nullable(),
-    updated_at: timestampOut.nullable(),
-  })
-  .meta({ id: "Integration" });
-export type IntegrationOut = z.infer<typeof integrationOut>;
+export const integrationOut = lazy(() =>
+  z
+    .object({
+      provider: z.enum(PROVIDERS),
+      configured: z.boolean(),
+      key_hint: z.string().nullable(),
+      updated_at: timestampOut.nullable(),
+    })
+    .meta({ id: "Integration" }),
+);
+export type IntegrationOut = z.infer<ReturnType<typeof integrationOut>>;
 
 /** What a key check found: the provider accepted the key, or what it answered instead. */
-export const keyCheckOut = z
-  .union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), error: z.string() })])
-  .meta({ id: "KeyCheck" });
-export type KeyCheckOut = z.infer<typeof keyCheckOut>;
+export const keyCheckOut = lazy(() =>
+  z
+    .union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), error: z.string() })])
+    .meta({ id: "KeyCheck" }),
+);
+export type KeyCheckOut = z.infer<ReturnType<typeof keyCheckOut>>;

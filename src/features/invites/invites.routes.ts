@@ -22,10 +22,10 @@ export function invitesRoutes(auth: AuthMacro, invites: InvitesService) {
       {
         public: true,
         body: inviteInfoIn,
-        detail: doc("Whose invite a token is, before accepting it (an extension)", {
-          200: inviteInfoOut,
+        detail: doc("Whose invite a token is, before accepting it (an extension)", () => ({
+          200: inviteInfoOut(),
           400: "Unknown, used or expired: `invalid or expired invite`",
-        }),
+        })),
       },
     )
     .post(
@@ -34,19 +34,19 @@ export function invitesRoutes(auth: AuthMacro, invites: InvitesService) {
       {
         public: true,
         body: acceptInviteIn,
-        detail: doc("Accepts an invite: creates (or joins) the account as a member", {
-          201: tokenPairOut,
+        detail: doc("Accepts an invite: creates (or joins) the account as a member", () => ({
+          201: tokenPairOut(),
           400: "`invalid or expired invite`; `email does not match invite`",
           409: "`email already registered` (wrong password of an existing account), `already a member of the organization`",
           429: "`too many attempts`, with `Retry-After` in seconds: the sign-in limits (docs/api.md)",
-        }),
+        })),
       },
     )
     .group("/organizations/:orgId", (org) =>
       org
         .get("/invites", ({ actor }) => ({ invites: invites.list(actor).map(presentInvite) }), {
           permission: "org.members.manage",
-          detail: doc("Invites, newest first", { 200: z.object({ invites: z.array(inviteOut) }) }),
+          detail: doc("Invites, newest first", () => ({ 200: z.object({ invites: z.array(inviteOut()) }) })),
         })
         .post(
           "/invites",
@@ -59,10 +59,10 @@ export function invitesRoutes(auth: AuthMacro, invites: InvitesService) {
             body: createInviteIn,
             detail: doc(
               "Creates an invite valid 7 days; the token is shown only here. `emailed`: the invite names an address and SMTP is set up, so its link is being emailed there",
-              {
-                201: z.object({ invite: inviteOut, token: z.string(), emailed: z.boolean() }),
+              () => ({
+                201: z.object({ invite: inviteOut(), token: z.string(), emailed: z.boolean() }),
                 409: "`already a member of the organization`",
-              },
+              }),
               {
                 access: "A holder of `org.members.manage`, inviting only into roles whose permissions it holds itself",
               },
@@ -77,7 +77,7 @@ export function invitesRoutes(auth: AuthMacro, invites: InvitesService) {
           },
           {
             permission: "org.members.manage",
-            detail: doc("Revokes an invite", { 204: null, 404: "`invite not found`" }),
+            detail: doc("Revokes an invite", () => ({ 204: null, 404: "`invite not found`" })),
           },
         ),
     );

@@ -12,15 +12,15 @@ export function labelsRoutes(auth: AuthMacro, labels: LabelsService) {
     .use(auth)
     .get("", ({ actor }) => ({ labels: labels.list(actor).map(presentLabel) }), {
       space: "member",
-      detail: doc("The space's labels, oldest first", { 200: z.object({ labels: z.array(labelOut) }) }),
+      detail: doc("The space's labels, oldest first", () => ({ 200: z.object({ labels: z.array(labelOut()) }) })),
     })
     .post("", ({ actor, body, status }) => status(201, { label: presentLabel(labels.create(actor, body)) }), {
       space: "tasks.write",
       body: createLabelIn,
-      detail: doc("Creates a label", {
-        201: z.object({ label: labelOut }),
+      detail: doc("Creates a label", () => ({
+        201: z.object({ label: labelOut() }),
         409: "`name already exists` (a label of the space has that name, ignoring case)",
-      }),
+      })),
     })
     .patch(
       "/:labelId",
@@ -28,10 +28,10 @@ export function labelsRoutes(auth: AuthMacro, labels: LabelsService) {
       {
         space: "tasks.write",
         body: patchLabelIn,
-        detail: doc("Renames or recolours a label", {
-          200: z.object({ label: labelOut }),
+        detail: doc("Renames or recolours a label", () => ({
+          200: z.object({ label: labelOut() }),
           409: "`name already exists` (another label of the space has that name, ignoring case)",
-        }),
+        })),
       },
     )
     .delete(
@@ -42,7 +42,7 @@ export function labelsRoutes(auth: AuthMacro, labels: LabelsService) {
       },
       {
         space: "tasks.write",
-        detail: doc("Deletes a label; the tasks carrying it drop it, each as an update", { 204: null }),
+        detail: doc("Deletes a label; the tasks carrying it drop it, each as an update", () => ({ 204: null })),
       },
     );
 }

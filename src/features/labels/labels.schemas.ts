@@ -1,18 +1,20 @@
 /** Request and response schemas of a space's labels. */
 import { z } from "zod";
-import { nameIn, timestampOut, uuidOut } from "../../http/schemas";
+import { lazy, nameIn, timestampOut, uuidOut } from "../../http/schemas";
 
-export const labelOut = z
-  .object({
-    id: uuidOut,
-    space_id: uuidOut,
-    name: z.string(),
-    /** `#rrggbb`, in lower case. */
-    color: z.string(),
-    created_at: timestampOut,
-  })
-  .meta({ id: "Label" });
-export type LabelOut = z.infer<typeof labelOut>;
+export const labelOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      space_id: uuidOut,
+      name: z.string(),
+      /** `#rrggbb`, in lower case. */
+      color: z.string(),
+      created_at: timestampOut,
+    })
+    .meta({ id: "Label" }),
+);
+export type LabelOut = z.infer<ReturnType<typeof labelOut>>;
 
 const labelName = nameIn(50);
 const color = z

@@ -24,7 +24,7 @@ export function membersRoutes(auth: AuthMacro, members: MembersService) {
     .use(auth)
     .get("/me", ({ principal }) => me(members.me(principal)), {
       signedIn: true,
-      detail: doc("The caller's account", { 200: z.object({ user: userOut }) }),
+      detail: doc("The caller's account", () => ({ 200: z.object({ user: userOut() }) })),
     })
     .patch("/me", ({ principal, body }) => me(members.patchMe(principal, body.display_name)), {
       signedIn: true,
@@ -32,10 +32,10 @@ export function membersRoutes(auth: AuthMacro, members: MembersService) {
       body: patchMeIn,
       detail: doc(
         "Changes the caller's display name",
-        {
-          200: z.object({ user: userOut }),
+        () => ({
+          200: z.object({ user: userOut() }),
           403: "A service account: `service accounts are renamed with PATCH /service-accounts/{id}`",
-        },
+        }),
         { access: "A person (not a service account)" },
       ),
     })
@@ -43,11 +43,13 @@ export function membersRoutes(auth: AuthMacro, members: MembersService) {
       org
         .get("/me/permissions", ({ actor }) => ({ permissions: [...actor.permissions].sort() }), {
           permission: "member",
-          detail: doc("The caller's permissions here", { 200: z.object({ permissions: z.array(permissionName) }) }),
+          detail: doc("The caller's permissions here", () => ({
+            200: z.object({ permissions: z.array(permissionName) }),
+          })),
         })
         .get("/members", ({ actor }) => ({ members: members.members(actor).map(presentMember) }), {
           permission: "member",
-          detail: doc("Members, oldest first", { 200: z.object({ members: z.array(memberOut) }) }),
+          detail: doc("Members, oldest first", () => ({ 200: z.object({ members: z.array(memberOut()) }) })),
         })
         .delete(
           "/members/:userId",
@@ -59,12 +61,12 @@ export function membersRoutes(auth: AuthMacro, members: MembersService) {
             permission: "org.members.manage",
             detail: doc(
               "Removes a member (not yourself, not the last owner)",
-              {
+              () => ({
                 204: null,
                 400: "`cannot remove yourself`; `service accounts are removed with DELETE /service-accounts/{id}`",
                 404: "`member not found`",
                 409: "`cannot remove the last owner`",
-              },
+              }),
               {
                 access:
                   "A holder of `org.members.manage`, granting or taking away only roles whose permissions it holds itself",
@@ -80,11 +82,11 @@ export function membersRoutes(auth: AuthMacro, members: MembersService) {
             body: putMemberRolesIn,
             detail: doc(
               "Replaces a member's roles",
-              {
+              () => ({
                 200: z.object({ role_ids: z.array(uuidOut) }),
                 404: "`member not found`",
                 409: "`cannot remove the last owner`",
-              },
+              }),
               {
                 access:
                   "A holder of `org.members.manage`, granting or taking away only roles whose permissions it holds itself",
@@ -94,9 +96,9 @@ export function membersRoutes(auth: AuthMacro, members: MembersService) {
         )
         .get("/roles", ({ actor }) => ({ roles: members.roles(actor).map(presentRole) }), {
           permission: "org.members.manage",
-          detail: doc("Roles: the four system roles first, then custom roles by creation", {
-            200: z.object({ roles: z.array(roleOut) }),
-          }),
+          detail: doc("Roles: the four system roles first, then custom roles by creation", () => ({
+            200: z.object({ roles: z.array(roleOut()) }),
+          })),
         })
         .post(
           "/roles",
@@ -106,10 +108,10 @@ export function membersRoutes(auth: AuthMacro, members: MembersService) {
             body: createRoleIn,
             detail: doc(
               "Creates a custom role",
-              {
-                201: z.object({ role: roleOut }),
+              () => ({
+                201: z.object({ role: roleOut() }),
                 409: "`role name already exists`",
-              },
+              }),
               { access: "A holder of `org.members.manage`, giving a role only permissions it holds itself" },
             ),
           },
@@ -122,12 +124,12 @@ export function membersRoutes(auth: AuthMacro, members: MembersService) {
             body: patchRoleIn,
             detail: doc(
               "Renames a custom role or changes its permissions",
-              {
-                200: z.object({ role: roleOut }),
+              () => ({
+                200: z.object({ role: roleOut() }),
                 400: "`system roles cannot be renamed`; `the Owner role always has every permission`",
                 404: "`role not found`",
                 409: "`role name already exists`",
-              },
+              }),
               { access: "A holder of `org.members.manage` who holds every permission the role has and is given" },
             ),
           },
@@ -142,11 +144,11 @@ export function membersRoutes(auth: AuthMacro, members: MembersService) {
             permission: "org.members.manage",
             detail: doc(
               "Deletes a custom role",
-              {
+              () => ({
                 204: null,
                 400: "`system roles cannot be deleted`",
                 404: "`role not found`",
-              },
+              }),
               { access: "A holder of `org.members.manage` who holds every permission of the role" },
             ),
           },

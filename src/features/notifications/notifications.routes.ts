@@ -16,9 +16,9 @@ export function notificationsRoutes(auth: AuthMacro, push: PushService) {
     .use(auth)
     .get("/public/push-key", () => ({ public_key: push.publicKey() }), {
       public: true,
-      detail: doc("The VAPID public key a browser subscribes to Web Push with (`applicationServerKey`)", {
-        200: pushKeyOut,
-      }),
+      detail: doc("The VAPID public key a browser subscribes to Web Push with (`applicationServerKey`)", () => ({
+        200: pushKeyOut(),
+      })),
     })
     .post(
       "/me/push-subscriptions",
@@ -29,11 +29,11 @@ export function notificationsRoutes(auth: AuthMacro, push: PushService) {
         body: pushSubscriptionIn,
         detail: doc(
           "Subscribes the caller's browser (its `PushSubscription` JSON) to pushes of their inbox items in `org_id` (default: the install's organization); the same endpoint again replaces its keys",
-          {
-            201: z.object({ subscription: pushSubscriptionOut }),
+          () => ({
+            201: z.object({ subscription: pushSubscriptionOut() }),
             400: "`endpoint: must be an https URL`; `keys.p256dh: must be a P-256 public key (base64url)`; `keys.auth: must be 16 bytes (base64url)`",
             404: ORG_404,
-          },
+          }),
         ),
       },
     )
@@ -47,10 +47,10 @@ export function notificationsRoutes(auth: AuthMacro, push: PushService) {
         memberOrInstall: true,
         query: optionalOrgQuery,
         body: deletePushSubscriptionIn,
-        detail: doc("Unsubscribes the caller's browser of that endpoint (nothing to do is done too)", {
+        detail: doc("Unsubscribes the caller's browser of that endpoint (nothing to do is done too)", () => ({
           204: null,
           404: ORG_404,
-        }),
+        })),
       },
     );
 }

@@ -15,16 +15,16 @@ export function organizationRoutes(auth: AuthMacro, organizations: OrganizationS
       ({ principal }) => ({ organizations: organizations.organizationsOf(principal).map(presentOrganization) }),
       {
         signedIn: true,
-        detail: doc("Organizations the caller is a member of", {
-          200: z.object({ organizations: z.array(organizationOut) }),
-        }),
+        detail: doc("Organizations the caller is a member of", () => ({
+          200: z.object({ organizations: z.array(organizationOut()) }),
+        })),
       },
     )
     .group("/organizations/:orgId", (org) =>
       org
         .get("", ({ actor }) => ({ organization: presentOrganization(organizations.organization(actor)) }), {
           permission: "member",
-          detail: doc("The organization", { 200: z.object({ organization: organizationOut }) }),
+          detail: doc("The organization", () => ({ 200: z.object({ organization: organizationOut() }) })),
         })
         .patch(
           "",
@@ -32,9 +32,9 @@ export function organizationRoutes(auth: AuthMacro, organizations: OrganizationS
           {
             permission: "org.manage",
             body: patchOrgIn,
-            detail: doc("Renames the organization or switches open signups", {
-              200: z.object({ organization: organizationOut }),
-            }),
+            detail: doc("Renames the organization or switches open signups", () => ({
+              200: z.object({ organization: organizationOut() }),
+            })),
           },
         ),
     );

@@ -20,11 +20,11 @@ export function searchRoutes(auth: AuthMacro, search: SearchService) {
       query: searchQuery,
       detail: doc(
         "Messages, tasks, task messages and files holding every word of `q`, best first, from the spaces the caller can see (files need `files.read`)",
-        {
-          200: searchOut,
+        () => ({
+          200: searchOut(),
           400: "`q: must not be empty`, `q: must be at most 200 characters`, `types: ...`, `invalid limit`, `invalid before`",
           404: "`space not found`: `space_id` names no space the caller can see",
-        },
+        }),
       ),
     },
   );

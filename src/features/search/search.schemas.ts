@@ -1,6 +1,6 @@
 /** Request and response schemas of search (contract §10). */
 import { z } from "zod";
-import { idIn, limitIn, timestampIn, timestampOut, uuidOut } from "../../http/schemas";
+import { idIn, lazy, limitIn, timestampIn, timestampOut, uuidOut } from "../../http/schemas";
 import { charCount } from "../../lib/text";
 import { KINDS, type Kind } from "./search.store";
 
@@ -38,25 +38,27 @@ export const searchQuery = z.object({
   before: timestampIn("invalid before").optional(),
 });
 
-export const searchResultOut = z
-  .object({
-    type: z.enum(KINDS),
-    id: uuidOut,
-    space_id: uuidOut,
-    /** The room's name (a message), the task's title (a task, a task message), the path (a file node). */
-    title: z.string(),
-    /** An excerpt around the matches, HTML-escaped, each match inside `<mark>` and `</mark>`. */
-    snippet: z.string(),
-    created_at: timestampOut,
-    /** Where to open it: the room of a message. */
-    chat_room_id: uuidOut.optional(),
-    /** The task (of a task message; a task's own id for a task). */
-    task_id: uuidOut.optional(),
-    /** The file node (a file's own id). */
-    file_id: uuidOut.optional(),
-  })
-  .meta({ id: "SearchResult" });
-export type SearchResultOut = z.infer<typeof searchResultOut>;
+export const searchResultOut = lazy(() =>
+  z
+    .object({
+      type: z.enum(KINDS),
+      id: uuidOut,
+      space_id: uuidOut,
+      /** The room's name (a message), the task's title (a task, a task message), the path (a file node). */
+      title: z.string(),
+      /** An excerpt around the matches, HTML-escaped, each match inside `<mark>` and `</mark>`. */
+      snippet: z.string(),
+      created_at: timestampOut,
+      /** Where to open it: the room of a message. */
+      chat_room_id: uuidOut.optional(),
+      /** The task (of a task message; a task's own id for a task). */
+      task_id: uuidOut.optional(),
+      /** The file node (a file's own id). */
+      file_id: uuidOut.optional(),
+    })
+    .meta({ id: "SearchResult" }),
+);
+export type SearchResultOut = z.infer<ReturnType<typeof searchResultOut>>;
 
-export const searchOut = z.object({ results: z.array(searchResultOut) });
-export type SearchOut = z.infer<typeof searchOut>;
+export const searchOut = lazy(() => z.object({ results: z.array(searchResultOut()) }));
+export type SearchOut = z.infer<ReturnType<typeof searchOut>>;

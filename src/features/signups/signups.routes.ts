@@ -26,12 +26,12 @@ export function signupsRoutes(auth: AuthMacro, signups: SignupsService) {
         // Before the body is validated: with signups off, no field of it matters.
         transform: () => signups.assertOpen(),
         body: registerIn,
-        detail: doc("Open signup: creates an account that waits for approval", {
-          201: tokenPairOut,
+        detail: doc("Open signup: creates an account that waits for approval", () => ({
+          201: tokenPairOut(),
           403: "Open signups are off: `signups_disabled`",
           409: "`email already registered`",
           429: "`too many attempts`, with `Retry-After` in seconds: the sign-in limits (docs/api.md)",
-        }),
+        })),
       },
     )
     .group("/organizations/:orgId", (org) =>
@@ -44,9 +44,9 @@ export function signupsRoutes(auth: AuthMacro, signups: SignupsService) {
           {
             permission: "org.members.manage",
             query: signupListQuery,
-            detail: doc("Signup requests, newest first; `?status=` filters", {
-              200: z.object({ signup_requests: z.array(signupRequestOut) }),
-            }),
+            detail: doc("Signup requests, newest first; `?status=` filters", () => ({
+              200: z.object({ signup_requests: z.array(signupRequestOut()) }),
+            })),
           },
         )
         .post(
@@ -60,11 +60,11 @@ export function signupsRoutes(auth: AuthMacro, signups: SignupsService) {
             body: approveSignupIn,
             detail: doc(
               "Approves a pending signup; the account joins with `role_ids` (default Member)",
-              {
+              () => ({
                 204: null,
                 404: "`signup request not found`",
                 409: "`signup request is not pending`",
-              },
+              }),
               { access: "A holder of `org.members.manage`, granting only roles whose permissions it holds itself" },
             ),
           },
@@ -78,11 +78,11 @@ export function signupsRoutes(auth: AuthMacro, signups: SignupsService) {
           {
             permission: "org.members.manage",
             body: noBodyIn,
-            detail: doc("Denies a pending signup; the account can no longer log in", {
+            detail: doc("Denies a pending signup; the account can no longer log in", () => ({
               204: null,
               404: "`signup request not found`",
               409: "`signup request is not pending`",
-            }),
+            })),
           },
         ),
     );

@@ -24,16 +24,20 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
     .use(auth)
     .get("", ({ actor }) => ({ spaces: spaces.list(actor).map(presentSpace) }), {
       permission: "member",
-      detail: doc("Spaces the caller can see, oldest first", { 200: z.object({ spaces: z.array(spaceOut) }) }),
+      detail: doc("Spaces the caller can see, oldest first", () => ({
+        200: z.object({ spaces: z.array(spaceOut()) }),
+      })),
     })
     .post("", ({ actor, body, status }) => status(201, presentSpace(spaces.create(actor, body))), {
       permission: "spaces.create",
       body: createSpaceIn,
-      detail: doc("Creates a space with its board and `general` room; the caller becomes its owner", { 201: spaceOut }),
+      detail: doc("Creates a space with its board and `general` room; the caller becomes its owner", () => ({
+        201: spaceOut(),
+      })),
     })
     .get("/:spaceId", ({ actor }) => presentSpace(spaces.get(actor)), {
       space: "member",
-      detail: doc("The space", { 200: spaceOut }),
+      detail: doc("The space", () => ({ 200: spaceOut() })),
     })
     .get(
       "/:spaceId/board",
@@ -43,9 +47,9 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
       },
       {
         space: "member",
-        detail: doc("The space's board and its columns in order", {
-          200: z.object({ board: boardOut, columns: z.array(columnOut) }),
-        }),
+        detail: doc("The space's board and its columns in order", () => ({
+          200: z.object({ board: boardOut(), columns: z.array(columnOut()) }),
+        })),
       },
     )
     .post(
@@ -54,10 +58,10 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
       {
         space: "tasks.write",
         body: createColumnIn,
-        detail: doc("Adds a column to the board at `position` (omitted or past the end: last)", {
-          201: z.object({ column: columnOut }),
+        detail: doc("Adds a column to the board at `position` (omitted or past the end: last)", () => ({
+          201: z.object({ column: columnOut() }),
           409: "`name already exists` (a column of the board has that name, ignoring case)",
-        }),
+        })),
       },
     )
     .patch(
@@ -66,10 +70,10 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
       {
         space: "tasks.write",
         body: patchColumnIn,
-        detail: doc("Renames a column, moves it to `position` (past the end: last) or sets its WIP limit", {
-          200: z.object({ column: columnOut }),
+        detail: doc("Renames a column, moves it to `position` (past the end: last) or sets its WIP limit", () => ({
+          200: z.object({ column: columnOut() }),
           409: "`name already exists` (another column of the board has that name, ignoring case)",
-        }),
+        })),
       },
     )
     .delete(
@@ -80,17 +84,17 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
       },
       {
         space: "tasks.write",
-        detail: doc("Deletes an empty column; the board keeps at least one", {
+        detail: doc("Deletes an empty column; the board keeps at least one", () => ({
           204: null,
           409: "`column is not empty` (tasks are in it); `a board needs a column` (it is the board's only column)",
-        }),
+        })),
       },
     )
     .get("/:spaceId/members", ({ actor }) => ({ members: spaces.members(actor).map(presentSpaceMember) }), {
       space: "member",
-      detail: doc("Members of the space, by when they were added", {
-        200: z.object({ members: z.array(spaceMemberOut) }),
-      }),
+      detail: doc("Members of the space, by when they were added", () => ({
+        200: z.object({ members: z.array(spaceMemberOut()) }),
+      })),
     })
     .post(
       "/:spaceId/members",
@@ -102,11 +106,11 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
         body: addSpaceMemberIn,
         detail: doc(
           "Adds an organization member to the space (space owner or org.manage)",
-          {
-            201: z.object({ member: spaceMemberOut }),
+          () => ({
+            201: z.object({ member: spaceMemberOut() }),
             403: "`only a space owner can manage its members`",
             409: "`already a member of the space`",
-          },
+          }),
           { access: "The space's owner, or a holder of `org.manage`" },
         ),
       },
@@ -121,11 +125,11 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
         space: "member",
         detail: doc(
           "Removes a member from the space (space owner or org.manage; anyone may leave)",
-          {
+          () => ({
             204: null,
             403: "`only a space owner can manage its members`",
             409: "`cannot remove the last owner of the space`",
-          },
+          }),
           { access: "The space's owner, or a holder of `org.manage`; any member removes themselves" },
         ),
       },
@@ -138,18 +142,18 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
       },
       {
         space: "member",
-        detail: doc("The space's git repository (null when none is linked), used by `agent` staff", {
-          200: z.object({ git_link: gitLinkOut.nullable() }),
-        }),
+        detail: doc("The space's git repository (null when none is linked), used by `agent` staff", () => ({
+          200: z.object({ git_link: gitLinkOut().nullable() }),
+        })),
       },
     )
     .put("/:spaceId/git-link", ({ actor, body }) => ({ git_link: presentGitLink(spaces.setGitLink(actor, body)) }), {
       space: "files.write",
       body: putGitLinkIn,
-      detail: doc("Links the space to a git repository (`ref` optional)", {
-        200: z.object({ git_link: gitLinkOut }),
+      detail: doc("Links the space to a git repository (`ref` optional)", () => ({
+        200: z.object({ git_link: gitLinkOut() }),
         403: "A service account: `only a person can change the space's git link`",
-      }),
+      })),
     })
     .delete(
       "/:spaceId/git-link",
@@ -159,10 +163,10 @@ export function spacesRoutes(auth: AuthMacro, spaces: SpacesService) {
       },
       {
         space: "files.write",
-        detail: doc("Removes the space's git repository link", {
+        detail: doc("Removes the space's git repository link", () => ({
           204: null,
           403: "A service account: `only a person can change the space's git link`",
-        }),
+        })),
       },
     );
 }

@@ -1,35 +1,39 @@
 /** Request and response schemas of spaces, their board and their members. */
 import { z } from "zod";
-import { nameIn, oneLine, repoUrlIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
+import { lazy, nameIn, oneLine, repoUrlIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
 
-export const spaceOut = z
-  .object({
-    id: uuidOut,
-    organization_id: uuidOut,
-    name: z.string(),
-    description: z.string(),
-    private: z.boolean(),
-    created_by: uuidOut.nullable(),
-    created_at: timestampOut,
-  })
-  .meta({ id: "Space" });
-export type SpaceOut = z.infer<typeof spaceOut>;
+export const spaceOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      organization_id: uuidOut,
+      name: z.string(),
+      description: z.string(),
+      private: z.boolean(),
+      created_by: uuidOut.nullable(),
+      created_at: timestampOut,
+    })
+    .meta({ id: "Space" }),
+);
+export type SpaceOut = z.infer<ReturnType<typeof spaceOut>>;
 
-export const boardOut = z
-  .object({ id: uuidOut, space_id: uuidOut, name: z.string(), created_at: timestampOut })
-  .meta({ id: "Board" });
-export const columnOut = z
-  .object({
-    id: uuidOut,
-    board_id: uuidOut,
-    name: z.string(),
-    position: z.number().int(),
-    /** At most this many tasks (staff are held to it, people are warned); null: no limit. */
-    wip_limit: z.number().int().nullable(),
-  })
-  .meta({ id: "Column" });
-export type BoardOut = z.infer<typeof boardOut>;
-export type ColumnOut = z.infer<typeof columnOut>;
+export const boardOut = lazy(() =>
+  z.object({ id: uuidOut, space_id: uuidOut, name: z.string(), created_at: timestampOut }).meta({ id: "Board" }),
+);
+export const columnOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      board_id: uuidOut,
+      name: z.string(),
+      position: z.number().int(),
+      /** At most this many tasks (staff are held to it, people are warned); null: no limit. */
+      wip_limit: z.number().int().nullable(),
+    })
+    .meta({ id: "Column" }),
+);
+export type BoardOut = z.infer<ReturnType<typeof boardOut>>;
+export type ColumnOut = z.infer<ReturnType<typeof columnOut>>;
 
 const columnName = nameIn(100);
 const wipLimit = z.number().int().min(1).max(100_000).nullable();
@@ -49,10 +53,10 @@ export const patchColumnIn = z.object({
 });
 export type PatchColumnIn = z.infer<typeof patchColumnIn>;
 
-export const spaceMemberOut = z
-  .object({ user_id: uuidOut, role: z.enum(["owner", "member"]), added_at: timestampOut })
-  .meta({ id: "SpaceMember" });
-export type SpaceMemberOut = z.infer<typeof spaceMemberOut>;
+export const spaceMemberOut = lazy(() =>
+  z.object({ user_id: uuidOut, role: z.enum(["owner", "member"]), added_at: timestampOut }).meta({ id: "SpaceMember" }),
+);
+export type SpaceMemberOut = z.infer<ReturnType<typeof spaceMemberOut>>;
 
 export const createSpaceIn = z.object({
   name: nameIn(100),
@@ -69,7 +73,7 @@ export const putGitLinkIn = z.object({
   ref: oneLine(visible(z.string().trim().max(255))).optional(),
 });
 
-export const gitLinkOut = z
-  .object({ repo_url: z.string(), ref: z.string(), updated_at: timestampOut })
-  .meta({ id: "GitLink" });
-export type GitLinkOut = z.infer<typeof gitLinkOut>;
+export const gitLinkOut = lazy(() =>
+  z.object({ repo_url: z.string(), ref: z.string(), updated_at: timestampOut }).meta({ id: "GitLink" }),
+);
+export type GitLinkOut = z.infer<ReturnType<typeof gitLinkOut>>;

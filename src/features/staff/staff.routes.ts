@@ -12,9 +12,9 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
     .use(auth)
     .get("", ({ actor }) => ({ service_accounts: staff.list(actor).map(presentServiceAccount) }), {
       permission: "org.members.manage",
-      detail: doc("AI staff of the organization, oldest first", {
-        200: z.object({ service_accounts: z.array(serviceAccountOut) }),
-      }),
+      detail: doc("AI staff of the organization, oldest first", () => ({
+        200: z.object({ service_accounts: z.array(serviceAccountOut()) }),
+      })),
     })
     .post(
       "",
@@ -27,10 +27,10 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
         body: createServiceAccountIn,
         detail: doc(
           "Creates a staff member; its `sa_` token is shown only here",
-          {
-            201: z.object({ service_account: serviceAccountOut, token: z.string() }),
+          () => ({
+            201: z.object({ service_account: serviceAccountOut(), token: z.string() }),
             409: "`a staff member with that name already exists`",
-          },
+          }),
           { access: "A holder of `org.members.manage`, granting only roles whose permissions it holds itself" },
         ),
       },
@@ -43,11 +43,11 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
       {
         permission: "org.members.manage",
         body: patchServiceAccountIn,
-        detail: doc("Changes a staff member's name, provider, defaults or instructions", {
-          200: z.object({ service_account: serviceAccountOut }),
+        detail: doc("Changes a staff member's name, provider, defaults or instructions", () => ({
+          200: z.object({ service_account: serviceAccountOut() }),
           404: "`service account not found`",
           409: "`a staff member with that name already exists`",
-        }),
+        })),
       },
     )
     .post(
@@ -59,12 +59,15 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
       {
         permission: "org.members.manage",
         body: rotateTokenIn,
-        detail: doc("A new `sa_` token for the staff member, shown only here; the old one stops working at once", {
-          200: z.object({ service_account: serviceAccountOut, token: z.string() }),
-          400: "`token_expires_at: must be in the future`",
-          403: "A caller without every permission of the staff member's roles: `missing permission: <permission>`",
-          404: "`service account not found`",
-        }),
+        detail: doc(
+          "A new `sa_` token for the staff member, shown only here; the old one stops working at once",
+          () => ({
+            200: z.object({ service_account: serviceAccountOut(), token: z.string() }),
+            400: "`token_expires_at: must be in the future`",
+            403: "A caller without every permission of the staff member's roles: `missing permission: <permission>`",
+            404: "`service account not found`",
+          }),
+        ),
       },
     )
     .delete(
@@ -75,10 +78,13 @@ export function staffRoutes(auth: AuthMacro, staff: StaffService) {
       },
       {
         permission: "org.members.manage",
-        detail: doc("Deletes the staff member, its user, roles and membership; its token stops working at once", {
-          204: null,
-          404: "`service account not found`",
-        }),
+        detail: doc(
+          "Deletes the staff member, its user, roles and membership; its token stops working at once",
+          () => ({
+            204: null,
+            404: "`service account not found`",
+          }),
+        ),
       },
     );
 }

@@ -1,6 +1,16 @@
 /** Request and response schemas of the service-account routes. */
 import { z } from "zod";
-import { nameIn, oneLine, repoUrlIn, timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
+import {
+  lazy,
+  nameIn,
+  oneLine,
+  repoUrlIn,
+  timestampIn,
+  timestampOut,
+  uuidIn,
+  uuidOut,
+  visible,
+} from "../../http/schemas";
 
 const provider = z.enum(["modelrouter", "agent"]);
 /** A model name or a git ref: sent to a provider and shown in messages, so one line, and not blank ("": the default). */
@@ -11,24 +21,26 @@ const optionalText = oneLine(visible(z.string().trim().max(500)));
  */
 const instructions = z.string().max(8000);
 
-export const serviceAccountOut = z
-  .object({
-    id: uuidOut,
-    organization_id: uuidOut,
-    user_id: uuidOut,
-    name: z.string(),
-    created_by: uuidOut.nullable(),
-    created_at: timestampOut,
-    provider,
-    modelrouter_model: z.string(),
-    agent_default_repo_url: z.string().nullable(),
-    agent_default_ref: z.string().nullable(),
-    instructions: z.string(),
-    /** When its `sa_` token stops working; null: never (until rotated or the account is deleted). */
-    token_expires_at: timestampOut.nullable(),
-  })
-  .meta({ id: "ServiceAccount" });
-export type ServiceAccountOut = z.infer<typeof serviceAccountOut>;
+export const serviceAccountOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      organization_id: uuidOut,
+      user_id: uuidOut,
+      name: z.string(),
+      created_by: uuidOut.nullable(),
+      created_at: timestampOut,
+      provider,
+      modelrouter_model: z.string(),
+      agent_default_repo_url: z.string().nullable(),
+      agent_default_ref: z.string().nullable(),
+      instructions: z.string(),
+      /** When its `sa_` token stops working; null: never (until rotated or the account is deleted). */
+      token_expires_at: timestampOut.nullable(),
+    })
+    .meta({ id: "ServiceAccount" }),
+);
+export type ServiceAccountOut = z.infer<ReturnType<typeof serviceAccountOut>>;
 
 export const createServiceAccountIn = z.object({
   name: nameIn(100),

@@ -32,10 +32,10 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
       query: myTasksQuery,
       detail: doc(
         "Tasks assigned to the caller in `org_id`, across the spaces they can see; at most 200, most recently updated first",
-        {
-          200: z.object({ tasks: z.array(myTaskOut) }),
+        () => ({
+          200: z.object({ tasks: z.array(myTaskOut()) }),
           404: "`organization not found`: `org_id` names no organization the caller is a member of",
-        },
+        }),
       ),
     })
     .group("/organizations/:orgId/spaces/:spaceId/tasks", (space) =>
@@ -45,38 +45,38 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           query: tasksQuery,
           detail: doc(
             "Tasks of the board, by column then position; `label_id` and `priority` keep only those that match",
-            {
-              200: z.object({ tasks: z.array(taskOut) }),
+            () => ({
+              200: z.object({ tasks: z.array(taskOut()) }),
               400: "`invalid label` (`label_id` is not a label of this space)",
-            },
+            }),
           ),
         })
         .post("", ({ actor, body, status }) => status(201, presentTask(tasks.create(actor, body))), {
           space: "tasks.write",
           body: createTaskIn,
-          detail: doc("Creates a task at the bottom of its column", {
-            201: taskOut,
+          detail: doc("Creates a task at the bottom of its column", () => ({
+            201: taskOut(),
             400: "`invalid column` (not a column of this space's board); `invalid assignee` (not a member who can see the space); `invalid label` (not a label of this space)",
             409: "`column is at its limit` (a staff member, into a column holding its WIP limit of tasks or more)",
-          }),
+          })),
         })
         .get("/:taskId", ({ actor, params }) => presentTask(tasks.get(actor, params.taskId)), {
           space: "member",
-          detail: doc("One task, as the list shows it (an extension)", { 200: taskOut }),
+          detail: doc("One task, as the list shows it (an extension)", () => ({ 200: taskOut() })),
         })
         .patch("/:taskId", ({ actor, params, body }) => presentTask(tasks.patch(actor, params.taskId, body)), {
           space: "tasks.write",
           body: patchTaskIn,
           detail: doc(
             "Updates the fields present, moves the task (`column_id`, `position`); 409 with `task` on a stale `version`; 409 `column is at its limit` for a staff member moving it into a column holding its WIP limit of tasks or more",
-            {
-              200: taskOut,
+            () => ({
+              200: taskOut(),
               400: "`invalid column`; `invalid assignee`; `invalid label`",
               409: z.union([
-                z.object({ error: z.literal("version conflict"), task: taskOut }),
+                z.object({ error: z.literal("version conflict"), task: taskOut() }),
                 z.object({ error: z.literal("column is at its limit") }),
               ]),
-            },
+            }),
           ),
         })
         .delete(
@@ -87,7 +87,7 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           },
           {
             space: "tasks.write",
-            detail: doc("Deletes the task for good", { 204: null }),
+            detail: doc("Deletes the task for good", () => ({ 204: null })),
           },
         )
         .get(
@@ -98,9 +98,9 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           {
             space: "member",
             query: pageQuery,
-            detail: doc("The newest `limit` (default 50, at most 200) messages before `before`, oldest first", {
-              200: z.object({ messages: z.array(taskMessageOut) }),
-            }),
+            detail: doc("The newest `limit` (default 50, at most 200) messages before `before`, oldest first", () => ({
+              200: z.object({ messages: z.array(taskMessageOut()) }),
+            })),
           },
         )
         .post(
@@ -110,7 +110,7 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           {
             space: "tasks.write",
             body: postTaskMessageIn,
-            detail: doc("Comments on the task", { 201: taskMessageOut }),
+            detail: doc("Comments on the task", () => ({ 201: taskMessageOut() })),
           },
         )
         .get(
@@ -118,9 +118,9 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           ({ actor, params }) => ({ deliverables: tasks.deliverables(actor, params.taskId).map(presentDeliverable) }),
           {
             space: "member",
-            detail: doc("Files linked to the task as deliverables, oldest link first", {
-              200: z.object({ deliverables: z.array(deliverableOut) }),
-            }),
+            detail: doc("Files linked to the task as deliverables, oldest link first", () => ({
+              200: z.object({ deliverables: z.array(deliverableOut()) }),
+            })),
           },
         )
         .post(
@@ -132,11 +132,11 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           {
             space: "tasks.write",
             body: linkDeliverableIn,
-            detail: doc("Links a file below the Deliverables folder to the task", {
+            detail: doc("Links a file below the Deliverables folder to the task", () => ({
               204: null,
               400: "`file must be under the Deliverables folder`; `file_node_id: must be a file, not a folder`",
               404: "`file not found` (an unknown or deleted file)",
-            }),
+            })),
           },
         )
         .post(
@@ -150,13 +150,13 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
             check: (actor: SpaceActor) => assertPermission(actor, "files.write"),
             detail: doc(
               "Uploads a file into the space's Deliverables folder (created when missing) and links it to the task, in one step: multipart/form-data with `file`, streamed",
-              {
-                201: z.object({ node: nodeOut, deliverable: deliverableOut }),
+              () => ({
+                201: z.object({ node: nodeOut(), deliverable: deliverableOut() }),
                 400: "`content-type must be multipart/form-data`; `file: required`",
                 403: "`missing permission: tasks.write` or `missing permission: files.write`",
                 409: "`name already exists` (a file of that name is in the folder); `a file named Deliverables is in the way` (a root file, not a folder, has the name)",
                 413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
-              },
+              }),
             ),
           },
         )
@@ -168,7 +168,7 @@ export function tasksRoutes(auth: AuthMacro, tasks: TasksService) {
           },
           {
             space: "tasks.write",
-            detail: doc("Removes the link; the file stays", { 204: null }),
+            detail: doc("Removes the link; the file stays", () => ({ 204: null })),
           },
         ),
     );

@@ -1,6 +1,6 @@
 /** Request and response schemas of tasks, task messages and deliverables. */
 import { z } from "zod";
-import { idIn, timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
+import { idIn, lazy, timestampIn, timestampOut, uuidIn, uuidOut, visible } from "../../http/schemas";
 import { isInvisible } from "../../lib/text";
 
 /** A task's priority, from none to urgent. */
@@ -8,58 +8,66 @@ export const PRIORITIES = ["none", "low", "medium", "high", "urgent"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 const priority = z.enum(PRIORITIES);
 
-export const taskOut = z
-  .object({
-    id: uuidOut,
-    space_id: uuidOut,
-    board_id: uuidOut,
-    column_id: uuidOut,
-    title: z.string(),
-    description: z.string(),
-    assignee_user_id: uuidOut.nullable(),
-    due_at: timestampOut.nullable(),
-    deliverable_required: z.boolean(),
-    deliverable_instructions: z.string(),
-    position: z.number().int(),
-    /** The ids of the task's labels, in the order the labels were made. */
-    label_ids: z.array(uuidOut),
-    priority,
-    /** How many messages (comments) the task has. */
-    comment_count: z.number().int(),
-    version: z.number().int(),
-    created_by: uuidOut.nullable(),
-    created_at: timestampOut,
-    updated_at: timestampOut,
-  })
-  .meta({ id: "Task" });
-export type TaskOut = z.infer<typeof taskOut>;
+export const taskOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      space_id: uuidOut,
+      board_id: uuidOut,
+      column_id: uuidOut,
+      title: z.string(),
+      description: z.string(),
+      assignee_user_id: uuidOut.nullable(),
+      due_at: timestampOut.nullable(),
+      deliverable_required: z.boolean(),
+      deliverable_instructions: z.string(),
+      position: z.number().int(),
+      /** The ids of the task's labels, in the order the labels were made. */
+      label_ids: z.array(uuidOut),
+      priority,
+      /** How many messages (comments) the task has. */
+      comment_count: z.number().int(),
+      version: z.number().int(),
+      created_by: uuidOut.nullable(),
+      created_at: timestampOut,
+      updated_at: timestampOut,
+    })
+    .meta({ id: "Task" }),
+);
+export type TaskOut = z.infer<ReturnType<typeof taskOut>>;
 
-export const myTaskOut = taskOut.extend({ organization_id: uuidOut, space_name: z.string() }).meta({ id: "MyTask" });
-export type MyTaskOut = z.infer<typeof myTaskOut>;
+export const myTaskOut = lazy(() =>
+  taskOut().extend({ organization_id: uuidOut, space_name: z.string() }).meta({ id: "MyTask" }),
+);
+export type MyTaskOut = z.infer<ReturnType<typeof myTaskOut>>;
 
-export const taskMessageOut = z
-  .object({
-    id: uuidOut,
-    task_id: uuidOut,
-    author_user_id: uuidOut.nullable(),
-    content: z.string(),
-    created_at: timestampOut,
-  })
-  .meta({ id: "TaskMessage" });
-export type TaskMessageOut = z.infer<typeof taskMessageOut>;
+export const taskMessageOut = lazy(() =>
+  z
+    .object({
+      id: uuidOut,
+      task_id: uuidOut,
+      author_user_id: uuidOut.nullable(),
+      content: z.string(),
+      created_at: timestampOut,
+    })
+    .meta({ id: "TaskMessage" }),
+);
+export type TaskMessageOut = z.infer<ReturnType<typeof taskMessageOut>>;
 
-export const deliverableOut = z
-  .object({
-    task_id: uuidOut,
-    file_node_id: uuidOut,
-    added_by: uuidOut.nullable(),
-    created_at: timestampOut,
-    file_name: z.string(),
-    mime_type: z.string().nullable(),
-    size_bytes: z.number().int().nullable(),
-  })
-  .meta({ id: "Deliverable" });
-export type DeliverableOut = z.infer<typeof deliverableOut>;
+export const deliverableOut = lazy(() =>
+  z
+    .object({
+      task_id: uuidOut,
+      file_node_id: uuidOut,
+      added_by: uuidOut.nullable(),
+      created_at: timestampOut,
+      file_name: z.string(),
+      mime_type: z.string().nullable(),
+      size_bytes: z.number().int().nullable(),
+    })
+    .meta({ id: "Deliverable" }),
+);
+export type DeliverableOut = z.infer<ReturnType<typeof deliverableOut>>;
 
 const title = visible(z.string().trim().min(1).max(500));
 const description = z.string().max(100_000);

@@ -91,7 +91,7 @@ export function tunnelsRoutes(auth: AuthMacro, tunnels: TunnelsService, log: Log
           body: noBodyIn,
           detail: doc(
             "A one-time link (valid 5 minutes) that opens the tunnel in a browser as the caller: it sets the tunnel's cookie and leads to `/tunnels/{automationId}/`",
-            { 200: z.object({ url: z.string() }), 400: "`not a reverse_tunnel automation`" },
+            () => ({ 200: z.object({ url: z.string() }), 400: "`not a reverse_tunnel automation`" }),
           ),
         },
       )
@@ -105,11 +105,11 @@ export function tunnelsRoutes(auth: AuthMacro, tunnels: TunnelsService, log: Log
         close: (ws, code) => tunnels.closed(raw(ws), code),
         detail: doc(
           "The connector of a `reverse_tunnel` automation (`tandem tunnel`): while this socket is open and the automation active, `/tunnels/{automationId}/…` is relayed over it (the framing: docs/api.md, Reverse tunnels). A member's newer connector replaces their older one; another member's is refused while it is up",
-          {
+          () => ({
             400: "`not a reverse_tunnel automation`; a plain GET, without the upgrade: `websocket upgrade required`",
             409: "`automation is not active`; `tunnel already connected by another member`",
             429: "`too many open tunnel connectors: at most 20 per person`",
-          },
+          }),
         ),
       })
       .get("/api/v1/tunnels/:automationId/connect", () => upgradeRequired(), {

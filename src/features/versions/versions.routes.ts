@@ -17,10 +17,10 @@ export function versionsRoutes(auth: AuthMacro, versions: VersionsService) {
     .use(auth)
     .get("", ({ actor, params }) => ({ versions: versions.list(actor, params.nodeId).map(presentVersion) }), {
       space: "files.read",
-      detail: doc("A text file's kept versions, newest first (a binary file has none: an empty list)", {
-        200: z.object({ versions: z.array(versionOut) }),
+      detail: doc("A text file's kept versions, newest first (a binary file has none: an empty list)", () => ({
+        200: z.object({ versions: z.array(versionOut()) }),
         400: "`a folder has no content`",
-      }),
+      })),
     })
     .get(
       "/:versionId/content",
@@ -30,11 +30,11 @@ export function versionsRoutes(auth: AuthMacro, versions: VersionsService) {
         space: "files.read",
         detail: doc(
           "A version's text, served as the file's content is (its Content-Type, an ETag of the version's checksum)",
-          {
+          () => ({
             200: "The version's text",
             400: "`a folder has no content`",
             404: "`file not found`, `version not found`",
-          },
+          }),
           {
             bytes: {
               statuses: [200, 206],
@@ -62,12 +62,12 @@ export function versionsRoutes(auth: AuthMacro, versions: VersionsService) {
         body: noBodyIn,
         detail: doc(
           "Gives the file a version's text again, through the live document everyone edits (the text before is kept as a version first)",
-          {
-            200: z.object({ node: nodeOut }),
+          () => ({
+            200: z.object({ node: nodeOut() }),
             403: "`only a person can restore a version`",
             404: "`file not found`, `version not found`",
             413: "Over TANDEM_MAX_UPLOAD_BYTES: `file too large`",
-          },
+          }),
           { access: "A person (not a service account) holding `files.write`" },
         ),
       },
