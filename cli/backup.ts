@@ -1,10 +1,9 @@
 /** `tandem backup --out FILE` and `tandem restore --from FILE`, on SQLite or PostgreSQL (contract §1, §9). */
-import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type Config, loadConfig } from "../src/config";
 import { backupDatabase, backupPostgres, restoreDatabase, restorePostgres } from "../src/db/backup";
-import { openPostgres } from "../src/db/client";
+import { makeDataDir, openPostgres } from "../src/db/client";
 import { openAsIs, openMigrated } from "../src/db/open";
 import { type PgDatabase, redact } from "../src/db/pg/connection";
 import { copied } from "../src/db/pg/copy";
@@ -47,7 +46,7 @@ export function backupCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts: CommonOptions & { from: string }) => {
       const config = loadConfig(opts);
-      mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+      makeDataDir(config.dataDir);
       const from = resolve(opts.from);
       const next = "start `tandem serve` with the same APP_SSH_ENCRYPTION_KEY as before";
       if (config.databaseUrl === null) {

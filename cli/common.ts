@@ -1,11 +1,11 @@
 /** What every subcommand shares: the data dir, opening the database, printing, and failing in one line. */
 import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import { type Config, type ConfigFlags, ENCRYPTION_KEY_FILE, loadConfig, readSecrets } from "../src/config";
 import { interruptedRestores } from "../src/db/backup";
-import { type Connection, cannotOpen } from "../src/db/client";
+import { type Connection, cannotOpen, makeDataDir } from "../src/db/client";
 import { assertNotNewer, MigrationError } from "../src/db/migrate";
 import { openMigrated } from "../src/db/open";
 import { createServices, type Services } from "../src/services";
@@ -40,7 +40,7 @@ export function openServices(
     throw new CliError(`no database at ${config.dbPath}: run \`tandem setup\` or \`tandem serve\` first`);
   }
   const encryptionKey = options.withEncryptionKey ? serversEncryptionKey(config) : null;
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  makeDataDir(config.dataDir);
   const { conn } = openMigrated(config);
   // The CLI signs no tokens: without a JWT secret, nothing here could verify one, and nothing needs to.
   // Nor does it push: without a VAPID key, nothing is.

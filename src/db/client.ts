@@ -1,6 +1,6 @@
 /** Opens the SQLite database with the pragmas every connection needs, and wraps it in drizzle. */
 import { Database } from "bun:sqlite";
-import { accessSync, chmodSync, constants, existsSync, statfsSync } from "node:fs";
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { PgDatabase, PgStatement, redact } from "./pg/connection";
@@ -129,6 +129,30 @@ export function cannotOpen(path: string, error: unknown): Error {
   const filesystem = filesystemProblem(dirname(path));
   if (filesystem) return new Error(`cannot open the database ${path}: ${filesystem}`);
   return new Error(`cannot open the database ${path}: ${why} (it and its directory must be readable and writable)`);
+}
+
+/**
+ * Makes the data dir (mode 0700) and its missing parents. A refusal names the dir and what to do about it: a
+ * read-only filesystem, a full disk, a user who may not create it, not the bare `EROFS: ..., mkdir`.
+ */
+export function makeDataDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    let parent = dirname(dir);
+    while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+    const code = (error as { code?: unknown }).code;
+    const why =
+      filesystemProblem(parent) ??
+      (code === "EACCES" || code === "EPERM"
+        ? `this user may not create it in ${parent}: create it as a user who may, or give another --data`
+        : code === "ENOTDIR" || code === "EEXIST"
+          ? `something on its path is a file, not a directory: give another --data`
+          : error instanceof Error
+            ? error.message
+            : String(error));
+    throw new Error(`cannot create the data dir ${dir}: ${why}`);
+  }
 }
 
 /** What keeps anything from being written in `dir`, whatever the permissions: a read-only filesystem, or a full disk. */

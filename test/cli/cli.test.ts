@@ -3,7 +3,7 @@
  * real servers on those dirs answering over HTTP (contract §1, README "Running it" and "Administering it").
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { request, UUID } from "../helpers/http";
 import {
@@ -902,6 +902,25 @@ describe("a database that cannot be opened", () => {
     for (const res of results) {
       expect(expectOneLineFailure(res)).toBe(
         `tandem: cannot open the database ${join(d, "tandem.db")}: unable to open database file (it and its directory must be readable and writable)`,
+      );
+    }
+  });
+});
+
+describe("a data dir that cannot be made", () => {
+  it("makes serve and setup exit 1 with one line naming the dir and why", async () => {
+    const d = dir();
+    // A file where a directory on the data dir's path should be.
+    writeFileSync(join(d, "file"), "");
+    const data = join(d, "file", "data");
+    const setup = ["setup", "--org-name", "Acme", "--admin-email", "o@acme.test", "--admin-password", "owner-pass"];
+    const results = await Promise.all([
+      runCli(["serve", "--port", "0", "--data", data]),
+      runCli([...setup, "--data", data]),
+    ]);
+    for (const res of results) {
+      expect(expectOneLineFailure(res)).toBe(
+        `tandem: cannot create the data dir ${data}: something on its path is a file, not a directory: give another --data`,
       );
     }
   });

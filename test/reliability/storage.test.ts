@@ -432,6 +432,14 @@ describe("a full disk", () => {
         await refusedStart(install.dataDir),
         /: the filesystem holding \S+ is read-only: mount it read-write/,
       );
+      // A data dir still to be made there is refused as plainly.
+      const missing = join(mount, "another");
+      expectOneLineRefusal(
+        await refusedStart(missing),
+        new RegExp(
+          `^tandem: cannot create the data dir ${missing}: the filesystem holding ${mount} is read-only: mount it read-write`,
+        ),
+      );
     } finally {
       remount(mount, "rw");
     }
