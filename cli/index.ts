@@ -1,6 +1,6 @@
 /** The `tandem` command line. Every failure prints one line on stderr and exits non-zero. */
 import { Command, CommanderError } from "commander";
-import { BUILD, ConfigError } from "../src/config";
+import { BUILD, ConfigError, resolveDataDir } from "../src/config";
 import { AppError } from "../src/core/errors";
 import { BackupError } from "../src/db/backup";
 import { backupCommands } from "./backup";
@@ -61,7 +61,20 @@ function reason(error: unknown, command: Command | undefined): string {
   if (error instanceof ConfigError || error instanceof CliError || error instanceof BackupError) {
     return error.message;
   }
+  // SQLite's words for a full disk ("database or disk is full") name neither the disk nor what to do.
+  if ((error as { code?: unknown } | null)?.code === "SQLITE_FULL") {
+    return `the disk holding ${dataDirOf(command)} is full: free some space, then try again`;
+  }
   return error instanceof Error ? (error.message.split("\n")[0] ?? "failed") : String(error);
+}
+
+/** The data dir the command ran on, as its flags and the environment name it. */
+function dataDirOf(command: Command | undefined): string {
+  try {
+    return resolveDataDir(command?.opts() ?? {});
+  } catch {
+    return "the data dir";
+  }
 }
 
 /** Runs the CLI with `argv` (as `process.argv`). */

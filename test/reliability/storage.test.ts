@@ -18,11 +18,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "bun:test";
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { allMessages } from "../helpers/factories";
 import { type Client, client, type Reply } from "../helpers/http";
-import { BINARY, binaryInstall, cleanEnv, type Leftovers, type SpawnedServer, tempDir } from "../helpers/server";
+import {
+  BINARY,
+  binaryInstall,
+  cleanEnv,
+  type Leftovers,
+  runCli,
+  type SpawnedServer,
+  tempDir,
+} from "../helpers/server";
 import { collabBase, type Editor, eventually, openEditor } from "../helpers/sockets";
 import {
   failToReadOnly,
@@ -269,6 +277,9 @@ async function refusedStart(dataDir: string): Promise<{ code: number | null; std
   return { code: proc.signalCode === null ? proc.exitCode : null, stdout, stderr };
 }
 
+/** `tandem setup` of a new install (the data dir to add). */
+const SETUP = ["setup", "--org-name", "Fresh", "--admin-email", "f@fresh.test", "--admin-password", "fresh-pass"];
+
 /** A refusal to start: exit code 1, and one line on stderr, `tandem: ...`, without a stack trace. */
 function expectOneLineRefusal(result: { code: number | null; stdout: string; stderr: string }, says: RegExp): void {
   expect(result.code).toBe(1);
@@ -413,9 +424,19 @@ describe("a full disk", () => {
     const filler = fillDisk(mount);
     try {
       expectOneLineRefusal(await refusedStart(install.dataDir), /: the disk holding \S+ is full: free some space/);
+      // A new install with a little room left (its migrations need more) is refused as plainly, and is made once
+      // there is room (below).
+      truncateSync(filler, statSync(filler).size - 256 * 1024);
+      const fresh = join(mount, "fresh");
+      const setup = await runCli([...SETUP, "--data", fresh], { kind: "binary" });
+      expectOneLineRefusal(
+        setup,
+        new RegExp(`^tandem: the disk holding ${fresh} is full: free some space, then try again$`),
+      );
     } finally {
       freeDisk(filler);
     }
+    expect((await runCli([...SETUP, "--data", join(mount, "fresh")], { kind: "binary" })).code).toBe(0);
     const { server, api } = await install.start();
     ws.api = api;
     for (const res of await ws.oneOfEach("restarted")) expect(res.status).toBeLessThan(300);
