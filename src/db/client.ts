@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
+import { lazy } from "../lib/lazy";
 import { PgDatabase, PgStatement, redact } from "./pg/connection";
 
 /**
@@ -176,13 +177,7 @@ function filesystemProblem(dir: string): string | null {
  * Prepares a statement on first use and reuses it after: start-up stays fast (preparing every statement of
  * every store up front cost ~8 ms), and request paths still never re-prepare.
  */
-export function prepared<T>(make: () => T): () => T {
-  let statement: T | undefined;
-  return () => {
-    statement ??= make();
-    return statement;
-  };
-}
+export const prepared: <T>(make: () => T) => () => T = lazy;
 
 /**
  * How a column of text that may hold NUL (a text file's, kept as its bytes came) is written and read: SQLite's text

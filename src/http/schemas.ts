@@ -1,21 +1,16 @@
 /** Zod building blocks shared by every feature's schemas. */
 import { z } from "zod";
 import { lowerUuid } from "../lib/ids";
+import { lazy } from "../lib/lazy";
 import { MIN_PASSWORD_LENGTH } from "../lib/password";
 import { hasControl, isInvisible } from "../lib/text";
 
 /**
- * A response schema, built the first time it is asked for. Answers are not validated against their schemas: they
- * serve the OpenAPI document and the UI's types, so a server that is never asked for its document never builds
- * them (about 1 MiB of objects it would keep for good).
+ * Response schemas are `lazy`: built the first time they are asked for. Answers are not validated against their
+ * schemas: they serve the OpenAPI document and the UI's types, so a server that is never asked for its document
+ * never builds them (about 1 MiB of objects it would keep for good).
  */
-export function lazy<T>(build: () => T): () => T {
-  let built: T | undefined;
-  return () => {
-    built ??= build();
-    return built;
-  };
-}
+export { lazy } from "../lib/lazy";
 
 /** A UUID in a response (documented, not re-validated). */
 export const uuidOut = z.string().meta({ format: "uuid" });
